@@ -1,0 +1,155 @@
+# ch-cc: build, dependencies, tests, benchmarks, install, demo.
+#
+#   make            build build/bin/ch-cc and the module libraries
+#   make deps       install missing Debian packages (apt-get update only when something is missing)
+#   make check      deps + build + every test this machine can run (GPU tests report skipped)
+#   make check-gpu  the GPU tests; fails when no CUDA device is present
+#   make bench      benchmarks (driver overhead, scan, cache, verification, kernels)
+#   make demo       build and run the examples with CC=ch-cc
+#   make install PREFIX=/usr/local
+#
+# The compiler that builds ch-cc itself is BUILD_CC (not CC, so `make CC=ch-cc` in a user's
+# tree never recurses into this Makefile's rules).
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BUILD     ?= build
+BUILD_CC  ?= cc
+CUDA_HOME ?= /usr/local/cuda
+LLVM_DIR  ?= /usr/lib/llvm-14
+
+export PATH := $(PATH):$(CUDA_HOME)/bin
+
+DEB_PACKAGES := make gcc g++ libc6-dev perl python3 cmake valgrind clang libclang-rt-14-dev \
+                libclang-14-dev libcjson-dev libxxhash-dev libcurl4-openssl-dev libcriterion-dev \
+                nginx-light libnginx-mod-http-dav-ext redis-server clang-format binutils file
+
+CPPFLAGS_ALL := -Iinclude -I$(LLVM_DIR)/include -D_GNU_SOURCE -DCH_CC_VERSION=\"$(VERSION)\"
+CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -g
+LDLIBS_ALL   := -L$(LLVM_DIR)/lib -Wl,-rpath,$(LLVM_DIR)/lib -lclang -lcjson -lxxhash -lcurl \
+                -lpthread -lm -ldl
+OPT_rel      := -O2
+OPT_asan     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=undefined
+
+LIB_SRC    := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+CACHE_SRC  := $(sort $(wildcard cache/*.c))
+DRIVER_SRC := $(sort $(wildcard driver/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
+PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
+HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h))
+GEN_PROMPTS := $(BUILD)/gen/prompts.c
+
+.PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \
+        uninstall clean format format-check fuzz gpu-carry
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "deps: all installed"; fi
+	@command -v nvcc >/dev/null 2>&1 || { echo "deps: nvcc not found (install the CUDA toolkit, or set CUDA_HOME)" >&2; exit 1; }
+
+$(GEN_PROMPTS): $(PROMPTS) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $@ ch_prompt $(PROMPTS)
+
+# variant(NAME): objects, libraries and binaries under $(BUILD)/NAME-or-root.
+define variant
+$(1)_DIR := $(if $(filter rel,$(1)),$(BUILD),$(BUILD)/$(1))
+$(1)_CFLAGS := $$(CFLAGS_ALL) $$(OPT_$(1))
+$(1)_LIB_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(LIB_SRC)) $$($(1)_DIR)/obj/gen/prompts.o
+$(1)_CACHE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(CACHE_SRC))
+$(1)_DRIVER_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_SRC))
+$(1)_LIBS := $$($(1)_DIR)/lib/libchcache.a $$($(1)_DIR)/lib/libharness.a
+
+$$($(1)_DIR)/obj/%.o: %.c $$(HEADERS)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC    $$@"
+	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$$($(1)_DIR)/obj/gen/prompts.o: $$(GEN_PROMPTS)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC    $$@"
+	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$$($(1)_DIR)/lib/libharness.a: $$($(1)_LIB_OBJ)
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && ar rcs $$@ $$^
+
+$$($(1)_DIR)/lib/libchcache.a: $$($(1)_CACHE_OBJ)
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && ar rcs $$@ $$^
+
+$$($(1)_DIR)/bin/ch-cc: $$($(1)_DRIVER_OBJ) $$($(1)_LIBS)
+	@mkdir -p $$(dir $$@)
+	$$(BUILD_CC) $$($(1)_CFLAGS) $$($(1)_DRIVER_OBJ) -Wl,--start-group $$($(1)_LIBS) -Wl,--end-group $$(LDLIBS_ALL) -o $$@
+endef
+$(eval $(call variant,rel))
+$(eval $(call variant,asan))
+
+UNIT_BIN := $(patsubst tests/unit/%.c,$(asan_DIR)/tests/unit/%,$(UNIT_SRC))
+FAKE_BIN := $(patsubst tests/fakes/%.c,$(asan_DIR)/tests/fakes/%,$(FAKE_SRC))
+
+$(asan_DIR)/tests/unit/%: tests/unit/%.c $(asan_LIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(BUILD_CC) $(CPPFLAGS_ALL) -Itests/unit $(asan_CFLAGS) $< -Wl,--start-group $(asan_LIBS) -Wl,--end-group $(LDLIBS_ALL) -lcriterion -o $@
+
+$(asan_DIR)/tests/fakes/%: tests/fakes/%.c $(asan_LIBS) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(BUILD_CC) $(CPPFLAGS_ALL) $(asan_CFLAGS) $< -Wl,--start-group $(asan_LIBS) -Wl,--end-group $(LDLIBS_ALL) -o $@
+
+build: $(BUILD)/bin/ch-cc
+asan: $(asan_DIR)/bin/ch-cc $(UNIT_BIN) $(FAKE_BIN)
+
+# Tests drive the sanitizer build of the real binary (CH_CC_BIN) on real trees.
+TEST_ENV = CH_CC_BIN=$(abspath $(asan_DIR)/bin/ch-cc) CH_CC_REL_BIN=$(abspath $(BUILD)/bin/ch-cc) \
+           CH_CC_SRC=$(abspath .) CH_CC_TEST_BUILD=$(abspath $(asan_DIR)) \
+           ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+           LSAN_OPTIONS=suppressions=$(abspath tests/lib/lsan.supp):print_suppressions=0 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+check: deps build asan format-check
+	@$(TEST_ENV) sh tests/run.sh $(UNIT_BIN) $(sort $(wildcard tests/integration/*.t tests/gpu/*.t))
+
+check-gpu: deps build asan
+	@sh tests/gpu/require-gpu.sh
+	@$(TEST_ENV) CH_CC_REQUIRE_GPU=1 sh tests/run.sh $(sort $(wildcard tests/gpu/*.t))
+
+bench: deps build
+	@CH_CC_BIN=$(abspath $(BUILD)/bin/ch-cc) CH_CC_SRC=$(abspath .) sh bench/run.sh
+
+demo: deps build
+	@CH_CC_BIN=$(abspath $(BUILD)/bin/ch-cc) sh examples/run-demo.sh
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ch $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness
+	install -m 755 $(BUILD)/bin/ch-cc $(DESTDIR)$(PREFIX)/bin/ch-cc
+	install -m 644 include/harness.h $(DESTDIR)$(PREFIX)/include/harness.h
+	install -m 644 include/ch/*.h $(DESTDIR)$(PREFIX)/include/ch/
+	@for f in cmake-module/*; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness/ || true; done
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/ch-cc $(DESTDIR)$(PREFIX)/include/harness.h
+	rm -rf $(DESTDIR)$(PREFIX)/include/ch $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -v '^tests/integration/data/' | grep -v '^examples/')
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	@bad=$$(for f in $(FORMAT_FILES); do clang-format --dry-run -Werror $$f >/dev/null 2>&1 || echo $$f; done); \
+	if [ -n "$$bad" ]; then echo "format-check: not clang-formatted (run make format):" $$bad >&2; exit 1; fi; \
+	echo "format-check: ok"
+
+# Everything the GPU machine needs that it lacks (see tests/gpu/README.md).
+gpu-carry: build asan
+	sh tests/gpu/make-carry.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,86 @@
+/* Admin mode: every --harness-<command> option. Settings (--harness-KEY=VALUE) are applied in
+ * main.c; this file dispatches the commands to the module that owns each one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+static const char *option_value(const ch_driver *d, const char *name, int *present)
+{
+    size_t n = strlen(name);
+    *present = 0;
+    const char *value = NULL;
+    for (size_t i = 0; i < d->args.harness.len; i++) {
+        const char *opt = d->args.harness.items[i] + 10;
+        if (strncmp(opt, name, n) != 0 || (opt[n] != '\0' && opt[n] != '='))
+            continue;
+        *present = 1;
+        value = opt[n] == '=' ? opt + n + 1 : NULL;
+    }
+    return value;
+}
+
+static void print_help(void)
+{
+    printf("usage: ch-cc [nvcc or cc options] files...     compile (annotated functions become "
+           "verified CUDA kernels)\n"
+           "       ch-cc COMPILER [options] files...       launcher mode (like ccache)\n"
+           "admin commands:\n"
+           "  --harness-list [options] FILE        entries of FILE as JSON\n"
+           "  --harness-checklist [options] FILE   checklist entries of FILE as JSON\n"
+           "  --harness-verify=CAND.cu [--harness-entry=NAME] [options] FILE\n"
+           "                                       verify a hand-written candidate\n"
+           "  --harness-stats[=json]               cache counters\n"
+           "  --harness-clean                      remove every cache entry\n"
+           "  --harness-evict                      apply the cache size limit now\n"
+           "  --harness-explain=KEY                what a cache entry holds\n"
+           "  --harness-config                     every setting and where it came from\n"
+           "settings: --harness-KEY=VALUE for any key of --harness-config (e.g. "
+           "--harness-budget=4)\n");
+}
+
+int ch_admin_run(ch_driver *d, int *exit_code)
+{
+    int present;
+    const char *value;
+    if (option_value(d, "help", &present), present) {
+        print_help();
+        *exit_code = 0;
+        return 1;
+    }
+    if (option_value(d, "config", &present), present) {
+        ch_strbuf out;
+        ch_strbuf_init(&out);
+        ch_config_print(&d->cfg, &out);
+        fputs(out.data, stdout);
+        ch_strbuf_free(&out);
+        *exit_code = 0;
+        return 1;
+    }
+    if (option_value(d, "list", &present), present) {
+        *exit_code = ch_admin_list(d, 0);
+        return 1;
+    }
+    if (option_value(d, "checklist", &present), present) {
+        *exit_code = ch_admin_list(d, 1);
+        return 1;
+    }
+    value = option_value(d, "verify", &present);
+    if (present) {
+        *exit_code = ch_admin_verify(d, value, NULL);
+        return 1;
+    }
+    static const char *const cache_commands[] = {"stats", "clean", "evict", "explain", NULL};
+    for (size_t i = 0; cache_commands[i]; i++) {
+        value = option_value(d, cache_commands[i], &present);
+        if (!present)
+            continue;
+        /* --harness-explain KEY: the key may also be the next plain argument */
+        if (!value && strcmp(cache_commands[i], "explain") == 0 && d->args.n_inputs > 0)
+            value = d->args.inputs[0].path;
+        *exit_code = ch_admin_cache(d, cache_commands[i], value);
+        return 1;
+    }
+    return 0;
+}

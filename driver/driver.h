@@ -1,0 +1,50 @@
+/* Driver internals shared by the files of driver/: the invocation being served and the
+ * functions that serve each mode. Only driver/ prints to the user and chooses exit codes. */
+#ifndef CH_DRIVER_H
+#define CH_DRIVER_H
+
+#include "ch/args.h"
+#include "ch/config.h"
+#include "ch/error.h"
+
+typedef enum ch_real_kind { CH_REAL_NVCC = 0, CH_REAL_CC, CH_REAL_CXX } ch_real_kind;
+
+typedef struct ch_driver {
+    ch_config cfg;
+    ch_args args;
+    int argc;               /* the arguments after the program name (and after a launcher's */
+    char **argv;            /* compiler), borrowed from main */
+    char *launcher;         /* launcher mode: the compiler named first (owned), else NULL */
+    ch_real_kind personality; /* which real compiler this command goes to */
+} ch_driver;
+
+/* Prints "ch-cc: error: MSG" (or a located message as is) to stderr. */
+void ch_driver_report(const ch_error *err);
+/* Prints "ch-cc: warning: MSG" to stderr. */
+void ch_driver_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Resolves the real compiler of a kind (config, PATH, never ch-cc itself); caller frees. */
+char *ch_real_compiler(const ch_driver *d, ch_real_kind kind, ch_error *err);
+/* The real compiler this invocation goes to: the launcher's, or the personality's. */
+char *ch_driver_compiler(const ch_driver *d, ch_error *err);
+const char *ch_real_kind_name(ch_real_kind kind);
+
+/* Admin mode: handles --harness-<command> options. Returns 1 and sets *exit_code when the
+ * command line was an admin command, 0 otherwise. */
+int ch_admin_run(ch_driver *d, int *exit_code);
+
+/* Compiler, launcher and link modes; returns the exit status (or does not return: exec). */
+int ch_compile_run(ch_driver *d);
+
+/* Harness path: the command compiles files that contain annotations. Returns the exit status. */
+int ch_harness_compile(ch_driver *d, const int *annotated);
+
+/* Runs argv with inherited stdio and returns its exit status (or 1 with a message). */
+int ch_driver_spawn(char *const *argv);
+
+/* Admin commands of the modules (one file each under driver/). */
+int ch_admin_list(ch_driver *d, int checklist_form);
+int ch_admin_cache(ch_driver *d, const char *command, const char *value);
+int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
+
+#endif

@@ -1,0 +1,16 @@
+/* Link mode helpers (driver-internal). */
+#ifndef CH_DRIVER_LINK_H
+#define CH_DRIVER_LINK_H
+
+#include "ch/args.h"
+#include "ch/strbuf.h"
+
+/* nvcc places device code in this section; harness objects carry it too. */
+#define CH_LINK_DEVICE_SECTION ".nvFatBinSegment"
+
+/* Nonzero when the command links (no -c/-E/-S) and an object input carries device code. */
+int ch_link_needs_cuda_runtime(const ch_args *a);
+/* The flags nvcc adds for the static CUDA runtime, with the library directory next to nvcc. */
+void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out);
+
+#endif

@@ -1,0 +1,129 @@
+/* ch-cc's entry point: recursion guard, launcher detection, argument model, configuration,
+ * and dispatch to admin, compiler/link or launcher mode. Only wiring lives here. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/fsutil.h"
+#include "driver.h"
+
+/* Nested ch-cc processes beyond this depth mean a loop (a wrapper calling ch-cc back). */
+#define MAX_DEPTH 4
+
+void ch_driver_report(const ch_error *err)
+{
+    if (err->located)
+        fprintf(stderr, "%s\n", err->msg);
+    else
+        fprintf(stderr, "ch-cc: error: %s\n", err->msg);
+}
+
+void ch_driver_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ch-cc: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static int check_depth(ch_error *err)
+{
+    const char *v = getenv("CH_CC_DEPTH");
+    int depth = v ? atoi(v) : 0;
+    if (depth >= MAX_DEPTH)
+        return ch_error_set(err, "ch-cc is calling itself (%d nested ch-cc processes): the real "
+                                 "compiler resolves to ch-cc; set CH_CC_NVCC / CH_CC_HOST_CC / "
+                                 "CH_CC_HOST_CXX to the real compilers",
+                            depth);
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", depth + 1);
+    setenv("CH_CC_DEPTH", buf, 1);
+    return 0;
+}
+
+/* `ch-cc gcc -c x.c`: the first argument names an executable that is not an input file. A
+ * first argument that is ch-cc itself (CMake's launcher with CUDACXX=ch-cc) is dropped. */
+static void detect_launcher(ch_driver *d)
+{
+    while (d->argc > 0) {
+        const char *first = d->argv[0];
+        if (first[0] == '-' || first[0] == '@' || ch_lang_of_path(first) != CH_LANG_OTHER)
+            return;
+        if (!strchr(first, '/') && ch_file_exists(first))
+            return; /* a file in the working directory is an input, not a compiler */
+        char *exe = ch_find_executable(first, 0);
+        if (!exe)
+            return;
+        if (ch_is_self(exe)) {
+            free(exe);
+            d->argc--;
+            d->argv++;
+            continue;
+        }
+        d->launcher = exe;
+        d->argc--;
+        d->argv++;
+        return;
+    }
+}
+
+static int apply_harness_settings(ch_driver *d, ch_error *err)
+{
+    static const char *const commands[] = {
+        "list", "checklist", "config", "stats", "clean", "evict", "explain", "verify",
+        "entry", "help", NULL};
+    for (size_t i = 0; i < d->args.harness.len; i++) {
+        const char *opt = d->args.harness.items[i] + 10; /* after "--harness-" */
+        const char *eq = strchr(opt, '=');
+        size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+        int is_command = 0;
+        for (size_t k = 0; commands[k]; k++)
+            is_command |= strlen(commands[k]) == klen && strncmp(commands[k], opt, klen) == 0;
+        if (is_command)
+            continue;
+        char *key = ch_xstrndup(opt, klen);
+        int rc = ch_config_set(&d->cfg, key, eq ? eq + 1 : "1", CH_CFG_CMDLINE, err);
+        free(key);
+        if (rc != 0)
+            return ch_error_set(err, "unknown option '%s' (see ch-cc --harness-help)",
+                                d->args.harness.items[i]);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    ch_driver d;
+    memset(&d, 0, sizeof d);
+    d.argc = argc - 1;
+    d.argv = argv + 1;
+    ch_error err;
+    ch_error_clear(&err);
+    int status = 1;
+    if (check_depth(&err) != 0) {
+        ch_driver_report(&err);
+        return 1;
+    }
+    detect_launcher(&d);
+    if (ch_config_load(&d.cfg, NULL, &err) != 0) {
+        ch_driver_report(&err);
+        return 1;
+    }
+    if (ch_args_parse(&d.args, d.argc, d.argv, getenv("NVCC_PREPEND_FLAGS"),
+                      getenv("NVCC_APPEND_FLAGS"), &err) != 0 ||
+        apply_harness_settings(&d, &err) != 0) {
+        ch_driver_report(&err);
+        goto out;
+    }
+    if (ch_admin_run(&d, &status))
+        goto out;
+    status = ch_compile_run(&d);
+out:
+    ch_args_free(&d.args);
+    ch_config_free(&d.cfg);
+    free(d.launcher);
+    return status;
+}

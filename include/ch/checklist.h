@@ -1,0 +1,79 @@
+/* The implementation checklist (paper §4.1.1): one self-contained description per kernel.
+ *
+ * It is what every agent reads and what verification synthesizes test data from. Entries with a
+ * body get theirs derived deterministically from the scan; for spec-only entries an agent writes
+ * the JSON and ch_checklist_from_json + ch_checklist_validate decide whether it is usable.
+ *
+ * JSON shape (field names are the contract with agents and tests):
+ * { "name", "kind", "signature", "description", "reference",
+ *   "params": [ { "name", "type", "role", "elem", "direction", "extent",
+ *                 "range": [lo, hi], "index_of": "p" | null, "index_hi": "expr" | null,
+ *                 "rtol", "atol" } ],
+ *   "sizes": { "smoke": [ {"n": 1}, ... ], "correctness": [ {...}, ... ], "tune": {...} },
+ *   "device": bool, "budget": int | null }
+ * A size set assigns every integer scalar parameter; float scalar parameters take a value
+ * drawn from their range.
+ *
+ * Ownership: a ch_checklist owns everything it points to; ch_checklist_free. */
+#ifndef CH_CHECKLIST_H
+#define CH_CHECKLIST_H
+
+#include <stddef.h>
+
+#include "ch/entry.h"
+#include "ch/error.h"
+#include "ch/types.h"
+
+typedef struct ch_ck_param {
+    char *name;
+    char *type; /* canonical C spelling as in the signature */
+    ch_role role;
+    ch_scalar elem;
+    ch_dir dir;       /* CH_DIR_NONE for scalars */
+    char *extent;     /* pointers/arrays: element count expression; NULL for scalars */
+    double lo, hi;    /* value range of inputs (inclusive) */
+    char *index_of;   /* index arrays: the array they subscript, else NULL */
+    char *index_hi;   /* index arrays: exclusive upper bound expression */
+    double rtol, atol; /* outputs: tolerance (0 for integers: exact) */
+} ch_ck_param;
+
+/* One problem size: a value for every integer scalar parameter, by name. */
+typedef struct ch_ck_size {
+    size_t n;
+    char **names;
+    long long *values;
+} ch_ck_size;
+
+typedef struct ch_checklist {
+    char *name;
+    ch_kind kind;
+    char *signature;
+    char *description;
+    char *reference; /* language-neutral reference snippet (C body or pseudo code) */
+    ch_ck_param *params;
+    size_t n_params;
+    ch_ck_size *smoke;
+    size_t n_smoke;
+    ch_ck_size *correctness;
+    size_t n_correctness;
+    ch_ck_size tune;
+    int device;
+    int budget; /* 0: none given */
+} ch_checklist;
+
+void ch_checklist_free(ch_checklist *c);
+/* Derives the checklist of an entry that has a body (spec-def, c-def) or, for spec-decl, the
+ * parts the signature and clauses give (the agent completes description and ranges). */
+int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err);
+/* Serialises to a cJSON-printed, 2-space-indented JSON object; caller frees. */
+char *ch_checklist_to_json(const ch_checklist *c);
+/* Parses and validates; on failure err names the field ("params[1].extent: unknown name 'k'"). */
+int ch_checklist_from_json(const char *json, ch_checklist *out, ch_error *err);
+/* Field-level validation of a filled structure (also run by from_json). */
+int ch_checklist_validate(const ch_checklist *c, ch_error *err);
+/* Evaluates an extent/index expression under a size set (integer arithmetic, + - * / % ( ),
+ * min/max, parameter names). Returns 0 and sets *value, or -1 with err. */
+int ch_checklist_eval(const char *expr, const ch_ck_size *size, long long *value, ch_error *err);
+const ch_ck_param *ch_checklist_param(const ch_checklist *c, const char *name);
+
+#endif

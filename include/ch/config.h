@@ -1,0 +1,63 @@
+/* Configuration: every setting of ch-cc, where it came from, and how to read it.
+ *
+ * Precedence (DESIGN §6): command line --harness-KEY=VALUE > environment CH_CC_KEY >
+ * .ch-cc.conf (searched upward from the working directory) > ~/.config/ch-cc/config > default.
+ * Conf files hold `key = value` lines; '#' starts a comment; keys may use '-' or '_'.
+ *
+ * The parsed configuration is the one piece of process-wide state the project allows: the
+ * driver loads it once and passes a const pointer to every stage that needs a setting. */
+#ifndef CH_CONFIG_H
+#define CH_CONFIG_H
+
+#include <stdio.h>
+
+#include "ch/error.h"
+#include "ch/strbuf.h"
+
+typedef enum ch_cfg_source {
+    CH_CFG_DEFAULT = 0,
+    CH_CFG_USER_FILE,
+    CH_CFG_PROJECT_FILE,
+    CH_CFG_ENV,
+    CH_CFG_CMDLINE
+} ch_cfg_source;
+
+typedef struct ch_setting_def {
+    const char *key;  /* "cache_dir" */
+    const char *env;  /* "CH_CC_CACHE_DIR" */
+    const char *help; /* one line for --harness-config and the README */
+    int secret;       /* printed redacted */
+} ch_setting_def;
+
+/* The table of known settings, terminated by a {NULL} row. */
+extern const ch_setting_def ch_settings[];
+
+typedef struct ch_config {
+    size_t n;
+    char **values;       /* values[i] for ch_settings[i]; never NULL after load ("" unset) */
+    ch_cfg_source *src;
+    char **src_file;     /* the conf file a value came from, else NULL */
+} ch_config;
+
+/* Loads defaults, conf files and environment. Command-line values are applied afterwards with
+ * ch_config_set(..., CH_CFG_CMDLINE). cwd: where the upward search for .ch-cc.conf starts
+ * (NULL: the process's working directory). */
+int ch_config_load(ch_config *cfg, const char *cwd, ch_error *err);
+void ch_config_free(ch_config *cfg);
+/* Sets key (with '-' or '_') from a given source; -1 with err for an unknown key. */
+int ch_config_set(ch_config *cfg, const char *key, const char *value, ch_cfg_source src,
+                  ch_error *err);
+/* The value ("" when unset); aborts on an unknown key, which is a programming error. */
+const char *ch_config_get(const ch_config *cfg, const char *key);
+/* Typed reads; on a malformed value -1 with err naming the setting and its source. */
+int ch_config_long(const ch_config *cfg, const char *key, long *out, ch_error *err);
+int ch_config_double(const ch_config *cfg, const char *key, double *out, ch_error *err);
+int ch_config_bool(const ch_config *cfg, const char *key, int *out, ch_error *err);
+/* Size with optional K/M/G/T suffix (powers of 1024). */
+int ch_config_size(const ch_config *cfg, const char *key, unsigned long long *out, ch_error *err);
+/* Aligned text, one setting per line, secrets redacted, with its source. */
+void ch_config_print(const ch_config *cfg, ch_strbuf *out);
+/* Where the value came from: "default", "environment (CH_CC_X)", "/path/.ch-cc.conf", ... */
+void ch_config_describe_source(const ch_config *cfg, const char *key, ch_strbuf *out);
+
+#endif

@@ -1,0 +1,87 @@
+/* Harness entries: what the scanner found for each `#pragma harness` (or HARNESS attribute).
+ *
+ * An entry is the function's signature with resolved types, the pragma's spec and clauses,
+ * inferred directions and extents, and the body (as IR and as a macro-expanded token stream for
+ * the cache key). Every later stage starts from a ch_entry.
+ *
+ * Ownership: a ch_entry_list owns its entries, and each entry owns all of its strings, params,
+ * clauses and IR; ch_entry_list_free frees everything. */
+#ifndef CH_ENTRY_H
+#define CH_ENTRY_H
+
+#include <stddef.h>
+
+#include "ch/ir.h"
+#include "ch/types.h"
+
+/* `name: expr` pairs of extent() and tune(). */
+typedef struct ch_named_expr {
+    char *name;
+    char *expr;
+    unsigned line, col;
+} ch_named_expr;
+
+typedef struct ch_clauses {
+    ch_named_expr *extents; /* extent(p: expr, ...) in written order */
+    size_t n_extents;
+    ch_named_expr *tune; /* tune(n = expr, ...) */
+    size_t n_tune;
+    char **in, **out, **inout; /* parameter names as written */
+    size_t n_in, n_out, n_inout;
+    int has_tol;
+    double tol;
+    int device;
+    int has_budget;
+    int budget;
+} ch_clauses;
+
+typedef struct ch_param {
+    char *name;
+    char *type;   /* canonical C spelling: "const float *restrict", "double [n][m]", "int" */
+    ch_role role;
+    ch_scalar elem; /* the scalar itself, or the pointee / array element type */
+    int is_const;   /* pointee (or array element) is const */
+    int is_restrict;
+    ch_dir dir;       /* CH_DIR_NONE for scalars */
+    int dir_explicit; /* from an in/out/inout clause */
+    char *extent;     /* total element count as a C expression of scalar params; NULL: scalar */
+    int extent_explicit;
+    char **dims;      /* ARRAY: each dimension's C expression, outermost first ("" if unsized) */
+    size_t ndims;
+    int is_index;     /* integer array used as a subscript of another array */
+    char *index_hi;   /* is_index: valid values are [0, index_hi) (a C expression) */
+} ch_param;
+
+typedef struct ch_entry {
+    char *name;
+    ch_kind kind;
+    char *file;            /* as given on the command line */
+    unsigned line, col;    /* of the `#pragma` (or the attribute) */
+    unsigned fn_line, fn_col;
+    char *spec;            /* decoded spec string, NULL when bare */
+    char *clauses_text;    /* the clauses as written, whitespace-normalised ("" if none) */
+    ch_clauses clauses;
+    ch_scalar return_type; /* CH_T_VOID for now */
+    ch_param *params;
+    size_t n_params;
+    char *signature;       /* canonical prototype: "void saxpy(int n, float a, const float *x, float *y)" */
+    int has_body;
+    size_t body_begin, body_end; /* byte offsets of `{` and one past `}` in the file */
+    unsigned body_line, body_col;
+    size_t name_offset;    /* byte offset of the function name token in the file */
+    char *body_tokens;     /* macro-expanded token stream of the body, tokens joined by ' ' */
+    ch_ir *body;           /* CH_IR_BLOCK, NULL for declarations */
+} ch_entry;
+
+typedef struct ch_entry_list {
+    ch_entry *items;
+    size_t len;
+} ch_entry_list;
+
+void ch_entry_list_init(ch_entry_list *l);
+void ch_entry_list_free(ch_entry_list *l);
+void ch_entry_free(ch_entry *e);
+/* The parameter called name, or NULL. */
+const ch_param *ch_entry_param(const ch_entry *e, const char *name);
+
+#endif

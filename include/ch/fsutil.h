@@ -1,0 +1,50 @@
+/* File-system helpers shared by every stage: whole-file reads, atomic writes, directories.
+ *
+ * Atomic writes go to a temporary file in the destination's directory and are renamed over the
+ * destination, so a reader sees either the old file or the complete new one, never a partial
+ * one; this is what keeps a user's build from leaving half-written outputs behind. */
+#ifndef CH_FSUTIL_H
+#define CH_FSUTIL_H
+
+#include <stddef.h>
+
+#include "ch/error.h"
+
+/* Reads a whole file; *out is NUL-terminated and owned by the caller (free()). */
+int ch_read_file(const char *path, char **out, size_t *len, ch_error *err);
+
+/* Writes bytes to path through a temp file + rename. fsync_data: fsync before the rename. */
+int ch_write_file_atomic(const char *path, const void *data, size_t len, int fsync_data,
+                         ch_error *err);
+
+/* mkdir -p with mode 0777 & ~umask. */
+int ch_mkdir_p(const char *path, ch_error *err);
+
+/* rm -rf; missing paths are not an error. */
+int ch_remove_tree(const char *path, ch_error *err);
+
+/* Creates a fresh private directory under $TMPDIR (or /tmp) named "ch-cc-PREFIX-XXXXXX";
+ * returns a malloc'd path or NULL with err set. */
+char *ch_make_temp_dir(const char *prefix, ch_error *err);
+
+int ch_file_exists(const char *path);
+int ch_is_dir(const char *path);
+
+/* Joins two path parts with one '/'; caller frees. */
+char *ch_path_join(const char *a, const char *b);
+/* The last path component (points into path). */
+const char *ch_path_base(const char *path);
+/* Everything before the last '/', or "." ; caller frees. */
+char *ch_path_dir(const char *path);
+/* The extension after the last '.' of the base name, without the dot, or "" (points into path). */
+const char *ch_path_ext(const char *path);
+
+/* Searches PATH for an executable named name (a name containing '/' is taken as is).
+ * skip_self: skip candidates that are this very program (same inode as /proc/self/exe).
+ * Returns a malloc'd absolute-or-given path, or NULL. */
+char *ch_find_executable(const char *name, int skip_self);
+
+/* Nonzero when path is this very program (same device and inode as /proc/self/exe). */
+int ch_is_self(const char *path);
+
+#endif

@@ -1,0 +1,368 @@
+/* The configuration chain: defaults < ~/.config/ch-cc/config < .ch-cc.conf < CH_CC_* <
+ * --harness-*. The table below is the single list of settings; the README's configuration
+ * section and --harness-config are generated from the same rows. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "ch/config.h"
+#include "ch/fsutil.h"
+#include "ch/strbuf.h"
+
+const ch_setting_def ch_settings[] = {
+    {"nvcc", "CH_CC_NVCC", "the real nvcc (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)", 0},
+    {"host_cc", "CH_CC_HOST_CC", "the real C compiler for .c files and links (default: cc)", 0},
+    {"host_cxx", "CH_CC_HOST_CXX", "the real C++ compiler for .cpp files (default: c++)", 0},
+    {"cache_dir", "CH_CC_CACHE_DIR", "kernel cache directory", 0},
+    {"max_size", "CH_CC_MAX_SIZE", "cache size limit, K/M/G suffixes", 0},
+    {"lock_timeout", "CH_CC_LOCK_TIMEOUT", "seconds to wait for another build generating a kernel", 0},
+    {"remote", "CH_CC_REMOTE", "shared remote store, http(s)://host:port/path/ or redis://host:port", 0},
+    {"remote_token", "CH_CC_REMOTE_TOKEN", "bearer token for the remote store", 1},
+    {"remote_only_read", "CH_CC_REMOTE_ONLY_READ", "never write to the remote store", 0},
+    {"remote_timeout", "CH_CC_REMOTE_TIMEOUT", "seconds per remote request", 0},
+    {"provider", "CH_CC_PROVIDER", "who proposes kernels: builtin, openai, anthropic, none", 0},
+    {"model", "CH_CC_MODEL", "model name for openai/anthropic", 0},
+    {"api_base", "CH_CC_API_BASE", "provider endpoint base URL", 0},
+    {"api_key", "CH_CC_API_KEY", "provider key (else OPENAI_API_KEY / ANTHROPIC_API_KEY)", 1},
+    {"temperature", "CH_CC_TEMPERATURE", "sampling temperature", 0},
+    {"max_tokens", "CH_CC_MAX_TOKENS", "most tokens in one model reply", 0},
+    {"max_tokens_per_entry", "CH_CC_MAX_TOKENS_PER_ENTRY", "token budget for one entry (0: none)", 0},
+    {"request_timeout", "CH_CC_REQUEST_TIMEOUT", "seconds for one model request", 0},
+    {"retries", "CH_CC_RETRIES", "retries of a model request on 429/5xx/connection errors", 0},
+    {"runner", "CH_CC_RUNNER", "command prefix for running verification programs (ssh host, srun ...)", 0},
+    {"arch", "CH_CC_ARCH", "GPU architecture for kernels when the build names none (sm_90 ...)", 0},
+    {"jobs", "CH_CC_JOBS", "parallel candidate compiles (default: the core count)", 0},
+    {"offline", "CH_CC_OFFLINE", "cache only: never ask an agent", 0},
+    {"budget", "CH_CC_BUDGET", "evolution rounds per kernel", 0},
+    {"time", "CH_CC_TIME", "wall-time limit of one kernel's evolution, seconds", 0},
+    {"on_fail", "CH_CC_ON_FAIL", "when no kernel verifies: fallback (host path) or error", 0},
+    {"keep", "CH_CC_KEEP", "keep verification directories", 0},
+    {"log", "CH_CC_LOG", "directory for agent transcripts (keys redacted)", 0},
+    {"quiet", "CH_CC_QUIET", "no progress lines", 0},
+    {NULL, NULL, NULL, 0},
+};
+
+static size_t settings_count(void)
+{
+    size_t n = 0;
+    while (ch_settings[n].key)
+        n++;
+    return n;
+}
+
+static int setting_index(const char *key)
+{
+    char norm[64];
+    size_t i = 0;
+    for (; key[i] && i + 1 < sizeof norm; i++)
+        norm[i] = key[i] == '-' ? '_' : (char)tolower((unsigned char)key[i]);
+    norm[i] = '\0';
+    for (size_t k = 0; ch_settings[k].key; k++)
+        if (strcmp(ch_settings[k].key, norm) == 0)
+            return (int)k;
+    return -1;
+}
+
+static char *default_cache_dir(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (xdg && *xdg)
+        return ch_path_join(xdg, "ch-cc");
+    const char *home = getenv("HOME");
+    return ch_xasprintf("%s/.cache/ch-cc", home && *home ? home : "/tmp");
+}
+
+static const struct {
+    const char *key;
+    const char *value;
+} fixed_defaults[] = {
+    {"host_cc", "cc"},       {"host_cxx", "c++"},       {"max_size", "5G"},
+    {"lock_timeout", "600"}, {"remote_only_read", "0"}, {"remote_timeout", "10"},
+    {"provider", "builtin"}, {"temperature", "0.2"},    {"max_tokens", "8192"},
+    {"max_tokens_per_entry", "0"}, {"request_timeout", "120"}, {"retries", "4"},
+    {"offline", "0"},        {"budget", "8"},           {"time", "600"},
+    {"on_fail", "fallback"}, {"keep", "0"},             {"quiet", "0"},
+};
+
+static void set_value(ch_config *cfg, int i, const char *value, ch_cfg_source src,
+                      const char *file)
+{
+    free(cfg->values[i]);
+    free(cfg->src_file[i]);
+    cfg->values[i] = ch_xstrdup(value);
+    cfg->src[i] = src;
+    cfg->src_file[i] = file ? ch_xstrdup(file) : NULL;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_error *err)
+{
+    char *text;
+    if (ch_read_file(path, &text, NULL, err) != 0)
+        return -1;
+    int rc = 0;
+    unsigned lineno = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            rc = ch_error_at(err, path, lineno, 1, "expected 'key = value'");
+            break;
+        }
+        *eq = '\0';
+        char *key = trim(s), *value = trim(eq + 1);
+        size_t vl = strlen(value);
+        if (vl >= 2 && value[0] == '"' && value[vl - 1] == '"') {
+            value[vl - 1] = '\0';
+            value++;
+        }
+        int i = setting_index(key);
+        if (i < 0) {
+            rc = ch_error_at(err, path, lineno, 1,
+                             "unknown setting '%s' (see ch-cc --harness-config for the list)", key);
+            break;
+        }
+        set_value(cfg, i, value, src, path);
+    }
+    free(text);
+    return rc;
+}
+
+static char *find_project_conf(const char *cwd)
+{
+    char buf[4096];
+    if (!cwd) {
+        if (!getcwd(buf, sizeof buf))
+            return NULL;
+        cwd = buf;
+    }
+    char *dir = ch_xstrdup(cwd);
+    for (;;) {
+        char *cand = ch_path_join(dir, ".ch-cc.conf");
+        if (ch_file_exists(cand)) {
+            free(dir);
+            return cand;
+        }
+        free(cand);
+        if (strcmp(dir, "/") == 0 || strcmp(dir, ".") == 0)
+            break;
+        char *up = ch_path_dir(dir);
+        free(dir);
+        dir = up;
+    }
+    free(dir);
+    return NULL;
+}
+
+int ch_config_load(ch_config *cfg, const char *cwd, ch_error *err)
+{
+    cfg->n = settings_count();
+    cfg->values = ch_xcalloc(cfg->n, sizeof *cfg->values);
+    cfg->src = ch_xcalloc(cfg->n, sizeof *cfg->src);
+    cfg->src_file = ch_xcalloc(cfg->n, sizeof *cfg->src_file);
+    for (size_t i = 0; i < cfg->n; i++)
+        cfg->values[i] = ch_xstrdup("");
+    for (size_t i = 0; i < sizeof fixed_defaults / sizeof fixed_defaults[0]; i++)
+        set_value(cfg, setting_index(fixed_defaults[i].key), fixed_defaults[i].value,
+                  CH_CFG_DEFAULT, NULL);
+    char *cache = default_cache_dir();
+    set_value(cfg, setting_index("cache_dir"), cache, CH_CFG_DEFAULT, NULL);
+    free(cache);
+
+    const char *home = getenv("HOME");
+    const char *xdg_config = getenv("XDG_CONFIG_HOME");
+    char *user = NULL;
+    if (xdg_config && *xdg_config)
+        user = ch_xasprintf("%s/ch-cc/config", xdg_config);
+    else if (home && *home)
+        user = ch_xasprintf("%s/.config/ch-cc/config", home);
+    if (user && ch_file_exists(user) && load_file(cfg, user, CH_CFG_USER_FILE, err) != 0) {
+        free(user);
+        return -1;
+    }
+    free(user);
+    char *project = find_project_conf(cwd);
+    if (project && load_file(cfg, project, CH_CFG_PROJECT_FILE, err) != 0) {
+        free(project);
+        return -1;
+    }
+    free(project);
+    for (size_t i = 0; i < cfg->n; i++) {
+        const char *v = getenv(ch_settings[i].env);
+        if (v)
+            set_value(cfg, (int)i, v, CH_CFG_ENV, NULL);
+    }
+    return 0;
+}
+
+void ch_config_free(ch_config *cfg)
+{
+    for (size_t i = 0; i < cfg->n; i++) {
+        free(cfg->values[i]);
+        free(cfg->src_file[i]);
+    }
+    free(cfg->values);
+    free(cfg->src);
+    free(cfg->src_file);
+    cfg->n = 0;
+}
+
+int ch_config_set(ch_config *cfg, const char *key, const char *value, ch_cfg_source src,
+                  ch_error *err)
+{
+    int i = setting_index(key);
+    if (i < 0)
+        return ch_error_set(err, "unknown setting '%s' (see ch-cc --harness-config)", key);
+    set_value(cfg, i, value, src, NULL);
+    return 0;
+}
+
+const char *ch_config_get(const ch_config *cfg, const char *key)
+{
+    int i = setting_index(key);
+    if (i < 0 || (size_t)i >= cfg->n)
+        abort();
+    return cfg->values[i];
+}
+
+void ch_config_describe_source(const ch_config *cfg, const char *key, ch_strbuf *out)
+{
+    int i = setting_index(key);
+    switch (cfg->src[i]) {
+    case CH_CFG_DEFAULT:
+        ch_strbuf_adds(out, "default");
+        break;
+    case CH_CFG_USER_FILE:
+    case CH_CFG_PROJECT_FILE:
+        ch_strbuf_adds(out, cfg->src_file[i]);
+        break;
+    case CH_CFG_ENV:
+        ch_strbuf_addf(out, "environment (%s)", ch_settings[i].env);
+        break;
+    case CH_CFG_CMDLINE:
+        ch_strbuf_addf(out, "command line (--harness-%s)", ch_settings[i].key);
+        break;
+    }
+}
+
+static int bad_value(const ch_config *cfg, const char *key, const char *what, ch_error *err)
+{
+    ch_strbuf where;
+    ch_strbuf_init(&where);
+    ch_config_describe_source(cfg, key, &where);
+    ch_error_set(err, "setting '%s' = '%s' (from %s) is not %s", key, ch_config_get(cfg, key),
+                 where.data, what);
+    ch_strbuf_free(&where);
+    return -1;
+}
+
+int ch_config_long(const ch_config *cfg, const char *key, long *out, ch_error *err)
+{
+    const char *v = ch_config_get(cfg, key);
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end)
+        return bad_value(cfg, key, "an integer", err);
+    *out = n;
+    return 0;
+}
+
+int ch_config_double(const ch_config *cfg, const char *key, double *out, ch_error *err)
+{
+    const char *v = ch_config_get(cfg, key);
+    char *end;
+    double d = strtod(v, &end);
+    if (!*v || *end)
+        return bad_value(cfg, key, "a number", err);
+    *out = d;
+    return 0;
+}
+
+int ch_config_bool(const ch_config *cfg, const char *key, int *out, ch_error *err)
+{
+    const char *v = ch_config_get(cfg, key);
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"", "0", "no", "false", "off"};
+    for (size_t i = 0; i < 4; i++)
+        if (strcasecmp(v, yes[i]) == 0) {
+            *out = 1;
+            return 0;
+        }
+    for (size_t i = 0; i < 5; i++)
+        if (strcasecmp(v, no[i]) == 0) {
+            *out = 0;
+            return 0;
+        }
+    return bad_value(cfg, key, "a boolean (1/0, yes/no, true/false)", err);
+}
+
+int ch_config_size(const ch_config *cfg, const char *key, unsigned long long *out, ch_error *err)
+{
+    const char *v = ch_config_get(cfg, key);
+    char *end;
+    double d = strtod(v, &end);
+    if (!*v || end == v || d < 0)
+        return bad_value(cfg, key, "a size (e.g. 500M, 5G)", err);
+    double mult = 1;
+    switch (toupper((unsigned char)*end)) {
+    case '\0':
+        break;
+    case 'K':
+        mult = 1024.0;
+        break;
+    case 'M':
+        mult = 1024.0 * 1024;
+        break;
+    case 'G':
+        mult = 1024.0 * 1024 * 1024;
+        break;
+    case 'T':
+        mult = 1024.0 * 1024 * 1024 * 1024;
+        break;
+    default:
+        return bad_value(cfg, key, "a size (e.g. 500M, 5G)", err);
+    }
+    if (*end && end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2]) &&
+        !(toupper((unsigned char)end[1]) == 'I' && toupper((unsigned char)end[2]) == 'B' && !end[3]))
+        return bad_value(cfg, key, "a size (e.g. 500M, 5G)", err);
+    *out = (unsigned long long)(d * mult);
+    return 0;
+}
+
+void ch_config_print(const ch_config *cfg, ch_strbuf *out)
+{
+    size_t width = 0;
+    for (size_t i = 0; i < cfg->n; i++)
+        if (strlen(ch_settings[i].key) > width)
+            width = strlen(ch_settings[i].key);
+    for (size_t i = 0; i < cfg->n; i++) {
+        const char *v = cfg->values[i];
+        const char *shown = ch_settings[i].secret && *v ? "<redacted>" : v;
+        ch_strbuf src;
+        ch_strbuf_init(&src);
+        ch_config_describe_source(cfg, ch_settings[i].key, &src);
+        ch_strbuf_addf(out, "%-*s = %-28s  # %s\n", (int)width, ch_settings[i].key,
+                       *shown ? shown : "(unset)", src.data);
+        ch_strbuf_free(&src);
+    }
+}

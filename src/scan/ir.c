@@ -1,0 +1,50 @@
+/* Body IR nodes (ch/ir.h): construction and lifetime. Printing lives in ir_print.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/ir.h"
+
+ch_ir *ch_ir_new(ch_ir_kind kind, unsigned line, unsigned col)
+{
+    ch_ir *ir = ch_xcalloc(1, sizeof *ir);
+    ir->kind = kind;
+    ir->line = line;
+    ir->col = col;
+    ir->param_index = -1;
+    return ir;
+}
+
+void ch_ir_add(ch_ir *parent, ch_ir *kid)
+{
+    parent->kids = ch_xrealloc(parent->kids, (parent->nkids + 1) * sizeof *parent->kids);
+    parent->kids[parent->nkids++] = kid;
+}
+
+void ch_ir_free(ch_ir *ir)
+{
+    if (!ir)
+        return;
+    for (size_t i = 0; i < ir->nkids; i++)
+        ch_ir_free(ir->kids[i]);
+    free(ir->kids);
+    free(ir->text);
+    free(ir->ctype);
+    free(ir);
+}
+
+ch_ir *ch_ir_clone(const ch_ir *ir)
+{
+    if (!ir)
+        return NULL;
+    ch_ir *c = ch_ir_new(ir->kind, ir->line, ir->col);
+    c->text = ir->text ? ch_xstrdup(ir->text) : NULL;
+    c->ctype = ir->ctype ? ch_xstrdup(ir->ctype) : NULL;
+    c->type = ir->type;
+    c->postfix = ir->postfix;
+    c->param_index = ir->param_index;
+    c->ival = ir->ival;
+    c->fval = ir->fval;
+    for (size_t i = 0; i < ir->nkids; i++)
+        ch_ir_add(c, ch_ir_clone(ir->kids[i]));
+    return c;
+}
