@@ -186,10 +186,14 @@ static const struct opt opts[] = {
 /* nvcc's -Werror takes a kind list; gcc's is a flag. Only these values make it nvcc's. */
 static int is_nvcc_werror_kind(const char *s)
 {
-    static const char *const kinds[] = {"all-warnings", "cross-execution-space-call",
-                                        "reorder", "default-stream-launch",
-                                        "missing-launch-bounds", "ext-lambda-captures-this",
-                                        "deprecated-declarations", NULL};
+    static const char *const kinds[] = {"all-warnings",
+                                        "cross-execution-space-call",
+                                        "reorder",
+                                        "default-stream-launch",
+                                        "missing-launch-bounds",
+                                        "ext-lambda-captures-this",
+                                        "deprecated-declarations",
+                                        NULL};
     for (size_t i = 0; kinds[i]; i++)
         if (strncmp(s, kinds[i], strlen(kinds[i])) == 0)
             return 1;
@@ -215,12 +219,12 @@ ch_lang ch_lang_of_path(const char *path)
         const char *ext;
         ch_lang lang;
     } exts[] = {
-        {"c", CH_LANG_C},       {"i", CH_LANG_C},       {"h", CH_LANG_C},
-        {"cc", CH_LANG_CXX},    {"cpp", CH_LANG_CXX},   {"cxx", CH_LANG_CXX},
-        {"cp", CH_LANG_CXX},    {"c++", CH_LANG_CXX},   {"C", CH_LANG_CXX},
-        {"ii", CH_LANG_CXX},    {"hpp", CH_LANG_CXX},   {"cu", CH_LANG_CU},
-        {"s", CH_LANG_ASM},     {"S", CH_LANG_ASM},     {"sx", CH_LANG_ASM},
-        {"o", CH_LANG_OBJECT},  {"a", CH_LANG_OBJECT},  {"so", CH_LANG_OBJECT},
+        {"c", CH_LANG_C},        {"i", CH_LANG_C},        {"h", CH_LANG_C},
+        {"cc", CH_LANG_CXX},     {"cpp", CH_LANG_CXX},    {"cxx", CH_LANG_CXX},
+        {"cp", CH_LANG_CXX},     {"c++", CH_LANG_CXX},    {"C", CH_LANG_CXX},
+        {"ii", CH_LANG_CXX},     {"hpp", CH_LANG_CXX},    {"cu", CH_LANG_CU},
+        {"s", CH_LANG_ASM},      {"S", CH_LANG_ASM},      {"sx", CH_LANG_ASM},
+        {"o", CH_LANG_OBJECT},   {"a", CH_LANG_OBJECT},   {"so", CH_LANG_OBJECT},
         {"obj", CH_LANG_OBJECT}, {"lib", CH_LANG_OBJECT}, {"lo", CH_LANG_OBJECT},
     };
     const char *ext = ch_path_ext(path);
@@ -584,7 +588,8 @@ int ch_args_parse(ch_args *a, int argc, char *const *argv, const char *env_prepe
         int rc = parse_list(a, &list, 0, err);
         ch_strvec_free(&list);
         if (rc != 0)
-            return ch_error_prefix(err, "in %s", pass == 0 ? "NVCC_PREPEND_FLAGS" : "NVCC_APPEND_FLAGS");
+            return ch_error_prefix(err, "in %s",
+                                   pass == 0 ? "NVCC_PREPEND_FLAGS" : "NVCC_APPEND_FLAGS");
     }
     if (parse_list(a, &a->expanded, 1, err) != 0)
         return -1;

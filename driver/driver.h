@@ -12,9 +12,9 @@ typedef enum ch_real_kind { CH_REAL_NVCC = 0, CH_REAL_CC, CH_REAL_CXX } ch_real_
 typedef struct ch_driver {
     ch_config cfg;
     ch_args args;
-    int argc;               /* the arguments after the program name (and after a launcher's */
-    char **argv;            /* compiler), borrowed from main */
-    char *launcher;         /* launcher mode: the compiler named first (owned), else NULL */
+    int argc;                 /* the arguments after the program name (and after a launcher's */
+    char **argv;              /* compiler), borrowed from main */
+    char *launcher;           /* launcher mode: the compiler named first (owned), else NULL */
     ch_real_kind personality; /* which real compiler this command goes to */
 } ch_driver;
 

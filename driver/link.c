@@ -35,8 +35,7 @@ int ch_link_needs_cuda_runtime(const ch_args *a)
     for (size_t i = 0; i < a->n_inputs; i++)
         if (a->inputs[i].lang != CH_LANG_OBJECT && a->inputs[i].lang != CH_LANG_OTHER)
             has_source = 1;
-    if (a->compile_only || a->preprocess_only || a->assemble_only || a->syntax_only ||
-        a->dep_only)
+    if (a->compile_only || a->preprocess_only || a->assemble_only || a->syntax_only || a->dep_only)
         return 0;
     for (size_t i = 0; i < a->n_inputs; i++)
         if (a->inputs[i].lang == CH_LANG_OBJECT &&

@@ -34,9 +34,10 @@ static int check_depth(ch_error *err)
     const char *v = getenv("CH_CC_DEPTH");
     int depth = v ? atoi(v) : 0;
     if (depth >= MAX_DEPTH)
-        return ch_error_set(err, "ch-cc is calling itself (%d nested ch-cc processes): the real "
-                                 "compiler resolves to ch-cc; set CH_CC_NVCC / CH_CC_HOST_CC / "
-                                 "CH_CC_HOST_CXX to the real compilers",
+        return ch_error_set(err,
+                            "ch-cc is calling itself (%d nested ch-cc processes): the real "
+                            "compiler resolves to ch-cc; set CH_CC_NVCC / CH_CC_HOST_CC / "
+                            "CH_CC_HOST_CXX to the real compilers",
                             depth);
     char buf[16];
     snprintf(buf, sizeof buf, "%d", depth + 1);
@@ -72,9 +73,9 @@ static void detect_launcher(ch_driver *d)
 
 static int apply_harness_settings(ch_driver *d, ch_error *err)
 {
-    static const char *const commands[] = {
-        "list", "checklist", "config", "stats", "clean", "evict", "explain", "verify",
-        "entry", "help", NULL};
+    static const char *const commands[] = {"list",  "checklist", "config",  "stats",
+                                           "clean", "evict",     "explain", "verify",
+                                           "entry", "help",      NULL};
     for (size_t i = 0; i < d->args.harness.len; i++) {
         const char *opt = d->args.harness.items[i] + 10; /* after "--harness-" */
         const char *eq = strchr(opt, '=');

@@ -36,30 +36,30 @@ typedef struct ch_args {
     size_t n_inputs;
     char *output; /* -o, or NULL */
     int compile_only, preprocess_only, assemble_only, syntax_only;
-    int dep_only;    /* -M / -MM: print dependencies, no compile */
-    int dep_md;      /* -MD / -MMD */
-    int dep_mmd;     /* -MM / -MMD: no system headers */
-    char *dep_mf;    /* -MF */
+    int dep_only;          /* -M / -MM: print dependencies, no compile */
+    int dep_md;            /* -MD / -MMD */
+    int dep_mmd;           /* -MM / -MMD: no system headers */
+    char *dep_mf;          /* -MF */
     ch_strvec dep_targets; /* -MT / -MQ values, in order */
     int dep_mp;
     int verbose, dryrun, version;
-    ch_strvec includes;      /* -I */
-    ch_strvec isystem;       /* -isystem */
-    ch_strvec defines;       /* -D values ("N=1") */
-    ch_strvec undefs;        /* -U */
-    ch_strvec pre_includes;  /* -include */
-    ch_strvec scan_args;     /* the above as clang arguments, in command-line order, plus -std */
-    char *std;               /* -std value */
-    char *opt;               /* -O level ("2", "s", "") */
+    ch_strvec includes;     /* -I */
+    ch_strvec isystem;      /* -isystem */
+    ch_strvec defines;      /* -D values ("N=1") */
+    ch_strvec undefs;       /* -U */
+    ch_strvec pre_includes; /* -include */
+    ch_strvec scan_args;    /* the above as clang arguments, in command-line order, plus -std */
+    char *std;              /* -std value */
+    char *opt;              /* -O level ("2", "s", "") */
     int debug;
-    ch_strvec archs;         /* sm_XX / compute_XX named by -arch, -gencode, -code */
-    ch_strvec codegen;       /* options that change generated code (for object keys) */
+    ch_strvec archs;   /* sm_XX / compute_XX named by -arch, -gencode, -code */
+    ch_strvec codegen; /* options that change generated code (for object keys) */
     int rdc;
-    ch_strvec xcompiler;     /* -Xcompiler values, split at commas */
+    ch_strvec xcompiler; /* -Xcompiler values, split at commas */
     ch_strvec xlinker;
     char *ccbin;
-    int nvcc_only;           /* an option only nvcc understands was given */
-    int has_x_cu;            /* -x cu */
+    int nvcc_only; /* an option only nvcc understands was given */
+    int has_x_cu;  /* -x cu */
 } ch_args;
 
 /* Parses argv[0..argc) (no program name). env_prepend/env_append: the NVCC_PREPEND_FLAGS /

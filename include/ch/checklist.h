@@ -29,11 +29,11 @@ typedef struct ch_ck_param {
     char *type; /* canonical C spelling as in the signature */
     ch_role role;
     ch_scalar elem;
-    ch_dir dir;       /* CH_DIR_NONE for scalars */
-    char *extent;     /* pointers/arrays: element count expression; NULL for scalars */
-    double lo, hi;    /* value range of inputs (inclusive) */
-    char *index_of;   /* index arrays: the array they subscript, else NULL */
-    char *index_hi;   /* index arrays: exclusive upper bound expression */
+    ch_dir dir;        /* CH_DIR_NONE for scalars */
+    char *extent;      /* pointers/arrays: element count expression; NULL for scalars */
+    double lo, hi;     /* value range of inputs (inclusive) */
+    char *index_of;    /* index arrays: the array they subscript, else NULL */
+    char *index_hi;    /* index arrays: exclusive upper bound expression */
     double rtol, atol; /* outputs: tolerance (0 for integers: exact) */
 } ch_ck_param;
 

@@ -34,9 +34,9 @@ extern const ch_setting_def ch_settings[];
 
 typedef struct ch_config {
     size_t n;
-    char **values;       /* values[i] for ch_settings[i]; never NULL after load ("" unset) */
+    char **values; /* values[i] for ch_settings[i]; never NULL after load ("" unset) */
     ch_cfg_source *src;
-    char **src_file;     /* the conf file a value came from, else NULL */
+    char **src_file; /* the conf file a value came from, else NULL */
 } ch_config;
 
 /* Loads defaults, conf files and environment. Command-line values are applied afterwards with

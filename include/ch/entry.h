@@ -37,7 +37,7 @@ typedef struct ch_clauses {
 
 typedef struct ch_param {
     char *name;
-    char *type;   /* canonical C spelling: "const float *restrict", "double [n][m]", "int" */
+    char *type; /* canonical C spelling: "const float *restrict", "double [n][m]", "int" */
     ch_role role;
     ch_scalar elem; /* the scalar itself, or the pointee / array element type */
     int is_const;   /* pointee (or array element) is const */
@@ -46,31 +46,32 @@ typedef struct ch_param {
     int dir_explicit; /* from an in/out/inout clause */
     char *extent;     /* total element count as a C expression of scalar params; NULL: scalar */
     int extent_explicit;
-    char **dims;      /* ARRAY: each dimension's C expression, outermost first ("" if unsized) */
+    char **dims; /* ARRAY: each dimension's C expression, outermost first ("" if unsized) */
     size_t ndims;
-    int is_index;     /* integer array used as a subscript of another array */
-    char *index_hi;   /* is_index: valid values are [0, index_hi) (a C expression) */
+    int is_index;   /* integer array used as a subscript of another array */
+    char *index_hi; /* is_index: valid values are [0, index_hi) (a C expression) */
 } ch_param;
 
 typedef struct ch_entry {
     char *name;
     ch_kind kind;
-    char *file;            /* as given on the command line */
-    unsigned line, col;    /* of the `#pragma` (or the attribute) */
+    char *file;         /* as given on the command line */
+    unsigned line, col; /* of the `#pragma` (or the attribute) */
     unsigned fn_line, fn_col;
-    char *spec;            /* decoded spec string, NULL when bare */
-    char *clauses_text;    /* the clauses as written, whitespace-normalised ("" if none) */
+    char *spec;         /* decoded spec string, NULL when bare */
+    char *clauses_text; /* the clauses as written, whitespace-normalised ("" if none) */
     ch_clauses clauses;
     ch_scalar return_type; /* CH_T_VOID for now */
     ch_param *params;
     size_t n_params;
-    char *signature;       /* canonical prototype: "void saxpy(int n, float a, const float *x, float *y)" */
+    char *
+        signature; /* canonical prototype: "void saxpy(int n, float a, const float *x, float *y)" */
     int has_body;
     size_t body_begin, body_end; /* byte offsets of `{` and one past `}` in the file */
     unsigned body_line, body_col;
-    size_t name_offset;    /* byte offset of the function name token in the file */
-    char *body_tokens;     /* macro-expanded token stream of the body, tokens joined by ' ' */
-    ch_ir *body;           /* CH_IR_BLOCK, NULL for declarations */
+    size_t name_offset; /* byte offset of the function name token in the file */
+    char *body_tokens;  /* macro-expanded token stream of the body, tokens joined by ' ' */
+    ch_ir *body;        /* CH_IR_BLOCK, NULL for declarations */
 } ch_entry;
 
 typedef struct ch_entry_list {

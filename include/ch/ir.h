@@ -17,12 +17,12 @@
 
 typedef enum ch_ir_kind {
     /* statements */
-    CH_IR_BLOCK,     /* { kids... } */
-    CH_IR_FOR,       /* kids: [0] init (stmt or NULL), [1] cond or NULL, [2] inc or NULL, [3] body */
-    CH_IR_WHILE,     /* kids: [0] cond, [1] body */
-    CH_IR_DO,        /* kids: [0] body, [1] cond */
-    CH_IR_IF,        /* kids: [0] cond, [1] then, [2] else or NULL */
-    CH_IR_DECL,      /* local variable: text = name, ctype = declared type, kids: [0] init or NULL */
+    CH_IR_BLOCK, /* { kids... } */
+    CH_IR_FOR,   /* kids: [0] init (stmt or NULL), [1] cond or NULL, [2] inc or NULL, [3] body */
+    CH_IR_WHILE, /* kids: [0] cond, [1] body */
+    CH_IR_DO,    /* kids: [0] body, [1] cond */
+    CH_IR_IF,    /* kids: [0] cond, [1] then, [2] else or NULL */
+    CH_IR_DECL,  /* local variable: text = name, ctype = declared type, kids: [0] init or NULL */
     CH_IR_EXPR_STMT, /* kids: [0] expression */
     CH_IR_RETURN,    /* kids: [0] value or NULL */
     CH_IR_BREAK,

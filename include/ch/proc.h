@@ -32,13 +32,13 @@ typedef struct ch_proc_opts {
 } ch_proc_opts;
 
 typedef struct ch_proc_result {
-    int exit_code;     /* exit status, or 128+signal when killed by a signal */
-    int signaled;      /* nonzero: terminated by a signal */
-    int timed_out;     /* nonzero: killed because wall_seconds passed */
-    int net_isolated;  /* nonzero: ran in a fresh network namespace */
-    double wall_used;  /* seconds */
-    ch_strbuf out;     /* captured stdout (owned; ch_proc_result_free) */
-    ch_strbuf err;     /* captured stderr */
+    int exit_code;    /* exit status, or 128+signal when killed by a signal */
+    int signaled;     /* nonzero: terminated by a signal */
+    int timed_out;    /* nonzero: killed because wall_seconds passed */
+    int net_isolated; /* nonzero: ran in a fresh network namespace */
+    double wall_used; /* seconds */
+    ch_strbuf out;    /* captured stdout (owned; ch_proc_result_free) */
+    ch_strbuf err;    /* captured stderr */
 } ch_proc_result;
 
 void ch_proc_result_init(ch_proc_result *r);

@@ -45,9 +45,9 @@ typedef enum ch_role { CH_ROLE_SCALAR = 0, CH_ROLE_POINTER, CH_ROLE_ARRAY } ch_r
 typedef enum ch_dir { CH_DIR_NONE = 0, CH_DIR_IN, CH_DIR_OUT, CH_DIR_INOUT } ch_dir;
 typedef enum ch_kind { CH_KIND_SPEC_DECL = 0, CH_KIND_SPEC_DEF, CH_KIND_C_DEF } ch_kind;
 
-const char *ch_role_name(ch_role r);     /* "scalar", "pointer", "array" */
-const char *ch_dir_name(ch_dir d);       /* "none", "in", "out", "inout" */
-const char *ch_kind_name(ch_kind k);     /* "spec-decl", "spec-def", "c-def" */
+const char *ch_role_name(ch_role r); /* "scalar", "pointer", "array" */
+const char *ch_dir_name(ch_dir d);   /* "none", "in", "out", "inout" */
+const char *ch_kind_name(ch_kind k); /* "spec-decl", "spec-def", "c-def" */
 int ch_role_parse(const char *s, ch_role *out);
 int ch_dir_parse(const char *s, ch_dir *out);
 int ch_kind_parse(const char *s, ch_kind *out);

@@ -12,13 +12,16 @@
 #include "ch/strbuf.h"
 
 const ch_setting_def ch_settings[] = {
-    {"nvcc", "CH_CC_NVCC", "the real nvcc (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)", 0},
+    {"nvcc", "CH_CC_NVCC", "the real nvcc (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)",
+     0},
     {"host_cc", "CH_CC_HOST_CC", "the real C compiler for .c files and links (default: cc)", 0},
     {"host_cxx", "CH_CC_HOST_CXX", "the real C++ compiler for .cpp files (default: c++)", 0},
     {"cache_dir", "CH_CC_CACHE_DIR", "kernel cache directory", 0},
     {"max_size", "CH_CC_MAX_SIZE", "cache size limit, K/M/G suffixes", 0},
-    {"lock_timeout", "CH_CC_LOCK_TIMEOUT", "seconds to wait for another build generating a kernel", 0},
-    {"remote", "CH_CC_REMOTE", "shared remote store, http(s)://host:port/path/ or redis://host:port", 0},
+    {"lock_timeout", "CH_CC_LOCK_TIMEOUT", "seconds to wait for another build generating a kernel",
+     0},
+    {"remote", "CH_CC_REMOTE",
+     "shared remote store, http(s)://host:port/path/ or redis://host:port", 0},
     {"remote_token", "CH_CC_REMOTE_TOKEN", "bearer token for the remote store", 1},
     {"remote_only_read", "CH_CC_REMOTE_ONLY_READ", "never write to the remote store", 0},
     {"remote_timeout", "CH_CC_REMOTE_TIMEOUT", "seconds per remote request", 0},
@@ -28,10 +31,12 @@ const ch_setting_def ch_settings[] = {
     {"api_key", "CH_CC_API_KEY", "provider key (else OPENAI_API_KEY / ANTHROPIC_API_KEY)", 1},
     {"temperature", "CH_CC_TEMPERATURE", "sampling temperature", 0},
     {"max_tokens", "CH_CC_MAX_TOKENS", "most tokens in one model reply", 0},
-    {"max_tokens_per_entry", "CH_CC_MAX_TOKENS_PER_ENTRY", "token budget for one entry (0: none)", 0},
+    {"max_tokens_per_entry", "CH_CC_MAX_TOKENS_PER_ENTRY", "token budget for one entry (0: none)",
+     0},
     {"request_timeout", "CH_CC_REQUEST_TIMEOUT", "seconds for one model request", 0},
     {"retries", "CH_CC_RETRIES", "retries of a model request on 429/5xx/connection errors", 0},
-    {"runner", "CH_CC_RUNNER", "command prefix for running verification programs (ssh host, srun ...)", 0},
+    {"runner", "CH_CC_RUNNER",
+     "command prefix for running verification programs (ssh host, srun ...)", 0},
     {"arch", "CH_CC_ARCH", "GPU architecture for kernels when the build names none (sm_90 ...)", 0},
     {"jobs", "CH_CC_JOBS", "parallel candidate compiles (default: the core count)", 0},
     {"offline", "CH_CC_OFFLINE", "cache only: never ask an agent", 0},
@@ -78,16 +83,27 @@ static const struct {
     const char *key;
     const char *value;
 } fixed_defaults[] = {
-    {"host_cc", "cc"},       {"host_cxx", "c++"},       {"max_size", "5G"},
-    {"lock_timeout", "600"}, {"remote_only_read", "0"}, {"remote_timeout", "10"},
-    {"provider", "builtin"}, {"temperature", "0.2"},    {"max_tokens", "8192"},
-    {"max_tokens_per_entry", "0"}, {"request_timeout", "120"}, {"retries", "4"},
-    {"offline", "0"},        {"budget", "8"},           {"time", "600"},
-    {"on_fail", "fallback"}, {"keep", "0"},             {"quiet", "0"},
+    {"host_cc", "cc"},
+    {"host_cxx", "c++"},
+    {"max_size", "5G"},
+    {"lock_timeout", "600"},
+    {"remote_only_read", "0"},
+    {"remote_timeout", "10"},
+    {"provider", "builtin"},
+    {"temperature", "0.2"},
+    {"max_tokens", "8192"},
+    {"max_tokens_per_entry", "0"},
+    {"request_timeout", "120"},
+    {"retries", "4"},
+    {"offline", "0"},
+    {"budget", "8"},
+    {"time", "600"},
+    {"on_fail", "fallback"},
+    {"keep", "0"},
+    {"quiet", "0"},
 };
 
-static void set_value(ch_config *cfg, int i, const char *value, ch_cfg_source src,
-                      const char *file)
+static void set_value(ch_config *cfg, int i, const char *value, ch_cfg_source src, const char *file)
 {
     free(cfg->values[i]);
     free(cfg->src_file[i]);
@@ -343,7 +359,8 @@ int ch_config_size(const ch_config *cfg, const char *key, unsigned long long *ou
         return bad_value(cfg, key, "a size (e.g. 500M, 5G)", err);
     }
     if (*end && end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2]) &&
-        !(toupper((unsigned char)end[1]) == 'I' && toupper((unsigned char)end[2]) == 'B' && !end[3]))
+        !(toupper((unsigned char)end[1]) == 'I' && toupper((unsigned char)end[2]) == 'B' &&
+          !end[3]))
         return bad_value(cfg, key, "a size (e.g. 500M, 5G)", err);
     *out = (unsigned long long)(d * mult);
     return 0;

@@ -115,7 +115,8 @@ int ch_remove_tree(const char *path, ch_error *err)
 {
     struct stat st;
     if (lstat(path, &st) != 0)
-        return errno == ENOENT ? 0 : ch_error_set(err, "cannot stat '%s': %s", path, strerror(errno));
+        return errno == ENOENT ? 0
+                               : ch_error_set(err, "cannot stat '%s': %s", path, strerror(errno));
     if (!S_ISDIR(st.st_mode)) {
         if (unlink(path) != 0 && errno != ENOENT)
             return ch_error_set(err, "cannot remove '%s': %s", path, strerror(errno));
@@ -147,8 +148,7 @@ char *ch_make_temp_dir(const char *prefix, ch_error *err)
         base = "/tmp";
     char *tmpl = ch_xasprintf("%s/ch-cc-%s-XXXXXX", base, prefix);
     if (!mkdtemp(tmpl)) {
-        ch_error_set(err, "cannot create a temporary directory in '%s': %s", base,
-                     strerror(errno));
+        ch_error_set(err, "cannot create a temporary directory in '%s': %s", base, strerror(errno));
         free(tmpl);
         return NULL;
     }
