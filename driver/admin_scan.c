@@ -1,12 +1,130 @@
-/* --harness-list and --harness-checklist: the scan and checklist stages' view of a file. */
+/* --harness-list and --harness-checklist: the scan and checklist stages' view of a file.
+ * Prints one JSON array (cJSON) on stdout; on a bad annotation prints its located error and
+ * exits 1 without any output. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "ch/scan.h"
 #include "driver.h"
+
+static cJSON *param_json(const ch_param *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", p->name);
+    cJSON_AddStringToObject(o, "type", p->type);
+    cJSON_AddStringToObject(o, "role", ch_role_name(p->role));
+    cJSON_AddStringToObject(o, "elem", ch_scalar_name(p->elem));
+    if (p->role == CH_ROLE_SCALAR)
+        return o;
+    cJSON_AddStringToObject(o, "direction", ch_dir_name(p->dir));
+    if (p->extent)
+        cJSON_AddStringToObject(o, "extent", p->extent);
+    else
+        cJSON_AddNullToObject(o, "extent");
+    if (p->role == CH_ROLE_ARRAY) {
+        cJSON *dims = cJSON_AddArrayToObject(o, "dims");
+        for (size_t i = 0; i < p->ndims; i++)
+            cJSON_AddItemToArray(dims, cJSON_CreateString(p->dims[i]));
+    }
+    if (p->is_index) {
+        cJSON_AddBoolToObject(o, "index", 1);
+        if (p->index_hi)
+            cJSON_AddStringToObject(o, "index_hi", p->index_hi);
+    }
+    return o;
+}
+
+static cJSON *names_json(char **v, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+    return a;
+}
+
+static cJSON *pairs_json(const ch_named_expr *v, size_t n)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddStringToObject(o, v[i].name, v[i].expr);
+    return o;
+}
+
+static cJSON *clauses_json(const ch_clauses *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (c->n_extents)
+        cJSON_AddItemToObject(o, "extent", pairs_json(c->extents, c->n_extents));
+    if (c->n_in)
+        cJSON_AddItemToObject(o, "in", names_json(c->in, c->n_in));
+    if (c->n_out)
+        cJSON_AddItemToObject(o, "out", names_json(c->out, c->n_out));
+    if (c->n_inout)
+        cJSON_AddItemToObject(o, "inout", names_json(c->inout, c->n_inout));
+    if (c->n_tune)
+        cJSON_AddItemToObject(o, "tune", pairs_json(c->tune, c->n_tune));
+    if (c->has_tol)
+        cJSON_AddNumberToObject(o, "tol", c->tol);
+    if (c->device)
+        cJSON_AddBoolToObject(o, "device", 1);
+    if (c->has_budget)
+        cJSON_AddNumberToObject(o, "budget", c->budget);
+    return o;
+}
+
+static cJSON *entry_json(const ch_entry *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", e->name);
+    cJSON_AddStringToObject(o, "kind", ch_kind_name(e->kind));
+    cJSON_AddStringToObject(o, "file", e->file);
+    cJSON_AddNumberToObject(o, "line", e->line);
+    cJSON_AddNumberToObject(o, "column", e->col);
+    if (e->spec)
+        cJSON_AddStringToObject(o, "spec", e->spec);
+    else
+        cJSON_AddNullToObject(o, "spec");
+    cJSON_AddStringToObject(o, "signature", e->signature);
+    cJSON *params = cJSON_AddArrayToObject(o, "params");
+    for (size_t i = 0; i < e->n_params; i++)
+        cJSON_AddItemToArray(params, param_json(&e->params[i]));
+    cJSON_AddItemToObject(o, "clauses", clauses_json(&e->clauses));
+    return o;
+}
 
 int ch_admin_list(ch_driver *d, int checklist_form)
 {
-    (void)d;
-    (void)checklist_form;
-    fprintf(stderr, "ch-cc: error: --harness-list is not available yet\n");
-    return 1;
+    ch_error err;
+    ch_error_clear(&err);
+    if (checklist_form) {
+        ch_error_set(&err, "--harness-checklist is not available yet (use --harness-list)");
+        ch_driver_report(&err);
+        return 1;
+    }
+    if (d->args.n_inputs == 0) {
+        ch_error_set(&err, "--harness-list needs a source file");
+        ch_driver_report(&err);
+        return 1;
+    }
+    ch_entry_list list;
+    ch_entry_list_init(&list);
+    for (size_t i = 0; i < d->args.n_inputs; i++) {
+        const ch_input *in = &d->args.inputs[i];
+        ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
+        if (ch_scan_file(in->path, lang, d->args.scan_args.items, &list, &err) != 0) {
+            ch_driver_report(&err);
+            ch_entry_list_free(&list);
+            return 1;
+        }
+    }
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < list.len; i++)
+        cJSON_AddItemToArray(arr, entry_json(&list.items[i]));
+    char *text = cJSON_Print(arr);
+    printf("%s\n", text);
+    free(text);
+    cJSON_Delete(arr);
+    ch_entry_list_free(&list);
+    return 0;
 }

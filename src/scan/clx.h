@@ -1,0 +1,34 @@
+/* Private to src/scan: small libclang helpers shared by scan.c (entries) and ast_ir.c (bodies).
+ * Every location is an expansion location in the main file, so positions near macros point at
+ * what the user wrote. Strings returned as char * are malloc'd and owned by the caller. */
+#ifndef CH_SCAN_CLX_H
+#define CH_SCAN_CLX_H
+
+#include <clang-c/Index.h>
+#include <stddef.h>
+
+#include "ch/ir.h"
+#include "ch/types.h"
+
+typedef struct clx_loc {
+    unsigned line, col;
+    size_t offset;
+} clx_loc;
+
+clx_loc clx_loc_of(CXSourceLocation l);
+clx_loc clx_cursor_loc(CXCursor c);
+clx_loc clx_extent_begin(CXCursor c);
+clx_loc clx_extent_end(CXCursor c);
+/* A CXString as an owned C string. */
+char *clx_str(CXString s);
+/* The scalar a (canonical) type names, or CH_T_UNKNOWN. */
+ch_scalar clx_scalar(CXType t);
+/* The cursor's tokens joined with single spaces only between words ("a[i] + 1" -> "a[i]+1"
+ * stays readable as "a[i]+1"); caller frees. */
+char *clx_text(CXTranslationUnit tu, CXCursor c);
+
+/* Builds the IR of a function body (a CompoundStmt cursor); fn is the function, whose
+ * parameters give VAR nodes their param_index. */
+ch_ir *clx_build_body(CXTranslationUnit tu, CXCursor fn, CXCursor body);
+
+#endif

@@ -1,0 +1,625 @@
+/* Direction and extent inference over the body IR (ch_infer_entry).
+ *
+ * Extents: every subscript of a pointer or array parameter is turned into a polynomial of the
+ * scalar parameters and the variables of the canonical `for` loops around it; its largest value
+ * is found by substituting each loop variable, innermost first, by the bound that maximises it
+ * (sizes are taken as positive), and the extent is the largest maximum + 1, simplified.
+ * Directions: a sequential walk keeps, per loop iteration, the elements written so far; a read
+ * of an element not yet written in the same iteration makes a written pointer inout. Clauses
+ * always win over inference. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/scan.h"
+#include "ch/strbuf.h"
+#include "poly.h"
+
+typedef struct loop_var {
+    const char *name;
+    ch_poly *lo, *hi; /* inclusive bounds; NULL when the loop is not canonical */
+} loop_var;
+
+typedef struct local_def {
+    const char *name;
+    ch_poly *value; /* NULL: not a known polynomial */
+} local_def;
+
+/* Per-parameter accumulators. */
+typedef struct pinfo {
+    ch_poly *max;  /* largest first subscript seen; NULL none yet */
+    int unbounded; /* some subscript had no computable maximum */
+    int escapes;   /* used other than as a[...] */
+    int n_access;
+    int written;
+    int read_first; /* an element read before it was written in the same iteration */
+    int index_of;   /* is used inside a subscript of param index_of (-1: no) */
+} pinfo;
+
+typedef struct infer {
+    ch_entry *e;
+    pinfo *pi;
+    loop_var *loops;
+    size_t n_loops;
+    local_def *locals;
+    size_t n_locals;
+    ch_strvec assigned; /* names of variables assigned anywhere (locals not substituted) */
+    ch_strvec written;  /* keys "p#subscripts" written so far in the open scopes */
+    size_t *scope_marks;
+    size_t n_scopes;
+} infer;
+
+static int is_param_kind(const infer *x, const ch_ir *v, ch_role role)
+{
+    return v && v->kind == CH_IR_VAR && v->param_index >= 0 &&
+           (size_t)v->param_index < x->e->n_params && x->e->params[v->param_index].role == role;
+}
+
+static int is_buffer(const infer *x, const ch_ir *v)
+{
+    return is_param_kind(x, v, CH_ROLE_POINTER) || is_param_kind(x, v, CH_ROLE_ARRAY);
+}
+
+static int strvec_has(const ch_strvec *v, const char *s)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (strcmp(v->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* --- polynomials of subscripts --- */
+
+static const loop_var *find_loop(const infer *x, const char *name)
+{
+    for (size_t i = x->n_loops; i-- > 0;)
+        if (strcmp(x->loops[i].name, name) == 0)
+            return &x->loops[i];
+    return NULL;
+}
+
+static const local_def *find_local(const infer *x, const char *name)
+{
+    for (size_t i = x->n_locals; i-- > 0;)
+        if (strcmp(x->locals[i].name, name) == 0)
+            return &x->locals[i];
+    return NULL;
+}
+
+static ch_poly *to_poly(const infer *x, const ch_ir *n)
+{
+    if (!n)
+        return NULL;
+    ch_poly *a, *b, *r = NULL;
+    long long c;
+    switch (n->kind) {
+    case CH_IR_INT_LIT:
+        return poly_const(n->ival);
+    case CH_IR_VAR:
+        if (n->param_index >= 0)
+            return is_param_kind(x, n, CH_ROLE_SCALAR) && ch_scalar_is_integer(n->type)
+                       ? poly_var(n->text)
+                       : NULL;
+        if (find_loop(x, n->text))
+            return poly_var(n->text);
+        if (find_local(x, n->text) && find_local(x, n->text)->value)
+            return poly_clone(find_local(x, n->text)->value);
+        return NULL;
+    case CH_IR_CAST:
+        return n->nkids ? to_poly(x, n->kids[0]) : NULL;
+    case CH_IR_UNARY:
+        if (strcmp(n->text, "-") != 0 && strcmp(n->text, "+") != 0)
+            return NULL;
+        a = to_poly(x, n->kids[0]);
+        if (!a || n->text[0] == '+')
+            return a;
+        b = poly_const(-1);
+        r = poly_mul(a, b);
+        break;
+    case CH_IR_BINARY:
+        a = to_poly(x, n->kids[0]);
+        b = to_poly(x, n->kids[1]);
+        if (a && b) {
+            if (strcmp(n->text, "+") == 0)
+                r = poly_add(a, b);
+            else if (strcmp(n->text, "-") == 0)
+                r = poly_sub(a, b);
+            else if (strcmp(n->text, "*") == 0)
+                r = poly_mul(a, b);
+            else if (strcmp(n->text, "/") == 0 && poly_is_const(b, &c))
+                r = poly_div_const(a, c);
+        }
+        break;
+    default:
+        return NULL;
+    }
+    poly_free(a);
+    poly_free(b);
+    return r;
+}
+
+/* The largest value of p over the open loops; NULL when it cannot be bounded. */
+static ch_poly *maximise(const infer *x, const ch_poly *p)
+{
+    ch_poly *cur = poly_clone(p);
+    for (size_t i = x->n_loops; i-- > 0 && cur;) {
+        const loop_var *L = &x->loops[i];
+        if (!poly_mentions(cur, L->name))
+            continue;
+        ch_poly *c = poly_coeff(cur, L->name);
+        int sign = poly_sign(c);
+        ch_poly *bound = sign > 0 ? L->hi : sign < 0 ? L->lo : NULL;
+        ch_poly *next = NULL;
+        if (bound && poly_degree_in(cur, L->name) == 1)
+            next = poly_subst(cur, L->name, bound);
+        poly_free(c);
+        poly_free(cur);
+        cur = next;
+    }
+    /* only scalar parameters may remain */
+    for (int t = 0; cur && t < cur->n; t++) {
+        char *names = ch_xstrdup(cur->t[t].mono);
+        for (char *tok = strtok(names, "*"); tok && cur; tok = strtok(NULL, "*")) {
+            const ch_param *par = ch_entry_param(x->e, tok);
+            if (!par || par->role != CH_ROLE_SCALAR) {
+                poly_free(cur);
+                cur = NULL;
+            }
+        }
+        free(names);
+    }
+    return cur;
+}
+
+/* Keeps in *best the larger of *best and cand (consumed). */
+static void keep_max(ch_poly **best, ch_poly *cand)
+{
+    if (!*best) {
+        *best = cand;
+        return;
+    }
+    ch_poly *d = poly_sub(cand, *best);
+    int s = poly_sign(d);
+    long long k;
+    int larger = s > 0 ||
+                 (s == 0 && !poly_is_const(d, &k) && poly_sample(cand) > poly_sample(*best)) ||
+                 (poly_is_const(d, &k) && k > 0);
+    poly_free(d);
+    if (larger) {
+        poly_free(*best);
+        *best = cand;
+    } else {
+        poly_free(cand);
+    }
+}
+
+/* --- the walk --- */
+
+static void walk_expr(infer *x, const ch_ir *n);
+
+/* The parameter at the bottom of an a[i][j] chain, or NULL. */
+static const ch_ir *access_base(const ch_ir *n)
+{
+    while (n && n->kind == CH_IR_INDEX && n->nkids == 2)
+        n = n->kids[0];
+    return n;
+}
+
+static int mentions_index_read(const infer *x, const ch_ir *n, int *which)
+{
+    if (!n)
+        return 0;
+    if (n->kind == CH_IR_INDEX) {
+        const ch_ir *b = access_base(n);
+        if (is_buffer(x, b) && ch_scalar_is_integer(x->e->params[b->param_index].elem)) {
+            *which = b->param_index;
+            return 1;
+        }
+    }
+    for (size_t i = 0; i < n->nkids; i++)
+        if (mentions_index_read(x, n->kids[i], which))
+            return 1;
+    return 0;
+}
+
+/* Records one a[...] access for the extent: the outermost subscript's maximum. */
+static void note_access(infer *x, const ch_ir *acc)
+{
+    const ch_ir *b = access_base(acc);
+    int p = b->param_index;
+    const ch_ir *first = acc;
+    while (first->kids[0]->kind == CH_IR_INDEX)
+        first = first->kids[0];
+    const ch_ir *sub = first->kids[1];
+    x->pi[p].n_access++;
+    for (const ch_ir *s = acc; s->kind == CH_IR_INDEX; s = s->kids[0]) {
+        int q;
+        if (mentions_index_read(x, s->kids[1], &q) && q != p)
+            x->pi[q].index_of = p;
+    }
+    int q;
+    if (mentions_index_read(x, sub, &q))
+        return; /* a gather/scatter: the index array's range follows this buffer's extent */
+    ch_poly *poly = to_poly(x, sub);
+    ch_poly *m = poly ? maximise(x, poly) : NULL;
+    poly_free(poly);
+    if (!m)
+        x->pi[p].unbounded = 1;
+    else
+        keep_max(&x->pi[p].max, m);
+}
+
+static char *access_key(const ch_ir *acc)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    ch_ir_dump(&sb, acc);
+    return ch_strbuf_detach(&sb);
+}
+
+static void note_read(infer *x, const ch_ir *acc)
+{
+    int p = access_base(acc)->param_index;
+    char *key = access_key(acc);
+    if (!strvec_has(&x->written, key))
+        x->pi[p].read_first = 1;
+    free(key);
+}
+
+static void note_write(infer *x, const ch_ir *acc)
+{
+    int p = access_base(acc)->param_index;
+    x->pi[p].written = 1;
+    ch_strvec_push_owned(&x->written, access_key(acc));
+}
+
+/* Reads inside the subscripts of an access (not the access itself). */
+static void walk_subscripts(infer *x, const ch_ir *acc)
+{
+    for (const ch_ir *s = acc; s->kind == CH_IR_INDEX; s = s->kids[0])
+        walk_expr(x, s->kids[1]);
+}
+
+static int is_access(const infer *x, const ch_ir *n)
+{
+    return n && n->kind == CH_IR_INDEX && is_buffer(x, access_base(n));
+}
+
+static void walk_update(infer *x, const ch_ir *lhs, int reads_old)
+{
+    if (is_access(x, lhs)) {
+        walk_subscripts(x, lhs);
+        note_access(x, lhs);
+        if (reads_old)
+            note_read(x, lhs);
+        note_write(x, lhs);
+    } else if (lhs && lhs->kind != CH_IR_VAR) {
+        walk_expr(x, lhs);
+    }
+}
+
+static void walk_expr(infer *x, const ch_ir *n)
+{
+    if (!n)
+        return;
+    if (n->kind == CH_IR_ASSIGN && n->nkids == 2) {
+        walk_expr(x, n->kids[1]);
+        walk_update(x, n->kids[0], strcmp(n->text, "=") != 0);
+        return;
+    }
+    if (n->kind == CH_IR_UNARY && n->nkids == 1 &&
+        (strcmp(n->text, "++") == 0 || strcmp(n->text, "--") == 0)) {
+        walk_update(x, n->kids[0], 1);
+        return;
+    }
+    if (is_access(x, n)) {
+        walk_subscripts(x, n);
+        note_access(x, n);
+        note_read(x, n);
+        return;
+    }
+    if (is_buffer(x, n)) {
+        x->pi[n->param_index].escapes = 1;
+        return;
+    }
+    for (size_t i = 0; i < n->nkids; i++)
+        walk_expr(x, n->kids[i]);
+}
+
+static void push_scope(infer *x)
+{
+    x->scope_marks = ch_xrealloc(x->scope_marks, (x->n_scopes + 1) * sizeof *x->scope_marks);
+    x->scope_marks[x->n_scopes++] = x->written.len;
+}
+
+static void pop_scope(infer *x)
+{
+    size_t mark = x->scope_marks[--x->n_scopes];
+    while (x->written.len > mark) {
+        free(x->written.items[--x->written.len]);
+        x->written.items[x->written.len] = NULL;
+    }
+}
+
+static void walk_stmt(infer *x, const ch_ir *s);
+
+static const char *var_name(const ch_ir *n)
+{
+    return n && n->kind == CH_IR_VAR && n->param_index < 0 ? n->text : NULL;
+}
+
+/* Recognises `for (i = lo; i < hi; i++)` (and <=, >, >=, --, += c) and pushes its variable. */
+static void push_loop(infer *x, const ch_ir *f)
+{
+    const ch_ir *init = f->kids[0], *cond = f->kids[1], *inc = f->kids[2];
+    const char *name = NULL;
+    const ch_ir *start = NULL;
+    if (init && init->kind == CH_IR_DECL && init->nkids == 1) {
+        name = init->text;
+        start = init->kids[0];
+    } else if (init && init->kind == CH_IR_EXPR_STMT && init->kids[0]->kind == CH_IR_ASSIGN &&
+               strcmp(init->kids[0]->text, "=") == 0) {
+        name = var_name(init->kids[0]->kids[0]);
+        start = init->kids[0]->kids[1];
+    }
+    loop_var L = {name ? name : "", NULL, NULL};
+    int down = inc && ((inc->kind == CH_IR_UNARY && strcmp(inc->text, "--") == 0) ||
+                       (inc->kind == CH_IR_ASSIGN && strcmp(inc->text, "-=") == 0));
+    if (name && cond && cond->kind == CH_IR_BINARY && cond->nkids == 2) {
+        const char *op = cond->text;
+        const ch_ir *bound = NULL;
+        int strict = 0, upper = 0;
+        if (var_name(cond->kids[0]) && strcmp(var_name(cond->kids[0]), name) == 0) {
+            bound = cond->kids[1];
+            upper = op[0] == '<';
+            strict = op[1] == '\0';
+        } else if (var_name(cond->kids[1]) && strcmp(var_name(cond->kids[1]), name) == 0) {
+            bound = cond->kids[0];
+            upper = op[0] == '>';
+            strict = op[1] == '\0';
+        }
+        ch_poly *b = (strchr("<>", op[0]) && bound) ? to_poly(x, bound) : NULL;
+        ch_poly *s = to_poly(x, start);
+        if (b && s && upper == !down) {
+            ch_poly *one = poly_const(strict ? (upper ? -1 : 1) : 0);
+            ch_poly *edge = poly_add(b, one);
+            poly_free(one);
+            L.lo = upper ? poly_clone(s) : edge;
+            L.hi = upper ? edge : poly_clone(s);
+        }
+        poly_free(b);
+        poly_free(s);
+    }
+    x->loops = ch_xrealloc(x->loops, (x->n_loops + 1) * sizeof *x->loops);
+    x->loops[x->n_loops++] = L;
+}
+
+static void pop_loop(infer *x)
+{
+    loop_var *L = &x->loops[--x->n_loops];
+    poly_free(L->lo);
+    poly_free(L->hi);
+}
+
+static void add_local(infer *x, const ch_ir *d)
+{
+    ch_poly *v = NULL;
+    if (d->nkids == 1 && !strvec_has(&x->assigned, d->text) && ch_scalar_is_integer(d->type))
+        v = to_poly(x, d->kids[0]);
+    x->locals = ch_xrealloc(x->locals, (x->n_locals + 1) * sizeof *x->locals);
+    x->locals[x->n_locals++] = (local_def){d->text, v};
+}
+
+static void walk_stmt(infer *x, const ch_ir *s)
+{
+    if (!s)
+        return;
+    size_t locals = x->n_locals;
+    switch (s->kind) {
+    case CH_IR_BLOCK:
+        for (size_t i = 0; i < s->nkids; i++)
+            walk_stmt(x, s->kids[i]);
+        break;
+    case CH_IR_DECL:
+        if (s->nkids == 1)
+            walk_expr(x, s->kids[0]);
+        add_local(x, s);
+        return; /* visible for the rest of the enclosing block */
+    case CH_IR_FOR:
+        walk_stmt(x, s->kids[0]);
+        push_loop(x, s);
+        push_scope(x);
+        walk_expr(x, s->kids[1]);
+        walk_stmt(x, s->kids[3]);
+        walk_expr(x, s->kids[2]);
+        pop_scope(x);
+        pop_loop(x);
+        break;
+    case CH_IR_WHILE:
+    case CH_IR_DO:
+        push_scope(x);
+        for (size_t i = 0; i < s->nkids; i++) {
+            if (s->kids[i] && s->kids[i]->kind >= CH_IR_INT_LIT)
+                walk_expr(x, s->kids[i]);
+            else
+                walk_stmt(x, s->kids[i]);
+        }
+        pop_scope(x);
+        break;
+    case CH_IR_IF:
+        walk_expr(x, s->kids[0]);
+        for (size_t i = 1; i < 3 && i < s->nkids; i++) {
+            push_scope(x);
+            walk_stmt(x, s->kids[i]);
+            pop_scope(x);
+        }
+        break;
+    case CH_IR_EXPR_STMT:
+    case CH_IR_RETURN:
+        if (s->nkids)
+            walk_expr(x, s->kids[0]);
+        break;
+    default:
+        break;
+    }
+    while (x->n_locals > locals)
+        poly_free(x->locals[--x->n_locals].value);
+}
+
+/* Every variable assigned anywhere (such locals are never substituted). */
+static void collect_assigned(const ch_ir *n, ch_strvec *out)
+{
+    if (!n)
+        return;
+    const ch_ir *target = NULL;
+    if (n->kind == CH_IR_ASSIGN && n->nkids == 2)
+        target = n->kids[0];
+    if (n->kind == CH_IR_UNARY && n->nkids == 1 &&
+        (strcmp(n->text, "++") == 0 || strcmp(n->text, "--") == 0))
+        target = n->kids[0];
+    if (target && target->kind == CH_IR_VAR)
+        ch_strvec_push(out, target->text);
+    for (size_t i = 0; i < n->nkids; i++)
+        collect_assigned(n->kids[i], out);
+}
+
+/* --- results --- */
+
+static int named_in(char **v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void set_direction(ch_entry *e, ch_param *p, const pinfo *pi)
+{
+    const ch_clauses *c = &e->clauses;
+    p->dir_explicit = 1;
+    if (named_in(c->inout, c->n_inout, p->name))
+        p->dir = CH_DIR_INOUT;
+    else if (named_in(c->out, c->n_out, p->name))
+        p->dir = CH_DIR_OUT;
+    else if (named_in(c->in, c->n_in, p->name))
+        p->dir = CH_DIR_IN;
+    else {
+        p->dir_explicit = 0;
+        if (p->is_const)
+            p->dir = CH_DIR_IN;
+        else if (!e->has_body)
+            p->dir = CH_DIR_OUT;
+        else if (!pi->written)
+            p->dir = pi->escapes ? CH_DIR_INOUT : CH_DIR_IN;
+        else
+            p->dir = pi->read_first || pi->escapes ? CH_DIR_INOUT : CH_DIR_OUT;
+    }
+}
+
+static char *simplified(const char *expr)
+{
+    char *s = ch_poly_simplify(expr);
+    return s ? s : ch_xstrdup(expr);
+}
+
+/* Product of the array's dimensions, with the outermost from the body when unsized. */
+static char *array_extent(const ch_param *p, const pinfo *pi)
+{
+    ch_poly *acc = poly_const(1);
+    for (size_t i = 0; i < p->ndims && acc; i++) {
+        ch_poly *d = NULL;
+        if (p->dims[i][0])
+            d = poly_parse(p->dims[i]);
+        else if (i == 0 && pi->max && !pi->unbounded) {
+            ch_poly *one = poly_const(1);
+            d = poly_add(pi->max, one);
+            poly_free(one);
+        }
+        ch_poly *next = d ? poly_mul(acc, d) : NULL;
+        poly_free(d);
+        poly_free(acc);
+        acc = next;
+    }
+    char *s = acc ? poly_print(acc) : NULL;
+    poly_free(acc);
+    return s;
+}
+
+static char *pointer_extent(const pinfo *pi)
+{
+    if (!pi->max || pi->unbounded || pi->escapes)
+        return NULL;
+    ch_poly *one = poly_const(1), *n = poly_add(pi->max, one);
+    char *s = poly_print(n);
+    poly_free(one);
+    poly_free(n);
+    return s;
+}
+
+static const char *clause_extent(const ch_entry *e, const char *name)
+{
+    for (size_t i = 0; i < e->clauses.n_extents; i++)
+        if (strcmp(e->clauses.extents[i].name, name) == 0)
+            return e->clauses.extents[i].expr;
+    return NULL;
+}
+
+static int finish(infer *x, ch_error *err)
+{
+    ch_entry *e = x->e;
+    for (size_t i = 0; i < e->n_params; i++) {
+        ch_param *p = &e->params[i];
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        set_direction(e, p, &x->pi[i]);
+        const char *given = clause_extent(e, p->name);
+        free(p->extent);
+        p->extent = NULL;
+        if (given) {
+            p->extent = simplified(given);
+            p->extent_explicit = 1;
+        } else if (p->role == CH_ROLE_ARRAY) {
+            p->extent = array_extent(p, &x->pi[i]);
+        } else if (e->has_body) {
+            p->extent = pointer_extent(&x->pi[i]);
+        }
+        if (!p->extent && (e->has_body || p->role == CH_ROLE_ARRAY))
+            return ch_error_at(err, e->file, e->line, e->col,
+                               "cannot infer the extent of '%s' in '%s' from its subscripts; add "
+                               "extent(%s: <number of elements>) to the #pragma harness",
+                               p->name, e->name, p->name);
+    }
+    for (size_t i = 0; i < e->n_params; i++) {
+        ch_param *p = &e->params[i];
+        int of = x->pi[i].index_of;
+        if (of < 0 || !ch_scalar_is_integer(p->elem))
+            continue;
+        p->is_index = 1;
+        free(p->index_hi);
+        p->index_hi = e->params[of].extent ? ch_xstrdup(e->params[of].extent) : NULL;
+    }
+    return 0;
+}
+
+int ch_infer_entry(ch_entry *e, ch_error *err)
+{
+    infer x;
+    memset(&x, 0, sizeof x);
+    x.e = e;
+    x.pi = ch_xcalloc(e->n_params + 1, sizeof *x.pi);
+    for (size_t i = 0; i < e->n_params; i++)
+        x.pi[i].index_of = -1;
+    ch_strvec_init(&x.assigned);
+    ch_strvec_init(&x.written);
+    collect_assigned(e->body, &x.assigned);
+    walk_stmt(&x, e->body);
+    int rc = finish(&x, err);
+    for (size_t i = 0; i < e->n_params; i++)
+        poly_free(x.pi[i].max);
+    free(x.pi);
+    free(x.loops);
+    free(x.locals);
+    free(x.scope_marks);
+    ch_strvec_free(&x.assigned);
+    ch_strvec_free(&x.written);
+    return rc;
+}

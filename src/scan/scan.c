@@ -1,0 +1,617 @@
+/* ch_scan_file: parses a source file with libclang and turns each `#pragma harness` (found in
+ * the text: libclang drops unknown pragmas) or HARNESS annotate attribute into a ch_entry.
+ * Invariants: entries come out in source order, every location is the expansion location in
+ * the main file, and any problem with an annotation is a located error, never a skip. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ch/fsutil.h"
+#include "ch/scan.h"
+#include "ch/strbuf.h"
+#include "clx.h"
+
+#define ATTR_PREFIX "harness:"
+#define ATTR_SEP    '\x01'
+
+/* A top-level declaration of the main file, in source order. */
+typedef struct top_decl {
+    CXCursor c;
+    size_t offset;
+} top_decl;
+
+typedef struct decl_list {
+    top_decl *v;
+    size_t n;
+} decl_list;
+
+/* One annotation (pragma or attribute) bound to a function. */
+typedef struct annot {
+    ch_pragma p;
+    unsigned line, col;
+    CXCursor fn;
+} annot;
+
+static enum CXChildVisitResult collect_top(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    decl_list *l = data;
+    if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    if (c.kind == CXCursor_LinkageSpec || c.kind == CXCursor_Namespace)
+        return CXChildVisit_Recurse;
+    l->v = ch_xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+    l->v[l->n++] = (top_decl){c, clx_extent_begin(c).offset};
+    return CXChildVisit_Continue;
+}
+
+static int is_function(CXCursor c)
+{
+    return c.kind == CXCursor_FunctionDecl;
+}
+
+/* The definition of fn when the main file has one (a pragma on a prototype still gets the
+ * body), else fn itself. */
+static CXCursor definition_of(CXCursor fn)
+{
+    CXCursor d = clang_getCursorDefinition(fn);
+    if (!clang_Cursor_isNull(d) && clang_Location_isFromMainFile(clang_getCursorLocation(d)))
+        return d;
+    return fn;
+}
+
+/* --- parameters --- */
+
+static int word_char(char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The [dims] written after the parameter's name, from its tokens. */
+static void array_dims(CXTranslationUnit tu, CXCursor parm, const char *name, ch_param *p)
+{
+    CXToken *t;
+    unsigned n;
+    clang_tokenize(tu, clang_getCursorExtent(parm), &t, &n);
+    unsigned i = 0;
+    for (; i < n; i++) {
+        char *s = clx_str(clang_getTokenSpelling(tu, t[i]));
+        int hit = strcmp(s, name) == 0;
+        free(s);
+        if (hit)
+            break;
+    }
+    ch_strbuf dim;
+    ch_strbuf_init(&dim);
+    int depth = 0;
+    for (i++; i < n; i++) {
+        char *s = clx_str(clang_getTokenSpelling(tu, t[i]));
+        if (strcmp(s, "[") == 0 && depth++ == 0) {
+            ch_strbuf_reset(&dim);
+        } else if (strcmp(s, "]") == 0 && --depth == 0) {
+            p->dims = ch_xrealloc(p->dims, (p->ndims + 1) * sizeof *p->dims);
+            char *simple = ch_poly_simplify(dim.data);
+            p->dims[p->ndims++] = simple ? simple : ch_xstrdup(dim.data);
+        } else if (depth > 0 && strcmp(s, "static") != 0 && strcmp(s, "const") != 0 &&
+                   strcmp(s, "restrict") != 0) {
+            if (dim.len && word_char(dim.data[dim.len - 1]) && word_char(s[0]))
+                ch_strbuf_addc(&dim, ' ');
+            ch_strbuf_adds(&dim, s);
+        }
+        free(s);
+    }
+    ch_strbuf_free(&dim);
+    clang_disposeTokens(tu, t, n);
+}
+
+static int param_fail(ch_error *err, const char *file, CXCursor parm, const char *name,
+                      const char *type)
+{
+    clx_loc l = clx_cursor_loc(parm);
+    return ch_error_at(err, file, l.line, l.col,
+                       "unsupported type '%s' of harness parameter '%s'; use a scalar (int, long, "
+                       "size_t, float, double, ...), a pointer to one, or a C99 array such as "
+                       "double A[n][m]",
+                       type, name);
+}
+
+static int fill_param(CXTranslationUnit tu, const char *file, CXCursor parm, ch_param *p,
+                      ch_error *err)
+{
+    p->name = clx_str(clang_getCursorSpelling(parm));
+    CXType t = clang_getCanonicalType(clang_getCursorType(parm));
+    char *spelled = clx_str(clang_getTypeSpelling(clang_getCursorType(parm)));
+    int rc = 0;
+    if (t.kind != CXType_Pointer && t.kind != CXType_ConstantArray &&
+        t.kind != CXType_IncompleteArray && t.kind != CXType_VariableArray) {
+        p->role = CH_ROLE_SCALAR;
+        p->elem = clx_scalar(t);
+        if (p->elem == CH_T_UNKNOWN || p->elem == CH_T_VOID)
+            rc = param_fail(err, file, parm, p->name, spelled);
+        else
+            p->type = ch_xstrdup(ch_scalar_name(p->elem));
+        free(spelled);
+        return rc;
+    }
+    p->is_restrict = t.kind == CXType_Pointer && clang_isRestrictQualifiedType(t);
+    CXType el = t.kind == CXType_Pointer ? clang_getPointeeType(t) : clang_getArrayElementType(t);
+    int nested = 0;
+    while (el.kind == CXType_ConstantArray || el.kind == CXType_VariableArray ||
+           el.kind == CXType_IncompleteArray) {
+        el = clang_getArrayElementType(el);
+        nested++;
+    }
+    el = clang_getCanonicalType(el);
+    p->is_const = clang_isConstQualifiedType(el);
+    p->elem = clx_scalar(el);
+    if (p->elem == CH_T_UNKNOWN || p->elem == CH_T_VOID) {
+        rc = param_fail(err, file, parm, p->name, spelled);
+        free(spelled);
+        return rc;
+    }
+    free(spelled);
+    const char *cq = p->is_const ? "const " : "";
+    const char *en = ch_scalar_name(p->elem);
+    array_dims(tu, parm, p->name, p);
+    if (nested > 0 || t.kind != CXType_Pointer || p->ndims > 0) {
+        p->role = CH_ROLE_ARRAY;
+        ch_strbuf sb;
+        ch_strbuf_init(&sb);
+        ch_strbuf_addf(&sb, "%s%s ", cq, en);
+        for (size_t i = 0; i < p->ndims; i++)
+            ch_strbuf_addf(&sb, "[%s]", p->dims[i]);
+        p->type = ch_strbuf_detach(&sb);
+    } else {
+        p->role = CH_ROLE_POINTER;
+        p->type = ch_xasprintf("%s%s *%s", cq, en, p->is_restrict ? "restrict" : "");
+    }
+    return 0;
+}
+
+static char *make_signature(const ch_entry *e)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    ch_strbuf_addf(&sb, "void %s(", e->name);
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *p = &e->params[i];
+        if (i)
+            ch_strbuf_adds(&sb, ", ");
+        if (p->role == CH_ROLE_ARRAY) {
+            const char *br = strchr(p->type, '[');
+            size_t head = br ? (size_t)(br - p->type) : strlen(p->type);
+            ch_strbuf_add(&sb, p->type, head);
+            ch_strbuf_addf(&sb, "%s%s", p->name, br ? br : "");
+        } else if (p->type[strlen(p->type) - 1] == '*') {
+            ch_strbuf_addf(&sb, "%s%s", p->type, p->name);
+        } else {
+            ch_strbuf_addf(&sb, "%s %s", p->type, p->name);
+        }
+    }
+    ch_strbuf_adds(&sb, e->n_params ? ")" : "void)");
+    return ch_strbuf_detach(&sb);
+}
+
+/* --- the body's canonical token stream (for the cache key) --- */
+
+static int punct3(const char *s)
+{
+    static const char *const ops[] = {"<<=", ">>=", "...", "->", "++", "--", "<<", ">>",
+                                      "<=",  ">=",  "==",  "!=", "&&", "||", "+=", "-=",
+                                      "*=",  "/=",  "%=",  "&=", "|=", "^=", NULL};
+    for (size_t i = 0; ops[i]; i++)
+        if (strncmp(s, ops[i], strlen(ops[i])) == 0)
+            return (int)strlen(ops[i]);
+    return 1;
+}
+
+/* Re-tokenises the printed IR: C tokens joined by one space. */
+static char *token_stream(const ch_ir *body)
+{
+    ch_strbuf printed, out;
+    ch_strbuf_init(&printed);
+    ch_strbuf_init(&out);
+    ch_ir_print(&printed, body, 0, NULL, NULL);
+    for (const char *s = printed.data; *s;) {
+        if (*s == ' ' || *s == '\n' || *s == '\t') {
+            s++;
+            continue;
+        }
+        size_t n = 1;
+        if (word_char(*s) || *s == '.') {
+            while (word_char(s[n]) || s[n] == '.' ||
+                   ((s[n] == '+' || s[n] == '-') && (s[n - 1] == 'e' || s[n - 1] == 'E') &&
+                    s[0] >= '0' && s[0] <= '9'))
+                n++;
+        } else if (*s == '"') {
+            while (s[n] && s[n] != '"')
+                n += s[n] == '\\' && s[n + 1] ? 2 : 1;
+            n += s[n] ? 1 : 0;
+        } else {
+            n = (size_t)punct3(s);
+        }
+        if (out.len)
+            ch_strbuf_addc(&out, ' ');
+        ch_strbuf_add(&out, s, n);
+        s += n;
+    }
+    ch_strbuf_free(&printed);
+    return ch_strbuf_detach(&out);
+}
+
+/* --- entries --- */
+
+static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (c.kind == CXCursor_CompoundStmt) {
+        *(CXCursor *)data = c;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Continue;
+}
+
+static int check_names(const ch_entry *e, const ch_pragma *p, ch_error *err)
+{
+    for (size_t i = 0; i < p->n_names; i++) {
+        const ch_pragma_name *nm = &p->names[i];
+        const ch_param *par = ch_entry_param(e, nm->name);
+        int scalar_clause = strcmp(nm->clause, "tune") == 0;
+        if (par && (par->role == CH_ROLE_SCALAR) == scalar_clause)
+            continue;
+        ch_strbuf names;
+        ch_strbuf_init(&names);
+        for (size_t k = 0; k < e->n_params; k++)
+            if ((e->params[k].role == CH_ROLE_SCALAR) == scalar_clause)
+                ch_strbuf_addf(&names, "%s%s", names.len ? ", " : "", e->params[k].name);
+        ch_error_at(err, e->file, nm->line, nm->col,
+                    "'%s' in %s() names no %s parameter of '%s'; use one of: %s", nm->name,
+                    nm->clause, scalar_clause ? "scalar" : "pointer or array", e->name,
+                    names.len ? names.data : "(none)");
+        ch_strbuf_free(&names);
+        return -1;
+    }
+    return 0;
+}
+
+static int build_entry(CXTranslationUnit tu, const char *path, annot *a, ch_entry *e, ch_error *err)
+{
+    CXCursor decl = a->fn, def = definition_of(a->fn);
+    e->name = clx_str(clang_getCursorSpelling(decl));
+    e->file = ch_xstrdup(path);
+    e->line = a->line;
+    e->col = a->col;
+    clx_loc fl = clx_cursor_loc(def);
+    e->fn_line = fl.line;
+    e->fn_col = fl.col;
+    e->name_offset = fl.offset;
+    e->spec = a->p.spec ? ch_xstrdup(a->p.spec) : NULL;
+    e->clauses_text = ch_xstrdup(a->p.clauses_text ? a->p.clauses_text : "");
+    CXType rt = clang_getCanonicalType(clang_getResultType(clang_getCursorType(def)));
+    e->return_type = clx_scalar(rt);
+    if (rt.kind != CXType_Void) {
+        char *s = clx_str(clang_getTypeSpelling(clang_getResultType(clang_getCursorType(def))));
+        ch_error_at(err, path, a->line, a->col,
+                    "harness function '%s' returns '%s'; it must return void (write results "
+                    "through an out pointer)",
+                    e->name, s);
+        free(s);
+        return -1;
+    }
+    int np = clang_Cursor_getNumArguments(def);
+    e->params = ch_xcalloc((size_t)(np > 0 ? np : 1), sizeof *e->params);
+    for (int i = 0; i < np; i++) {
+        e->n_params++;
+        if (fill_param(tu, path, clang_Cursor_getArgument(def, (unsigned)i), &e->params[i], err))
+            return -1;
+    }
+    e->signature = make_signature(e);
+    if (check_names(e, &a->p, err) != 0)
+        return -1;
+    ch_pragma_take_clauses(&a->p, &e->clauses);
+    CXCursor body = clang_getNullCursor();
+    if (clang_isCursorDefinition(def))
+        clang_visitChildren(def, find_body, &body);
+    e->has_body = !clang_Cursor_isNull(body);
+    if (e->has_body) {
+        clx_loc b = clx_extent_begin(body);
+        e->body_begin = b.offset;
+        e->body_end = clx_extent_end(body).offset;
+        e->body_line = b.line;
+        e->body_col = b.col;
+        e->body = clx_build_body(tu, def, body);
+        e->body_tokens = token_stream(e->body);
+    }
+    e->kind = !e->has_body ? CH_KIND_SPEC_DECL : e->spec ? CH_KIND_SPEC_DEF : CH_KIND_C_DEF;
+    if (e->kind == CH_KIND_SPEC_DECL && !e->spec)
+        return ch_error_at(err, path, a->line, a->col,
+                           "bare #pragma harness on the declaration of '%s': there is no body to "
+                           "translate; add a spec (#pragma harness \"what it computes\") or a "
+                           "definition",
+                           e->name);
+    return ch_infer_entry(e, err);
+}
+
+/* --- attributes --- */
+
+typedef struct attr_find {
+    CXCursor attr;
+    int found;
+} attr_find;
+
+static enum CXChildVisitResult find_attr(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    attr_find *f = data;
+    if (c.kind == CXCursor_AnnotateAttr) {
+        char *s = clx_str(clang_getCursorSpelling(c));
+        if (strncmp(s, ATTR_PREFIX, strlen(ATTR_PREFIX)) == 0) {
+            f->attr = c;
+            f->found++;
+        }
+        free(s);
+    }
+    return CXChildVisit_Continue;
+}
+
+/* The HARNESS(spec, clauses) attribute of fn, parsed into a; 0 none, 1 found, -1 error. */
+static int attribute_of(CXCursor fn, const char *path, annot *a, ch_error *err)
+{
+    attr_find f = {clang_getNullCursor(), 0};
+    clang_visitChildren(fn, find_attr, &f);
+    if (!f.found)
+        return 0;
+    clx_loc l = clx_cursor_loc(f.attr);
+    char *s = clx_str(clang_getCursorSpelling(f.attr));
+    const char *spec = s + strlen(ATTR_PREFIX);
+    const char *sep = strchr(spec, ATTR_SEP);
+    if (!sep) {
+        free(s);
+        return ch_error_at(err, path, l.line, l.col,
+                           "malformed harness annotation; use HARNESS(\"spec\", \"clauses\") "
+                           "from <harness.h>");
+    }
+    if (ch_pragma_parse_clauses(sep + 1, strlen(sep + 1), path, l.line, l.col, &a->p, err)) {
+        free(s);
+        return -1;
+    }
+    if (sep > spec)
+        a->p.spec = ch_xstrndup(spec, (size_t)(sep - spec));
+    a->line = l.line;
+    a->col = l.col;
+    a->fn = fn;
+    free(s);
+    return 1;
+}
+
+/* --- parsing --- */
+
+typedef struct parse_setup {
+    ch_strvec args;
+    char *tmpdir;
+} parse_setup;
+
+static void add_cuda_args(parse_setup *s, ch_error *err)
+{
+    const char *cuda = getenv("CUDA_HOME");
+    if (!cuda || !*cuda)
+        cuda = "/usr/local/cuda";
+    s->tmpdir = ch_make_temp_dir("scan", err);
+    if (s->tmpdir) {
+        /* clang 14's CUDA wrapper includes texture_fetch_functions.h, which CUDA 13 dropped */
+        char *f = ch_path_join(s->tmpdir, "texture_fetch_functions.h");
+        ch_write_file_atomic(f, "", 0, 0, err);
+        free(f);
+        ch_strvec_push_owned(&s->args, ch_xasprintf("-I%s", s->tmpdir));
+    }
+    static const char *const cu[] = {"-x",
+                                     "cuda",
+                                     "--cuda-host-only",
+                                     "-nocudalib",
+                                     "--no-cuda-version-check",
+                                     "-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__",
+                                     "-Wno-unknown-cuda-version",
+                                     NULL};
+    for (size_t i = 0; cu[i]; i++)
+        ch_strvec_push(&s->args, cu[i]);
+    ch_strvec_push_owned(&s->args, ch_xasprintf("--cuda-path=%s", cuda));
+}
+
+/* Without CUDA mode: the CUDA keywords defined away so the host-side C++ still parses. */
+static void add_fallback_args(parse_setup *s)
+{
+    static const char *const fb[] = {"-x",
+                                     "c++",
+                                     "-D__global__=",
+                                     "-D__device__=",
+                                     "-D__host__=",
+                                     "-D__shared__=",
+                                     "-D__constant__=",
+                                     "-D__managed__=",
+                                     "-D__forceinline__=inline",
+                                     "-D__launch_bounds__(...)=",
+                                     "-D__restrict__=__restrict",
+                                     "-D__CUDACC__=1",
+                                     NULL};
+    for (size_t i = 0; fb[i]; i++)
+        ch_strvec_push(&s->args, fb[i]);
+}
+
+static CXTranslationUnit parse_tu(CXIndex idx, const char *path, ch_lang lang,
+                                  char *const *clang_args, int fallback, parse_setup *s,
+                                  ch_error *err)
+{
+    ch_strvec_init(&s->args);
+    s->tmpdir = NULL;
+    if (lang == CH_LANG_CU && !fallback)
+        add_cuda_args(s, err);
+    else if (lang == CH_LANG_CU)
+        add_fallback_args(s);
+    else {
+        ch_strvec_push(&s->args, "-x");
+        ch_strvec_push(&s->args, lang == CH_LANG_CXX ? "c++" : "c");
+    }
+    ch_strvec_push(&s->args, "-D__CH_CC_SCAN__=1");
+    for (size_t i = 0; clang_args && clang_args[i]; i++)
+        ch_strvec_push(&s->args, clang_args[i]);
+    CXTranslationUnit tu = NULL;
+    unsigned opts = CXTranslationUnit_KeepGoing;
+    enum CXErrorCode rc = clang_parseTranslationUnit2(idx, path, (const char *const *)s->args.items,
+                                                      (int)s->args.len, NULL, 0, opts, &tu);
+    if (rc != CXError_Success)
+        tu = NULL;
+    return tu;
+}
+
+static void setup_free(parse_setup *s)
+{
+    if (s->tmpdir) {
+        ch_error e;
+        ch_remove_tree(s->tmpdir, &e);
+        free(s->tmpdir);
+    }
+    ch_strvec_free(&s->args);
+}
+
+/* Nonzero when the main file itself has an error diagnostic (CUDA mode then falls back). */
+static int main_file_errors(CXTranslationUnit tu)
+{
+    unsigned n = clang_getNumDiagnostics(tu);
+    int bad = 0;
+    for (unsigned i = 0; i < n && !bad; i++) {
+        CXDiagnostic d = clang_getDiagnostic(tu, i);
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error &&
+            clang_Location_isFromMainFile(clang_getDiagnosticLocation(d)))
+            bad = 1;
+        clang_disposeDiagnostic(d);
+    }
+    return bad;
+}
+
+static int same_function(CXCursor a, CXCursor b)
+{
+    return clang_equalCursors(clang_getCanonicalCursor(a), clang_getCanonicalCursor(b));
+}
+
+/* Binds each pragma to the declaration after it, adds attributes, and rejects doubles. */
+static int bind_annotations(const char *path, const char *text, decl_list *dl, annot **out,
+                            size_t *n_out, ch_error *err)
+{
+    ch_pragma_loc *locs;
+    size_t nl;
+    ch_pragma_find(text, strlen(text), &locs, &nl);
+    annot *v = ch_xcalloc(nl + dl->n + 1, sizeof *v);
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nl && rc == 0; i++) {
+        ch_pragma_loc *L = &locs[i];
+        annot *a = &v[n];
+        rc = ch_pragma_parse(text + L->body_offset, L->end_offset - L->body_offset, path,
+                             L->body_line, L->body_col, &a->p, err);
+        if (rc)
+            break;
+        n++;
+        a->line = L->line;
+        a->col = L->col;
+        size_t k = 0;
+        while (k < dl->n && dl->v[k].offset <= L->hash_offset)
+            k++;
+        if (k == dl->n || !is_function(dl->v[k].c))
+            rc = ch_error_at(err, path, L->line, L->col,
+                             "#pragma harness is not followed by a function; put it directly "
+                             "before the function's declaration or definition");
+        else
+            a->fn = dl->v[k].c;
+    }
+    free(locs);
+    for (size_t k = 0; k < dl->n && rc == 0; k++) {
+        if (!is_function(dl->v[k].c))
+            continue;
+        int found = attribute_of(dl->v[k].c, path, &v[n], err);
+        if (found < 0)
+            rc = -1;
+        n += found > 0;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        for (size_t j = 0; j < i && rc == 0; j++)
+            if (same_function(v[i].fn, v[j].fn)) {
+                annot *late = v[i].line > v[j].line ? &v[i] : &v[j];
+                char *name = clx_str(clang_getCursorSpelling(v[i].fn));
+                rc = ch_error_at(err, path, late->line, late->col,
+                                 "second harness annotation on '%s'; merge the clauses into one "
+                                 "#pragma harness",
+                                 name);
+                free(name);
+            }
+    *out = v;
+    *n_out = n;
+    return rc;
+}
+
+static int annot_cmp(const void *x, const void *y)
+{
+    const annot *a = x, *b = y;
+    return a->line != b->line ? (a->line < b->line ? -1 : 1)
+                              : (a->col > b->col) - (a->col < b->col);
+}
+
+static int scan_tu(CXTranslationUnit tu, const char *path, const char *text, ch_entry_list *out,
+                   ch_error *err)
+{
+    decl_list dl = {NULL, 0};
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_top, &dl);
+    annot *v;
+    size_t n;
+    int rc = bind_annotations(path, text, &dl, &v, &n, err);
+    qsort(v, n, sizeof *v, annot_cmp);
+    size_t base = out->len;
+    if (rc == 0 && n > 0)
+        out->items = ch_xrealloc(out->items, (out->len + n) * sizeof *out->items);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        ch_entry *e = &out->items[out->len++];
+        memset(e, 0, sizeof *e);
+        rc = build_entry(tu, path, &v[i], e, err);
+    }
+    if (rc != 0) {
+        while (out->len > base)
+            ch_entry_free(&out->items[--out->len]);
+    }
+    for (size_t i = 0; i < n + 1; i++)
+        ch_pragma_free(&v[i].p);
+    free(v);
+    free(dl.v);
+    return rc;
+}
+
+int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_entry_list *out,
+                 ch_error *err)
+{
+    char *text;
+    size_t len;
+    if (ch_read_file(path, &text, &len, err) != 0)
+        return -1;
+    if (!memmem(text, len, "harness", 7) && !memmem(text, len, "HARNESS", 7)) {
+        free(text);
+        return 0;
+    }
+    CXIndex idx = clang_createIndex(0, 0);
+    parse_setup setup;
+    CXTranslationUnit tu = parse_tu(idx, path, lang, clang_args, 0, &setup, err);
+    if (lang == CH_LANG_CU && (!tu || main_file_errors(tu))) {
+        if (tu)
+            clang_disposeTranslationUnit(tu);
+        setup_free(&setup);
+        tu = parse_tu(idx, path, lang, clang_args, 1, &setup, err);
+    }
+    int rc;
+    if (!tu)
+        rc = ch_error_set(err, "%s: libclang could not parse the file", path);
+    else
+        rc = scan_tu(tu, path, text, out, err);
+    if (tu)
+        clang_disposeTranslationUnit(tu);
+    setup_free(&setup);
+    clang_disposeIndex(idx);
+    free(text);
+    return rc;
+}
