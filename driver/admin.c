@@ -6,6 +6,19 @@
 
 #include "driver.h"
 
+/* Commands and their modifiers; every other --harness-KEY=VALUE is a setting. */
+static const char *const admin_words[] = {"help",   "config",  "args",   "list",  "checklist",
+                                          "verify", "entry",   "report", "stats", "clean",
+                                          "evict",  "explain", NULL};
+
+int ch_admin_is_command(const char *name, size_t len)
+{
+    for (size_t k = 0; admin_words[k]; k++)
+        if (strlen(admin_words[k]) == len && strncmp(admin_words[k], name, len) == 0)
+            return 1;
+    return 0;
+}
+
 static const char *option_value(const ch_driver *d, const char *name, int *present)
 {
     size_t n = strlen(name);
@@ -36,6 +49,7 @@ static void print_help(void)
            "  --harness-evict                      apply the cache size limit now\n"
            "  --harness-explain=KEY                what a cache entry holds\n"
            "  --harness-config                     every setting and where it came from\n"
+           "  --harness-args [options] files       the argument model of a command, as JSON\n"
            "settings: --harness-KEY=VALUE for any key of --harness-config (e.g. "
            "--harness-budget=4)\n");
 }
@@ -56,6 +70,11 @@ int ch_admin_run(ch_driver *d, int *exit_code)
         fputs(out.data, stdout);
         ch_strbuf_free(&out);
         *exit_code = 0;
+        return 1;
+    }
+    if (option_value(d, "args", &present), present) {
+        ch_driver_choose_personality(d);
+        *exit_code = ch_admin_args(d);
         return 1;
     }
     if (option_value(d, "list", &present), present) {

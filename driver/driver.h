@@ -32,9 +32,14 @@ const char *ch_real_kind_name(ch_real_kind kind);
 /* Admin mode: handles --harness-<command> options. Returns 1 and sets *exit_code when the
  * command line was an admin command, 0 otherwise. */
 int ch_admin_run(ch_driver *d, int *exit_code);
+/* Nonzero when --harness-NAME (name of length len) is an admin command or a modifier of one
+ * rather than a setting. */
+int ch_admin_is_command(const char *name, size_t len);
 
 /* Compiler, launcher and link modes; returns the exit status (or does not return: exec). */
 int ch_compile_run(ch_driver *d);
+/* Chooses d->personality from the inputs and options (nvcc, cc or c++). */
+void ch_driver_choose_personality(ch_driver *d);
 
 /* Harness path: the command compiles files that contain annotations. Returns the exit status. */
 int ch_harness_compile(ch_driver *d, const int *annotated);
@@ -44,6 +49,7 @@ int ch_driver_spawn(char *const *argv);
 
 /* Admin commands of the modules (one file each under driver/). */
 int ch_admin_list(ch_driver *d, int checklist_form);
+int ch_admin_args(ch_driver *d);
 int ch_admin_cache(ch_driver *d, const char *command, const char *value);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
 

@@ -73,17 +73,11 @@ static void detect_launcher(ch_driver *d)
 
 static int apply_harness_settings(ch_driver *d, ch_error *err)
 {
-    static const char *const commands[] = {"list",  "checklist", "config",  "stats",
-                                           "clean", "evict",     "explain", "verify",
-                                           "entry", "help",      NULL};
     for (size_t i = 0; i < d->args.harness.len; i++) {
         const char *opt = d->args.harness.items[i] + 10; /* after "--harness-" */
         const char *eq = strchr(opt, '=');
         size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
-        int is_command = 0;
-        for (size_t k = 0; commands[k]; k++)
-            is_command |= strlen(commands[k]) == klen && strncmp(commands[k], opt, klen) == 0;
-        if (is_command)
+        if (ch_admin_is_command(opt, klen))
             continue;
         char *key = ch_xstrndup(opt, klen);
         int rc = ch_config_set(&d->cfg, key, eq ? eq + 1 : "1", CH_CFG_CMDLINE, err);
