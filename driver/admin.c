@@ -6,19 +6,6 @@
 
 #include "driver.h"
 
-/* Commands and their modifiers; every other --harness-KEY=VALUE is a setting. */
-static const char *const admin_words[] = {"help",   "config",  "args",   "list",  "checklist",
-                                          "verify", "entry",   "report", "stats", "clean",
-                                          "evict",  "explain", NULL};
-
-int ch_admin_is_command(const char *name, size_t len)
-{
-    for (size_t k = 0; admin_words[k]; k++)
-        if (strlen(admin_words[k]) == len && strncmp(admin_words[k], name, len) == 0)
-            return 1;
-    return 0;
-}
-
 static const char *option_value(const ch_driver *d, const char *name, int *present)
 {
     size_t n = strlen(name);

@@ -14,6 +14,7 @@ typedef struct ch_driver {
     ch_args args;
     int argc;                 /* the arguments after the program name (and after a launcher's */
     char **argv;              /* compiler), borrowed from main */
+    char **argv_full;         /* main's argv, program name included (for delegation) */
     char *launcher;           /* launcher mode: the compiler named first (owned), else NULL */
     ch_real_kind personality; /* which real compiler this command goes to */
 } ch_driver;
@@ -35,6 +36,15 @@ int ch_admin_run(ch_driver *d, int *exit_code);
 /* Nonzero when --harness-NAME (name of length len) is an admin command or a modifier of one
  * rather than a setting. */
 int ch_admin_is_command(const char *name, size_t len);
+/* Nonzero when the command line holds an admin command (not only settings). */
+int ch_driver_has_admin_command(const ch_driver *d);
+
+/* The full ch-cc (libexec/ch-cc/ch-cc-full next to this binary); caller frees. The thin
+ * front binary links neither libclang nor libcurl, whose loading alone costs more than the
+ * pass-through budget; it hands every command that needs them to the full binary. */
+char *ch_driver_full_binary(void);
+/* Replaces the process with the full binary, same arguments. Returns only on failure. */
+int ch_driver_delegate(char **argv);
 
 /* Compiler, launcher and link modes; returns the exit status (or does not return: exec). */
 int ch_compile_run(ch_driver *d);
