@@ -172,7 +172,7 @@ int main(int argc, char **argv)
     detect_launcher(&d);
     if (ch_config_load(&d.cfg, NULL, &err) != 0) {
         ch_driver_report(&err);
-        return 1;
+        goto out;
     }
     if (ch_args_parse(&d.args, d.argc, d.argv, getenv("NVCC_PREPEND_FLAGS"),
                       getenv("NVCC_APPEND_FLAGS"), &err) != 0 ||

@@ -77,7 +77,8 @@ void ch_strbuf_free(ch_strbuf *sb)
 void ch_strbuf_reset(ch_strbuf *sb)
 {
     sb->len = 0;
-    sb->data[0] = '\0';
+    if (sb->data)
+        sb->data[0] = '\0';
 }
 
 static void reserve(ch_strbuf *sb, size_t extra)
@@ -88,6 +89,8 @@ static void reserve(ch_strbuf *sb, size_t extra)
     while (cap < sb->len + extra + 1)
         cap *= 2;
     sb->data = ch_xrealloc(sb->data, cap);
+    if (sb->cap == 0)
+        sb->data[0] = '\0';
     sb->cap = cap;
 }
 
@@ -133,7 +136,8 @@ void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...)
 char *ch_strbuf_detach(ch_strbuf *sb)
 {
     char *s = sb->data;
-    ch_strbuf_init(sb);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
     return s;
 }
 
