@@ -6,7 +6,9 @@
  * test data or seeds; the test author is never given candidates.
  *
  * The scaffold contract every kernel author writes to: the candidate is one CUDA source file
- * defining `extern "C" void NAME_launcher(<the entry's parameters>)` (see ch_agent_launcher_name)
+ * defining `extern "C" void NAME_launcher(<the entry's parameters>)` (see ch_agent_launcher_name;
+ * parameters spelled as ch_entry_cxx_params gives them: C99 array parameters such as
+ * `double A[n][m]` become `double *A`, row-major, `restrict` becomes `__restrict__`)
  * plus its __global__ kernels; the launcher only allocates, copies, configures and launches, and
  * returns after the outputs are back in the caller's buffers (host-pointer convention) or
  * written on the device (`device` entries). No main, no I/O, no host-side computation of outputs.
