@@ -43,7 +43,8 @@ int ch_error_prefix(ch_error *err, const char *fmt, ...)
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     if (n >= 0 && (size_t)n < sizeof err->msg)
-        snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", old);
+        snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %.*s",
+                 (int)(sizeof err->msg - (size_t)n), old);
     return -1;
 }
 

@@ -517,6 +517,7 @@ static char *format_tokens(const char *toks)
             tight |= (strcmp(prev, "(") == 0 || strcmp(prev, "[") == 0);
             tight |= (strcmp(x, "(") == 0 || strcmp(x, "[") == 0) && is_word(prev) &&
                      !is_keyword_paren(prev);
+            tight |= strcmp(x, "[") == 0 && (strcmp(prev, "]") == 0 || strcmp(prev, ")") == 0);
             tight |= strcmp(x, ".") == 0 || strcmp(prev, ".") == 0 || strcmp(x, "->") == 0 ||
                      strcmp(prev, "->") == 0;
             int incdec = strcmp(x, "++") == 0 || strcmp(x, "--") == 0;
@@ -546,7 +547,9 @@ static char *format_tokens(const char *toks)
     ch_strvec_free(&t);
     while (sb.len > 0 && sb.data[sb.len - 1] == '\n')
         sb.data[--sb.len] = '\0';
-    return ch_strbuf_detach(&sb);
+    char *out = ch_strbuf_detach(&sb);
+    ch_strbuf_free(&sb);
+    return out;
 }
 
 /* ---- parameters ---- */
@@ -713,6 +716,8 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
         if (!p || p->role != CH_ROLE_SCALAR || !ch_scalar_is_integer(p->elem)) {
             ch_strvec_free(&tmp);
             ch_strvec_free(&all);
+            ch_strvec_free(&sp.ext);
+            ch_strvec_free(&sp.loop);
             ch_checklist_free(c);
             return ch_error_set(err, "tune(%s): not an integer scalar parameter of %s",
                                 e->clauses.tune[i].name, e->name);

@@ -85,7 +85,9 @@ static char *reindent(const char *s)
         line_start = *s == '\n';
         ch_strbuf_addc(&sb, *s);
     }
-    return ch_strbuf_detach(&sb);
+    char *out = ch_strbuf_detach(&sb);
+    ch_strbuf_free(&sb);
+    return out;
 }
 
 char *ch_checklist_to_json(const ch_checklist *c)
