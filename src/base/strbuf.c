@@ -56,7 +56,9 @@ char *ch_xasprintf(const char *fmt, ...)
     va_start(ap, fmt);
     ch_strbuf_vaddf(&sb, fmt, ap);
     va_end(ap);
-    return ch_strbuf_detach(&sb);
+    char *s = ch_strbuf_detach(&sb);
+    ch_strbuf_free(&sb); /* detach leaves a fresh empty buffer behind */
+    return s;
 }
 
 void ch_strbuf_init(ch_strbuf *sb)
