@@ -26,7 +26,9 @@ typedef struct local_def {
 
 /* Per-parameter accumulators. */
 typedef struct pinfo {
-    ch_poly *max;  /* largest first subscript seen; NULL none yet */
+    ch_poly *max;   /* largest first subscript seen; NULL none yet */
+    ch_poly **alts; /* further maxima incomparable with max (extent: their C max) */
+    int n_alts;
     int unbounded; /* some subscript had no computable maximum */
     int escapes;   /* used other than as a[...] */
     int n_access;
@@ -170,26 +172,73 @@ static ch_poly *maximise(const infer *x, const ch_poly *p)
     return cur;
 }
 
-/* Keeps in *best the larger of *best and cand (consumed). */
-static void keep_max(ch_poly **best, ch_poly *cand)
+/* Sign of d for every variable >= 1: when all non-constant coefficients have one sign, each
+ * monomial is >= 1, so the sum of all coefficients bounds d from that side. */
+static int nonneg_sign(const ch_poly *d)
 {
-    if (!*best) {
-        *best = cand;
+    long long sum = 0;
+    int pos = 1, neg = 1;
+    for (int i = 0; i < d->n; i++) {
+        sum += d->t[i].coef;
+        if (d->t[i].degree > 0) {
+            pos &= d->t[i].coef > 0;
+            neg &= d->t[i].coef < 0;
+        }
+    }
+    if (pos && sum >= 0)
+        return 1;
+    if (neg && sum <= 0)
+        return -1;
+    return 0;
+}
+
+/* <0: a <= b for all sizes >= 1, >0: a >= b, 0: incomparable. */
+static int poly_order(const ch_poly *a, const ch_poly *b)
+{
+    ch_poly *d = poly_sub(a, b);
+    int r = d->n == 0 ? -1 : nonneg_sign(d);
+    poly_free(d);
+    return r;
+}
+
+/* Adds cand (consumed) to the maxima of pi: drops what it dominates, or drops cand when an
+ * existing maximum dominates it; incomparable maxima are all kept. */
+static void keep_max(pinfo *pi, ch_poly *cand)
+{
+    if (!pi->max) {
+        pi->max = cand;
         return;
     }
-    ch_poly *d = poly_sub(cand, *best);
-    int s = poly_sign(d);
-    long long k;
-    int larger = s > 0 ||
-                 (s == 0 && !poly_is_const(d, &k) && poly_sample(cand) > poly_sample(*best)) ||
-                 (poly_is_const(d, &k) && k > 0);
-    poly_free(d);
-    if (larger) {
-        poly_free(*best);
-        *best = cand;
+    ch_poly **all = ch_xmalloc(sizeof *all * (size_t)(pi->n_alts + 2));
+    int n = 0;
+    all[n++] = pi->max;
+    for (int i = 0; i < pi->n_alts; i++)
+        all[n++] = pi->alts[i];
+    int keep_cand = 1;
+    for (int i = 0; i < n && keep_cand; i++)
+        if (all[i] && poly_order(cand, all[i]) < 0)
+            keep_cand = 0;
+    if (keep_cand) {
+        for (int i = 0; i < n; i++)
+            if (all[i] && poly_order(cand, all[i]) > 0) {
+                poly_free(all[i]);
+                all[i] = NULL;
+            }
+        all[n++] = cand;
     } else {
         poly_free(cand);
     }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i])
+            all[m++] = all[i];
+    pi->max = all[0];
+    free(pi->alts);
+    pi->alts = ch_xmalloc(sizeof *pi->alts * (size_t)(m + 1));
+    pi->n_alts = m - 1;
+    for (int i = 1; i < m; i++)
+        pi->alts[i - 1] = all[i];
+    free(all);
 }
 
 /* --- the walk --- */
@@ -245,7 +294,7 @@ static void note_access(infer *x, const ch_ir *acc)
     if (!m)
         x->pi[p].unbounded = 1;
     else
-        keep_max(&x->pi[p].max, m);
+        keep_max(&x->pi[p], m);
 }
 
 static char *access_key(const ch_ir *acc)
@@ -284,8 +333,28 @@ static int is_access(const infer *x, const ch_ir *n)
     return n && n->kind == CH_IR_INDEX && is_buffer(x, access_base(n));
 }
 
+/* `*p` on a buffer parameter is p[0]: a temporary INDEX node the caller frees. */
+static ch_ir *deref_as_index(const infer *x, const ch_ir *n)
+{
+    if (!n || n->kind != CH_IR_UNARY || n->nkids != 1 || strcmp(n->text, "*") != 0 ||
+        !is_buffer(x, n->kids[0]))
+        return NULL;
+    ch_ir *idx = ch_ir_new(CH_IR_INDEX, n->line, n->col);
+    ch_ir_add(idx, ch_ir_clone(n->kids[0]));
+    ch_ir *zero = ch_ir_new(CH_IR_INT_LIT, n->line, n->col);
+    zero->text = ch_xstrdup("0");
+    ch_ir_add(idx, zero);
+    return idx;
+}
+
 static void walk_update(infer *x, const ch_ir *lhs, int reads_old)
 {
+    ch_ir *deref = deref_as_index(x, lhs);
+    if (deref) {
+        walk_update(x, deref, reads_old);
+        ch_ir_free(deref);
+        return;
+    }
     if (is_access(x, lhs)) {
         walk_subscripts(x, lhs);
         note_access(x, lhs);
@@ -309,6 +378,12 @@ static void walk_expr(infer *x, const ch_ir *n)
     if (n->kind == CH_IR_UNARY && n->nkids == 1 &&
         (strcmp(n->text, "++") == 0 || strcmp(n->text, "--") == 0)) {
         walk_update(x, n->kids[0], 1);
+        return;
+    }
+    ch_ir *deref = deref_as_index(x, n);
+    if (deref) {
+        walk_expr(x, deref);
+        ch_ir_free(deref);
         return;
     }
     if (is_access(x, n)) {
@@ -544,15 +619,29 @@ static char *array_extent(const ch_param *p, const pinfo *pi)
     return s;
 }
 
-static char *pointer_extent(const pinfo *pi)
+static char *plus_one(const ch_poly *p)
 {
-    if (!pi->max || pi->unbounded || pi->escapes)
-        return NULL;
-    ch_poly *one = poly_const(1), *n = poly_add(pi->max, one);
+    ch_poly *one = poly_const(1), *n = poly_add(p, one);
     char *s = poly_print(n);
     poly_free(one);
     poly_free(n);
     return s;
+}
+
+/* max + 1, or for incomparable maxima the C max of each + 1: "(m > n ? m : n)". */
+static char *pointer_extent(const pinfo *pi)
+{
+    if (!pi->max || pi->unbounded || pi->escapes)
+        return NULL;
+    char *acc = plus_one(pi->max);
+    for (int i = 0; i < pi->n_alts; i++) {
+        char *b = plus_one(pi->alts[i]);
+        char *next = ch_xasprintf("(%s > %s ? %s : %s)", acc, b, acc, b);
+        free(acc);
+        free(b);
+        acc = next;
+    }
+    return acc;
 }
 
 static const char *clause_extent(const ch_entry *e, const char *name)
@@ -613,8 +702,12 @@ int ch_infer_entry(ch_entry *e, ch_error *err)
     collect_assigned(e->body, &x.assigned);
     walk_stmt(&x, e->body);
     int rc = finish(&x, err);
-    for (size_t i = 0; i < e->n_params; i++)
+    for (size_t i = 0; i < e->n_params; i++) {
         poly_free(x.pi[i].max);
+        for (int k = 0; k < x.pi[i].n_alts; k++)
+            poly_free(x.pi[i].alts[k]);
+        free(x.pi[i].alts);
+    }
     free(x.pi);
     free(x.loops);
     free(x.locals);

@@ -575,6 +575,10 @@ static int scan_tu(CXTranslationUnit tu, const char *path, const char *text, ch_
     if (rc != 0) {
         while (out->len > base)
             ch_entry_free(&out->items[--out->len]);
+        if (out->len == 0) {
+            free(out->items);
+            out->items = NULL;
+        }
     }
     for (size_t i = 0; i < n + 1; i++)
         ch_pragma_free(&v[i].p);
