@@ -145,15 +145,22 @@ static ch_ir *build_unary(ir_ctx *x, CXCursor c, kids_acc *k)
     return n;
 }
 
-/* Whether c comes from a macro expansion (its spelling is elsewhere). */
-static int in_macro(CXCursor c)
+/* Whether text is one numeric literal token; a literal reached through a macro has an extent
+ * that does not cover just its own spelling (libclang 14 reports spelling locations of macro
+ * expansions as expansion locations, so the tokens are the only reliable witness). */
+static int single_number(const char *t)
 {
-    CXSourceLocation l = clang_getCursorLocation(c);
-    CXFile f1, f2;
-    unsigned o1, o2;
-    clang_getExpansionLocation(l, &f1, NULL, NULL, &o1);
-    clang_getSpellingLocation(l, &f2, NULL, NULL, &o2);
-    return o1 != o2 || !clang_File_isEqual(f1, f2);
+    if (!((t[0] >= '0' && t[0] <= '9') || t[0] == '.'))
+        return 0;
+    for (size_t i = 0; t[i]; i++) {
+        char c = t[i];
+        int ok = c == '.' || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                 (c >= 'A' && c <= 'Z') ||
+                 ((c == '+' || c == '-') && i > 0 && strchr("eEpP", t[i - 1]));
+        if (!ok)
+            return 0;
+    }
+    return 1;
 }
 
 static ch_ir *build_literal(ir_ctx *x, CXCursor c, int is_float)
@@ -170,9 +177,11 @@ static ch_ir *build_literal(ir_ctx *x, CXCursor c, int is_float)
     }
     /* a literal written through a macro keeps its value, not the macro's name, so that the
      * body's token stream changes when the macro's value does */
-    if (!in_macro(c)) {
-        n->text = clx_text(x->tu, c);
+    n->text = clx_text(x->tu, c);
+    if (single_number(n->text)) {
+        /* as written */
     } else if (is_float) {
+        free(n->text);
         n->text = ch_xasprintf("%.17g%s", n->fval, n->type == CH_T_FLOAT ? "f" : "");
         if (!strpbrk(n->text, ".en")) {
             char *t = ch_xasprintf("%.1f%s", n->fval, n->type == CH_T_FLOAT ? "f" : "");
@@ -180,6 +189,7 @@ static ch_ir *build_literal(ir_ctx *x, CXCursor c, int is_float)
             n->text = t;
         }
     } else {
+        free(n->text);
         n->text = ch_xasprintf("%lld", n->ival);
     }
     return n;

@@ -74,9 +74,12 @@ static void array_dims(CXTranslationUnit tu, CXCursor parm, const char *name, ch
     unsigned n;
     clang_tokenize(tu, clang_getCursorExtent(parm), &t, &n);
     unsigned i = 0;
+    int stars = 0, konst = 0;
     for (; i < n; i++) {
         char *s = clx_str(clang_getTokenSpelling(tu, t[i]));
         int hit = strcmp(s, name) == 0;
+        stars += strcmp(s, "*") == 0;
+        konst |= strcmp(s, "const") == 0 && stars == 0;
         free(s);
         if (hit)
             break;
@@ -102,6 +105,9 @@ static void array_dims(CXTranslationUnit tu, CXCursor parm, const char *name, ch
     }
     ch_strbuf_free(&dim);
     clang_disposeTokens(tu, t, n);
+    /* libclang loses the element's const through a decayed VLA parameter: trust the tokens */
+    if (p->ndims > 0 && konst)
+        p->is_const = 1;
 }
 
 static int param_fail(ch_error *err, const char *file, CXCursor parm, const char *name,
@@ -136,13 +142,15 @@ static int fill_param(CXTranslationUnit tu, const char *file, CXCursor parm, ch_
     p->is_restrict = t.kind == CXType_Pointer && clang_isRestrictQualifiedType(t);
     CXType el = t.kind == CXType_Pointer ? clang_getPointeeType(t) : clang_getArrayElementType(t);
     int nested = 0;
+    p->is_const = clang_isConstQualifiedType(el);
     while (el.kind == CXType_ConstantArray || el.kind == CXType_VariableArray ||
            el.kind == CXType_IncompleteArray) {
         el = clang_getArrayElementType(el);
+        p->is_const |= clang_isConstQualifiedType(el);
         nested++;
     }
     el = clang_getCanonicalType(el);
-    p->is_const = clang_isConstQualifiedType(el);
+    p->is_const |= clang_isConstQualifiedType(el);
     p->elem = clx_scalar(el);
     if (p->elem == CH_T_UNKNOWN || p->elem == CH_T_VOID) {
         rc = param_fail(err, file, parm, p->name, spelled);
@@ -150,9 +158,9 @@ static int fill_param(CXTranslationUnit tu, const char *file, CXCursor parm, ch_
         return rc;
     }
     free(spelled);
+    array_dims(tu, parm, p->name, p);
     const char *cq = p->is_const ? "const " : "";
     const char *en = ch_scalar_name(p->elem);
-    array_dims(tu, parm, p->name, p);
     if (nested > 0 || t.kind != CXType_Pointer || p->ndims > 0) {
         p->role = CH_ROLE_ARRAY;
         ch_strbuf sb;
