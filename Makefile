@@ -167,5 +167,16 @@ format-check:
 gpu-carry: build asan
 	sh tests/gpu/make-carry.sh
 
+# libFuzzer over the pragma grammar (not part of make check): FUZZ_TIME seconds, corpus kept
+# under $(BUILD)/fuzz/corpus.
+FUZZ_TIME ?= 20
+FUZZ_SRC := src/scan/pragma.c src/base/strbuf.c src/base/error.c
+fuzz: $(BUILD)/fuzz/fuzz_pragma
+	@mkdir -p $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_pragma -max_total_time=$(FUZZ_TIME) -max_len=512 $(BUILD)/fuzz/corpus
+$(BUILD)/fuzz/fuzz_pragma: tests/fuzz/fuzz_pragma.c $(FUZZ_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS_ALL) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $< $(FUZZ_SRC) -lm -o $@
+
 clean:
 	rm -rf $(BUILD)
