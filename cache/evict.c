@@ -96,7 +96,8 @@ int ch_cache_evict_to(ch_cache *c, unsigned long long limit, size_t *evicted, ch
     unsigned long long total = 0;
     for (size_t i = 0; i < n; i++)
         total += list[i].bytes;
-    qsort(list, n, sizeof *list, by_last_use);
+    if (n)
+        qsort(list, n, sizeof *list, by_last_use);
     ch_cache_stats delta = {0};
     for (size_t i = 0; i < n && total > limit; i++)
         if (remove_if_idle(c, list[i].key)) {

@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,8 +202,7 @@ unsigned long long ch_cache_max_size(const ch_cache *c)
 
 void ch_cache_hit_init(ch_cache_hit *h)
 {
-    memset(h, 0, sizeof *h);
-    ch_strvec_init(&h->meta);
+    memset(h, 0, sizeof *h); /* a zeroed ch_strvec is a valid empty one: nothing allocated */
 }
 
 void ch_cache_hit_free(ch_cache_hit *h)
@@ -447,7 +447,8 @@ int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *e
 
 /* ---- transactions ---- */
 
-/* Removes temp directories of key left by holders that died (caller holds the key lock). */
+/* Removes temp directories of key left by holders that died (caller holds the key lock), and
+ * trash of removers that died. */
 static void remove_stale_temps(ch_cache *c, const char *key)
 {
     char *tdir = ch_path_join(c->dir, "tmp");
@@ -455,7 +456,9 @@ static void remove_stale_temps(ch_cache *c, const char *key)
     if (d) {
         struct dirent *de;
         while ((de = readdir(d)))
-            if (strncmp(de->d_name, key, 32) == 0 && de->d_name[32] == '.') {
+            if ((strncmp(de->d_name, key, 32) == 0 && de->d_name[32] == '.') ||
+                (strncmp(de->d_name, "trash.", 6) == 0 &&
+                 kill((pid_t)strtol(de->d_name + 6, NULL, 10), 0) != 0 && errno == ESRCH)) {
                 char *p = ch_path_join(tdir, de->d_name);
                 ch_error e;
                 ch_remove_tree(p, &e);
@@ -654,10 +657,19 @@ static int txn_publish(ch_cache_txn *t, ch_error *err)
     char *epath = ch_cache_entry_path(c, t->key);
     char *parent = ch_path_dir(epath);
     rc = ch_mkdir_p(parent, err);
-    if (rc == 0 && ch_is_dir(epath))
+    if (rc == 0 && ch_is_dir(epath)) {
+        /* replacing: swap atomically so the key never looks absent, then drop the old one */
+        if (renameat2(AT_FDCWD, t->tmp, AT_FDCWD, epath, RENAME_EXCHANGE) == 0) {
+            rc = ch_cache_remove_dir(c, t->tmp, err);
+            free(t->tmp);
+            t->tmp = NULL;
+            goto published;
+        }
         rc = ch_cache_remove_dir(c, epath, err);
+    }
     if (rc == 0 && rename(t->tmp, epath) != 0)
         rc = ch_error_set(err, "cannot publish cache entry '%s': %s", epath, strerror(errno));
+published:
     if (rc == 0) {
         free(t->tmp);
         t->tmp = NULL;
