@@ -261,7 +261,7 @@ static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_e
     hit->files = ch_xcalloc(idx.n ? idx.n : 1, sizeof *hit->files);
     for (size_t i = 0; i < idx.n && rc == 0; i++) {
         char *fp = ch_path_join(path, idx.files[i].name);
-        char *data;
+        char *data = NULL;
         size_t dlen;
         if (ch_read_file(fp, &data, &dlen, err) != 0)
             rc = ch_error_set(err, "file '%s' is missing", idx.files[i].name);
@@ -393,6 +393,7 @@ static int remote_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cac
     int rc = ch_remote_get(c->remote, key, &body, &e);
     if (rc < 0) {
         remote_failed(c, "read", &e, delta);
+        rc = 0;
     } else if (rc == 0) {
         delta->remote_misses++;
     } else if (ch_archive_unpack(key, body.data, body.len, hit, &e) != 0) {
