@@ -1,6 +1,7 @@
 /* Test driver of the cache API (tests/integration/cache_*.t, bench/cache.sh). Subcommands:
  *   put KEY [VERSION]      generate KEY through begin/put/commit (config from the environment)
  *   get KEY [FILE]         lookup; prints "hit"/"miss" (and FILE's bytes); exit 0 hit, 1 miss
+ *   script STEP...         one build: get:KEY put:KEY touch:FILE wait:FILE on one handle
  *   key                    the entry key of a fixed entry
  *   torture DIR P OPS K    P processes x OPS random operations on K keys; checks counters/entries
  *   once DIR N             N processes race to generate one missing key; exactly one may
@@ -116,9 +117,8 @@ static void make_key(unsigned i, char out[33])
     snprintf(out, 33, "%08x%024x", 0xc0ffee00u + i, i);
 }
 
-static int cmd_put(const char *key, unsigned v)
+static void do_put(ch_cache *c, const char *key, unsigned v)
 {
-    ch_cache *c = open_env();
     ch_cache_txn *t;
     ch_cache_hit hit;
     ch_error err;
@@ -135,14 +135,10 @@ static int cmd_put(const char *key, unsigned v)
             fail("commit: %s", err.msg);
         printf("generated\n");
     }
-    print_warnings(c);
-    ch_cache_close(c);
-    return 0;
 }
 
-static int cmd_get(const char *key, const char *file)
+static int do_get(ch_cache *c, const char *key, const char *file)
 {
-    ch_cache *c = open_env();
     ch_cache_hit hit;
     ch_error err;
     int rc = ch_cache_lookup(c, key, &hit, &err);
@@ -156,9 +152,49 @@ static int cmd_get(const char *key, const char *file)
             fwrite(f->data, 1, f->len, stdout);
     }
     ch_cache_hit_free(&hit);
+    return rc ? 0 : 1;
+}
+
+static int cmd_put(const char *key, unsigned v)
+{
+    ch_cache *c = open_env();
+    do_put(c, key, v);
     print_warnings(c);
     ch_cache_close(c);
-    return rc ? 0 : 1;
+    return 0;
+}
+
+static int cmd_get(const char *key, const char *file)
+{
+    ch_cache *c = open_env();
+    int rc = do_get(c, key, file);
+    print_warnings(c);
+    ch_cache_close(c);
+    return rc;
+}
+
+/* One "build": get:KEY, put:KEY, touch:FILE, wait:FILE steps on one handle. */
+static int cmd_script(int n, char **steps)
+{
+    ch_cache *c = open_env();
+    for (int i = 0; i < n; i++) {
+        const char *arg = strchr(steps[i], ':') ? strchr(steps[i], ':') + 1 : "";
+        if (strncmp(steps[i], "get:", 4) == 0) {
+            do_get(c, arg, NULL);
+        } else if (strncmp(steps[i], "put:", 4) == 0) {
+            do_put(c, arg, 1);
+        } else if (strncmp(steps[i], "touch:", 6) == 0) {
+            ch_error err;
+            ch_write_file_atomic(arg, "", 0, 0, &err);
+        } else if (strncmp(steps[i], "wait:", 5) == 0) {
+            for (int k = 0; k < 3000 && !ch_file_exists(arg); k++)
+                usleep(10000);
+        }
+        fflush(stdout);
+    }
+    print_warnings(c);
+    ch_cache_close(c);
+    return 0;
 }
 
 static void fixed_entry(ch_entry *e, char *body)
@@ -537,6 +573,8 @@ int main(int argc, char **argv)
         return cmd_put(argv[2], argc > 3 ? (unsigned)atoi(argv[3]) : 1);
     if (strcmp(cmd, "get") == 0 && argc >= 3)
         return cmd_get(argv[2], argc > 3 ? argv[3] : NULL);
+    if (strcmp(cmd, "script") == 0)
+        return cmd_script(argc - 2, argv + 2);
     if (strcmp(cmd, "key") == 0)
         return cmd_key();
     if (strcmp(cmd, "torture") == 0 && argc == 6)
