@@ -43,7 +43,7 @@ DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
 PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
-HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h))
+HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h))
 GEN_PROMPTS := $(BUILD)/gen/prompts.c
 
 .PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \

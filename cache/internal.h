@@ -1,0 +1,73 @@
+/* Shared internals of the cache/ sources: the handle, per-key locks, the stats file, entry paths
+ * and the index record. Not installed; only cache/ includes it. */
+#ifndef CH_CACHE_INTERNAL_H
+#define CH_CACHE_INTERNAL_H
+
+#include "ch/cache.h"
+#include "ch/fsutil.h"
+#include "ch/remote.h"
+
+struct ch_cache {
+    char *dir; /* owned */
+    unsigned long long max_size;
+    double lock_timeout;
+    int no_fsync;
+    ch_remote *remote; /* owned; NULL without a remote store */
+    int remote_only_read;
+    int remote_warned; /* one remote warning per handle; after it the remote is not used */
+    ch_strvec warnings;
+};
+
+/* ---- lock.c: flock-based locks on files that may be removed by an exclusive holder ---- */
+typedef struct ch_lock {
+    int fd; /* -1: not held */
+} ch_lock;
+
+/* Waits up to timeout seconds (0: try once). 0 held, 1 busy (timed out / try failed), -1 err. */
+int ch_lock_acquire(const char *path, int exclusive, double timeout, ch_lock *out, ch_error *err);
+void ch_lock_release(ch_lock *l);
+/* Exclusive holder only: unlinks the lock file, then releases it. */
+void ch_lock_release_unlink(ch_lock *l, const char *path);
+/* The pid recorded by the last exclusive holder of path, or 0. */
+long ch_lock_holder(const char *path);
+
+/* ---- stats.c ---- */
+/* Adds delta to the counters under the stats lock (never loses concurrent updates). */
+int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err);
+
+/* ---- store.c helpers used by evict.c ---- */
+char *ch_cache_entry_path(const ch_cache *c, const char *key); /* caller frees */
+char *ch_cache_lock_path(const ch_cache *c, const char *key);  /* caller frees */
+/* Moves dir out of sight (rename into tmp/) and deletes it. */
+int ch_cache_remove_dir(ch_cache *c, const char *dir, ch_error *err);
+void ch_cache_warn(ch_cache *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+unsigned long long ch_cache_dir_bytes(const char *dir);
+
+/* ---- archive.c: the index record (also the head of a remote archive) ----
+ *   ch-cc-index 1
+ *   key <32 hex>
+ *   created <unix seconds>
+ *   meta <name>=<value>              (zero or more; no newlines in value)
+ *   file <size> <xxh3-64 hex> <name> (one per file, name is the rest of the line)
+ *   end <xxh3-64 hex of every byte above>
+ */
+typedef struct ch_index_file {
+    char *name; /* owned */
+    unsigned long long size;
+    unsigned long long sum;
+} ch_index_file;
+
+typedef struct ch_index {
+    ch_index_file *files; /* owned; ch_index_free */
+    size_t n;
+    ch_strvec meta;
+    long long created;
+    size_t text_len; /* bytes of the record, "end" line included */
+} ch_index;
+
+void ch_index_free(ch_index *idx);
+/* Parses the record at the start of data (len bytes) and checks its own checksum. */
+int ch_index_parse(const char *key, const char *data, size_t len, ch_index *idx, ch_error *err);
+void ch_index_format(const char *key, const ch_cache_file *files, size_t n, const ch_strvec *meta,
+                     long long created, ch_strbuf *out);
+#endif

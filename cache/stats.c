@@ -1,0 +1,101 @@
+/* Cache counters shared by every process using a cache directory. The counters live in
+ * <cache_dir>/stats as "name value" lines; an update takes locks/stats.lock exclusively, reads,
+ * adds and rewrites the file by temp file + rename, so concurrent updates are never lost and a
+ * crash leaves either the old or the new file. Unknown lines are ignored (forward compatible). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *const ch_cache_stat_names[] = {
+    "lookups", "hits",        "misses",        "generations",   "evictions",
+    "damaged", "remote_hits", "remote_misses", "remote_errors", NULL,
+};
+
+unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
+{
+    unsigned long long *f[] = {&s->lookups,     &s->hits,          &s->misses,
+                               &s->generations, &s->evictions,     &s->damaged,
+                               &s->remote_hits, &s->remote_misses, &s->remote_errors};
+    return i < sizeof f / sizeof f[0] ? f[i] : NULL;
+}
+
+static void parse_stats(const char *text, ch_cache_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        for (size_t i = 0; ch_cache_stat_names[i]; i++) {
+            size_t n = strlen(ch_cache_stat_names[i]);
+            if (len > n && strncmp(line, ch_cache_stat_names[i], n) == 0 && line[n] == ' ')
+                *ch_cache_stats_field(s, i) = strtoull(line + n + 1, NULL, 10);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+static int read_unlocked(ch_cache *c, ch_cache_stats *out, ch_error *err)
+{
+    char *path = ch_path_join(c->dir, "stats");
+    char *text = NULL;
+    memset(out, 0, sizeof *out);
+    if (ch_file_exists(path)) {
+        if (ch_read_file(path, &text, NULL, err) != 0) {
+            free(path);
+            return -1;
+        }
+        parse_stats(text, out);
+        free(text);
+    }
+    free(path);
+    return 0;
+}
+
+static int update(ch_cache *c, const ch_cache_stats *delta, int zero, ch_error *err)
+{
+    char *lock_path = ch_path_join(c->dir, "locks/stats.lock");
+    ch_lock lock;
+    int rc = ch_lock_acquire(lock_path, 1, c->lock_timeout, &lock, err);
+    free(lock_path);
+    if (rc != 0)
+        return rc > 0 ? ch_error_set(err, "timed out waiting for the cache statistics lock") : -1;
+    ch_cache_stats s;
+    if (read_unlocked(c, &s, err) != 0) {
+        ch_lock_release(&lock);
+        return -1;
+    }
+    ch_strbuf text;
+    ch_strbuf_init(&text);
+    for (size_t i = 0; ch_cache_stat_names[i]; i++) {
+        unsigned long long v =
+            zero ? 0
+                 : *ch_cache_stats_field(&s, i) + *ch_cache_stats_field((ch_cache_stats *)delta, i);
+        ch_strbuf_addf(&text, "%s %llu\n", ch_cache_stat_names[i], v);
+    }
+    char *path = ch_path_join(c->dir, "stats");
+    rc = ch_write_file_atomic(path, text.data, text.len, 0, err);
+    free(path);
+    ch_strbuf_free(&text);
+    ch_lock_release(&lock);
+    return rc;
+}
+
+int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
+{
+    static const ch_cache_stats none;
+    if (memcmp(delta, &none, sizeof none) == 0)
+        return 0;
+    return update(c, delta, 0, err);
+}
+
+int ch_cache_stats_zero(ch_cache *c, ch_error *err)
+{
+    static const ch_cache_stats none;
+    return update(c, &none, 1, err);
+}
+
+int ch_cache_stats_read(ch_cache *c, ch_cache_stats *out, ch_error *err)
+{
+    return read_unlocked(c, out, err);
+}

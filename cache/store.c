@@ -1,0 +1,716 @@
+/* The local store: lookup, the generation protocol and its transactions, damage handling and
+ * remote read-through/write-back. Invariant: an entry directory <dir>/<2 hex>/<30 hex>/ is only
+ * ever created by renaming a complete temp directory (files + index) into place, so a reader
+ * sees a whole entry or none; whatever a crashed writer leaves lives under <dir>/tmp/.
+ *
+ * Locking protocol. Every key has a lock file <dir>/locks/<key>, locked with flock(2):
+ *   - readers (lookup) hold it SHARED while they read and verify the files and record the use
+ *     time, so no one can remove or replace the entry under them;
+ *   - a generator (begin .. commit/abort) holds it EXCLUSIVE from before it checks that the
+ *     entry is missing until after the rename that publishes it. Of N builds missing the same
+ *     key, the first gets the lock and generates; the others wait (up to lock_timeout), then find
+ *     the entry present and read it: the kernel is generated exactly once;
+ *   - eviction, clean and damage removal take it EXCLUSIVE without waiting (skipping entries in
+ *     use) or, for damage, with waiting and a re-check, so only one process reports the damage;
+ *   - a holder that dies loses its flock in the kernel: no stale lock outlives a crash. The next
+ *     generator of that key removes the dead holder's temp directories (<dir>/tmp/<key>.*),
+ *     which is safe because it holds the exclusive lock and only holders create them.
+ * The stats file has its own lock (stats.c); no code holds two key locks at once. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "internal.h"
+
+struct ch_cache_txn {
+    ch_cache *c;
+    char key[33];
+    ch_lock lock;         /* exclusive, on the key */
+    char *tmp;            /* the private temp directory the files go to (owned) */
+    ch_cache_file *files; /* copies of what was put (owned), for the index and write-back */
+    size_t n, cap;
+    ch_strvec meta;
+    int from_remote; /* read-through: no generation counted, no write-back */
+    long long created;
+};
+
+/* ---- paths and small helpers ---- */
+
+char *ch_cache_entry_path(const ch_cache *c, const char *key)
+{
+    return ch_xasprintf("%s/%.2s/%s", c->dir, key, key + 2);
+}
+
+char *ch_cache_lock_path(const ch_cache *c, const char *key)
+{
+    return ch_xasprintf("%s/locks/%s", c->dir, key);
+}
+
+void ch_cache_warn(ch_cache *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    ch_strbuf_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    ch_strvec_push_owned(&c->warnings, ch_strbuf_detach(&sb));
+}
+
+void ch_cache_take_warnings(ch_cache *c, ch_strvec *out)
+{
+    for (size_t i = 0; i < c->warnings.len; i++)
+        ch_strvec_push(out, c->warnings.items[i]);
+    ch_strvec_free(&c->warnings);
+    ch_strvec_init(&c->warnings);
+}
+
+int ch_cache_remove_dir(ch_cache *c, const char *dir, ch_error *err)
+{
+    char *tmpl = ch_xasprintf("%s/tmp/trash.%ld.XXXXXX", c->dir, (long)getpid());
+    char *tmpd = mkdtemp(tmpl);
+    int rc = 0;
+    if (tmpd) {
+        char *dst = ch_path_join(tmpd, "x");
+        if (rename(dir, dst) != 0 && errno != ENOENT)
+            rc = ch_error_set(err, "cannot remove '%s': %s", dir, strerror(errno));
+        free(dst);
+        ch_error e2;
+        ch_remove_tree(tmpd, &e2);
+    } else {
+        rc = ch_remove_tree(dir, err);
+    }
+    free(tmpl);
+    return rc;
+}
+
+unsigned long long ch_cache_dir_bytes(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    unsigned long long total = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        char *p = ch_path_join(dir, de->d_name);
+        struct stat sb;
+        if (lstat(p, &sb) == 0)
+            total += S_ISDIR(sb.st_mode) ? ch_cache_dir_bytes(p) : (unsigned long long)sb.st_size;
+        free(p);
+    }
+    closedir(d);
+    return total;
+}
+
+static int valid_name(const char *name)
+{
+    return name && *name && name[0] != '/' && !strstr(name, "..") && !strchr(name, '\n') &&
+           strcmp(name, "index") != 0 && name[strlen(name) - 1] != '/';
+}
+
+static int check_key(const char *key, ch_error *err)
+{
+    if (!ch_cache_key_valid(key))
+        return ch_error_set(err, "'%s' is not a cache key (32 lowercase hex digits)",
+                            key ? key : "(null)");
+    return 0;
+}
+
+static long long now_unix(void)
+{
+    return (long long)time(NULL);
+}
+
+/* ---- open / close ---- */
+
+int ch_cache_open_opts(ch_cache **out, const ch_cache_opts *o, ch_error *err)
+{
+    *out = NULL;
+    if (!o->dir || !*o->dir)
+        return ch_error_set(err, "no cache directory configured (cache_dir)");
+    ch_cache *c = ch_xcalloc(1, sizeof *c);
+    c->dir = ch_xstrdup(o->dir);
+    c->max_size = o->max_size;
+    c->lock_timeout = o->lock_timeout;
+    c->no_fsync = o->no_fsync;
+    c->remote_only_read = o->remote_only_read;
+    ch_strvec_init(&c->warnings);
+    char *locks = ch_path_join(c->dir, "locks"), *tmp = ch_path_join(c->dir, "tmp");
+    int rc = ch_mkdir_p(locks, err) != 0 || ch_mkdir_p(tmp, err) != 0 ? -1 : 0;
+    free(locks);
+    free(tmp);
+    if (rc == 0 && o->remote && *o->remote &&
+        ch_remote_open(&c->remote, o->remote, o->remote_token, o->remote_timeout, err) != 0)
+        rc = -1;
+    if (rc != 0) {
+        ch_cache_close(c);
+        return ch_error_prefix(err, "cache");
+    }
+    *out = c;
+    return 0;
+}
+
+int ch_cache_open(ch_cache **out, const ch_config *cfg, ch_error *err)
+{
+    ch_cache_opts o = {0};
+    o.dir = ch_config_get(cfg, "cache_dir");
+    o.remote = ch_config_get(cfg, "remote");
+    o.remote_token = ch_config_get(cfg, "remote_token");
+    if (!*o.remote_token)
+        o.remote_token = NULL;
+    if (ch_config_size(cfg, "max_size", &o.max_size, err) != 0 ||
+        ch_config_double(cfg, "lock_timeout", &o.lock_timeout, err) != 0 ||
+        ch_config_bool(cfg, "remote_only_read", &o.remote_only_read, err) != 0 ||
+        ch_config_double(cfg, "remote_timeout", &o.remote_timeout, err) != 0)
+        return -1;
+    return ch_cache_open_opts(out, &o, err);
+}
+
+void ch_cache_close(ch_cache *c)
+{
+    if (!c)
+        return;
+    if (c->remote)
+        ch_remote_close(c->remote);
+    ch_strvec_free(&c->warnings);
+    free(c->dir);
+    free(c);
+}
+
+const char *ch_cache_dir(const ch_cache *c)
+{
+    return c->dir;
+}
+
+unsigned long long ch_cache_max_size(const ch_cache *c)
+{
+    return c->max_size;
+}
+
+/* ---- hits ---- */
+
+void ch_cache_hit_init(ch_cache_hit *h)
+{
+    memset(h, 0, sizeof *h); /* a zeroed ch_strvec is a valid empty one: nothing allocated */
+}
+
+void ch_cache_hit_free(ch_cache_hit *h)
+{
+    for (size_t i = 0; i < h->n_files; i++) {
+        free(h->files[i].name);
+        free(h->files[i].data);
+    }
+    free(h->files);
+    ch_strvec_free(&h->meta);
+    ch_cache_hit_init(h);
+}
+
+const ch_cache_file *ch_cache_hit_file(const ch_cache_hit *h, const char *name)
+{
+    for (size_t i = 0; i < h->n_files; i++)
+        if (strcmp(h->files[i].name, name) == 0)
+            return &h->files[i];
+    return NULL;
+}
+
+const char *ch_cache_hit_meta(const ch_cache_hit *h, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < h->meta.len; i++)
+        if (strncmp(h->meta.items[i], name, n) == 0 && h->meta.items[i][n] == '=')
+            return h->meta.items[i] + n + 1;
+    return NULL;
+}
+
+/* Reads and verifies the entry in directory path. 1: valid (hit filled), 0: absent, -1: damaged
+ * (why in err). Caller holds the key's lock. */
+static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_error *err)
+{
+    ch_cache_hit_init(hit);
+    if (!ch_is_dir(path))
+        return 0;
+    char *ipath = ch_path_join(path, "index");
+    char *text;
+    size_t len;
+    int rc = ch_read_file(ipath, &text, &len, err);
+    free(ipath);
+    if (rc != 0)
+        return ch_error_set(err, "its index is missing or unreadable");
+    ch_index idx;
+    rc = ch_index_parse(key, text, len, &idx, err);
+    if (rc == 0 && idx.text_len != len)
+        rc = ch_error_set(err, "index record has trailing bytes");
+    free(text);
+    if (rc != 0) {
+        if (idx.files)
+            ch_index_free(&idx);
+        return -1;
+    }
+    memcpy(hit->key, key, 33);
+    hit->files = ch_xcalloc(idx.n ? idx.n : 1, sizeof *hit->files);
+    for (size_t i = 0; i < idx.n && rc == 0; i++) {
+        char *fp = ch_path_join(path, idx.files[i].name);
+        char *data = NULL;
+        size_t dlen;
+        if (ch_read_file(fp, &data, &dlen, err) != 0)
+            rc = ch_error_set(err, "file '%s' is missing", idx.files[i].name);
+        else if (dlen != idx.files[i].size)
+            rc = ch_error_set(err, "file '%s' has %zu bytes instead of %llu", idx.files[i].name,
+                              dlen, idx.files[i].size);
+        else if (XXH3_64bits(data, dlen) != idx.files[i].sum)
+            rc = ch_error_set(err, "file '%s' fails its checksum", idx.files[i].name);
+        free(fp);
+        if (rc != 0) {
+            free(data);
+            break;
+        }
+        ch_cache_file *f = &hit->files[hit->n_files++];
+        f->name = ch_xstrdup(idx.files[i].name);
+        f->data = (unsigned char *)data;
+        f->len = dlen;
+    }
+    if (rc == 0) {
+        ch_strvec_pushv(&hit->meta, &idx.meta);
+        hit->created = idx.created;
+    }
+    ch_index_free(&idx);
+    if (rc != 0) {
+        ch_cache_hit_free(hit);
+        return -1;
+    }
+    return 1;
+}
+
+/* A damaged entry seen under a shared lock: re-check under the exclusive lock, remove it and
+ * warn, so that exactly one process reports and counts it. */
+static void handle_damage(ch_cache *c, const char *key, ch_cache_stats *delta)
+{
+    char *lpath = ch_cache_lock_path(c, key), *epath = ch_cache_entry_path(c, key);
+    ch_lock lock;
+    ch_error err;
+    if (ch_lock_acquire(lpath, 1, c->lock_timeout, &lock, &err) == 0) {
+        ch_cache_hit h;
+        ch_error why;
+        if (read_entry(epath, key, &h, &why) < 0) {
+            if (ch_cache_remove_dir(c, epath, &err) == 0) {
+                ch_cache_warn(c, "cache entry %s was damaged (%s); removed, it will be rebuilt",
+                              key, why.msg);
+                delta->damaged++;
+            }
+        } else {
+            ch_cache_hit_free(&h);
+        }
+        ch_lock_release(&lock);
+    }
+    free(lpath);
+    free(epath);
+}
+
+/* Local lookup. 1 hit, 0 miss (damage handled), -1 error. */
+static int local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta,
+                        ch_error *err)
+{
+    char *epath = ch_cache_entry_path(c, key);
+    if (!ch_is_dir(epath)) {
+        free(epath);
+        return 0;
+    }
+    char *lpath = ch_cache_lock_path(c, key);
+    ch_lock lock;
+    int rc = ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, err);
+    free(lpath);
+    if (rc != 0) {
+        free(epath);
+        return rc > 0 ? ch_error_set(err, "timed out waiting for the lock on cache entry %s", key)
+                      : -1;
+    }
+    ch_error why;
+    rc = read_entry(epath, key, hit, &why);
+    if (rc > 0)
+        utimensat(AT_FDCWD, epath, NULL, 0); /* last use, for LRU eviction */
+    ch_lock_release(&lock);
+    free(epath);
+    if (rc < 0) {
+        handle_damage(c, key, delta);
+        rc = 0;
+    }
+    return rc;
+}
+
+int ch_cache_peek(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *err)
+{
+    ch_cache_hit_init(hit);
+    if (check_key(key, err) != 0)
+        return -1;
+    char *epath = ch_cache_entry_path(c, key), *lpath = ch_cache_lock_path(c, key);
+    ch_lock lock;
+    int rc = ch_is_dir(epath) ? ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, err) : 2;
+    if (rc == 0) {
+        rc = read_entry(epath, key, hit, err);
+        if (rc < 0)
+            ch_error_prefix(err, "cache entry %s is damaged", key);
+        ch_lock_release(&lock);
+    } else if (rc == 1) {
+        rc = ch_error_set(err, "timed out waiting for the lock on cache entry %s", key);
+    } else if (rc == 2) {
+        rc = 0;
+    }
+    free(epath);
+    free(lpath);
+    return rc;
+}
+
+/* One warning per handle for the remote store; after it the remote is left alone. */
+static void remote_failed(ch_cache *c, const char *what, const ch_error *e, ch_cache_stats *d)
+{
+    d->remote_errors++;
+    if (!c->remote_warned)
+        ch_cache_warn(c, "remote cache %s failed (%s); continuing without it for this build", what,
+                      e->msg);
+    c->remote_warned = 1;
+}
+
+static int txn_start(ch_cache *c, const char *key, ch_cache_txn **out, ch_error *err);
+static int txn_publish(ch_cache_txn *t, ch_error *err);
+static void txn_free(ch_cache_txn *t);
+
+static int remote_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta)
+{
+    ch_strbuf body;
+    ch_strbuf_init(&body);
+    ch_error e;
+    int rc = ch_remote_get(c->remote, key, &body, &e);
+    if (rc < 0) {
+        remote_failed(c, "read", &e, delta);
+        rc = 0;
+    } else if (rc == 0) {
+        delta->remote_misses++;
+    } else if (ch_archive_unpack(key, body.data, body.len, hit, &e) != 0) {
+        remote_failed(c, "read", &e, delta);
+        rc = 0;
+    } else {
+        delta->remote_hits++;
+        hit->from_remote = 1;
+        /* store locally; a failure here only costs the local copy */
+        ch_cache_txn *t;
+        ch_error le;
+        if (txn_start(c, key, &t, &le) == 0) {
+            t->from_remote = 1;
+            int ok = 1;
+            for (size_t i = 0; i < hit->n_files && ok; i++)
+                ok = ch_cache_put(t, hit->files[i].name, hit->files[i].data, hit->files[i].len,
+                                  &le) == 0;
+            for (size_t i = 0; i < hit->meta.len; i++)
+                ch_strvec_push(&t->meta, hit->meta.items[i]);
+            if (ok)
+                txn_publish(t, &le);
+            txn_free(t);
+        }
+    }
+    ch_strbuf_free(&body);
+    return rc;
+}
+
+int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *err)
+{
+    ch_cache_hit_init(hit);
+    if (check_key(key, err) != 0)
+        return -1;
+    ch_cache_stats delta = {0};
+    int rc = local_lookup(c, key, hit, &delta, err);
+    if (rc == 0 && c->remote && !c->remote_warned)
+        rc = remote_lookup(c, key, hit, &delta);
+    if (rc >= 0) {
+        delta.lookups++;
+        if (rc > 0)
+            delta.hits++;
+        else
+            delta.misses++;
+    }
+    ch_error se;
+    if (ch_stats_add(c, &delta, rc < 0 ? &se : err) != 0 && rc >= 0) {
+        ch_cache_hit_free(hit);
+        return -1;
+    }
+    return rc;
+}
+
+/* ---- transactions ---- */
+
+/* Removes temp directories of key left by holders that died (caller holds the key lock), and
+ * trash of removers that died. */
+static void remove_stale_temps(ch_cache *c, const char *key)
+{
+    char *tdir = ch_path_join(c->dir, "tmp");
+    DIR *d = opendir(tdir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if ((strncmp(de->d_name, key, 32) == 0 && de->d_name[32] == '.') ||
+                (strncmp(de->d_name, "trash.", 6) == 0 &&
+                 kill((pid_t)strtol(de->d_name + 6, NULL, 10), 0) != 0 && errno == ESRCH)) {
+                char *p = ch_path_join(tdir, de->d_name);
+                ch_error e;
+                ch_remove_tree(p, &e);
+                free(p);
+            }
+        closedir(d);
+    }
+    free(tdir);
+}
+
+/* Takes the exclusive lock and makes the temp directory; no check for an existing entry. */
+static int txn_start(ch_cache *c, const char *key, ch_cache_txn **out, ch_error *err)
+{
+    *out = NULL;
+    char *lpath = ch_cache_lock_path(c, key);
+    ch_lock lock;
+    int rc = ch_lock_acquire(lpath, 1, c->lock_timeout, &lock, err);
+    if (rc != 0) {
+        if (rc > 0) {
+            long pid = ch_lock_holder(lpath);
+            ch_error_set(err,
+                         "timed out after %gs waiting for another build (pid %ld) generating "
+                         "cache entry %s (lock_timeout)",
+                         c->lock_timeout, pid, key);
+        }
+        free(lpath);
+        return -1;
+    }
+    free(lpath);
+    remove_stale_temps(c, key);
+    char *tmpl = ch_xasprintf("%s/tmp/%s.%ld.XXXXXX", c->dir, key, (long)getpid());
+    if (!mkdtemp(tmpl)) {
+        ch_error_set(err, "cannot create a temporary directory in '%s/tmp': %s", c->dir,
+                     strerror(errno));
+        free(tmpl);
+        ch_lock_release(&lock);
+        return -1;
+    }
+    ch_cache_txn *t = ch_xcalloc(1, sizeof *t);
+    t->c = c;
+    memcpy(t->key, key, 33);
+    t->lock = lock;
+    t->tmp = tmpl;
+    ch_strvec_init(&t->meta);
+    *out = t;
+    return 0;
+}
+
+static void txn_free(ch_cache_txn *t)
+{
+    if (!t)
+        return;
+    if (t->tmp) {
+        ch_error e;
+        ch_remove_tree(t->tmp, &e);
+        free(t->tmp);
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->files[i].name);
+        free(t->files[i].data);
+    }
+    free(t->files);
+    ch_strvec_free(&t->meta);
+    ch_lock_release(&t->lock);
+    free(t);
+}
+
+int ch_cache_begin(ch_cache *c, const char *key, ch_cache_txn **txn, ch_cache_hit *hit,
+                   ch_error *err)
+{
+    *txn = NULL;
+    ch_cache_hit_init(hit);
+    if (check_key(key, err) != 0)
+        return -1;
+    ch_cache_txn *t;
+    if (txn_start(c, key, &t, err) != 0)
+        return -1;
+    char *epath = ch_cache_entry_path(c, key);
+    ch_error why;
+    int rc = read_entry(epath, key, hit, &why);
+    free(epath);
+    if (rc > 0) { /* generated by someone else while we waited */
+        txn_free(t);
+        return 1;
+    }
+    /* absent, or damaged: the commit replaces a damaged directory */
+    *txn = t;
+    return 0;
+}
+
+int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_error *err)
+{
+    *txn = NULL;
+    if (check_key(key, err) != 0)
+        return -1;
+    ch_cache_txn *t;
+    if (txn_start(c, key, &t, err) != 0)
+        return -1;
+    char *epath = ch_cache_entry_path(c, key);
+    ch_cache_hit old;
+    ch_error why;
+    if (read_entry(epath, key, &old, &why) > 0) {
+        for (size_t i = 0; i < old.n_files; i++)
+            if (ch_cache_put(t, old.files[i].name, old.files[i].data, old.files[i].len, err) != 0) {
+                ch_cache_hit_free(&old);
+                free(epath);
+                txn_free(t);
+                return -1;
+            }
+        for (size_t i = 0; i < old.meta.len; i++)
+            ch_strvec_push(&t->meta, old.meta.items[i]);
+        ch_cache_hit_free(&old);
+    }
+    free(epath);
+    *txn = t;
+    return 0;
+}
+
+int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len, ch_error *err)
+{
+    if (!valid_name(name))
+        return ch_error_set(err, "invalid cache file name '%s'", name ? name : "(null)");
+    char *path = ch_path_join(t->tmp, name);
+    char *dir = ch_path_dir(path);
+    int rc = ch_mkdir_p(dir, err);
+    free(dir);
+    if (rc == 0)
+        rc = ch_write_file_atomic(path, data, len, !t->c->no_fsync, err);
+    free(path);
+    if (rc != 0)
+        return -1;
+    ch_cache_file *f = NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->files[i].name, name) == 0) {
+            f = &t->files[i];
+            free(f->data);
+        }
+    if (!f) {
+        if (t->n == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 8;
+            t->files = ch_xrealloc(t->files, t->cap * sizeof *t->files);
+        }
+        f = &t->files[t->n++];
+        f->name = ch_xstrdup(name);
+    }
+    f->data = ch_xmalloc(len + 1);
+    if (len)
+        memcpy(f->data, data, len);
+    f->data[len] = '\0';
+    f->len = len;
+    return 0;
+}
+
+void ch_cache_txn_meta(ch_cache_txn *t, const char *name, const char *value)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < t->meta.len; i++)
+        if (strncmp(t->meta.items[i], name, n) == 0 && t->meta.items[i][n] == '=') {
+            free(t->meta.items[i]);
+            t->meta.items[i] = t->meta.items[--t->meta.len];
+            t->meta.items[t->meta.len] = NULL;
+            i--;
+        }
+    char *rec = ch_xasprintf("%s=%s", name, value ? value : "");
+    for (char *p = rec; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    ch_strvec_push_owned(&t->meta, rec);
+}
+
+static void fsync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Writes the index and renames the temp directory into place; lock still held. */
+static int txn_publish(ch_cache_txn *t, ch_error *err)
+{
+    ch_cache *c = t->c;
+    ch_strbuf idx;
+    ch_strbuf_init(&idx);
+    t->created = now_unix();
+    ch_index_format(t->key, t->files, t->n, &t->meta, t->created, &idx);
+    char *ipath = ch_path_join(t->tmp, "index");
+    int rc = ch_write_file_atomic(ipath, idx.data, idx.len, !c->no_fsync, err);
+    free(ipath);
+    ch_strbuf_free(&idx);
+    if (rc != 0)
+        return -1;
+    if (!c->no_fsync)
+        fsync_path(t->tmp);
+    char *epath = ch_cache_entry_path(c, t->key);
+    char *parent = ch_path_dir(epath);
+    rc = ch_mkdir_p(parent, err);
+    if (rc == 0 && ch_is_dir(epath)) {
+        /* replacing: swap atomically so the key never looks absent, then drop the old one */
+        if (renameat2(AT_FDCWD, t->tmp, AT_FDCWD, epath, RENAME_EXCHANGE) == 0) {
+            rc = ch_cache_remove_dir(c, t->tmp, err);
+            free(t->tmp);
+            t->tmp = NULL;
+            goto published;
+        }
+        rc = ch_cache_remove_dir(c, epath, err);
+    }
+    if (rc == 0 && rename(t->tmp, epath) != 0)
+        rc = ch_error_set(err, "cannot publish cache entry '%s': %s", epath, strerror(errno));
+published:
+    if (rc == 0) {
+        free(t->tmp);
+        t->tmp = NULL;
+        utimensat(AT_FDCWD, epath, NULL, 0);
+        if (!c->no_fsync)
+            fsync_path(parent);
+    }
+    free(parent);
+    free(epath);
+    return rc;
+}
+
+int ch_cache_commit(ch_cache_txn *t, ch_error *err)
+{
+    ch_cache *c = t->c;
+    if (txn_publish(t, err) != 0) {
+        txn_free(t);
+        return -1;
+    }
+    ch_cache_stats delta = {0};
+    delta.generations = 1;
+    ch_lock_release(&t->lock);
+    if (c->remote && !c->remote_only_read && !c->remote_warned) {
+        ch_strbuf ar;
+        ch_strbuf_init(&ar);
+        ch_archive_pack(t->key, t->files, t->n, &t->meta, t->created, &ar);
+        ch_error e;
+        int there = ch_remote_head(c->remote, t->key, &e);
+        if (there < 0 || (there == 0 && ch_remote_put(c->remote, t->key, ar.data, ar.len, &e) != 0))
+            remote_failed(c, "write", &e, &delta);
+        ch_strbuf_free(&ar);
+    }
+    txn_free(t);
+    int rc = ch_stats_add(c, &delta, err);
+    if (rc == 0 && c->max_size)
+        rc = ch_cache_evict(c, NULL, err);
+    return rc;
+}
+
+void ch_cache_abort(ch_cache_txn *t)
+{
+    txn_free(t);
+}

@@ -1,0 +1,175 @@
+#!/bin/bash
+# The shared remote store against a real nginx (WebDAV PUT, plain GET/HEAD) on a loopback port:
+# a second, empty cache hits every entry written through the first; 500s, garbage and corrupted
+# archives, a slow server and a server stopped mid-build are one warning and never a failure or a
+# corrupt local entry; read-only mode never PUTs; the bearer token reaches the server and no
+# message. Put/lookup go through tests/fakes/cache_torture, counters through the real ch-cc.
+. "$(dirname "$0")/../lib/tap.sh"
+T="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes/cache_torture"
+[ -x "$T" ] || skip_all "cache_torture not built"
+command -v nginx >/dev/null || skip_all "nginx not installed"
+unset CH_CC_REMOTE CH_CC_REMOTE_ONLY_READ CH_CC_REMOTE_TOKEN CH_CC_MAX_SIZE
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+NG="$TEST_DIR/nginx"
+mkdir -p "$NG/logs" "$NG/www/cache" "$NG/tmp"
+# as root, nginx's workers would drop to nobody, who cannot enter the private test directory
+USER_LINE=; [ "$(id -u)" = 0 ] && USER_LINE="user root;"
+cat >"$NG/nginx.conf" <<CONF
+$USER_LINE
+worker_processes 1;
+error_log $NG/logs/error.log;
+pid $NG/nginx.pid;
+events { worker_connections 64; }
+http {
+    log_format auth '\$request_method \$uri \$http_authorization';
+    access_log $NG/logs/access.log auth;
+    client_body_temp_path $NG/tmp/body;
+    proxy_temp_path $NG/tmp/proxy;
+    fastcgi_temp_path $NG/tmp/fastcgi;
+    uwsgi_temp_path $NG/tmp/uwsgi;
+    scgi_temp_path $NG/tmp/scgi;
+    server {
+        listen 127.0.0.1:$PORT;
+        root $NG/www;
+        client_max_body_size 1g;
+        location /cache/ {
+            dav_methods PUT DELETE MKCOL;
+            create_full_put_path on;
+            dav_access user:rw group:r all:r;
+        }
+        location /err/ { return 500; }
+        location /garbage/ { return 200 "<html>this is not an archive</html>"; }
+    }
+}
+CONF
+start_nginx() {
+    nginx -p "$NG" -c "$NG/nginx.conf" -g 'daemon off;' 2>>"$NG/logs/stderr" &
+    NGINX_PID=$!
+    for _ in $(seq 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$PORT/" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+stop_nginx() {
+    [ -n "${NGINX_PID:-}" ] || return 0
+    kill "$NGINX_PID" 2>/dev/null
+    wait "$NGINX_PID" 2>/dev/null
+    NGINX_PID=
+}
+SLOW_PID=
+trap 'stop_nginx; [ -n "$SLOW_PID" ] && kill $SLOW_PID 2>/dev/null; _tap_cleanup' EXIT
+start_nginx
+ok $? "nginx serves on 127.0.0.1:$PORT"
+
+URL="http://127.0.0.1:$PORT/cache/"
+K1=0000000000000000000000000000a001 K2=0000000000000000000000000000a002
+K3=0000000000000000000000000000a003 K4=0000000000000000000000000000a004
+stat_of() { # stat_of CACHE_DIR COUNTER
+    CH_CC_CACHE_DIR="$1" "$CH_CC_BIN" --harness-stats=json |
+        sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\\([0-9]*\\).*/\\1/p"
+}
+warnings_in() { grep -c '^warning:' "$1"; }
+remote_file() { echo "$NG/www/cache/${1:0:2}/${1:2}.char"; }
+
+# --- round trip: A writes back, an empty B reads every entry through -------------------------
+export CH_CC_REMOTE="$URL" CH_CC_REMOTE_TOKEN=sekrit-token-42
+for k in $K1 $K2 $K3; do
+    CH_CC_CACHE_DIR="$TEST_DIR/A" "$T" put $k >/dev/null 2>"$TEST_DIR/err.A"
+done
+is "$(warnings_in "$TEST_DIR/err.A")" 0 "write-back to a healthy server warns nothing"
+n=0; for k in $K1 $K2 $K3; do [ -f "$(remote_file $k)" ] && n=$((n + 1)); done
+is "$n" 3 "every generated entry was PUT to the server"
+like "$(cat "$NG/logs/access.log")" "PUT /cache/00/00000000000000000000000000a001.char Bearer sekrit-token-42" \
+    "the bearer token reaches the server"
+hits=0
+for k in $K1 $K2 $K3; do
+    out=$(CH_CC_CACHE_DIR="$TEST_DIR/B" "$T" get $k kernel.cu 2>"$TEST_DIR/err.B")
+    like "$out" "key=$k" "empty cache B hits $k through the remote" && hits=$((hits + 1))
+done
+is "$(stat_of "$TEST_DIR/B" remote_hits)" 3 "B counted 3 remote hits"
+is "$(stat_of "$TEST_DIR/B" entries)" 3 "B now holds the 3 entries locally"
+CH_CC_CACHE_DIR="$TEST_DIR/B" "$T" get $K1 >/dev/null 2>&1
+is "$(stat_of "$TEST_DIR/B" remote_hits)" 3 "a second lookup in B is a local hit"
+is "$(stat_of "$TEST_DIR/B" hits)" 4 "B counted 4 hits"
+explain=$(CH_CC_CACHE_DIR="$TEST_DIR/B" "$CH_CC_BIN" --harness-explain=$K1)
+ok $? "ch-cc --harness-explain of a read-through entry exits 0"
+like "$explain" "kernel.cu +[0-9]+" "explain lists the entry's files with sizes"
+like "$explain" "agent +builtin" "explain shows the recorded agent"
+like "$explain" "verification +passed stages 0-5" "explain shows the verification summary"
+
+# --- read-only: lookups read through, generations never PUT ----------------------------------
+CH_CC_REMOTE_ONLY_READ=1 CH_CC_CACHE_DIR="$TEST_DIR/C" "$T" put $K4 >/dev/null 2>&1
+ok $? "a read-only build generates locally"
+[ ! -e "$(remote_file $K4)" ]
+ok $? "read-only mode wrote nothing to the server"
+is "$(grep -c "PUT /cache/00/00000000000000000000000000a004" "$NG/logs/access.log")" 0 "no PUT request was sent"
+CH_CC_REMOTE_ONLY_READ=1 CH_CC_CACHE_DIR="$TEST_DIR/C" "$T" get $K2 >/dev/null 2>&1
+ok $? "a read-only build still reads through"
+
+# --- 500s -----------------------------------------------------------------------------------
+export CH_CC_REMOTE="http://127.0.0.1:$PORT/err/"
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/D" "$T" script get:$K1 put:$K1 get:$K2 get:$K1 2>"$TEST_DIR/err.D")
+ok $? "a build against a server answering 500 succeeds"
+is "$(warnings_in "$TEST_DIR/err.D")" 1 "500s are one warning per build"
+like "$(cat "$TEST_DIR/err.D")" "HTTP status 500" "the warning says what the server answered"
+[ "$(grep -c sekrit "$TEST_DIR/err.D")" = 0 ]
+ok $? "the token appears in no warning"
+is "$(stat_of "$TEST_DIR/D" remote_errors)" 1 "one remote error counted; the remote is left alone after it"
+is "$(stat_of "$TEST_DIR/D" entries)" 1 "the locally generated entry is there"
+
+# --- garbage and corrupted archives ---------------------------------------------------------
+export CH_CC_REMOTE="http://127.0.0.1:$PORT/garbage/"
+CH_CC_CACHE_DIR="$TEST_DIR/E" "$T" get $K1 >/dev/null 2>"$TEST_DIR/err.E"
+is "$?" 1 "a garbage body is a miss, not a failure"
+is "$(warnings_in "$TEST_DIR/err.E")" 1 "garbage is one warning"
+is "$(stat_of "$TEST_DIR/E" entries)" 0 "nothing from the garbage reached the local store"
+export CH_CC_REMOTE="$URL"
+f=$(remote_file $K2)
+size=$(stat -c %s "$f")
+printf 'Z' | dd of="$f" bs=1 seek=$((size - 10)) conv=notrunc 2>/dev/null
+CH_CC_CACHE_DIR="$TEST_DIR/F" "$T" get $K2 >/dev/null 2>"$TEST_DIR/err.F"
+is "$?" 1 "a bit-flipped archive is a miss"
+like "$(cat "$TEST_DIR/err.F")" "checksum|damaged|corrupt" "the warning says the archive failed its check"
+is "$(stat_of "$TEST_DIR/F" entries)" 0 "no corrupt local entry was made"
+truncate -s $((size / 2)) "$(remote_file $K3)"
+CH_CC_CACHE_DIR="$TEST_DIR/F2" "$T" get $K3 >/dev/null 2>"$TEST_DIR/err.F2"
+is "$?" 1 "a truncated archive is a miss"
+is "$(stat_of "$TEST_DIR/F2" entries)" 0 "no partial local entry from a truncated body"
+
+# --- a slow server: the timeout bounds the wait ---------------------------------------------
+SLOW=$(free_port)
+python3 -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',$SLOW)); s.listen(8); time.sleep(60)" &
+SLOW_PID=$!
+sleep 0.3
+start=$(date +%s)
+CH_CC_REMOTE="http://127.0.0.1:$SLOW/cache/" CH_CC_REMOTE_TIMEOUT=1 CH_CC_CACHE_DIR="$TEST_DIR/G" \
+    "$T" script get:$K1 get:$K2 put:$K4 >/dev/null 2>"$TEST_DIR/err.G"
+ok $? "a build against a server that never answers succeeds"
+el=$(( $(date +%s) - start ))
+[ "$el" -le 6 ]
+ok $? "one timeout, not one per request (took ${el}s)"
+is "$(warnings_in "$TEST_DIR/err.G")" 1 "a slow server is one warning"
+kill $SLOW_PID 2>/dev/null; wait $SLOW_PID 2>/dev/null; SLOW_PID=
+
+# --- server stopped in the middle of a build ------------------------------------------------
+K5=0000000000000000000000000000a005
+CH_CC_CACHE_DIR="$TEST_DIR/H" "$T" script get:$K1 touch:"$TEST_DIR/ready" wait:"$TEST_DIR/go" \
+    get:$K5 put:$K5 get:$K4 >"$TEST_DIR/out.H" 2>"$TEST_DIR/err.H" &
+BUILD=$!
+for _ in $(seq 300); do [ -e "$TEST_DIR/ready" ] && break; sleep 0.02; done
+stop_nginx
+touch "$TEST_DIR/go"
+wait $BUILD
+ok $? "a build whose server went away mid-build succeeds"
+is "$(head -1 "$TEST_DIR/out.H")" "hit" "before the stop the remote served a hit"
+is "$(warnings_in "$TEST_DIR/err.H")" 1 "the stop is one warning"
+is "$(stat_of "$TEST_DIR/H" entries)" 2 "both the read-through and the generated entry are local"
+CH_CC_CACHE_DIR="$TEST_DIR/H" "$CH_CC_BIN" --harness-clean >/dev/null
+ok $? "ch-cc --harness-clean exits 0"
+is "$(stat_of "$TEST_DIR/H" entries)" 0 "clean removed every entry"
+CH_CC_CACHE_DIR="$TEST_DIR/H" "$CH_CC_BIN" --harness-explain=$K5 >/dev/null 2>&1
+is "$?" 1 "explain of a removed entry exits 1"
+done_testing
