@@ -1,0 +1,69 @@
+/* The scan stage: finds `#pragma harness` annotations (and HARNESS attributes) in a source file
+ * through libclang and describes each annotated function as a ch_entry (ch/entry.h).
+ *
+ * This layer is the text-level part: the pragma grammar (pure, no libclang), finding pragma
+ * lines, the blanking of pragma lines for the host compile, and the extent simplifier. The
+ * libclang pass that attaches pragmas to functions (ch_scan_file) is not built yet.
+ *
+ * Ownership: ch_pragma_free releases what
+ * ch_pragma_parse filled; ch_scan_blank returns a malloc'd copy the caller frees. */
+#ifndef CH_SCAN_H
+#define CH_SCAN_H
+
+#include <stddef.h>
+
+#include "ch/args.h"
+#include "ch/entry.h"
+#include "ch/error.h"
+
+/* A same-length copy of text where every `#pragma harness` line and its backslash
+ * continuations are spaces (newlines kept), so the host compile keeps line numbers. */
+char *ch_scan_blank(const char *text, size_t len);
+
+/* One `#pragma harness` line found in a file's text. */
+typedef struct ch_pragma_loc {
+    size_t hash_offset; /* byte offset of the '#' */
+    size_t body_offset; /* first byte after the `harness` keyword */
+    size_t end_offset;  /* end of the logical line (before its final newline) */
+    unsigned line, col; /* of the '#' (1-based) */
+    unsigned body_line, body_col;
+} ch_pragma_loc;
+
+/* Finds every `#pragma harness` line (outside comments and string literals). *locs is
+ * malloc'd (caller frees), *n its length. */
+void ch_pragma_find(const char *text, size_t len, ch_pragma_loc **locs, size_t *n);
+
+/* A parameter name written in a clause, with its place (for "names no parameter"). */
+typedef struct ch_pragma_name {
+    char *name;
+    const char *clause; /* static clause name */
+    unsigned line, col;
+} ch_pragma_name;
+
+/* What one annotation says. Owns every string; ch_pragma_free releases them. */
+typedef struct ch_pragma {
+    char *spec;         /* decoded, adjacent literals concatenated; NULL when bare or "" */
+    char *clauses_text; /* normalised: `name(args)` joined by one space; "" when none */
+    ch_clauses clauses;
+    ch_pragma_name *names;
+    size_t n_names;
+} ch_pragma;
+
+/* Parses what follows `harness` in a pragma: [string literals] {clause}. text need not be
+ * NUL-terminated; backslash-newline continues the line. (line, col) is the place of text[0],
+ * used for errors in `file`. Returns 0 or -1 with a located error. */
+int ch_pragma_parse(const char *text, size_t len, const char *file, unsigned line, unsigned col,
+                    ch_pragma *out, ch_error *err);
+/* Parses only the clause part (the attribute form carries the spec separately). */
+int ch_pragma_parse_clauses(const char *text, size_t len, const char *file, unsigned line,
+                            unsigned col, ch_pragma *out, ch_error *err);
+void ch_pragma_free(ch_pragma *p);
+/* Moves p's clauses into c (p keeps spec and names). */
+void ch_pragma_take_clauses(ch_pragma *p, ch_clauses *c);
+
+/* The polynomial simplifier behind extents: parses a C integer expression over names and
+ * prints it expanded and simplified ("(m-1)*n+(n-1)+1" -> "m*n"); NULL when the expression is
+ * not a polynomial with integer coefficients. Caller frees. */
+char *ch_poly_simplify(const char *expr);
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/bash
+# Annotated files build as host code, warning-free under -Wall -Wextra -Werror
+# -Wunknown-pragmas, with diagnostics, __FILE__ and depfiles naming the user's file; a bad
+# pragma is a located compile error that leaves no output behind.
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$TEST_DIR"
+mkdir -p src inc
+printf '#define SCALE 3\n' > inc/scale.h
+cat > src/k.c <<'C'
+#include "local.h"
+#include <scale.h>
+#pragma harness "y[i] = SCALE * x[i]" \
+    extent(x: n, y: n) tune(n = 1 << 20)
+void scale(int n, const float *x, float *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = SCALE * x[i];
+}
+const char *where(void) { return __FILE__; }
+int line_of_this(void) { return __LINE__; }
+C
+printf '#define LOCAL 1\n' > src/local.h
+flags="-O2 -Wall -Wextra -Werror -Wunknown-pragmas -Iinc"
+"$CH_CC_BIN" $flags -MD -c src/k.c -o k.o 2> build.err; s=$?
+is "$s" 0 "annotated file compiles with -Wall -Wextra -Werror -Wunknown-pragmas"
+[ -s k.o ]; ok $? "object written"
+nm k.o | grep -q ' T scale$'; ok $? "the annotated function is in the object (host path)"
+grep -q "^k.o: src/k.c" k.d; ok $? "depfile names the object and the user's source"
+grep -q "/tmp/ch-cc-" k.d; is $? 1 "depfile does not mention the temporary copy"
+grep -q "src/local.h" k.d; ok $? "quoted include found next to the user's file"
+like "$(cat build.err)" "^ch-cc: warning: src/k.c: 1 harness entry built as host code" "one warning line says what was linked"
+cat > main.c <<'C'
+#include <stdio.h>
+void scale(int n, const float *x, float *y);
+const char *where(void);
+int line_of_this(void);
+int main(void) { float x[2] = {1, 2}, y[2]; scale(2, x, y); printf("%g %g %s %d\n", y[0], y[1], where(), line_of_this()); return 0; }
+C
+cc -c main.c -o main.o && "$CH_CC_BIN" main.o k.o -o prog
+is "$(./prog)" "3 6 src/k.c 11" "program runs the body; __FILE__ and __LINE__ are the user's"
+
+printf '#pragma harness "s" extent(x: n)\nvoid f(int n, float *x) { int unused; for (int i = 0; i < n; i++) x[i] = 0; }\n' > w.c
+"$CH_CC_BIN" -Wall -Werror -c w.c -o w.o 2> w.err; s=$?
+is "$s" 1 "a real warning in the annotated file still fails -Werror"
+like "$(cat w.err)" "^w.c:2:[0-9]+: error: unused variable" "and its diagnostic points at the user's line"
+
+for bad in 'unknown(x)|unknown clause' 'extent(x n)|' 'tol(abc)|' '"unterminated|'; do
+    clause=${bad%%|*}
+    printf 'int keep;\n#pragma harness %s\nvoid g(int n, float *x) { x[0] = n; }\n' "$clause" > bad.c
+    rm -f bad.o
+    "$CH_CC_BIN" -c bad.c -o bad.o 2> bad.err; s=$?
+    is "$s" 1 "bad pragma '$clause': exit 1"
+    like "$(head -1 bad.err)" "^bad.c:2:[0-9]+: error: " "bad pragma '$clause': located error"
+    is "$(wc -l < bad.err | tr -d ' ')" 1 "bad pragma '$clause': one line"
+    [ ! -e bad.o ]; ok $? "bad pragma '$clause': no output file"
+done
+done_testing
