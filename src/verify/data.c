@@ -11,7 +11,6 @@
 #include "ch/fsutil.h"
 #include "ch/scaffold.h"
 #include "ch/verify.h"
-#include "pending.h"
 
 static uint64_t next(uint64_t *s)
 {
@@ -218,7 +217,7 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
         if (p->role == CH_ROLE_SCALAR)
             continue;
         long long cnt;
-        if (!p->extent || ch_pending_eval(p->extent, &all, &cnt, err) != 0) {
+        if (!p->extent || ch_checklist_eval(p->extent, &all, &cnt, err) != 0) {
             rc = p->extent ? ch_error_prefix(err, "extent of %s", p->name)
                            : ch_error_set(err, "buffer %s has no extent", p->name);
             goto done;
@@ -236,7 +235,7 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
         double lo, hi;
         if (p->index_hi && *p->index_hi) {
             long long ihi;
-            if (ch_pending_eval(p->index_hi, &all, &ihi, err) != 0) {
+            if (ch_checklist_eval(p->index_hi, &all, &ihi, err) != 0) {
                 rc = ch_error_prefix(err, "index bound of %s", p->name);
                 goto done;
             }

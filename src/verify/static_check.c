@@ -193,7 +193,9 @@ static int header_allowed(const char *h)
 static int check_includes(const char *nc, ch_strbuf *msg, cJSON **details)
 {
     for (const char *line = nc; line && *line;) {
-        const char *p = skip_ws(line);
+        const char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
         const char *eol = strchr(line, '\n');
         if (*p == '#') {
             p = p + 1;

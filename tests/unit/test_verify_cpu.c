@@ -203,8 +203,8 @@ Test(compare, lower_precision_fails_double_default)
     "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"                                               \
     "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy);\n}\n"
 #define GOOD_LAUNCHER                                                                              \
-    "extern \"C\" void saxpy_launcher(int n, float a, const float *__restrict__ x, float *y)\n"    \
-    GOOD_LAUNCHER_BODY
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *__restrict__ x, float "         \
+    "*y)\n" GOOD_LAUNCHER_BODY
 
 static const struct {
     const char *name, *src, *expect; /* expect NULL: accepted */
@@ -215,25 +215,25 @@ static const struct {
      NULL},
     {"good with extern C block and thrust header",
      "#include <thrust/device_vector.h>\n#include <vector>\n#include <cmath>\n" GOOD_KERNEL
-     "extern \"C\" {\nvoid saxpy_launcher(int n, float a, const float *x, float *y)\n"
-     GOOD_LAUNCHER_BODY "}\n",
+     "extern \"C\" {\nvoid saxpy_launcher(int n, float a, const float *x, float "
+     "*y)\n" GOOD_LAUNCHER_BODY "}\n",
      NULL},
     {"no launcher", GOOD_KERNEL, "no definition of the launcher saxpy_launcher"},
     {"not extern C",
-     GOOD_KERNEL "void saxpy_launcher(int n, float a, const float *x, float *y)\n"
-                 GOOD_LAUNCHER_BODY,
+     GOOD_KERNEL
+     "void saxpy_launcher(int n, float a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
      "not declared extern \"C\""},
     {"wrong parameter type",
-     GOOD_KERNEL "extern \"C\" void saxpy_launcher(int n, double a, const float *x, float *y)\n"
-                 GOOD_LAUNCHER_BODY,
+     GOOD_KERNEL "extern \"C\" void saxpy_launcher(int n, double a, const float *x, float "
+                 "*y)\n" GOOD_LAUNCHER_BODY,
      "parameter 2 (a) has type 'double', the entry needs 'float'"},
     {"missing const",
-     GOOD_KERNEL "extern \"C\" void saxpy_launcher(int n, float a, float *x, float *y)\n"
-                 GOOD_LAUNCHER_BODY,
+     GOOD_KERNEL
+     "extern \"C\" void saxpy_launcher(int n, float a, float *x, float *y)\n" GOOD_LAUNCHER_BODY,
      "needs 'const float *'"},
     {"too few parameters",
-     GOOD_KERNEL "extern \"C\" void saxpy_launcher(int n, const float *x, float *y)\n"
-                 GOOD_LAUNCHER_BODY,
+     GOOD_KERNEL
+     "extern \"C\" void saxpy_launcher(int n, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
      "type 'const float *', the entry needs 'float'"},
     {"defines main", GOOD_KERNEL GOOD_LAUNCHER "int main(void) { return 0; }\n", "defines main"},
     {"fopen", GOOD_KERNEL GOOD_LAUNCHER "static void f(void) { fopen(\"/tmp/x\", \"w\"); }\n",
@@ -249,12 +249,10 @@ static const struct {
      "calls socket"},
     {"getenv", GOOD_KERNEL GOOD_LAUNCHER "static void f(void) { getenv(\"KEY\"); }\n",
      "calls getenv"},
-    {"dlopen", GOOD_KERNEL GOOD_LAUNCHER "static void f(void) { dlopen(0, 0); }\n",
-     "calls dlopen"},
+    {"dlopen", GOOD_KERNEL GOOD_LAUNCHER "static void f(void) { dlopen(0, 0); }\n", "calls dlopen"},
     {"unistd header", "#include <unistd.h>\n" GOOD_KERNEL GOOD_LAUNCHER, "includes <unistd.h>"},
     {"fstream header", "#include <fstream>\n" GOOD_KERNEL GOOD_LAUNCHER, "includes <fstream>"},
-    {"quoted include", "#include \"secret.h\"\n" GOOD_KERNEL GOOD_LAUNCHER,
-     "only system headers"},
+    {"quoted include", "#include \"secret.h\"\n" GOOD_KERNEL GOOD_LAUNCHER, "only system headers"},
     {"no kernel",
      "#include <cuda_runtime.h>\nextern \"C\" void saxpy_launcher(int n, float a, const float "
      "*x, float *y)\n{ for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i]; }\n",

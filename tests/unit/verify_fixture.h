@@ -1,103 +1,13 @@
-/* Hand-built checklists for the verify/scaffold tests (src/checklist is merged separately), and
- * a tiny extent evaluator that stands in for ch_checklist_eval until then (weak: the real one
- * wins once it is linked). */
+/* Hand-built checklists for the verify/scaffold tests: fixed shapes (saxpy, gather with an index
+ * array, a 2-D stencil with array parameters, an integer histogram) independent of derivation. */
 #ifndef VERIFY_FIXTURE_H
 #define VERIFY_FIXTURE_H
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ch/checklist.h"
 #include "ch/strbuf.h"
-
-typedef struct fx_parser {
-    const char *p;
-    const ch_ck_size *size;
-    int bad;
-} fx_parser;
-
-static long long fx_expr(fx_parser *ps);
-
-static void fx_ws(fx_parser *ps)
-{
-    while (isspace((unsigned char)*ps->p))
-        ps->p++;
-}
-
-static long long fx_atom(fx_parser *ps)
-{
-    fx_ws(ps);
-    if (*ps->p == '(') {
-        ps->p++;
-        long long v = fx_expr(ps);
-        fx_ws(ps);
-        if (*ps->p == ')')
-            ps->p++;
-        return v;
-    }
-    if (isdigit((unsigned char)*ps->p))
-        return strtoll(ps->p, (char **)&ps->p, 10);
-    const char *b = ps->p;
-    while (isalnum((unsigned char)*ps->p) || *ps->p == '_')
-        ps->p++;
-    size_t n = (size_t)(ps->p - b);
-    if ((n == 3 && (!strncmp(b, "min", 3) || !strncmp(b, "max", 3)))) {
-        fx_ws(ps);
-        ps->p++; /* ( */
-        long long a = fx_expr(ps);
-        fx_ws(ps);
-        ps->p++; /* , */
-        long long c = fx_expr(ps);
-        fx_ws(ps);
-        ps->p++; /* ) */
-        return b[1] == 'i' ? (a < c ? a : c) : (a > c ? a : c);
-    }
-    for (size_t i = 0; ps->size && i < ps->size->n; i++)
-        if (strlen(ps->size->names[i]) == n && !strncmp(ps->size->names[i], b, n))
-            return ps->size->values[i];
-    ps->bad = 1;
-    return 0;
-}
-
-static long long fx_term(fx_parser *ps)
-{
-    long long v = fx_atom(ps);
-    for (;;) {
-        fx_ws(ps);
-        char op = *ps->p;
-        if (op != '*' && op != '/' && op != '%')
-            return v;
-        ps->p++;
-        long long r = fx_atom(ps);
-        v = op == '*' ? v * r : r ? (op == '/' ? v / r : v % r) : 0;
-    }
-}
-
-static long long fx_expr(fx_parser *ps)
-{
-    long long v = fx_term(ps);
-    for (;;) {
-        fx_ws(ps);
-        char op = *ps->p;
-        if (op != '+' && op != '-')
-            return v;
-        ps->p++;
-        long long r = fx_term(ps);
-        v = op == '+' ? v + r : v - r;
-    }
-}
-
-__attribute__((weak)) int ch_checklist_eval(const char *expr, const ch_ck_size *size,
-                                            long long *value, ch_error *err)
-{
-    fx_parser ps = {expr, size, 0};
-    *value = fx_expr(&ps);
-    fx_ws(&ps);
-    if (ps.bad || *ps.p)
-        return ch_error_set(err, "cannot evaluate '%s'", expr);
-    return 0;
-}
 
 /* Builders: all strings owned by the checklist, freed by fx_free. */
 static ch_ck_param fx_scalar(const char *name, ch_scalar t, double lo, double hi)
