@@ -10,7 +10,7 @@
 #include "ch/strbuf.h"
 
 /* Builders: all strings owned by the checklist, freed by fx_free. */
-static ch_ck_param fx_scalar(const char *name, ch_scalar t, double lo, double hi)
+static inline ch_ck_param fx_scalar(const char *name, ch_scalar t, double lo, double hi)
 {
     ch_ck_param p = {0};
     p.name = ch_xstrdup(name);
@@ -21,8 +21,8 @@ static ch_ck_param fx_scalar(const char *name, ch_scalar t, double lo, double hi
     return p;
 }
 
-static ch_ck_param fx_ptr(const char *name, const char *type, ch_scalar t, ch_dir d,
-                          const char *extent, double lo, double hi)
+static inline ch_ck_param fx_ptr(const char *name, const char *type, ch_scalar t, ch_dir d,
+                                 const char *extent, double lo, double hi)
 {
     ch_ck_param p = {0};
     p.name = ch_xstrdup(name);
@@ -35,7 +35,7 @@ static ch_ck_param fx_ptr(const char *name, const char *type, ch_scalar t, ch_di
     return p;
 }
 
-static ch_ck_size fx_size1(const char *n1, long long v1, const char *n2, long long v2)
+static inline ch_ck_size fx_size1(const char *n1, long long v1, const char *n2, long long v2)
 {
     ch_ck_size s = {0};
     s.n = n2 ? 2 : 1;
@@ -50,7 +50,7 @@ static ch_ck_size fx_size1(const char *n1, long long v1, const char *n2, long lo
     return s;
 }
 
-static void fx_free_size(ch_ck_size *s)
+static inline void fx_free_size(ch_ck_size *s)
 {
     for (size_t i = 0; i < s->n; i++)
         free(s->names[i]);
@@ -58,7 +58,7 @@ static void fx_free_size(ch_ck_size *s)
     free(s->values);
 }
 
-static void fx_free(ch_checklist *c)
+static inline void fx_free(ch_checklist *c)
 {
     for (size_t i = 0; i < c->n_params; i++) {
         free(c->params[i].name);
@@ -80,7 +80,7 @@ static void fx_free(ch_checklist *c)
     memset(c, 0, sizeof *c);
 }
 
-static void fx_sizes_1d(ch_checklist *c, const char *n, long long tune)
+static inline void fx_sizes_1d(ch_checklist *c, const char *n, long long tune)
 {
     c->n_smoke = 3;
     c->smoke = ch_xcalloc(3, sizeof(ch_ck_size));
@@ -95,7 +95,7 @@ static void fx_sizes_1d(ch_checklist *c, const char *n, long long tune)
 }
 
 /* void saxpy(int n, float a, const float *x, float *y): y = a*x + y */
-static void fx_saxpy(ch_checklist *c, int device)
+static inline void fx_saxpy(ch_checklist *c, int device)
 {
     memset(c, 0, sizeof *c);
     c->name = ch_xstrdup("saxpy");
@@ -113,7 +113,7 @@ static void fx_saxpy(ch_checklist *c, int device)
 
 /* void gather(int n, int m, const double *src, const int *idx, double *out):
  * out[i] = src[idx[i]], idx in [0, m) */
-static void fx_gather(ch_checklist *c)
+static inline void fx_gather(ch_checklist *c)
 {
     memset(c, 0, sizeof *c);
     c->name = ch_xstrdup("gather");
@@ -137,7 +137,7 @@ static void fx_gather(ch_checklist *c)
 }
 
 /* void jacobi(int n, int m, const double a[n][m], double b[n][m]) (array params) */
-static void fx_jacobi(ch_checklist *c)
+static inline void fx_jacobi(ch_checklist *c)
 {
     memset(c, 0, sizeof *c);
     c->name = ch_xstrdup("jacobi");
@@ -160,7 +160,7 @@ static void fx_jacobi(ch_checklist *c)
 }
 
 /* void histo(int n, const unsigned char *v, unsigned int *h): integers, exact */
-static void fx_histo(ch_checklist *c, int device)
+static inline void fx_histo(ch_checklist *c, int device)
 {
     memset(c, 0, sizeof *c);
     c->name = ch_xstrdup("histo");
