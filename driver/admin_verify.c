@@ -1,13 +1,172 @@
-/* --harness-verify=CANDIDATE.cu: progressive verification of a hand-written kernel. */
+/* --harness-verify=CANDIDATE.cu [--harness-entry=NAME] [--harness-report=json] [options] FILE:
+ * progressive verification of a hand-written kernel for an entry of FILE. Prints the report
+ * (text by default, JSON with --harness-report=json); exit 0 only when stages 0-4 pass, 1 when
+ * the candidate fails, 2 on usage or internal errors. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ch/checklist.h"
+#include "ch/entry.h"
+#include "ch/fsutil.h"
+#include "ch/verify.h"
 #include "driver.h"
+
+/* The scanner's entry point (include/ch/scan.h once src/scan's libclang pass is merged). Weak
+ * until then, so this file links in every branch; after the merge include ch/scan.h and drop
+ * this declaration. */
+int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_entry_list *out,
+                 ch_error *err) __attribute__((weak));
+
+static const char *harness_value(const ch_driver *d, const char *name)
+{
+    size_t n = strlen(name);
+    const char *v = NULL;
+    for (size_t i = 0; i < d->args.harness.len; i++) {
+        const char *opt = d->args.harness.items[i] + 10;
+        if (strncmp(opt, name, n) == 0 && opt[n] == '=')
+            v = opt + n + 1;
+        else if (strcmp(opt, name) == 0)
+            v = "";
+    }
+    return v;
+}
+
+/* Scans FILE and derives the checklist of the entry called name (or the only entry). */
+static int entry_checklist(ch_driver *d, const ch_input *in, const char *name, ch_entry_list *l,
+                           ch_checklist *c, ch_error *err)
+{
+    if (!ch_scan_file)
+        return ch_error_set(err, "--harness-verify needs the libclang scanner (ch_scan_file), "
+                                 "which this build does not include yet");
+    if (ch_scan_file(in->path, in->lang, d->args.scan_args.items, l, err) != 0)
+        return -1;
+    const ch_entry *e = NULL;
+    for (size_t i = 0; i < l->len; i++)
+        if (!name || !*name || strcmp(l->items[i].name, name) == 0) {
+            if (e && (!name || !*name))
+                return ch_error_set(err,
+                                    "%s has several harness entries: choose one with "
+                                    "--harness-entry=NAME",
+                                    in->path);
+            e = &l->items[i];
+        }
+    if (!e)
+        return name && *name ? ch_error_set(err, "%s has no harness entry named %s", in->path, name)
+                             : ch_error_set(err, "%s has no harness entry", in->path);
+    return ch_checklist_derive(e, c, err);
+}
+
+static void print_text(const ch_verify_report *r)
+{
+    printf("verdict: %s\n", r->correct ? "correct" : "incorrect");
+    for (int s = 0; s < CH_STAGE_COUNT_; s++) {
+        static const char *const st[] = {"-", "pass", "FAIL", "skipped"};
+        if (r->status[s] == CH_ST_NOT_RUN)
+            continue;
+        printf("  stage %d %-12s %-8s %.2f s\n", s, ch_stage_name(s), st[r->status[s]],
+               r->seconds[s]);
+    }
+    printf("message: %s\n", r->message ? r->message : "");
+    char *fb = ch_verify_feedback(r);
+    fputs(fb, stdout);
+    free(fb);
+    printf("seed: %016llx\n", (unsigned long long)r->seed);
+    if (r->work_dir)
+        printf("kept: %s\n", r->work_dir);
+}
 
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
 {
-    (void)d;
-    (void)candidate;
-    (void)form;
-    fprintf(stderr, "ch-cc: error: --harness-verify is not available yet\n");
-    return 1;
+    ch_error err;
+    ch_error_clear(&err);
+    const char *report = harness_value(d, "report");
+    int json = (form && strcmp(form, "json") == 0) || (report && strcmp(report, "json") == 0);
+    if (!candidate || !*candidate) {
+        fprintf(stderr, "ch-cc: error: usage: ch-cc --harness-verify=CANDIDATE.cu "
+                        "[--harness-entry=NAME] [--harness-report=json] [options] FILE\n");
+        return 2;
+    }
+    const ch_input *in = NULL;
+    for (size_t i = 0; i < d->args.n_inputs; i++)
+        if (d->args.inputs[i].lang == CH_LANG_C || d->args.inputs[i].lang == CH_LANG_CXX ||
+            d->args.inputs[i].lang == CH_LANG_CU)
+            in = &d->args.inputs[i];
+    if (!in) {
+        fprintf(stderr, "ch-cc: error: --harness-verify needs the source FILE of the entry\n");
+        return 2;
+    }
+    char *src = NULL;
+    if (ch_read_file(candidate, &src, NULL, &err) != 0) {
+        ch_driver_report(&err);
+        return 2;
+    }
+    ch_entry_list l;
+    ch_entry_list_init(&l);
+    ch_checklist c;
+    memset(&c, 0, sizeof c);
+    int status = 2;
+    ch_verifier *v = NULL;
+    if (entry_checklist(d, in, harness_value(d, "entry"), &l, &c, &err) != 0) {
+        ch_driver_report(&err);
+        goto done;
+    }
+    /* the oracle: the user's TU compiled with the user's preprocessor flags */
+    ch_strvec cc;
+    ch_strvec_init(&cc);
+    const char *host_cc = ch_config_get(&d->cfg, "host_cc");
+    ch_strvec_push(&cc, *host_cc ? host_cc : "cc");
+    for (size_t i = 0; i < d->args.scan_args.len; i++)
+        ch_strvec_push(&cc, d->args.scan_args.items[i]);
+    ch_verify_setup s;
+    memset(&s, 0, sizeof s);
+    s.checklist = &c;
+    s.oracle.tu_path = c.kind == CH_KIND_SPEC_DECL ? NULL : in->path;
+    s.oracle.cc_argv = cc.items;
+    s.nvcc = *ch_config_get(&d->cfg, "nvcc") ? ch_config_get(&d->cfg, "nvcc") : NULL;
+    const char *arch = getenv("CH_CC_ARCH");
+    if (d->args.archs.len)
+        arch = d->args.archs.items[0];
+    else if (*ch_config_get(&d->cfg, "arch"))
+        arch = ch_config_get(&d->cfg, "arch");
+    s.arch = arch;
+    s.runner = ch_config_get(&d->cfg, "runner");
+    s.cache_dir = *ch_config_get(&d->cfg, "cache_dir") ? ch_config_get(&d->cfg, "cache_dir") : NULL;
+    ch_config_bool(&d->cfg, "keep", &s.keep, &err);
+    s.last_stage = -1;
+    if (c.kind == CH_KIND_SPEC_DECL) {
+        ch_error_set(&err,
+                     "--harness-verify of a spec-only entry (%s) needs a test author's "
+                     "reference, which this command does not take yet",
+                     c.name);
+        ch_driver_report(&err);
+        ch_strvec_free(&cc);
+        goto done;
+    }
+    if (ch_verifier_open(&s, &v, &err) != 0) {
+        ch_driver_report(&err);
+        ch_strvec_free(&cc);
+        goto done;
+    }
+    ch_verify_report r;
+    if (ch_verifier_run(v, src, &r, &err) != 0) {
+        ch_driver_report(&err);
+    } else {
+        if (json) {
+            char *j = ch_verify_report_json(&r);
+            puts(j);
+            free(j);
+        } else {
+            print_text(&r);
+        }
+        status = r.correct ? 0 : 1;
+    }
+    ch_verify_report_free(&r);
+    ch_verifier_close(v);
+    ch_strvec_free(&cc);
+done:
+    ch_checklist_free(&c);
+    ch_entry_list_free(&l);
+    free(src);
+    return status;
 }

@@ -1,0 +1,282 @@
+/* Test-data synthesis: seeded, deterministic inputs for one checklist size (types, value ranges,
+ * index arrays, edge values). The generator is splitmix64; the same (checklist, size, seed)
+ * always gives the same bytes, and a new seed per verification run keeps candidates honest. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ch/fsutil.h"
+#include "ch/scaffold.h"
+#include "ch/verify.h"
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *s) /* [0, 1) */
+{
+    return (double)(next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+uint64_t ch_fresh_seed(void)
+{
+    uint64_t seed = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed)
+            seed = 0;
+        close(fd);
+    }
+    if (seed == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)getpid();
+    }
+    return seed ? seed : 1;
+}
+
+/* The representable range of an integer type, as doubles. */
+static void type_range(ch_scalar t, double *lo, double *hi)
+{
+    size_t bits = 8 * ch_scalar_size(t);
+    if (t == CH_T_BOOL) {
+        *lo = 0, *hi = 1;
+    } else if (ch_scalar_is_signed(t)) {
+        *lo = -ldexp(1.0, (int)bits - 1);
+        *hi = ldexp(1.0, (int)bits - 1) - 1;
+    } else {
+        *lo = 0;
+        *hi = ldexp(1.0, (int)bits) - 1;
+    }
+}
+
+/* Value range of a parameter's inputs: the checklist's, else a default by type. */
+static void value_range(const ch_ck_param *p, double *lo, double *hi)
+{
+    if (p->lo < p->hi) {
+        *lo = p->lo, *hi = p->hi;
+    } else if (ch_scalar_is_float(p->elem)) {
+        *lo = -1, *hi = 1;
+    } else if (p->elem == CH_T_BOOL) {
+        *lo = 0, *hi = 1;
+    } else {
+        *lo = ch_scalar_is_signed(p->elem) ? -100 : 0;
+        *hi = 100;
+    }
+    if (ch_scalar_is_integer(p->elem)) {
+        double tlo, thi;
+        type_range(p->elem, &tlo, &thi);
+        *lo = fmax(ceil(*lo), tlo);
+        *hi = fmin(floor(*hi), thi);
+    }
+}
+
+static void store(ch_scalar t, void *buf, size_t i, double v)
+{
+    switch (t) {
+    case CH_T_BOOL:
+        ((unsigned char *)buf)[i] = v != 0;
+        break;
+    case CH_T_CHAR:
+        ((char *)buf)[i] = (char)v;
+        break;
+    case CH_T_SCHAR:
+        ((signed char *)buf)[i] = (signed char)v;
+        break;
+    case CH_T_UCHAR:
+        ((unsigned char *)buf)[i] = (unsigned char)v;
+        break;
+    case CH_T_SHORT:
+        ((short *)buf)[i] = (short)v;
+        break;
+    case CH_T_USHORT:
+        ((unsigned short *)buf)[i] = (unsigned short)v;
+        break;
+    case CH_T_INT:
+        ((int *)buf)[i] = (int)v;
+        break;
+    case CH_T_UINT:
+        ((unsigned *)buf)[i] = (unsigned)v;
+        break;
+    case CH_T_LONG:
+        ((long *)buf)[i] = (long)v;
+        break;
+    case CH_T_ULONG:
+        ((unsigned long *)buf)[i] = (unsigned long)v;
+        break;
+    case CH_T_LLONG:
+        ((long long *)buf)[i] = (long long)v;
+        break;
+    case CH_T_ULLONG:
+        ((unsigned long long *)buf)[i] = (unsigned long long)v;
+        break;
+    case CH_T_FLOAT:
+        ((float *)buf)[i] = (float)v;
+        break;
+    case CH_T_DOUBLE:
+        ((double *)buf)[i] = v;
+        break;
+    default:
+        break;
+    }
+}
+
+/* A value in [lo, hi]: integers uniform over the integers of the range. */
+static double draw(uint64_t *s, ch_scalar t, double lo, double hi)
+{
+    if (ch_scalar_is_integer(t)) {
+        double span = hi - lo + 1;
+        double v = lo + floor(uniform(s) * span);
+        return v > hi ? hi : v;
+    }
+    return lo + uniform(s) * (hi - lo);
+}
+
+/* Edge values inside [lo, hi]: 0, ±1, the ends, and large magnitudes when the range allows. */
+static size_t edge_values(double lo, double hi, double *out)
+{
+    const double cands[] = {0, 1, -1, lo, hi, 1e6, -1e6, 1e30, -1e30};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof cands / sizeof cands[0]; i++)
+        if (cands[i] >= lo && cands[i] <= hi && isfinite(cands[i]))
+            out[n++] = cands[i];
+    return n;
+}
+
+static int find_size(const ch_ck_size *size, const char *name, long long *v)
+{
+    for (size_t i = 0; size && i < size->n; i++)
+        if (strcmp(size->names[i], name) == 0) {
+            *v = size->values[i];
+            return 1;
+        }
+    return 0;
+}
+
+void ch_dataset_free(ch_dataset *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->data[i]);
+    free(d->data);
+    free(d->count);
+    memset(d, 0, sizeof *d);
+}
+
+int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
+                       ch_dataset *out, ch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->seed = seed;
+    out->n = c->n_params;
+    out->count = ch_xcalloc(c->n_params ? c->n_params : 1, sizeof *out->count);
+    out->data = ch_xcalloc(c->n_params ? c->n_params : 1, sizeof *out->data);
+    /* The size set extended with the integer scalars drawn here (extents may use them). */
+    ch_ck_size all = {0, ch_xcalloc(c->n_params + (size ? size->n : 0) + 1, sizeof(char *)),
+                      ch_xcalloc(c->n_params + (size ? size->n : 0) + 1, sizeof(long long))};
+    for (size_t i = 0; size && i < size->n; i++) {
+        all.names[all.n] = size->names[i];
+        all.values[all.n++] = size->values[i];
+    }
+    uint64_t s = seed;
+    int rc = 0;
+    /* scalars first: extents and index bounds are expressions of them */
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role != CH_ROLE_SCALAR)
+            continue;
+        size_t es = ch_scalar_size(p->elem);
+        if (!es) {
+            rc = ch_error_set(err, "parameter %s: unsupported type", p->name);
+            goto done;
+        }
+        out->count[i] = 1;
+        out->data[i] = ch_xcalloc(1, es);
+        long long v;
+        if (find_size(size, p->name, &v)) {
+            store(p->elem, out->data[i], 0, (double)v);
+        } else {
+            double lo, hi;
+            value_range(p, &lo, &hi);
+            double d = draw(&s, p->elem, lo, hi);
+            store(p->elem, out->data[i], 0, d);
+            if (ch_scalar_is_integer(p->elem)) {
+                all.names[all.n] = p->name;
+                all.values[all.n++] = (long long)d;
+            }
+        }
+    }
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        long long cnt;
+        if (!p->extent || ch_checklist_eval(p->extent, &all, &cnt, err) != 0) {
+            rc = p->extent ? ch_error_prefix(err, "extent of %s", p->name)
+                           : ch_error_set(err, "buffer %s has no extent", p->name);
+            goto done;
+        }
+        if (cnt < 0) {
+            rc = ch_error_set(err, "extent of %s is negative (%lld)", p->name, cnt);
+            goto done;
+        }
+        out->count[i] = (size_t)cnt;
+        if (p->dir == CH_DIR_OUT)
+            continue;
+        size_t es = ch_scalar_size(p->elem);
+        void *buf = ch_xcalloc(cnt ? (size_t)cnt : 1, es);
+        out->data[i] = buf;
+        double lo, hi;
+        if (p->index_hi && *p->index_hi) {
+            long long ihi;
+            if (ch_checklist_eval(p->index_hi, &all, &ihi, err) != 0) {
+                rc = ch_error_prefix(err, "index bound of %s", p->name);
+                goto done;
+            }
+            if (ihi <= 0 && cnt > 0) {
+                rc = ch_error_set(err, "index bound of %s is %lld: no valid index", p->name, ihi);
+                goto done;
+            }
+            for (long long k = 0; k < cnt; k++)
+                store(p->elem, buf, (size_t)k, draw(&s, p->elem, 0, (double)(ihi - 1)));
+            continue;
+        }
+        value_range(p, &lo, &hi);
+        for (long long k = 0; k < cnt; k++)
+            store(p->elem, buf, (size_t)k, draw(&s, p->elem, lo, hi));
+        /* edge values at random positions (about one element in 64, at least one of each
+         * when there is room) */
+        double edges[16];
+        size_t ne = edge_values(lo, hi, edges);
+        size_t places = (size_t)cnt / 64 + (cnt > 4 ? ne : 0);
+        for (size_t k = 0; ne && k < places; k++)
+            store(p->elem, buf, (size_t)(next(&s) % (uint64_t)cnt), edges[k % ne]);
+    }
+done:
+    free(all.names);
+    free(all.values);
+    if (rc)
+        ch_dataset_free(out);
+    return rc;
+}
+
+int ch_dataset_write(const ch_checklist *c, const ch_dataset *d, const char *dir, ch_error *err)
+{
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role != CH_ROLE_SCALAR && p->dir == CH_DIR_OUT)
+            continue;
+        char *path = ch_xasprintf("%s/%s.bin", dir, p->name);
+        int rc = ch_buf_write(path, p->elem, d->data[i], d->count[i], err);
+        free(path);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

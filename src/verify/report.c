@@ -1,0 +1,121 @@
+/* Verification reports: the structured result of one candidate's run through the stages, its
+ * JSON form, and the feedback text the kernel author sees (correctness before speed, never any
+ * test data, seed or reference code). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/verify.h"
+
+const char *ch_stage_name(int stage)
+{
+    static const char *const names[] = {"static",      "compile",   "smoke",
+                                        "correctness", "sanitizer", "performance"};
+    return stage >= 0 && stage < CH_STAGE_COUNT_ ? names[stage] : "?";
+}
+
+static const char *status_name(ch_stage_status s)
+{
+    static const char *const names[] = {"not-run", "pass", "fail", "skipped"};
+    return names[s];
+}
+
+void ch_verify_report_init(ch_verify_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->launcher_ms = r->kernel_ms = r->floor_ms = r->fraction = -1;
+    r->details = cJSON_CreateObject();
+}
+
+void ch_verify_report_free(ch_verify_report *r)
+{
+    free(r->message);
+    free(r->work_dir);
+    cJSON_Delete(r->details);
+    memset(r, 0, sizeof *r);
+}
+
+char *ch_verify_report_json(const ch_verify_report *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "verdict", r->correct ? "correct" : "incorrect");
+    cJSON_AddBoolToObject(o, "passed", r->passed);
+    cJSON_AddNumberToObject(o, "stage", r->stage);
+    cJSON_AddStringToObject(o, "stage_name", ch_stage_name(r->stage));
+    cJSON_AddStringToObject(o, "message", r->message ? r->message : "");
+    char seed[32];
+    snprintf(seed, sizeof seed, "%016llx", (unsigned long long)r->seed);
+    cJSON_AddStringToObject(o, "seed", seed);
+    cJSON *stages = cJSON_AddArrayToObject(o, "stages");
+    for (int i = 0; i < CH_STAGE_COUNT_; i++) {
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "name", ch_stage_name(i));
+        cJSON_AddStringToObject(s, "status", status_name(r->status[i]));
+        cJSON_AddNumberToObject(s, "seconds", r->seconds[i]);
+        cJSON *d = cJSON_GetObjectItemCaseSensitive(r->details, ch_stage_name(i));
+        if (d)
+            cJSON_AddItemToObject(s, "details", cJSON_Duplicate(d, 1));
+        cJSON_AddItemToArray(stages, s);
+    }
+    if (r->launcher_ms >= 0) {
+        cJSON *p = cJSON_AddObjectToObject(o, "timing");
+        cJSON_AddNumberToObject(p, "launcher_ms", r->launcher_ms);
+        cJSON_AddNumberToObject(p, "kernel_ms", r->kernel_ms);
+        if (r->floor_ms >= 0) {
+            cJSON_AddNumberToObject(p, "floor_ms", r->floor_ms);
+            cJSON_AddNumberToObject(p, "fraction_of_floor", r->fraction);
+        }
+    }
+    if (r->work_dir)
+        cJSON_AddStringToObject(o, "work_dir", r->work_dir);
+    char *s = cJSON_Print(o);
+    cJSON_Delete(o);
+    return s;
+}
+
+char *ch_verify_feedback(const ch_verify_report *r)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(r->details, ch_stage_name(r->stage));
+    if (!r->correct) {
+        ch_strbuf_addf(&sb, "Verification failed at stage %d (%s): %s\n", r->stage,
+                       ch_stage_name(r->stage), r->message ? r->message : "");
+        const cJSON *diag = cJSON_GetObjectItemCaseSensitive(d, "diagnostics");
+        if (cJSON_IsString(diag) && *diag->valuestring)
+            ch_strbuf_addf(&sb, "Diagnostics:\n%s\n", diag->valuestring);
+        const cJSON *mm = cJSON_GetObjectItemCaseSensitive(d, "mismatches");
+        const cJSON *it;
+        if (cJSON_IsArray(mm)) {
+            ch_strbuf_adds(&sb, "First mismatches:\n");
+            cJSON_ArrayForEach(it, mm)
+            {
+                if (cJSON_IsString(it))
+                    ch_strbuf_addf(&sb, "  %s\n", it->valuestring);
+            }
+        }
+        const cJSON *out = cJSON_GetObjectItemCaseSensitive(d, "tool_output");
+        if (cJSON_IsString(out) && *out->valuestring)
+            ch_strbuf_addf(&sb, "Tool output:\n%s\n", out->valuestring);
+        return ch_strbuf_detach(&sb);
+    }
+    ch_strbuf_adds(&sb, "The candidate is correct (stages 0-4 passed).\n");
+    if (r->launcher_ms >= 0)
+        ch_strbuf_addf(&sb, "Launcher time %.4f ms, kernel time %.4f ms at the tune size.\n",
+                       r->launcher_ms, r->kernel_ms);
+    if (r->floor_ms > 0)
+        ch_strbuf_addf(&sb, "Memory floor %.4f ms: %.0f%% of the floor achieved.\n", r->floor_ms,
+                       100.0 * r->fraction);
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r->details, "compile"), "resources");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, res)
+    {
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(it, "line");
+        if (cJSON_IsString(f))
+            ch_strbuf_addf(&sb, "ptxas: %s\n", f->valuestring);
+    }
+    if (!r->passed && r->message)
+        ch_strbuf_addf(&sb, "Performance stage: %s\n", r->message);
+    return ch_strbuf_detach(&sb);
+}

@@ -1,0 +1,434 @@
+/* Stage 0, static checks on a candidate's source text (before anything is compiled): the
+ * launcher exists with the entry's exact C signature, a kernel is launched, there is no main,
+ * no file/process/network/environment call, only allowed headers, and the launcher does not
+ * write outputs on the host. Text-level on purpose: cheap, and it sees what the author wrote. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/scaffold.h"
+#include "ch/verify.h"
+
+/* Comments become blanks (newlines kept, so line numbers survive); with strings set, string
+ * and character literals are blanked too (the quotes stay; the literal "C" is kept). */
+static char *strip(const char *src, int strings)
+{
+    size_t n = strlen(src);
+    char *o = ch_xstrdup(src);
+    for (size_t i = 0; i < n;) {
+        if (src[i] == '/' && src[i + 1] == '/') {
+            while (i < n && src[i] != '\n')
+                o[i++] = ' ';
+        } else if (src[i] == '/' && src[i + 1] == '*') {
+            o[i++] = ' ';
+            o[i++] = ' ';
+            while (i < n && !(src[i] == '*' && src[i + 1] == '/')) {
+                if (src[i] != '\n')
+                    o[i] = ' ';
+                i++;
+            }
+            if (i < n)
+                o[i++] = ' ', o[i++] = ' ';
+        } else if (src[i] == '"' || src[i] == '\'') {
+            char q = src[i++];
+            size_t start = i;
+            while (i < n && src[i] != q && src[i] != '\n')
+                i += src[i] == '\\' ? 2 : 1;
+            int keep = !strings || (q == '"' && i - start == 1 && src[start] == 'C');
+            for (size_t k = start; !keep && k < i && k < n; k++)
+                o[k] = ' ';
+            i++;
+        } else {
+            i++;
+        }
+    }
+    return o;
+}
+
+static int is_ident(int ch)
+{
+    return isalnum(ch) || ch == '_';
+}
+
+static unsigned line_of(const char *s, size_t off)
+{
+    unsigned line = 1;
+    for (size_t i = 0; i < off && s[i]; i++)
+        line += s[i] == '\n';
+    return line;
+}
+
+/* Next occurrence of identifier word in s at or after from, as a whole identifier. */
+static const char *find_word(const char *s, const char *from, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *p = strstr(from, word); p; p = strstr(p + 1, word))
+        if ((p == s || !is_ident((unsigned char)p[-1])) && !is_ident((unsigned char)p[wl]))
+            return p;
+    return NULL;
+}
+
+static const char *skip_ws(const char *p)
+{
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* Matching close of the bracket at p (one of ( [ {), or NULL. */
+static const char *match(const char *p)
+{
+    char open = *p, close = open == '(' ? ')' : open == '[' ? ']' : '}';
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == open)
+            depth++;
+        else if (*p == close && --depth == 0)
+            return p;
+    }
+    return NULL;
+}
+
+static int fail(ch_strbuf *msg, cJSON **details, const char *check, const char *code, size_t off,
+                const char *fmt, const char *arg)
+{
+    ch_strbuf_reset(msg);
+    ch_strbuf_addf(msg, fmt, arg);
+    if (code)
+        ch_strbuf_addf(msg, " (line %u)", line_of(code, off));
+    if (details) {
+        *details = cJSON_CreateObject();
+        cJSON_AddStringToObject(*details, "check", check);
+        if (code)
+            cJSON_AddNumberToObject(*details, "line", line_of(code, off));
+    }
+    return 1;
+}
+
+/* Normalised tokens of a parameter's type (restrict qualifiers dropped), name removed. */
+static void param_type(const char *b, const char *e, ch_strbuf *type, ch_strbuf *name)
+{
+    ch_strbuf_reset(type);
+    ch_strbuf_reset(name);
+    char toks[32][64];
+    int nt = 0;
+    for (const char *p = b; p < e && nt < 32;) {
+        if (isspace((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        if (is_ident((unsigned char)*p))
+            while (q < e && is_ident((unsigned char)*q))
+                q++;
+        else
+            q++;
+        size_t len = (size_t)(q - p) < 63 ? (size_t)(q - p) : 63;
+        memcpy(toks[nt], p, len);
+        toks[nt][len] = '\0';
+        p = q;
+        if (strcmp(toks[nt], "restrict") && strcmp(toks[nt], "__restrict__") &&
+            strcmp(toks[nt], "__restrict"))
+            nt++;
+    }
+    int name_at = -1;
+    if (nt > 1 && is_ident((unsigned char)toks[nt - 1][0]) &&
+        !isdigit((unsigned char)toks[nt - 1][0]))
+        name_at = nt - 1;
+    for (int i = 0; i < nt; i++) {
+        if (i == name_at) {
+            ch_strbuf_adds(name, toks[i]);
+            continue;
+        }
+        if (type->len)
+            ch_strbuf_addc(type, ' ');
+        ch_strbuf_adds(type, toks[i]);
+    }
+}
+
+static const char *const forbidden_calls[] = {
+    "fopen",  "freopen", "fdopen",   "open",        "openat",        "creat",   "remove",
+    "unlink", "rename",  "mkdir",    "rmdir",       "opendir",       "system",  "popen",
+    "fork",   "vfork",   "clone",    "execl",       "execlp",        "execle",  "execv",
+    "execvp", "execve",  "execvpe",  "posix_spawn", "posix_spawnp",  "socket",  "connect",
+    "bind",   "listen",  "accept",   "getaddrinfo", "gethostbyname", "getenv",  "secure_getenv",
+    "setenv", "putenv",  "unsetenv", "dlopen",      "dlsym",         "syscall", "ptrace",
+    "kill",   "mmap",    "ifstream", "ofstream",    "fstream",       "__asm__", NULL};
+
+static const char *const allowed_headers[] = {
+    /* C standard headers (C++ <cname> forms are accepted generically below) */
+    "assert.h", "complex.h", "ctype.h", "errno.h", "float.h", "inttypes.h", "limits.h", "math.h",
+    "stdalign.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
+    "string.h", "time.h",
+    /* CUDA runtime and math */
+    "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h",
+    "math_constants.h", "device_launch_parameters.h", "mma.h", "cuda_pipeline.h",
+    "cooperative_groups.h", "cuda_awbarrier.h", "sm_90_rt.h",
+    /* cuBLAS */
+    "cublas_v2.h", "cublas.h", "cublasLt.h", NULL};
+
+static const char *const allowed_dirs[] = {"cooperative_groups/", "cub/", "thrust/", "cuda/", NULL};
+/* C++ standard headers that reach files, processes or threads */
+static const char *const denied_cxx[] = {"fstream", "filesystem", "thread", "future",
+                                         "csignal", "cstdio_ext", NULL};
+
+static int header_allowed(const char *h)
+{
+    for (size_t i = 0; allowed_headers[i]; i++)
+        if (strcmp(h, allowed_headers[i]) == 0)
+            return 1;
+    for (size_t i = 0; allowed_dirs[i]; i++)
+        if (strncmp(h, allowed_dirs[i], strlen(allowed_dirs[i])) == 0 && !strstr(h, ".."))
+            return 1;
+    for (size_t i = 0; denied_cxx[i]; i++)
+        if (strcmp(h, denied_cxx[i]) == 0)
+            return 0;
+    /* other C++ standard headers: a plain lower-case name without '.' or '/' */
+    for (const char *p = h; *p; p++)
+        if (!(islower((unsigned char)*p) || *p == '_'))
+            return 0;
+    return *h != '\0';
+}
+
+static int check_includes(const char *nc, ch_strbuf *msg, cJSON **details)
+{
+    for (const char *line = nc; line && *line;) {
+        const char *p = line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *eol = strchr(line, '\n');
+        if (*p == '#') {
+            p = p + 1;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (strncmp(p, "include", 7) == 0) {
+                p += 7;
+                while (*p == ' ' || *p == '\t')
+                    p++;
+                char name[256] = "";
+                if (*p == '<' || *p == '"') {
+                    char close = *p == '<' ? '>' : '"';
+                    const char *q = strchr(p + 1, close);
+                    size_t len = q && (!eol || q < eol) ? (size_t)(q - p - 1) : 0;
+                    if (len >= sizeof name)
+                        len = sizeof name - 1;
+                    memcpy(name, p + 1, len);
+                    name[len] = '\0';
+                    if (close == '"')
+                        return fail(msg, details, "include", nc, (size_t)(p - nc),
+                                    "includes \"%s\": only system headers <...> are allowed (the "
+                                    "candidate is one self-contained file)",
+                                    name);
+                    if (!header_allowed(name))
+                        return fail(msg, details, "include", nc, (size_t)(p - nc),
+                                    "includes <%s>, which is not an allowed header (C/C++ "
+                                    "standard, CUDA runtime and math, cooperative groups, CUB, "
+                                    "Thrust, libcu++, cuBLAS)",
+                                    name);
+                } else {
+                    return fail(msg, details, "include", nc, (size_t)(p - nc),
+                                "%s: computed #include is not allowed", "include");
+                }
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Does body [b, e) write through identifier nm on the host? */
+static const char *host_write(const char *code, const char *b, const char *e, const char *nm)
+{
+    for (const char *p = find_word(code, b, nm); p && p < e; p = find_word(code, p + 1, nm)) {
+        const char *q = skip_ws(p + strlen(nm));
+        const char *before = p;
+        while (before > b && isspace((unsigned char)before[-1]))
+            before--;
+        int deref = before > b && before[-1] == '*' &&
+                    !(before - 1 > b && (is_ident((unsigned char)before[-2]) || before[-2] == ')' ||
+                                         before[-2] == ']'));
+        if (*q == '[') {
+            const char *m = match(q);
+            if (!m || m >= e)
+                continue;
+            q = skip_ws(m + 1);
+        } else if (!deref) {
+            /* memcpy(nm, ...) / memset(nm, ...) / std::fill(nm, ...) from host code */
+            const char *s = before;
+            if (s > b && s[-1] == '(') {
+                s--;
+                while (s > b && isspace((unsigned char)s[-1]))
+                    s--;
+                const char *w = s;
+                while (w > b && is_ident((unsigned char)w[-1]))
+                    w--;
+                size_t wl = (size_t)(s - w);
+                if ((wl == 6 && (!strncmp(w, "memcpy", 6) || !strncmp(w, "memset", 6))) ||
+                    (wl == 4 && !strncmp(w, "fill", 4)) || (wl == 7 && !strncmp(w, "memmove", 7)))
+                    return p;
+            }
+            continue;
+        }
+        if ((q[0] == '=' && q[1] != '=') || (strchr("+-*/%&|^", q[0]) && q[0] && q[1] == '=') ||
+            (q[0] == '+' && q[1] == '+') || (q[0] == '-' && q[1] == '-'))
+            return p;
+    }
+    return NULL;
+}
+
+int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details)
+{
+    if (details)
+        *details = NULL;
+    char *nc = strip(src, 0);
+    char *code = strip(src, 1);
+    char *lname = ch_xasprintf("%s_launcher", c->name);
+    ch_strbuf type, name, want, want_name;
+    ch_strbuf_init(&type);
+    ch_strbuf_init(&name);
+    ch_strbuf_init(&want);
+    ch_strbuf_init(&want_name);
+    char **pnames = ch_xcalloc(c->n_params + 1, sizeof(char *));
+    int rc = 0;
+
+    if ((rc = check_includes(nc, msg, details)))
+        goto done;
+    /* forbidden calls */
+    for (size_t i = 0; forbidden_calls[i]; i++) {
+        const char *w = forbidden_calls[i];
+        for (const char *p = find_word(code, code, w); p; p = find_word(code, p + 1, w)) {
+            const char *q = skip_ws(p + strlen(w));
+            int decl_use = strstr(w, "stream") != NULL || !strcmp(w, "__asm__");
+            if (*q == '(' || decl_use) {
+                rc = fail(msg, details, "forbidden-call", code, (size_t)(p - code),
+                          "calls %s: no file, process, network or environment access in a "
+                          "candidate",
+                          w);
+                goto done;
+            }
+        }
+    }
+    const char *m = find_word(code, code, "main");
+    if (m && *skip_ws(m + 4) == '(') {
+        rc = fail(msg, details, "main", code, (size_t)(m - code),
+                  "defines %s: the scaffold provides main", "main()");
+        goto done;
+    }
+    /* the launcher definition */
+    const char *def = NULL, *pl = NULL, *pr = NULL;
+    for (const char *p = find_word(code, code, lname); p; p = find_word(code, p + 1, lname)) {
+        const char *q = skip_ws(p + strlen(lname));
+        if (*q != '(')
+            continue;
+        const char *r = match(q);
+        if (r && *skip_ws(r + 1) == '{') {
+            def = p, pl = q, pr = r;
+            break;
+        }
+    }
+    if (!def) {
+        rc = fail(msg, details, "launcher", NULL, 0,
+                  "no definition of the launcher %s(...) { ... }", lname);
+        goto done;
+    }
+    if (!strstr(code, "extern \"C\"") || strstr(code, "extern \"C\"") > def) {
+        rc = fail(msg, details, "launcher", code, (size_t)(def - code),
+                  "the launcher %s is not declared extern \"C\"", lname);
+        goto done;
+    }
+    {
+        /* return type: the word before the name must be void */
+        const char *b = def;
+        while (b > code && isspace((unsigned char)b[-1]))
+            b--;
+        if (b - code < 4 || strncmp(b - 4, "void", 4) != 0) {
+            rc = fail(msg, details, "launcher", code, (size_t)(def - code),
+                      "the launcher %s must return void", lname);
+            goto done;
+        }
+    }
+    {
+        size_t np = 0;
+        const char *b = pl + 1;
+        int empty = *skip_ws(b) == ')' ||
+                    (strncmp(skip_ws(b), "void", 4) == 0 && *skip_ws(skip_ws(b) + 4) == ')');
+        while (!empty && b <= pr) {
+            int depth = 0;
+            const char *e = b;
+            while (e < pr && !(depth == 0 && *e == ',')) {
+                depth += *e == '(' || *e == '[';
+                depth -= *e == ')' || *e == ']';
+                e++;
+            }
+            param_type(b, e, &type, &name);
+            if (np < c->n_params) {
+                char *w = ch_scaffold_param_type(&c->params[np]);
+                param_type(w, w + strlen(w), &want, &want_name);
+                free(w);
+                if (strcmp(type.data, want.data) != 0) {
+                    char *desc =
+                        ch_xasprintf("launcher parameter %zu (%s) has type '%s', the entry "
+                                     "needs '%s'",
+                                     np + 1, c->params[np].name, type.data, want.data);
+                    rc = fail(msg, details, "signature", code, (size_t)(b - code), "%s", desc);
+                    free(desc);
+                    goto done;
+                }
+                pnames[np] = ch_xstrdup(name.len ? name.data : "");
+            }
+            np++;
+            b = e + 1;
+        }
+        if (np != c->n_params) {
+            char *desc = ch_xasprintf("the launcher takes %zu parameters, the entry has %zu", np,
+                                      c->n_params);
+            rc = fail(msg, details, "signature", code, (size_t)(def - code), "%s", desc);
+            free(desc);
+            goto done;
+        }
+    }
+    /* a kernel launch or a library that launches */
+    {
+        int has_global = find_word(code, code, "__global__") != NULL;
+        int launches = strstr(code, "<<<") || strstr(code, "cudaLaunchKernel") ||
+                       strstr(code, "cudaLaunchCooperativeKernel");
+        int library = strstr(code, "cublas") || strstr(code, "cub::") || strstr(code, "thrust::");
+        if (!((has_global && launches) || library)) {
+            rc = fail(msg, details, "kernel", NULL, 0, "%s",
+                      has_global ? "a __global__ kernel is defined but never launched"
+                                 : "no __global__ kernel and no CUDA library call: the work must "
+                                   "run on the GPU");
+            goto done;
+        }
+    }
+    /* host-side writes of outputs in the launcher body (host-pointer convention) */
+    if (!c->device) {
+        const char *body = skip_ws(pr + 1);
+        const char *end = match(body);
+        for (size_t i = 0; end && i < c->n_params; i++) {
+            const ch_ck_param *p = &c->params[i];
+            if (p->role == CH_ROLE_SCALAR || p->dir == CH_DIR_IN || !pnames[i] || !*pnames[i])
+                continue;
+            const char *w = host_write(code, body, end, pnames[i]);
+            if (w) {
+                rc = fail(msg, details, "host-compute", code, (size_t)(w - code),
+                          "the launcher writes output '%s' on the host: outputs must be computed "
+                          "by kernels and copied back",
+                          pnames[i]);
+                goto done;
+            }
+        }
+    }
+done:
+    for (size_t i = 0; i < c->n_params; i++)
+        free(pnames[i]);
+    free(pnames);
+    ch_strbuf_free(&type);
+    ch_strbuf_free(&name);
+    ch_strbuf_free(&want);
+    ch_strbuf_free(&want_name);
+    free(lname);
+    free(nc);
+    free(code);
+    return rc;
+}

@@ -1,0 +1,25 @@
+// Modifies its input: x is scaled in place on the device and copied back into the caller's x.
+#include <cuda_runtime.h>
+__global__ void saxpy_kernel(int n, float a, float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = a * x[i] + y[i];
+        x[i] = 0.0f;
+    }
+}
+
+extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)n * sizeof(float);
+    cudaMalloc(&dx, b);
+    cudaMalloc(&dy, b);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaMemcpy((void *)x, dx, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+}

@@ -1,0 +1,374 @@
+/* Builds what verification builds: scaffolds for several signatures compiled with nvcc (no GPU
+ * needed to compile), the reference program from a user TU with static helpers, macros and its
+ * own main (built and run on the CPU), and the verifier's stages 0-1 end to end. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/fsutil.h"
+#include "ch/proc.h"
+#include "ch/scaffold.h"
+#include "ch/verify.h"
+#include "verify_fixture.h"
+
+static const char *arch(void)
+{
+    const char *a = getenv("CH_CC_ARCH");
+    return a && *a ? a : "sm_90";
+}
+
+static const char *nvcc(void)
+{
+    return ch_file_exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
+}
+
+/* Writes cand and the scaffold of c into a temp dir and compiles them; returns nvcc's status. */
+static int build_scaffold(const ch_checklist *c, const char *cand, ch_strbuf *log)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("scaftest", &err);
+    cr_assert_not_null(dir);
+    char *cp = ch_path_join(dir, "candidate.cu"), *sp = ch_path_join(dir, "scaffold.cu");
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    cr_assert_eq(ch_scaffold_generate(c, cp, &s, &err), 0, "%s", err.msg);
+    cr_assert_eq(ch_write_file_atomic(cp, cand, strlen(cand), 0, &err), 0);
+    cr_assert_eq(ch_write_file_atomic(sp, s.data, s.len, 0, &err), 0);
+    char *archf = ch_xasprintf("-arch=%s", arch());
+    char *out = ch_path_join(dir, "prog");
+    char *argv[] = {(char *)nvcc(), archf, "-o", out, sp, NULL};
+    int rc = ch_proc_capture(argv, log, &err);
+    if (rc == 0)
+        cr_assert(ch_file_exists(out));
+    ch_remove_tree(dir, &err);
+    free(archf);
+    free(out);
+    free(cp);
+    free(sp);
+    free(dir);
+    ch_strbuf_free(&s);
+    return rc;
+}
+
+Test(scaffold, host_convention_float_compiles)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    const char *cand =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, float a, const float *x, float *y)\n"
+        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+        "{ float *dx, *dy; size_t b = n * sizeof(float); cudaMalloc(&dx, b); cudaMalloc(&dy, b);\n"
+        "  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice); cudaMemcpy(dy, y, b, "
+        "cudaMemcpyHostToDevice);\n"
+        "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
+        "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy); }\n";
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    cr_assert_eq(build_scaffold(&c, cand, &log), 0, "%s", log.data);
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_error err;
+    ch_scaffold_generate(&c, "candidate.cu", &s, &err);
+    /* the contract the generated program keeps */
+    cr_assert_not_null(strstr(s.data, "extern \"C\" void saxpy_launcher(int n, float a, const "
+                                      "float *x, float *y);"));
+    cr_assert_null(strstr(s.data, "memset(y_h"), "inout keeps its input: not poisoned");
+    cr_assert_null(strstr(s.data, "memset(x_h"), "inputs are not poisoned");
+    cr_assert_not_null(strstr(s.data, "cudaEventRecord"));
+    char *snap = strstr(s.data, "memcpy(y_snap");
+    char *sync = strstr(s.data, "CH_CHECK(cudaDeviceSynchronize());\n        ch_buf_write");
+    cr_assert(snap && sync && snap < sync, "snapshot before synchronisation");
+    ch_strbuf_free(&s);
+    ch_strbuf_free(&log);
+    fx_free(&c);
+}
+
+Test(scaffold, device_convention_int_output_compiles)
+{
+    ch_checklist c;
+    fx_histo(&c, 1);
+    const char *cand =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, const unsigned char *v, unsigned int *h)\n"
+        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) atomicAdd(&h[v[i]], 1u); }\n"
+        "extern \"C\" void histo_launcher(int n, const unsigned char *v, unsigned int *h)\n"
+        "{ cudaMemset(h, 0, 256 * sizeof(unsigned)); k<<<(n + 255) / 256, 256>>>(n, v, h); }\n";
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    cr_assert_eq(build_scaffold(&c, cand, &log), 0, "%s", log.data);
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_error err;
+    ch_scaffold_generate(&c, "candidate.cu", &s, &err);
+    cr_assert_not_null(strstr(s.data, "cudaMemset(h_d, 0xA5"), "int outputs get the sentinel");
+    cr_assert_not_null(strstr(s.data, "memset(h_h, 0xA5"));
+    cr_assert_not_null(strstr(s.data, "histo_launcher(n, v_d, h_d)"), "device pointers passed");
+    ch_strbuf_free(&s);
+    ch_strbuf_free(&log);
+    fx_free(&c);
+}
+
+Test(scaffold, array_params_and_index_arrays_compile)
+{
+    ch_checklist c;
+    fx_jacobi(&c);
+    const char *cand =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, int m, const double *a, double *b)\n"
+        "{ int i = blockIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i > 0 && i < n - 1 && j > 0 && j < m - 1)\n"
+        "    b[i * m + j] = 0.25 * (a[(i - 1) * m + j] + a[(i + 1) * m + j] + a[i * m + j - 1] + "
+        "a[i * m + j + 1]); }\n"
+        "extern \"C\" void jacobi_launcher(int n, int m, const double *a, double *b)\n"
+        "{ double *da, *db; size_t s = (size_t)n * m * sizeof(double);\n"
+        "  cudaMalloc(&da, s); cudaMalloc(&db, s); cudaMemcpy(da, a, s, "
+        "cudaMemcpyHostToDevice);\n"
+        "  cudaMemcpy(db, b, s, cudaMemcpyHostToDevice);\n"
+        "  k<<<dim3((m + 127) / 128, n), 128>>>(n, m, da, db);\n"
+        "  cudaMemcpy(b, db, s, cudaMemcpyDeviceToHost); cudaFree(da); cudaFree(db); }\n";
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    cr_assert_eq(build_scaffold(&c, cand, &log), 0, "%s", log.data);
+    fx_free(&c);
+    fx_gather(&c);
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_error err;
+    cr_assert_eq(ch_scaffold_generate(&c, "candidate.cu", &s, &err), 0);
+    cr_assert_not_null(strstr(s.data, "ch_count_src = ch_count((long long)(m)"));
+    ch_strbuf_free(&s);
+    ch_strbuf_free(&log);
+    fx_free(&c);
+}
+
+Test(scaffold, rejects_buffers_without_extent)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    free(c.params[2].extent);
+    c.params[2].extent = NULL;
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_error err;
+    cr_assert_neq(ch_scaffold_generate(&c, "candidate.cu", &s, &err), 0);
+    cr_assert_not_null(strstr(err.msg, "x has no extent"));
+    ch_strbuf_free(&s);
+    fx_free(&c);
+}
+
+/* ---- buffer files ---- */
+
+Test(bufio, round_trip_and_validation)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("buftest", &err);
+    char *p = ch_path_join(dir, "x.bin");
+    float v[5] = {1, 2, 3, 4, 5};
+    cr_assert_eq(ch_buf_write(p, CH_T_FLOAT, v, 5, &err), 0);
+    void *d;
+    size_t n;
+    cr_assert_eq(ch_buf_read(p, CH_T_FLOAT, 5, &d, &n, &err), 0, "%s", err.msg);
+    cr_assert(memcmp(d, v, sizeof v) == 0);
+    free(d);
+    cr_assert_neq(ch_buf_read(p, CH_T_DOUBLE, 5, &d, &n, &err), 0);
+    cr_assert_not_null(strstr(err.msg, "element type f32"), "%s", err.msg);
+    cr_assert_neq(ch_buf_read(p, CH_T_FLOAT, 6, &d, &n, &err), 0);
+    /* flip one payload byte: checksum */
+    char *text;
+    size_t len;
+    ch_read_file(p, &text, &len, &err);
+    text[CH_BUF_HEADER + 2] ^= 1;
+    ch_write_file_atomic(p, text, len, 0, &err);
+    free(text);
+    cr_assert_neq(ch_buf_read(p, CH_T_FLOAT, 5, &d, &n, &err), 0);
+    cr_assert_not_null(strstr(err.msg, "checksum"), "%s", err.msg);
+    ch_remove_tree(dir, &err);
+    free(p);
+    free(dir);
+}
+
+/* ---- reference program ---- */
+
+static const char user_tu[] =
+    "#include <math.h>\n"
+    "#define SCALE(v) ((v) * 2.0f)\n"
+    "static float helper(float a, float x) { return SCALE(a) * x; }\n"
+    "#pragma harness\n"
+    "void saxpy(int n, float a, const float *x, float *y)\n"
+    "{ for (int i = 0; i < n; i++) y[i] = helper(a, x[i]) + y[i] + OFFSET; }\n"
+    "int main(void) { return 42; }\n";
+
+Test(reference, user_tu_with_static_helpers_macros_flags_and_main)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_error err;
+    char *dir = ch_make_temp_dir("reftest", &err);
+    char *tu = ch_path_join(dir, "user.c");
+    ch_write_file_atomic(tu, user_tu, strlen(user_tu), 0, &err);
+    char *cc_argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-DOFFSET=0.5f", NULL};
+    ch_oracle o = {tu, cc_argv, NULL};
+    char *exe = NULL;
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    cr_assert_eq(ch_reference_build(&c, &o, dir, &exe, &log, &err), 0, "%s", err.msg);
+    /* a set directory, written as the verifier writes it */
+    ch_dataset ds;
+    cr_assert_eq(ch_data_synthesize(&c, &c.correctness[0], 11, &ds, &err), 0);
+    char *sd = ch_path_join(dir, "set");
+    ch_mkdir_p(sd, &err);
+    cr_assert_eq(ch_dataset_write(&c, &ds, sd, &err), 0);
+    char *argv[] = {exe, sd, NULL};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    cr_assert_eq(ch_proc_capture(argv, &out, &err), 0, "reference ran: %s", out.data);
+    char *yp = ch_path_join(sd, "y.out.bin");
+    void *y;
+    cr_assert_eq(ch_buf_read(yp, CH_T_FLOAT, 1000, &y, NULL, &err), 0, "%s", err.msg);
+    float a = *(float *)ds.data[1];
+    const float *x = ds.data[2], *y0 = ds.data[3];
+    for (int i = 0; i < 1000; i++) {
+        float want = (a * 2.0f) * x[i] + y0[i] + 0.5f;
+        cr_assert_float_eq(((float *)y)[i], want, 1e-6, "y[%d]", i);
+    }
+    char *xp = ch_path_join(sd, "x.out.bin");
+    void *xo;
+    cr_assert_eq(ch_buf_read(xp, CH_T_FLOAT, 1000, &xo, NULL, &err), 0);
+    cr_assert(memcmp(xo, x, 1000 * sizeof(float)) == 0, "in buffer written back unchanged");
+    free(xo);
+    free(xp);
+    free(y);
+    free(yp);
+    ch_strbuf_free(&out);
+    ch_dataset_free(&ds);
+    ch_remove_tree(dir, &err);
+    free(sd);
+    free(exe);
+    free(tu);
+    free(dir);
+    ch_strbuf_free(&log);
+    fx_free(&c);
+}
+
+Test(reference, spec_decl_reference_source_and_build_errors)
+{
+    ch_checklist c;
+    fx_gather(&c);
+    ch_error err;
+    char *dir = ch_make_temp_dir("reftest", &err);
+    const char *ref = "void gather_reference(int n, int m, const double *src, const int *idx, "
+                      "double *out)\n{ for (int i = 0; i < n; i++) out[i] = src[idx[i]]; }\n";
+    ch_oracle o = {NULL, NULL, ref};
+    char *exe = NULL;
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    cr_assert_eq(ch_reference_build(&c, &o, dir, &exe, &log, &err), 0, "%s", err.msg);
+    ch_dataset ds;
+    cr_assert_eq(ch_data_synthesize(&c, &c.correctness[0], 5, &ds, &err), 0);
+    cr_assert_eq(ch_dataset_write(&c, &ds, dir, &err), 0);
+    char *argv[] = {exe, dir, NULL};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    cr_assert_eq(ch_proc_capture(argv, &out, &err), 0, "%s", out.data);
+    char *op = ch_path_join(dir, "out.out.bin");
+    void *got;
+    cr_assert_eq(ch_buf_read(op, CH_T_DOUBLE, 1001, &got, NULL, &err), 0, "%s", err.msg);
+    const double *src = ds.data[2];
+    const int *idx = ds.data[3];
+    for (int i = 0; i < 1001; i++)
+        cr_assert_eq(((double *)got)[i], src[idx[i]]);
+    free(got);
+    free(op);
+    free(exe);
+    /* a broken reference is an error carrying the compiler's words */
+    ch_oracle bad = {NULL, NULL, "void gather_reference(int n) { undeclared_thing(); }\n"};
+    cr_assert_neq(ch_reference_build(&c, &bad, dir, &exe, &log, &err), 0);
+    cr_assert_not_null(strstr(err.msg, "reference:"), "%s", err.msg);
+    ch_strbuf_free(&out);
+    ch_strbuf_free(&log);
+    ch_dataset_free(&ds);
+    ch_remove_tree(dir, &err);
+    free(dir);
+    fx_free(&c);
+}
+
+/* ---- the verifier, stages 0-1 (2 needs a GPU: here it must fail with a CUDA error) ---- */
+
+Test(verifier, stages_static_compile_and_no_device, .timeout = 240)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_error err;
+    char *dir = ch_make_temp_dir("vtest", &err);
+    char *tu = ch_path_join(dir, "user.c");
+    ch_write_file_atomic(tu, user_tu, strlen(user_tu), 0, &err);
+    char *cc_argv[] = {"cc", "-DOFFSET=0.0f", NULL};
+    ch_verify_setup s = {0};
+    s.checklist = &c;
+    s.oracle = (ch_oracle){tu, cc_argv, NULL};
+    s.nvcc = nvcc();
+    s.arch = arch();
+    s.last_stage = -1;
+    s.seed = 1234;
+    ch_verifier *v;
+    cr_assert_eq(ch_verifier_open(&s, &v, &err), 0, "%s", err.msg);
+
+    ch_verify_report r;
+    cr_assert_eq(ch_verifier_run(v, "extern \"C\" void saxpy_launcher(int n) {}\n", &r, &err), 0);
+    cr_assert_eq(r.stage, CH_STAGE_STATIC);
+    cr_assert_not(r.correct);
+    cr_assert_eq(r.status[0], CH_ST_FAIL);
+    cr_assert_not_null(strstr(r.message, "static: "), "%s", r.message);
+    char *json = ch_verify_report_json(&r);
+    cJSON *o = cJSON_Parse(json);
+    cr_assert_not_null(o);
+    cr_assert_str_eq(cJSON_GetObjectItem(o, "seed")->valuestring, "00000000000004d2");
+    cJSON_Delete(o);
+    free(json);
+    ch_verify_report_free(&r);
+
+    const char *broken = "#include <cuda_runtime.h>\n"
+                         "__global__ void k(int n, float a, const float *x, float *y)\n"
+                         "{ y[0] = undefined_variable; }\n"
+                         "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float "
+                         "*y)\n{ k<<<1, 1>>>(n, a, x, y); }\n";
+    cr_assert_eq(ch_verifier_run(v, broken, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.stage, CH_STAGE_COMPILE, "%s", r.message);
+    cr_assert_not_null(strstr(r.message, "undefined_variable"), "%s", r.message);
+    char *fb = ch_verify_feedback(&r);
+    cr_assert_not_null(strstr(fb, "candidate.cu(3)"), "diagnostic names the candidate line: %s",
+                       fb);
+    cr_assert_null(strstr(fb, "/tmp/"), "no paths in feedback: %s", fb);
+    free(fb);
+    ch_verify_report_free(&r);
+
+    const char *good =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, float a, const float *x, float *y)\n"
+        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * a * x[i] + y[i]; "
+        "}\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+        "{ float *dx, *dy; size_t b = n * sizeof(float); cudaMalloc(&dx, b); cudaMalloc(&dy, b);\n"
+        "  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice); cudaMemcpy(dy, y, b, "
+        "cudaMemcpyHostToDevice);\n"
+        "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
+        "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy); }\n";
+    cr_assert_eq(ch_verifier_run(v, good, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.status[CH_STAGE_COMPILE], CH_ST_PASS, "%s", r.message);
+    cJSON *res = cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "compile"), "resources");
+    cr_assert(cJSON_GetArraySize(res) >= 1, "ptxas resource report kept");
+    cr_assert_gt(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0), "registers")->valueint, 0);
+    if (system("nvidia-smi -L >/dev/null 2>&1") != 0) {
+        cr_assert_eq(r.stage, CH_STAGE_SMOKE, "%s", r.message);
+        cr_assert_not_null(strstr(r.message, "CUDA error"), "%s", r.message);
+    }
+    ch_verify_report_free(&r);
+    ch_verifier_close(v);
+    ch_remove_tree(dir, &err);
+    free(tu);
+    free(dir);
+    fx_free(&c);
+}
