@@ -35,6 +35,11 @@ OPT_asan     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 LIB_SRC    := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 CACHE_SRC  := $(sort $(wildcard cache/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
+# The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
+# the full binary (libexec/ch-cc/ch-cc-full), which it execs. See driver/thin.c.
+DRIVER_FULL_ONLY := driver/harness.c $(wildcard driver/admin*.c)
+DRIVER_THIN_ONLY := driver/thin.c
+DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
 PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
@@ -66,7 +71,9 @@ $(1)_DIR := $(if $(filter rel,$(1)),$(BUILD),$(BUILD)/$(1))
 $(1)_CFLAGS := $$(CFLAGS_ALL) $$(OPT_$(1))
 $(1)_LIB_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(LIB_SRC)) $$($(1)_DIR)/obj/gen/prompts.o
 $(1)_CACHE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(CACHE_SRC))
-$(1)_DRIVER_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_SRC))
+$(1)_CORE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_CORE))
+$(1)_FULL_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_FULL_ONLY))
+$(1)_THIN_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_THIN_ONLY))
 $(1)_LIBS := $$($(1)_DIR)/lib/libchcache.a $$($(1)_DIR)/lib/libharness.a
 
 $$($(1)_DIR)/obj/%.o: %.c $$(HEADERS)
@@ -81,15 +88,21 @@ $$($(1)_DIR)/obj/gen/prompts.o: $$(GEN_PROMPTS)
 
 $$($(1)_DIR)/lib/libharness.a: $$($(1)_LIB_OBJ)
 	@mkdir -p $$(dir $$@)
-	rm -f $$@ && ar rcs $$@ $$^
+	@rm -f $$@ && ar rcs $$@ $$^
 
 $$($(1)_DIR)/lib/libchcache.a: $$($(1)_CACHE_OBJ)
 	@mkdir -p $$(dir $$@)
-	rm -f $$@ && ar rcs $$@ $$^
+	@rm -f $$@ && ar rcs $$@ $$^
 
-$$($(1)_DIR)/bin/ch-cc: $$($(1)_DRIVER_OBJ) $$($(1)_LIBS)
+$$($(1)_DIR)/libexec/ch-cc/ch-cc-full: $$($(1)_CORE_OBJ) $$($(1)_FULL_OBJ) $$($(1)_LIBS)
 	@mkdir -p $$(dir $$@)
-	$$(BUILD_CC) $$($(1)_CFLAGS) $$($(1)_DRIVER_OBJ) -Wl,--start-group $$($(1)_LIBS) -Wl,--end-group $$(LDLIBS_ALL) -o $$@
+	@echo "  LD    $$@"
+	@$$(BUILD_CC) $$($(1)_CFLAGS) $$($(1)_CORE_OBJ) $$($(1)_FULL_OBJ) -Wl,--start-group $$($(1)_LIBS) -Wl,--end-group $$(LDLIBS_ALL) -o $$@
+
+$$($(1)_DIR)/bin/ch-cc: $$($(1)_CORE_OBJ) $$($(1)_THIN_OBJ) $$($(1)_LIBS) $$($(1)_DIR)/libexec/ch-cc/ch-cc-full
+	@mkdir -p $$(dir $$@)
+	@echo "  LD    $$@"
+	@$$(BUILD_CC) $$($(1)_CFLAGS) $$($(1)_CORE_OBJ) $$($(1)_THIN_OBJ) -Wl,--as-needed $$($(1)_DIR)/lib/libharness.a -o $$@
 endef
 $(eval $(call variant,rel))
 $(eval $(call variant,asan))
@@ -130,13 +143,16 @@ demo: deps build
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ch $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness
+	install -d $(DESTDIR)$(PREFIX)/libexec/ch-cc
 	install -m 755 $(BUILD)/bin/ch-cc $(DESTDIR)$(PREFIX)/bin/ch-cc
+	install -m 755 $(BUILD)/libexec/ch-cc/ch-cc-full $(DESTDIR)$(PREFIX)/libexec/ch-cc/ch-cc-full
 	install -m 644 include/harness.h $(DESTDIR)$(PREFIX)/include/harness.h
 	install -m 644 include/ch/*.h $(DESTDIR)$(PREFIX)/include/ch/
 	@for f in cmake-module/*; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness/ || true; done
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ch-cc $(DESTDIR)$(PREFIX)/include/harness.h
+	rm -rf $(DESTDIR)$(PREFIX)/libexec/ch-cc
 	rm -rf $(DESTDIR)$(PREFIX)/include/ch $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -v '^tests/integration/data/' | grep -v '^examples/')

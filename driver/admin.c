@@ -36,6 +36,7 @@ static void print_help(void)
            "  --harness-evict                      apply the cache size limit now\n"
            "  --harness-explain=KEY                what a cache entry holds\n"
            "  --harness-config                     every setting and where it came from\n"
+           "  --harness-args [options] files       the argument model of a command, as JSON\n"
            "settings: --harness-KEY=VALUE for any key of --harness-config (e.g. "
            "--harness-budget=4)\n");
 }
@@ -56,6 +57,11 @@ int ch_admin_run(ch_driver *d, int *exit_code)
         fputs(out.data, stdout);
         ch_strbuf_free(&out);
         *exit_code = 0;
+        return 1;
+    }
+    if (option_value(d, "args", &present), present) {
+        ch_driver_choose_personality(d);
+        *exit_code = ch_admin_args(d);
         return 1;
     }
     if (option_value(d, "list", &present), present) {

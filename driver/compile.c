@@ -18,7 +18,7 @@
 
 /* nvcc for CUDA inputs and nvcc-only options; the host compilers for plain C/C++ commands
  * and links; nvcc when nothing says otherwise (ch-cc behaves like nvcc). */
-static ch_real_kind choose_personality(const ch_args *a)
+static ch_real_kind personality_of(const ch_args *a)
 {
     int c = 0, cxx = 0, cu = a->has_x_cu, objects = 0;
     for (size_t i = 0; i < a->n_inputs; i++) {
@@ -108,10 +108,15 @@ static void print_version_line(const ch_driver *d)
         free(paths[k]);
 }
 
+void ch_driver_choose_personality(ch_driver *d)
+{
+    d->personality = personality_of(&d->args);
+}
+
 int ch_compile_run(ch_driver *d)
 {
     ch_args *a = &d->args;
-    d->personality = choose_personality(a);
+    ch_driver_choose_personality(d);
     ch_error err;
     char *compiler = ch_driver_compiler(d, &err);
     if (!compiler) {

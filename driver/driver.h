@@ -14,6 +14,7 @@ typedef struct ch_driver {
     ch_args args;
     int argc;                 /* the arguments after the program name (and after a launcher's */
     char **argv;              /* compiler), borrowed from main */
+    char **argv_full;         /* main's argv, program name included (for delegation) */
     char *launcher;           /* launcher mode: the compiler named first (owned), else NULL */
     ch_real_kind personality; /* which real compiler this command goes to */
 } ch_driver;
@@ -32,9 +33,23 @@ const char *ch_real_kind_name(ch_real_kind kind);
 /* Admin mode: handles --harness-<command> options. Returns 1 and sets *exit_code when the
  * command line was an admin command, 0 otherwise. */
 int ch_admin_run(ch_driver *d, int *exit_code);
+/* Nonzero when --harness-NAME (name of length len) is an admin command or a modifier of one
+ * rather than a setting. */
+int ch_admin_is_command(const char *name, size_t len);
+/* Nonzero when the command line holds an admin command (not only settings). */
+int ch_driver_has_admin_command(const ch_driver *d);
+
+/* The full ch-cc (libexec/ch-cc/ch-cc-full next to this binary); caller frees. The thin
+ * front binary links neither libclang nor libcurl, whose loading alone costs more than the
+ * pass-through budget; it hands every command that needs them to the full binary. */
+char *ch_driver_full_binary(void);
+/* Replaces the process with the full binary, same arguments. Returns only on failure. */
+int ch_driver_delegate(char **argv);
 
 /* Compiler, launcher and link modes; returns the exit status (or does not return: exec). */
 int ch_compile_run(ch_driver *d);
+/* Chooses d->personality from the inputs and options (nvcc, cc or c++). */
+void ch_driver_choose_personality(ch_driver *d);
 
 /* Harness path: the command compiles files that contain annotations. Returns the exit status. */
 int ch_harness_compile(ch_driver *d, const int *annotated);
@@ -44,6 +59,7 @@ int ch_driver_spawn(char *const *argv);
 
 /* Admin commands of the modules (one file each under driver/). */
 int ch_admin_list(ch_driver *d, int checklist_form);
+int ch_admin_args(ch_driver *d);
 int ch_admin_cache(ch_driver *d, const char *command, const char *value);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
 

@@ -1,9 +1,11 @@
 /* ch-cc's entry point: recursion guard, launcher detection, argument model, configuration,
  * and dispatch to admin, compiler/link or launcher mode. Only wiring lives here. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ch/fsutil.h"
 #include "driver.h"
@@ -33,6 +35,11 @@ static int check_depth(ch_error *err)
 {
     const char *v = getenv("CH_CC_DEPTH");
     int depth = v ? atoi(v) : 0;
+    /* The full binary started by the thin one is the same ch-cc process, logically. */
+    if (getenv("CH_CC_DELEGATED")) {
+        unsetenv("CH_CC_DELEGATED");
+        return 0;
+    }
     if (depth >= MAX_DEPTH)
         return ch_error_set(err,
                             "ch-cc is calling itself (%d nested ch-cc processes): the real "
@@ -71,19 +78,72 @@ static void detect_launcher(ch_driver *d)
     }
 }
 
+char *ch_driver_full_binary(void)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    char *bin = ch_path_dir(self);
+    char *full = ch_xasprintf("%s/../libexec/ch-cc/ch-cc-full", bin);
+    free(bin);
+    return full;
+}
+
+int ch_driver_delegate(char **argv)
+{
+    char *full = ch_driver_full_binary();
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        /* so that the full binary never takes this front binary for a real compiler */
+        setenv("CH_CC_SELF", self, 1);
+    }
+    setenv("CH_CC_DELEGATED", "1", 1);
+    fflush(NULL);
+    if (full)
+        execv(full, argv);
+    fprintf(stderr, "ch-cc: error: cannot run the full ch-cc '%s': %s (reinstall ch-cc)\n",
+            full ? full : "?", strerror(errno));
+    free(full);
+    return 1;
+}
+
+/* Commands and their modifiers; every other --harness-KEY=VALUE is a setting. */
+static const char *const admin_words[] = {"help",   "config",  "args",   "list",  "checklist",
+                                          "verify", "entry",   "report", "stats", "clean",
+                                          "evict",  "explain", NULL};
+
+int ch_admin_is_command(const char *name, size_t len)
+{
+    for (size_t k = 0; admin_words[k]; k++)
+        if (strlen(admin_words[k]) == len && strncmp(admin_words[k], name, len) == 0)
+            return 1;
+    return 0;
+}
+
+int ch_driver_has_admin_command(const ch_driver *d)
+{
+    for (size_t i = 0; i < d->args.harness.len; i++) {
+        const char *opt = d->args.harness.items[i] + 10;
+        const char *eq = strchr(opt, '=');
+        size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+        if (ch_admin_is_command(opt, klen) && strncmp(opt, "entry", klen) != 0 &&
+            strncmp(opt, "report", klen) != 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int apply_harness_settings(ch_driver *d, ch_error *err)
 {
-    static const char *const commands[] = {"list",  "checklist", "config",  "stats",
-                                           "clean", "evict",     "explain", "verify",
-                                           "entry", "help",      NULL};
     for (size_t i = 0; i < d->args.harness.len; i++) {
         const char *opt = d->args.harness.items[i] + 10; /* after "--harness-" */
         const char *eq = strchr(opt, '=');
         size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
-        int is_command = 0;
-        for (size_t k = 0; commands[k]; k++)
-            is_command |= strlen(commands[k]) == klen && strncmp(commands[k], opt, klen) == 0;
-        if (is_command)
+        if (ch_admin_is_command(opt, klen))
             continue;
         char *key = ch_xstrndup(opt, klen);
         int rc = ch_config_set(&d->cfg, key, eq ? eq + 1 : "1", CH_CFG_CMDLINE, err);
@@ -101,6 +161,7 @@ int main(int argc, char **argv)
     memset(&d, 0, sizeof d);
     d.argc = argc - 1;
     d.argv = argv + 1;
+    d.argv_full = argv;
     ch_error err;
     ch_error_clear(&err);
     int status = 1;
@@ -111,7 +172,7 @@ int main(int argc, char **argv)
     detect_launcher(&d);
     if (ch_config_load(&d.cfg, NULL, &err) != 0) {
         ch_driver_report(&err);
-        return 1;
+        goto out;
     }
     if (ch_args_parse(&d.args, d.argc, d.argv, getenv("NVCC_PREPEND_FLAGS"),
                       getenv("NVCC_APPEND_FLAGS"), &err) != 0 ||

@@ -30,27 +30,19 @@ char *ch_real_compiler(const ch_driver *d, ch_real_kind kind, ch_error *err)
         found = ch_find_executable("/usr/local/cuda/bin/nvcc", 1);
     if (found)
         return found;
+    const char *env = "";
+    for (size_t i = 0; ch_settings[i].key; i++)
+        if (strcmp(ch_settings[i].key, setting) == 0)
+            env = ch_settings[i].env;
     char *any = ch_find_executable(name, 0);
-    if (any && ch_is_self(any)) {
+    if (any && ch_is_self(any))
         ch_error_set(err,
                      "the real %s '%s' is ch-cc itself; set %s to the real compiler "
                      "(refusing to call myself)",
-                     kinds[kind].fallback, any, ch_settings[0].key ? "" : "");
-        /* name the environment variable the user should set */
-        for (size_t i = 0; ch_settings[i].key; i++)
-            if (strcmp(ch_settings[i].key, setting) == 0)
-                ch_error_set(err,
-                             "the real %s '%s' is ch-cc itself; set %s to the real compiler "
-                             "(refusing to call myself)",
-                             kinds[kind].fallback, any, ch_settings[i].env);
-        free(any);
-        return NULL;
-    }
+                     kinds[kind].fallback, any, env);
+    else
+        ch_error_set(err, "cannot find the real %s '%s' (set %s)", kinds[kind].fallback, name, env);
     free(any);
-    for (size_t i = 0; ch_settings[i].key; i++)
-        if (strcmp(ch_settings[i].key, setting) == 0)
-            ch_error_set(err, "cannot find the real %s '%s' (set %s)", kinds[kind].fallback, name,
-                         ch_settings[i].env);
     return NULL;
 }
 

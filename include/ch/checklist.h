@@ -11,8 +11,13 @@
  *                 "rtol", "atol" } ],
  *   "sizes": { "smoke": [ {"n": 1}, ... ], "correctness": [ {...}, ... ], "tune": {...} },
  *   "device": bool, "budget": int | null }
- * A size set assigns every integer scalar parameter; float scalar parameters take a value
- * drawn from their range.
+ * A size set assigns every size parameter: an integer scalar whose "range" is null (the ones
+ * extents, index bounds and loop bounds use). Integer scalars with a range and float scalars take
+ * a value drawn from their range. "direction" is null for scalars; "extent" is null for scalars
+ * and a C expression of size parameters for pointers/arrays; "range" is null for size
+ * parameters and for index arrays (whose values lie in [0, index_hi)); "rtol"/"atol" are numbers
+ * for outputs (out, inout; 0 for integer outputs: exact) and null otherwise. Missing optional
+ * fields read as null; unknown fields are errors.
  *
  * Ownership: a ch_checklist owns everything it points to; ch_checklist_free. */
 #ifndef CH_CHECKLIST_H
@@ -22,6 +27,7 @@
 
 #include "ch/entry.h"
 #include "ch/error.h"
+#include "ch/strbuf.h"
 #include "ch/types.h"
 
 typedef struct ch_ck_param {
@@ -31,6 +37,7 @@ typedef struct ch_ck_param {
     ch_scalar elem;
     ch_dir dir;        /* CH_DIR_NONE for scalars */
     char *extent;      /* pointers/arrays: element count expression; NULL for scalars */
+    int has_range;     /* 0: no range (size parameters, index arrays) */
     double lo, hi;     /* value range of inputs (inclusive) */
     char *index_of;    /* index arrays: the array they subscript, else NULL */
     char *index_hi;    /* index arrays: exclusive upper bound expression */
@@ -75,5 +82,17 @@ int ch_checklist_validate(const ch_checklist *c, ch_error *err);
  * min/max, parameter names). Returns 0 and sets *value, or -1 with err. */
 int ch_checklist_eval(const char *expr, const ch_ck_size *size, long long *value, ch_error *err);
 const ch_ck_param *ch_checklist_param(const ch_checklist *c, const char *name);
+/* Appends to names (ch_strvec, caller frees) every parameter name expr references, each once, in
+ * order of first use (min/max as calls excluded). Returns -1 with err on a syntax error. */
+int ch_checklist_expr_names(const char *expr, ch_strvec *names, ch_error *err);
+
+/* Size sets. ch_ck_size_set adds name or replaces its value; ch_ck_size_get returns 0 and sets
+ * *value when name is assigned, -1 otherwise. A zeroed ch_ck_size is the empty set. */
+void ch_ck_size_set(ch_ck_size *s, const char *name, long long value);
+int ch_ck_size_get(const ch_ck_size *s, const char *name, long long *value);
+void ch_ck_size_copy(ch_ck_size *dst, const ch_ck_size *src);
+void ch_ck_size_free(ch_ck_size *s);
+/* True for integer scalars without a range: the parameters a size set assigns. */
+int ch_ck_param_is_size(const ch_ck_param *p);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "ch/ir.h"
+#include "ch/strbuf.h"
 #include "ch/types.h"
 
 /* `name: expr` pairs of extent() and tune(). */
@@ -82,6 +83,16 @@ typedef struct ch_entry_list {
 void ch_entry_list_init(ch_entry_list *l);
 void ch_entry_list_free(ch_entry_list *l);
 void ch_entry_free(ch_entry *e);
+/* How a parameter is spelled in CUDA C++ (launchers, scaffolds, dispatchers): scalars as their
+ * type, pointers as "const float *__restrict__ x", and C99 array parameters flattened to a
+ * pointer to their element type ("double *A", row-major), which is the same ABI as the C
+ * declaration `double A[n][m]`. Appends to out. */
+void ch_param_cxx_decl(const ch_param *p, ch_strbuf *out);
+/* "int n, float a, const float *x, float *y" (C++ spellings, as above). */
+void ch_entry_cxx_params(const ch_entry *e, ch_strbuf *out);
+/* "n, a, x, y" */
+void ch_entry_call_args(const ch_entry *e, ch_strbuf *out);
+
 /* The parameter called name, or NULL. */
 const ch_param *ch_entry_param(const ch_entry *e, const char *name);
 

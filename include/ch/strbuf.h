@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 typedef struct ch_strbuf {
-    char *data; /* NUL-terminated; never NULL after init */
+    char *data; /* NUL-terminated; NULL only after ch_strbuf_detach */
     size_t len;
     size_t cap;
 } ch_strbuf;
@@ -23,7 +23,8 @@ void ch_strbuf_adds(ch_strbuf *sb, const char *s);
 void ch_strbuf_addc(ch_strbuf *sb, char c);
 void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ch_strbuf_vaddf(ch_strbuf *sb, const char *fmt, va_list ap);
-/* Returns the buffer's string (caller frees) and leaves sb empty but valid. */
+/* Returns the buffer's string (caller frees) and leaves sb empty: further adds allocate anew,
+ * ch_strbuf_free is a no-op, and sb->data is NULL until then. */
 char *ch_strbuf_detach(ch_strbuf *sb);
 
 /* Allocating helpers that abort on out of memory. */

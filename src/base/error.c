@@ -42,8 +42,14 @@ int ch_error_prefix(ch_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof err->msg)
-        snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", old);
+    if (n < 0 || (size_t)n + 2 >= sizeof err->msg)
+        return -1;
+    /* append ": old", truncated to what fits */
+    size_t at = (size_t)n, room = sizeof err->msg - at - 3, olen = strlen(old);
+    err->msg[at++] = ':';
+    err->msg[at++] = ' ';
+    memcpy(err->msg + at, old, olen < room ? olen : room);
+    err->msg[at + (olen < room ? olen : room)] = '\0';
     return -1;
 }
 

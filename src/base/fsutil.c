@@ -197,12 +197,19 @@ const char *ch_path_ext(const char *path)
     return dot && dot != base ? dot + 1 : "";
 }
 
+static int same_file(const char *a, const struct stat *other)
+{
+    struct stat st;
+    return a && stat(a, &st) == 0 && st.st_dev == other->st_dev && st.st_ino == other->st_ino;
+}
+
 int ch_is_self(const char *path)
 {
-    struct stat self, other;
-    if (stat("/proc/self/exe", &self) != 0 || stat(path, &other) != 0)
+    struct stat other;
+    if (stat(path, &other) != 0)
         return 0;
-    return self.st_dev == other.st_dev && self.st_ino == other.st_ino;
+    /* CH_CC_SELF: the thin front binary, when this process is the full one it started. */
+    return same_file("/proc/self/exe", &other) || same_file(getenv("CH_CC_SELF"), &other);
 }
 
 static int is_executable_file(const char *path)

@@ -56,7 +56,9 @@ char *ch_xasprintf(const char *fmt, ...)
     va_start(ap, fmt);
     ch_strbuf_vaddf(&sb, fmt, ap);
     va_end(ap);
-    return ch_strbuf_detach(&sb);
+    char *s = ch_strbuf_detach(&sb);
+    ch_strbuf_free(&sb); /* detach leaves a fresh empty buffer behind */
+    return s;
 }
 
 void ch_strbuf_init(ch_strbuf *sb)
@@ -77,7 +79,8 @@ void ch_strbuf_free(ch_strbuf *sb)
 void ch_strbuf_reset(ch_strbuf *sb)
 {
     sb->len = 0;
-    sb->data[0] = '\0';
+    if (sb->data)
+        sb->data[0] = '\0';
 }
 
 static void reserve(ch_strbuf *sb, size_t extra)
@@ -88,6 +91,8 @@ static void reserve(ch_strbuf *sb, size_t extra)
     while (cap < sb->len + extra + 1)
         cap *= 2;
     sb->data = ch_xrealloc(sb->data, cap);
+    if (sb->cap == 0)
+        sb->data[0] = '\0';
     sb->cap = cap;
 }
 
@@ -133,7 +138,8 @@ void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...)
 char *ch_strbuf_detach(ch_strbuf *sb)
 {
     char *s = sb->data;
-    ch_strbuf_init(sb);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
     return s;
 }
 

@@ -69,3 +69,30 @@ const ch_param *ch_entry_param(const ch_entry *e, const char *name)
             return &e->params[i];
     return NULL;
 }
+
+void ch_param_cxx_decl(const ch_param *p, ch_strbuf *out)
+{
+    if (p->role == CH_ROLE_SCALAR) {
+        ch_strbuf_addf(out, "%s %s", ch_scalar_name(p->elem), p->name);
+        return;
+    }
+    ch_strbuf_addf(out, "%s%s *%s%s", p->is_const ? "const " : "", ch_scalar_name(p->elem),
+                   p->role == CH_ROLE_POINTER && p->is_restrict ? "__restrict__ " : "", p->name);
+}
+
+void ch_entry_cxx_params(const ch_entry *e, ch_strbuf *out)
+{
+    for (size_t i = 0; i < e->n_params; i++) {
+        if (i)
+            ch_strbuf_adds(out, ", ");
+        ch_param_cxx_decl(&e->params[i], out);
+    }
+    if (e->n_params == 0)
+        ch_strbuf_adds(out, "void");
+}
+
+void ch_entry_call_args(const ch_entry *e, ch_strbuf *out)
+{
+    for (size_t i = 0; i < e->n_params; i++)
+        ch_strbuf_addf(out, "%s%s", i ? ", " : "", e->params[i].name);
+}
