@@ -70,6 +70,7 @@ typedef struct actx {
     size_t nhosts;
     names mutable_; /* scalar names assigned anywhere in the body */
     int launched;   /* a kernel step exists already */
+    names outer;    /* counters of mapped loops around the loop being analysed (2-D inner) */
 } actx;
 
 static const ch_param *var_param(const actx *c, const ch_ir *v)
@@ -682,7 +683,8 @@ static int walk_expr(lstate *ls, const ch_ir *e)
             return 0;
         }
         if (names_has(&ls->inner, e->text) || is_uniform(ls->c, e->text) ||
-            is_host_var(ls->c, e->text) || names_has(&ls->written, e->text))
+            is_host_var(ls->c, e->text) || names_has(&ls->written, e->text) ||
+            names_has(&ls->c->outer, e->text))
             return 0;
         return hard(ls, e,
                     "the loop reads '%s', a local whose value is computed outside the loop nest; "
@@ -1056,7 +1058,10 @@ static int add_nest(actx *c, const bi_loop *L, size_t depth)
     if (in && in->kind == CH_IR_FOR && canonical(c->e, p, in, &I, &scratch) == 0 &&
         host_evaluable(c, I.lo) && host_evaluable(c, I.hi)) {
         lstate ils;
+        size_t nouter = c->outer.n;
+        names_add(&c->outer, L->var);
         int r = analyse_loop(c, &I, &ils);
+        c->outer.n = nouter;
         if (r == 0) {
             const char *ux = unit_stride_var(&ils, L->var, I.var);
             n.dims = 2;
@@ -1248,6 +1253,7 @@ int bi_analyse(const ch_entry *e, bi_program *out, ch_error *err)
                          e->body_col ? e->body_col : e->fn_col,
                          "found no loop to map to the GPU in '%s'", e->name);
     names_free(&c.mutable_);
+    names_free(&c.outer);
     if (rc)
         bi_program_free(out);
     return rc;

@@ -11,10 +11,6 @@
     "the builtin agent only translates C bodies; configure an LLM provider "                       \
     "(CH_CC_PROVIDER=openai|anthropic, CH_CC_MODEL, CH_CC_API_BASE)"
 
-/* Until src/checklist is linked into this branch the derivation is looked up weakly, so that the
- * agent links on its own; the driver always links the checklist module. */
-#pragma weak ch_checklist_derive
-
 /* What the agent remembers per entry: the variants it has proposed. Owned by the agent. */
 typedef struct bi_memory {
     char *key; /* entry name + signature */
@@ -46,8 +42,6 @@ static int builtin_checklist(ch_agent *ag, const ch_entry *e, ch_checklist *out,
     (void)ag;
     if (e->kind == CH_KIND_SPEC_DECL || !e->has_body)
         return ch_error_at(err, e->file, e->line, e->col, "%s: %s", e->name, NEED_LLM);
-    if (!ch_checklist_derive)
-        return ch_error_set(err, "checklist derivation is not linked into this binary");
     return ch_checklist_derive(e, out, err);
 }
 

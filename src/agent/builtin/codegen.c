@@ -216,8 +216,8 @@ static void emit_kernel(gen *g, size_t k)
     if (g->v->grid_stride) {
         ch_strbuf_addf(out,
                        "    for (long long ch_x = (long long)blockIdx.x * blockDim.x + "
-                       "threadIdx.x; ch_x < %s;\n         ch_x += (long long)gridDim.x * "
-                       "blockDim.x) {\n",
+                       "threadIdx.x;\n         ch_x < %s;\n         ch_x += (long long)gridDim.x "
+                       "* blockDim.x) {\n",
                        cx);
         indent = 2;
     } else {
@@ -231,9 +231,9 @@ static void emit_kernel(gen *g, size_t k)
         char *cy = count_text(g, &n->y);
         indent_to(out, indent);
         ch_strbuf_addf(out,
-                       "for (long long ch_y = (long long)blockIdx.y * blockDim.y + threadIdx.y; "
-                       "ch_y < %s;\n",
-                       cy);
+                       "for (long long ch_y = (long long)blockIdx.y * blockDim.y + threadIdx.y;\n");
+        indent_to(out, indent);
+        ch_strbuf_addf(out, "     ch_y < %s;\n", cy);
         indent_to(out, indent);
         ch_strbuf_adds(out, "     ch_y += (long long)gridDim.y * blockDim.y) {\n");
         free(cy);
@@ -344,43 +344,16 @@ static void emit_steps(gen *g, size_t from, size_t count, int indent)
     }
 }
 
-static char *restrict_fixed(const char *type)
-{
-    ch_strbuf sb;
-    ch_strbuf_init(&sb);
-    for (const char *p = type; *p;) {
-        if (strncmp(p, "restrict", 8) == 0 && (p == type || p[-1] == ' ' || p[-1] == '*')) {
-            ch_strbuf_adds(&sb, "__restrict__");
-            p += 8;
-        } else {
-            ch_strbuf_addc(&sb, *p++);
-        }
-    }
-    return ch_strbuf_detach(&sb);
-}
-
+/* The launcher has the entry's parameters in their CUDA C++ spelling (ch_param_cxx_decl): C99
+ * array parameters decay to pointers to their elements, the same ABI as the C declaration. */
 static void launcher_signature(gen *g)
 {
-    ch_strbuf *out = g->out;
-    ch_strbuf_addf(out, "extern \"C\" void %s_launcher(", g->e->name);
-    for (size_t i = 0; i < g->e->n_params; i++) {
-        const ch_param *p = &g->e->params[i];
-        if (i)
-            ch_strbuf_adds(out, ", ");
-        if (p->role == CH_ROLE_ARRAY) {
-            /* C++ has no variably modified parameters: the array decays to its pointer */
-            ch_strbuf_addf(out, "%s%s *%s /* %s */", p->is_const ? "const " : "",
-                           ch_scalar_name(p->elem), p->name, p->type ? p->type : "array");
-        } else {
-            char *t = restrict_fixed(p->type ? p->type : ch_scalar_name(p->elem));
-            size_t n = strlen(t);
-            ch_strbuf_addf(out, "%s%s%s", t, n && t[n - 1] == '*' ? "" : " ", p->name);
-            free(t);
-        }
-    }
-    if (!g->e->n_params)
-        ch_strbuf_adds(out, "void");
-    ch_strbuf_adds(out, ")");
+    ch_strbuf_addf(g->out, "extern \"C\" void %s_launcher(", g->e->name);
+    if (g->e->n_params)
+        ch_entry_cxx_params(g->e, g->out);
+    else
+        ch_strbuf_adds(g->out, "void");
+    ch_strbuf_adds(g->out, ")");
 }
 
 static char *extent_of(const ch_param *p)
@@ -502,9 +475,10 @@ char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
     ch_strbuf_init(&out);
     gen g = {p, p->entry, v, sm_count, &out, {p->entry, p, &out}};
     const ch_entry *e = p->entry;
-    char *design = bi_variant_design(v);
-    ch_strbuf_addf(&out, "/* ch-cc builtin variant %d: %s\n *\n", v->id, design);
-    free(design);
+    ch_strbuf_addf(
+        &out,
+        "/* ch-cc builtin variant %d: 1-D blocks of %d threads, 2-D blocks of %dx%d, %s\n *\n",
+        v->id, v->block1, v->bx, v->by, v->strategy);
     ch_strbuf_addf(&out,
                    " * CUDA translation of %s (%s:%u) by the builtin agent of ch-cc: %zu "
                    "kernel%s, one per\n * parallel loop nest of the C body, launched by "

@@ -290,8 +290,8 @@ static int emit_array_index(const bi_emit *em, const ch_ir *e)
         return 0;
     ch_strbuf_adds(em->out, b->text);
     ch_strbuf_addc(em->out, '[');
-    /* subs[] is innermost first */
-    for (size_t d = 0; d + 1 < n; d++)
+    /* subs[] is innermost first: ((i * d1 + j) * d2 + k) */
+    for (size_t d = 2; d < n; d++)
         ch_strbuf_addc(em->out, '(');
     ch_strbuf_adds(em->out, "(size_t)(");
     emit_prec(em, subs[n - 1], P_COMMA + 1);
@@ -299,7 +299,7 @@ static int emit_array_index(const bi_emit *em, const ch_ir *e)
     for (size_t d = 1; d < n; d++) {
         ch_strbuf_addf(em->out, " * (%s) + (", p->dims[d]);
         emit_prec(em, subs[n - 1 - d], P_COMMA + 1);
-        ch_strbuf_adds(em->out, "))");
+        ch_strbuf_adds(em->out, d + 1 < n ? "))" : ")");
     }
     ch_strbuf_addc(em->out, ']');
     return 1;
