@@ -719,3 +719,74 @@ Test(builtin, spec_declarations_need_an_llm)
     close_agent(ag);
     entry_free(e);
 }
+
+Test(builtin, launcher_constants_early_return_and_c89_counters)
+{
+    /* void half(int n, float *y) { int i; const int h = n / 2; if (n <= 0) return;
+     *                              for (i = 0; i <= h; i++) y[i] = (float)h; } */
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("y", CH_T_FLOAT, 0, "n");
+    ch_ir *ret = BLK(1, ch_ir_new(CH_IR_RETURN, 1, 1));
+    ch_ir *iff = mk(CH_IR_IF, NULL);
+    ch_ir_add(iff, B("<=", V("n"), I(0)));
+    ch_ir_add(iff, ret);
+    ch_ir *f = ch_ir_new(CH_IR_FOR, 6, 5);
+    ch_ir *init = ch_ir_new(CH_IR_EXPR_STMT, 6, 10);
+    ch_ir *a0 = mk(CH_IR_ASSIGN, "=");
+    ch_ir_add(a0, V("i"));
+    ch_ir_add(a0, I(0));
+    ch_ir_add(init, a0);
+    ch_ir_add(f, init);
+    ch_ir_add(f, B("<=", V("i"), V("h")));
+    ch_ir *inc = mk(CH_IR_ASSIGN, "+=");
+    ch_ir_add(inc, V("i"));
+    ch_ir_add(inc, I(1));
+    ch_ir_add(f, inc);
+    ch_ir *cast = mk(CH_IR_CAST, NULL);
+    cast->ctype = ch_xstrdup("float");
+    ch_ir_add(cast, V("h"));
+    ch_ir_add(f, S(A1("y", V("i")), "=", cast));
+    ch_entry *e = entry("half", BLK(4, DECL("int", "i", NULL),
+                                    DECL("const int", "h", B("/", V("n"), I(2))), iff, f));
+    char *src = must_translate(e, 0);
+    cr_assert(strstr(src, "half_k0(int n, float *y, int h)"), "%s", src);
+    cr_assert(strstr(src, "ch_x >= (long long)(h) + 1"), "%s", src);
+    const char *hdecl = strstr(src, "    const int h = n / 2;\n    if (n <= 0) {\n        return;");
+    const char *copy = strstr(src, "cudaMemcpyHostToDevice");
+    cr_assert(hdecl && copy && hdecl < copy, "constants and early exits precede the copies: %s",
+              src);
+    cr_assert(strstr(src, "y[i] = (float)h;"), "%s", src);
+    nvcc_compiles(src, "half");
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, checklist_job_derives_from_the_body)
+{
+    ch_entry *e = saxpy();
+    ch_agent *ag = open_agent();
+    ch_checklist ck;
+    memset(&ck, 0, sizeof ck);
+    ch_error err = {0};
+    int rc = ag->ops->checklist(ag, e, &ck, &err);
+    ch_checklist want;
+    memset(&want, 0, sizeof want);
+    ch_error err2 = {0};
+    int rc2 = ch_checklist_derive(e, &want, &err2);
+    cr_assert_eq(rc, rc2, "%s / %s", err.msg, err2.msg);
+    cr_assert_eq(rc, 0, "derivation of a C body: %s", err.msg);
+    if (rc == 0) {
+        cr_assert_str_eq(ck.name, "saxpy");
+        char *a = ch_checklist_to_json(&ck), *b = ch_checklist_to_json(&want);
+        cr_assert_str_eq(a, b);
+        free(a);
+        free(b);
+        ch_checklist_free(&ck);
+        ch_checklist_free(&want);
+    } else {
+        cr_assert_str_eq(err.msg, err2.msg);
+    }
+    close_agent(ag);
+    entry_free(e);
+}
