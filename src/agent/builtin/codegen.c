@@ -1,0 +1,496 @@
+/* Code generation for the builtin agent: turns an analysed program (bi_program) and a variant
+ * into one self-contained CUDA source file with a __global__ kernel per nest and the
+ * `extern "C" NAME_launcher` of the scaffold contract (buffers kept across calls under a mutex,
+ * copies in, launches in the C body's order, host loops for dependence-carrying loops, copies
+ * back; every CUDA call checked, an error returns early and silently). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/agent_builtin.h"
+
+typedef struct gen {
+    const bi_program *p;
+    const ch_entry *e;
+    const bi_variant *v;
+    int sm_count;
+    ch_strbuf *out;
+    bi_emit em;
+} gen;
+
+static char *text_of(const gen *g, const ch_ir *x)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    bi_emit em = {g->e, g->p, &sb};
+    bi_emit_expr(&em, x);
+    return ch_strbuf_detach(&sb);
+}
+
+static const char *bare_type(const char *ctype)
+{
+    if (!ctype)
+        return "int";
+    while (strncmp(ctype, "const ", 6) == 0)
+        ctype += 6;
+    return ctype;
+}
+
+static int is_zero(const ch_ir *x)
+{
+    return x && x->kind == CH_IR_INT_LIT && x->ival == 0;
+}
+
+/* Number of iterations of a canonical loop as a long long expression. */
+static char *count_text(const gen *g, const bi_loop *l)
+{
+    char *hi = text_of(g, l->hi);
+    char *r;
+    if (is_zero(l->lo)) {
+        r = ch_xasprintf("(long long)(%s)%s", hi, l->inclusive ? " + 1" : "");
+    } else {
+        char *lo = text_of(g, l->lo);
+        r = ch_xasprintf("(long long)(%s) - (long long)(%s)%s", hi, lo, l->inclusive ? " + 1" : "");
+        free(lo);
+    }
+    free(hi);
+    return r;
+}
+
+static char *range_text(const gen *g, const bi_loop *l)
+{
+    char *lo = text_of(g, l->lo), *hi = text_of(g, l->hi);
+    char *r = ch_xasprintf("%s in [%s, %s%s", l->var, lo, hi, l->inclusive ? "]" : ")");
+    free(lo);
+    free(hi);
+    return r;
+}
+
+static void indent_to(ch_strbuf *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        ch_strbuf_adds(out, "    ");
+}
+
+/* `const int i = (int)(lo + ch_x);` */
+static void emit_counter(gen *g, const bi_loop *l, const char *lin, int indent)
+{
+    const char *t = bare_type(l->ctype);
+    indent_to(g->out, indent);
+    if (is_zero(l->lo)) {
+        ch_strbuf_addf(g->out, "const %s %s = (%s)%s;\n", t, l->var, t, lin);
+    } else {
+        char *lo = text_of(g, l->lo);
+        ch_strbuf_addf(g->out, "const %s %s = (%s)((%s) + %s);\n", t, l->var, t, lo, lin);
+        free(lo);
+    }
+}
+
+static void emit_body_stmts(gen *g, const ch_ir *body, int indent)
+{
+    if (body && body->kind == CH_IR_BLOCK) {
+        for (size_t i = 0; i < body->nkids; i++)
+            bi_emit_stmt(&g->em, body->kids[i], indent);
+    } else {
+        bi_emit_stmt(&g->em, body, indent);
+    }
+}
+
+static void collect_inner_loops(const ch_ir *s, ch_strbuf *sb, int *n)
+{
+    if (!s)
+        return;
+    if (s->kind == CH_IR_FOR) {
+        const ch_ir *init = s->kids[0];
+        const char *v = NULL;
+        if (init && init->kind == CH_IR_DECL)
+            v = init->text;
+        else if (init && init->kind == CH_IR_EXPR_STMT && init->kids[0]->kind == CH_IR_ASSIGN)
+            v = init->kids[0]->kids[0]->text;
+        ch_strbuf_addf(sb, "%s%s", (*n)++ ? ", " : "", v ? v : "?");
+    }
+    if (s->kind == CH_IR_WHILE || s->kind == CH_IR_DO)
+        ch_strbuf_addf(sb, "%s%s loop at line %u", (*n)++ ? ", " : "",
+                       s->kind == CH_IR_WHILE ? "a while" : "a do", s->line);
+    for (size_t i = 0; i < s->nkids; i++)
+        collect_inner_loops(s->kids[i], sb, n);
+}
+
+static void kernel_params(gen *g, const bi_nest *n)
+{
+    ch_strbuf *out = g->out;
+    int first = 1;
+    for (size_t i = 0; i < g->e->n_params; i++) {
+        const ch_param *p = &g->e->params[i];
+        const char *t = ch_scalar_name(p->elem);
+        ch_strbuf_adds(out, first ? "" : ", ");
+        first = 0;
+        if (p->role == CH_ROLE_SCALAR)
+            ch_strbuf_addf(out, "%s %s", t, p->name);
+        else
+            ch_strbuf_addf(out, "%s%s *%s", p->is_const ? "const " : "", t, p->name);
+    }
+    for (size_t i = 0; i < g->p->n_uniforms; i++) {
+        const ch_ir *u = g->p->uniforms[i];
+        ch_strbuf_addf(out, "%s%s %s", first ? "" : ", ", bare_type(u->ctype), u->text);
+        first = 0;
+    }
+    for (size_t i = 0; i < n->host_depth; i++) {
+        const bi_loop *h = &g->p->host_loops[n->host_first + i];
+        ch_strbuf_addf(out, "%s%s %s", first ? "" : ", ", bare_type(h->ctype), h->var);
+        first = 0;
+    }
+}
+
+static void kernel_args(gen *g, const bi_nest *n)
+{
+    ch_strbuf *out = g->out;
+    int first = 1;
+    for (size_t i = 0; i < g->e->n_params; i++) {
+        const ch_param *p = &g->e->params[i];
+        ch_strbuf_adds(out, first ? "" : ", ");
+        first = 0;
+        if (p->role == CH_ROLE_SCALAR || g->e->clauses.device)
+            ch_strbuf_adds(out, p->name);
+        else
+            ch_strbuf_addf(out, "(%s *)ch_d_%s", ch_scalar_name(p->elem), p->name);
+    }
+    for (size_t i = 0; i < g->p->n_uniforms; i++) {
+        ch_strbuf_addf(out, "%s%s", first ? "" : ", ", g->p->uniforms[i]->text);
+        first = 0;
+    }
+    for (size_t i = 0; i < n->host_depth; i++) {
+        ch_strbuf_addf(out, "%s%s", first ? "" : ", ", g->p->host_loops[n->host_first + i].var);
+        first = 0;
+    }
+}
+
+static void emit_kernel(gen *g, size_t k)
+{
+    const bi_nest *n = &g->p->nests[k];
+    ch_strbuf *out = g->out;
+    const ch_ir *at = n->dims == 2 && !n->outer_is_x ? n->y.node : n->x.node;
+    char *rx = range_text(g, &n->x);
+    ch_strbuf_addf(out, "/* Kernel %zu: the loop nest at %s:%u:%u.\n", k, g->e->file, at->line,
+                   at->col);
+    ch_strbuf_addf(out, " *   %s -> x: %s", rx,
+                   g->v->grid_stride ? "each thread strides over the range by the grid's size"
+                                     : "one thread per iteration");
+    free(rx);
+    if (n->dims == 2) {
+        char *ry = range_text(g, &n->y);
+        ch_strbuf_addf(out,
+                       ";\n *   %s -> y: a grid-stride loop (grids are at most 65535 "
+                       "blocks high).\n",
+                       ry);
+        free(ry);
+        ch_strbuf_addf(out,
+                       " * '%s' is on x because it is the unit-stride subscript of the writes, so "
+                       "a warp's\n * 32 threads touch 32 neighbouring elements (coalesced). "
+                       "Blocks are %dx%d threads.\n",
+                       n->x.var, g->v->bx, g->v->by);
+    } else {
+        ch_strbuf_addf(out, ". Blocks are %d threads.\n", g->v->block1);
+    }
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    int nin = 0;
+    collect_inner_loops(n->body, &sb, &nin);
+    if (nin)
+        ch_strbuf_addf(out, " * The inner loop%s over %s stay%s sequential inside each thread.\n",
+                       nin > 1 ? "s" : "", sb.data, nin > 1 ? "" : "s");
+    ch_strbuf_free(&sb);
+    if (n->host_depth) {
+        ch_strbuf_adds(out, " * Launched once per iteration of the host loop over");
+        for (size_t i = 0; i < n->host_depth; i++)
+            ch_strbuf_addf(out, " %s", g->p->host_loops[n->host_first + i].var);
+        ch_strbuf_adds(out, ", whose counter is an argument.\n");
+    }
+    ch_strbuf_adds(out, " */\n");
+    int threads = n->dims == 2 ? g->v->bx * g->v->by : g->v->block1;
+    ch_strbuf_addf(out, "__global__ void __launch_bounds__(%d) %s_k%zu(", threads, g->e->name, k);
+    kernel_params(g, n);
+    ch_strbuf_adds(out, ")\n{\n");
+    char *cx = count_text(g, &n->x);
+    int indent = 1;
+    if (g->v->grid_stride) {
+        ch_strbuf_addf(out,
+                       "    for (long long ch_x = (long long)blockIdx.x * blockDim.x + "
+                       "threadIdx.x;\n         ch_x < %s;\n         ch_x += (long long)gridDim.x "
+                       "* blockDim.x) {\n",
+                       cx);
+        indent = 2;
+    } else {
+        ch_strbuf_addf(out,
+                       "    const long long ch_x = (long long)blockIdx.x * blockDim.x + "
+                       "threadIdx.x;\n    if (ch_x >= %s)\n        return;\n",
+                       cx);
+    }
+    free(cx);
+    if (n->dims == 2) {
+        char *cy = count_text(g, &n->y);
+        indent_to(out, indent);
+        ch_strbuf_addf(out,
+                       "for (long long ch_y = (long long)blockIdx.y * blockDim.y + threadIdx.y;\n");
+        indent_to(out, indent);
+        ch_strbuf_addf(out, "     ch_y < %s;\n", cy);
+        indent_to(out, indent);
+        ch_strbuf_adds(out, "     ch_y += (long long)gridDim.y * blockDim.y) {\n");
+        free(cy);
+        indent++;
+        if (n->outer_is_x) {
+            emit_counter(g, &n->x, "ch_x", indent);
+            emit_counter(g, &n->y, "ch_y", indent);
+        } else {
+            emit_counter(g, &n->y, "ch_y", indent);
+            emit_counter(g, &n->x, "ch_x", indent);
+        }
+    } else {
+        emit_counter(g, &n->x, "ch_x", indent);
+    }
+    emit_body_stmts(g, n->body, indent);
+    while (--indent > 0) {
+        indent_to(out, indent);
+        ch_strbuf_adds(out, "}\n");
+    }
+    ch_strbuf_adds(out, "}\n\n");
+}
+
+static long long grid_cap_x(const gen *g, int threads)
+{
+    if (!g->v->grid_stride)
+        return 2147483647LL;
+    int waves = 2048 / threads; /* resident blocks per SM at full occupancy */
+    return g->sm_count > 0 ? (long long)g->sm_count * (waves > 0 ? waves : 1) : 1024;
+}
+
+static void emit_launch(gen *g, size_t k, int indent)
+{
+    const bi_nest *n = &g->p->nests[k];
+    ch_strbuf *out = g->out;
+    char *cx = count_text(g, &n->x);
+    indent_to(out, indent);
+    ch_strbuf_addf(out, "{ /* kernel %zu */\n", k);
+    indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "const long long ch_cx = %s;\n", cx);
+    free(cx);
+    if (n->dims == 2) {
+        char *cy = count_text(g, &n->y);
+        indent_to(out, indent + 1);
+        ch_strbuf_addf(out, "const long long ch_cy = %s;\n", cy);
+        free(cy);
+        indent_to(out, indent + 1);
+        ch_strbuf_adds(out, "if (ch_cx > 0 && ch_cy > 0) {\n");
+        indent_to(out, indent + 2);
+        ch_strbuf_addf(out, "const dim3 ch_block(%d, %d);\n", g->v->bx, g->v->by);
+        indent_to(out, indent + 2);
+        ch_strbuf_addf(out,
+                       "const dim3 ch_grid(%s_blocks(ch_cx, %d, %lldLL), %s_blocks(ch_cy, %d, "
+                       "65535LL));\n",
+                       g->e->name, g->v->bx, grid_cap_x(g, g->v->bx * g->v->by), g->e->name,
+                       g->v->by);
+    } else {
+        indent_to(out, indent + 1);
+        ch_strbuf_adds(out, "if (ch_cx > 0) {\n");
+        indent_to(out, indent + 2);
+        ch_strbuf_addf(out, "const dim3 ch_block(%d);\n", g->v->block1);
+        indent_to(out, indent + 2);
+        ch_strbuf_addf(out, "const dim3 ch_grid(%s_blocks(ch_cx, %d, %lldLL));\n", g->e->name,
+                       g->v->block1, grid_cap_x(g, g->v->block1));
+    }
+    indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "%s_k%zu<<<ch_grid, ch_block>>>(", g->e->name, k);
+    kernel_args(g, n);
+    ch_strbuf_adds(out, ");\n");
+    indent_to(out, indent + 2);
+    ch_strbuf_adds(out, "if (cudaGetLastError() != cudaSuccess)\n");
+    indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "return;\n");
+    indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+}
+
+/* Emits steps[from, from+count) at `indent`; host loops recurse into their kids. */
+static void emit_steps(gen *g, size_t from, size_t count, int indent)
+{
+    const bi_program *p = g->p;
+    for (size_t i = from; i < from + count; i++) {
+        const bi_step *s = &p->steps[i];
+        if (s->kind == BI_STEP_KERNEL) {
+            emit_launch(g, s->nest, indent);
+        } else if (s->kind == BI_STEP_HOST_LOOP) {
+            const bi_loop *l = &s->loop;
+            char *lo = text_of(g, l->lo), *hi = text_of(g, l->hi);
+            indent_to(g->out, indent);
+            ch_strbuf_addf(g->out,
+                           "/* The loop over %s (%s:%u:%u) carries a dependence between its "
+                           "iterations: it runs\n",
+                           l->var, g->e->file, l->node->line, l->node->col);
+            indent_to(g->out, indent);
+            ch_strbuf_adds(g->out, " * here, one round of launches per iteration, and the data "
+                                   "stays on the device. */\n");
+            indent_to(g->out, indent);
+            ch_strbuf_addf(g->out, "for (%s %s = %s; %s %s %s; %s++) {\n", bare_type(l->ctype),
+                           l->var, lo, l->var, l->inclusive ? "<=" : "<", hi, l->var);
+            free(lo);
+            free(hi);
+            emit_steps(g, s->first, s->count, indent + 1);
+            indent_to(g->out, indent);
+            ch_strbuf_adds(g->out, "}\n");
+            i += s->count;
+        }
+    }
+}
+
+/* The launcher has the entry's parameters in their CUDA C++ spelling (ch_param_cxx_decl): C99
+ * array parameters decay to pointers to their elements, the same ABI as the C declaration. */
+static void launcher_signature(gen *g)
+{
+    ch_strbuf_addf(g->out, "extern \"C\" void %s_launcher(", g->e->name);
+    if (g->e->n_params)
+        ch_entry_cxx_params(g->e, g->out);
+    else
+        ch_strbuf_adds(g->out, "void");
+    ch_strbuf_adds(g->out, ")");
+}
+
+static char *extent_of(const ch_param *p)
+{
+    if (p->extent)
+        return ch_xasprintf("%s", p->extent);
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    for (size_t d = 0; d < p->ndims; d++)
+        ch_strbuf_addf(&sb, "%s(%s)", d ? " * " : "", p->dims[d]);
+    return ch_strbuf_detach(&sb);
+}
+
+static int copied_back(const ch_param *p)
+{
+    return !p->is_const && (p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT);
+}
+
+static void emit_launcher(gen *g)
+{
+    const ch_entry *e = g->e;
+    const bi_program *p = g->p;
+    ch_strbuf *out = g->out;
+    int device = e->clauses.device;
+    ch_strbuf_adds(out, "/* The launcher: ");
+    if (device)
+        ch_strbuf_adds(out, "the pointers are device pointers (`device` clause); it launches the "
+                            "kernels\n * in the C body's order and waits for them.");
+    else
+        ch_strbuf_adds(
+            out,
+            "host-pointer convention. Device buffers are kept across calls (grown when a\n"
+            " * call needs more) under a mutex, so concurrent calls are safe. Every buffer is "
+            "copied in, out\n * buffers too: the C body may leave elements untouched, and those "
+            "must come back unchanged.\n * The kernels run in the C body's order with the data "
+            "on the device; what the body writes\n * is copied back.");
+    ch_strbuf_adds(out, " A CUDA error ends the call early without output:\n * the launcher "
+                        "returns void and verification reports the missing results. */\n");
+    launcher_signature(g);
+    ch_strbuf_adds(out, "\n{\n");
+    /* constants and early exits of the C body, on scalar parameters only */
+    for (size_t i = 0; i < p->n_steps; i++) {
+        const bi_step *s = &p->steps[i];
+        if (s->kind == BI_STEP_UNIFORM || s->kind == BI_STEP_EARLY_RET)
+            bi_emit_stmt(&g->em, s->node, 1);
+    }
+    if (!device) {
+        ch_strbuf_adds(out, "    static std::mutex ch_lock;\n");
+        for (size_t i = 0; i < e->n_params; i++)
+            if (e->params[i].role != CH_ROLE_SCALAR)
+                ch_strbuf_addf(out,
+                               "    static void *ch_d_%s = NULL;\n    static size_t "
+                               "ch_d_%s_bytes = 0;\n",
+                               e->params[i].name, e->params[i].name);
+        ch_strbuf_adds(out, "    std::lock_guard<std::mutex> ch_guard(ch_lock);\n\n");
+        for (size_t i = 0; i < e->n_params; i++) {
+            const ch_param *q = &e->params[i];
+            if (q->role == CH_ROLE_SCALAR)
+                continue;
+            char *ext = extent_of(q);
+            const char *t = ch_scalar_name(q->elem);
+            ch_strbuf_addf(out, "    const size_t ch_n_%s = (size_t)(%s) * sizeof(%s);\n", q->name,
+                           ext, t);
+            ch_strbuf_addf(out,
+                           "    if (%s_reserve(&ch_d_%s, &ch_d_%s_bytes, ch_n_%s) != 0)\n"
+                           "        return;\n",
+                           e->name, q->name, q->name, q->name);
+            ch_strbuf_addf(out,
+                           "    if (ch_n_%s && cudaMemcpy(ch_d_%s, %s, ch_n_%s, "
+                           "cudaMemcpyHostToDevice) != cudaSuccess)\n        return;\n",
+                           q->name, q->name, q->name, q->name);
+            free(ext);
+        }
+        ch_strbuf_addc(out, '\n');
+    }
+    emit_steps(g, 0, p->n_steps, 1);
+    ch_strbuf_adds(out, "    if (cudaDeviceSynchronize() != cudaSuccess)\n        return;\n");
+    if (!device) {
+        for (size_t i = 0; i < e->n_params; i++) {
+            const ch_param *q = &e->params[i];
+            if (q->role == CH_ROLE_SCALAR || !copied_back(q))
+                continue;
+            ch_strbuf_addf(out,
+                           "    if (ch_n_%s && cudaMemcpy(%s, ch_d_%s, ch_n_%s, "
+                           "cudaMemcpyDeviceToHost) != cudaSuccess)\n        return;\n",
+                           q->name, q->name, q->name, q->name);
+        }
+    }
+    ch_strbuf_adds(out, "}\n");
+}
+
+static void emit_helpers(gen *g)
+{
+    const char *n = g->e->name;
+    ch_strbuf *out = g->out;
+    ch_strbuf_addf(out,
+                   "/* Blocks needed for `count` iterations at `per_block` each, at most `cap`. "
+                   "*/\nstatic unsigned %s_blocks(long long count, int per_block, long long "
+                   "cap)\n{\n    long long b = (count + per_block - 1) / per_block;\n    return "
+                   "(unsigned)(b < cap ? b : cap);\n}\n\n",
+                   n);
+    if (g->e->clauses.device)
+        return;
+    ch_strbuf_addf(out,
+                   "/* Grows a device buffer kept across calls to at least `bytes`; 0 on "
+                   "success. */\nstatic int %s_reserve(void **buf, size_t *have, size_t bytes)\n"
+                   "{\n    if (bytes <= *have)\n        return 0;\n    if (*buf) {\n"
+                   "        cudaError_t rc = cudaFree(*buf);\n        *buf = NULL;\n"
+                   "        *have = 0;\n        if (rc != cudaSuccess)\n            return -1;\n"
+                   "    }\n    if (cudaMalloc(buf, bytes) != cudaSuccess) {\n"
+                   "        *buf = NULL;\n        return -1;\n    }\n    *have = bytes;\n"
+                   "    return 0;\n}\n\n",
+                   n);
+}
+
+char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
+{
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    gen g = {p, p->entry, v, sm_count, &out, {p->entry, p, &out}};
+    const ch_entry *e = p->entry;
+    ch_strbuf_addf(
+        &out,
+        "/* ch-cc builtin variant %d: 1-D blocks of %d threads, 2-D blocks of %dx%d, %s\n *\n",
+        v->id, v->block1, v->bx, v->by, v->strategy);
+    ch_strbuf_addf(&out,
+                   " * CUDA translation of %s (%s:%u) by the builtin agent of ch-cc: %zu "
+                   "kernel%s, one per\n * parallel loop nest of the C body, launched by "
+                   "%s_launcher in the body's order.\n */\n",
+                   e->name, e->file, e->fn_line, p->n_nests, p->n_nests == 1 ? "" : "s", e->name);
+    ch_strbuf_adds(&out, "#include <cuda_runtime.h>\n#include <math.h>\n#include <stddef.h>\n");
+    if (!e->clauses.device)
+        ch_strbuf_adds(&out, "#include <mutex>\n");
+    ch_strbuf_addc(&out, '\n');
+    for (size_t k = 0; k < p->n_nests; k++)
+        emit_kernel(&g, k);
+    emit_helpers(&g);
+    emit_launcher(&g);
+    return ch_strbuf_detach(&out);
+}

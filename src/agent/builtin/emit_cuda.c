@@ -1,0 +1,569 @@
+/* CUDA-oriented printing of body IR for the builtin agent: expressions with minimal parentheses,
+ * float literals in their own precision, math calls in the precision the user wrote (float stays
+ * float), and C99 array parameters flattened to row-major subscripts of device pointers. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/agent_builtin.h"
+
+/* C math functions with a float twin named NAME "f". */
+static const char *const math_fns[] = {
+    "sqrt",  "cbrt", "exp",   "exp2",  "expm1", "log",  "log2", "log10", "log1p",
+    "pow",   "sin",  "cos",   "tan",   "asin",  "acos", "atan", "atan2", "sinh",
+    "cosh",  "tanh", "asinh", "acosh", "atanh", "fabs", "fmin", "fmax",  "fmod",
+    "floor", "ceil", "round", "trunc", "hypot", "erf",  "erfc", "fma",   "copysign",
+};
+
+/* The double name of a math function (strips a trailing f of a float twin), or NULL. */
+static const char *math_base(const char *name, int *is_float_form)
+{
+    *is_float_form = 0;
+    for (size_t i = 0; i < sizeof math_fns / sizeof *math_fns; i++) {
+        size_t n = strlen(math_fns[i]);
+        if (strcmp(name, math_fns[i]) == 0)
+            return math_fns[i];
+        if (strncmp(name, math_fns[i], n) == 0 && name[n] == 'f' && name[n + 1] == '\0') {
+            *is_float_form = 1;
+            return math_fns[i];
+        }
+    }
+    return NULL;
+}
+
+static int is_int_fn(const char *name)
+{
+    return strcmp(name, "abs") == 0 || strcmp(name, "labs") == 0 || strcmp(name, "llabs") == 0;
+}
+
+/* Nonzero when the builtin agent knows how to print a call to NAME on the device. */
+int bi_known_call(const char *name)
+{
+    int f;
+    return math_base(name, &f) != NULL || is_int_fn(name);
+}
+
+static ch_scalar strip_parse(const char *ctype)
+{
+    if (!ctype)
+        return CH_T_UNKNOWN;
+    while (strncmp(ctype, "const ", 6) == 0 || strncmp(ctype, "volatile ", 9) == 0)
+        ctype = strchr(ctype, ' ') + 1;
+    if (strchr(ctype, '*') || strchr(ctype, '['))
+        return CH_T_UNKNOWN;
+    return ch_scalar_parse(ctype);
+}
+
+static const ch_ir *find_decl(const ch_ir *s, const char *name)
+{
+    if (!s)
+        return NULL;
+    if (s->kind == CH_IR_DECL && s->text && strcmp(s->text, name) == 0)
+        return s;
+    for (size_t i = 0; i < s->nkids; i++) {
+        const ch_ir *d = find_decl(s->kids[i], name);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+ch_scalar bi_local_type(const ch_entry *e, const char *name)
+{
+    const ch_ir *d = find_decl(e->body, name);
+    if (!d)
+        return CH_T_UNKNOWN;
+    ch_scalar t = strip_parse(d->ctype);
+    if (t != CH_T_UNKNOWN)
+        return t;
+    /* a local array: its element type */
+    if (d->ctype && strchr(d->ctype, '[')) {
+        char *base = ch_xstrndup(d->ctype, (size_t)(strchr(d->ctype, '[') - d->ctype));
+        size_t n = strlen(base);
+        while (n && base[n - 1] == ' ')
+            base[--n] = '\0';
+        t = strip_parse(base);
+        free(base);
+    }
+    return t;
+}
+
+static const ch_param *param_of(const ch_entry *e, const ch_ir *var)
+{
+    if (var->param_index >= 0 && (size_t)var->param_index < e->n_params)
+        return &e->params[var->param_index];
+    return var->text ? ch_entry_param(e, var->text) : NULL;
+}
+
+static int rank(ch_scalar t)
+{
+    if (t == CH_T_DOUBLE)
+        return 3;
+    if (t == CH_T_FLOAT)
+        return 2;
+    return ch_scalar_is_integer(t) ? 1 : 0;
+}
+
+static ch_scalar wider(ch_scalar a, ch_scalar b)
+{
+    return rank(a) >= rank(b) ? a : b;
+}
+
+static const ch_ir *index_base(const ch_ir *e)
+{
+    while (e && e->kind == CH_IR_INDEX)
+        e = e->kids[0];
+    return e;
+}
+
+ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e)
+{
+    if (!e)
+        return CH_T_UNKNOWN;
+    switch (e->kind) {
+    case CH_IR_INT_LIT:
+        return e->type != CH_T_UNKNOWN ? e->type : CH_T_INT;
+    case CH_IR_FLOAT_LIT:
+        if (e->type == CH_T_FLOAT || e->type == CH_T_DOUBLE)
+            return e->type;
+        return e->text && strpbrk(e->text, "fF") && !strpbrk(e->text, "xX") ? CH_T_FLOAT
+                                                                            : CH_T_DOUBLE;
+    case CH_IR_VAR: {
+        const ch_param *p = e->param_index >= 0 ? param_of(em->entry, e) : NULL;
+        if (p)
+            return p->elem;
+        ch_scalar t = e->text ? bi_local_type(em->entry, e->text) : CH_T_UNKNOWN;
+        return t != CH_T_UNKNOWN ? t : e->type;
+    }
+    case CH_IR_INDEX: {
+        const ch_ir *b = index_base(e);
+        if (b && b->kind == CH_IR_VAR) {
+            const ch_param *p = b->param_index >= 0 ? param_of(em->entry, b) : NULL;
+            if (p)
+                return p->elem;
+            ch_scalar t = b->text ? bi_local_type(em->entry, b->text) : CH_T_UNKNOWN;
+            if (t != CH_T_UNKNOWN)
+                return t;
+        }
+        return e->type;
+    }
+    case CH_IR_CAST: {
+        ch_scalar t = strip_parse(e->ctype);
+        return t != CH_T_UNKNOWN ? t : e->type;
+    }
+    case CH_IR_BINARY: {
+        const char *op = e->text ? e->text : "";
+        if (!strcmp(op, "<") || !strcmp(op, ">") || !strcmp(op, "<=") || !strcmp(op, ">=") ||
+            !strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "&&") || !strcmp(op, "||"))
+            return CH_T_INT;
+        if (!strcmp(op, ","))
+            return bi_expr_type(em, e->kids[1]);
+        if (!strcmp(op, "<<") || !strcmp(op, ">>"))
+            return bi_expr_type(em, e->kids[0]);
+        return wider(bi_expr_type(em, e->kids[0]), bi_expr_type(em, e->kids[1]));
+    }
+    case CH_IR_UNARY:
+        if (e->text && strcmp(e->text, "!") == 0)
+            return CH_T_INT;
+        return bi_expr_type(em, e->kids[0]);
+    case CH_IR_ASSIGN:
+        return bi_expr_type(em, e->kids[0]);
+    case CH_IR_COND:
+        return wider(bi_expr_type(em, e->kids[1]), bi_expr_type(em, e->kids[2]));
+    case CH_IR_CALL: {
+        int ff;
+        if (!e->text)
+            return e->type;
+        if (is_int_fn(e->text))
+            return e->type != CH_T_UNKNOWN ? e->type : CH_T_INT;
+        if (!math_base(e->text, &ff))
+            return e->type;
+        if (ff)
+            return CH_T_FLOAT;
+        ch_scalar w = CH_T_UNKNOWN;
+        for (size_t i = 0; i < e->nkids; i++)
+            w = wider(w, bi_expr_type(em, e->kids[i]));
+        return w == CH_T_FLOAT ? CH_T_FLOAT : CH_T_DOUBLE;
+    }
+    default:
+        return e->type;
+    }
+}
+
+/* Precedence levels of C, higher binds tighter. */
+enum {
+    P_COMMA = 1,
+    P_ASSIGN,
+    P_COND,
+    P_LOR,
+    P_LAND,
+    P_BOR,
+    P_BXOR,
+    P_BAND,
+    P_EQ,
+    P_REL,
+    P_SHIFT,
+    P_ADD,
+    P_MUL,
+    P_UNARY,
+    P_POSTFIX,
+    P_PRIMARY
+};
+
+static int binary_prec(const char *op)
+{
+    static const struct {
+        const char *op;
+        int prec;
+    } t[] = {{",", P_COMMA}, {"||", P_LOR}, {"&&", P_LAND},  {"|", P_BOR},    {"^", P_BXOR},
+             {"&", P_BAND},  {"==", P_EQ},  {"!=", P_EQ},    {"<", P_REL},    {">", P_REL},
+             {"<=", P_REL},  {">=", P_REL}, {"<<", P_SHIFT}, {">>", P_SHIFT}, {"+", P_ADD},
+             {"-", P_ADD},   {"*", P_MUL},  {"/", P_MUL},    {"%", P_MUL}};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (strcmp(op, t[i].op) == 0)
+            return t[i].prec;
+    return P_COMMA;
+}
+
+static int prec_of(const ch_ir *e)
+{
+    switch (e->kind) {
+    case CH_IR_BINARY:
+        return binary_prec(e->text ? e->text : ",");
+    case CH_IR_ASSIGN:
+        return P_ASSIGN;
+    case CH_IR_COND:
+        return P_COND;
+    case CH_IR_UNARY:
+        return e->postfix ? P_POSTFIX : P_UNARY;
+    case CH_IR_CAST:
+        return P_UNARY;
+    case CH_IR_INDEX:
+    case CH_IR_CALL:
+        return P_POSTFIX;
+    case CH_IR_FLOAT_LIT:
+    case CH_IR_INT_LIT:
+        return P_PRIMARY;
+    default:
+        return P_PRIMARY;
+    }
+}
+
+/* Shortest spelling that reads back as the same value in the literal's precision. */
+static void emit_float(ch_strbuf *out, double v, int is_float)
+{
+    char buf[64];
+    if (isinf(v)) {
+        ch_strbuf_adds(out, is_float ? "__int_as_float(0x7f800000)"
+                                     : "__longlong_as_double(0x7ff0000000000000ULL)");
+        return;
+    }
+    for (int digits = is_float ? 6 : 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+            break;
+    }
+    ch_strbuf_adds(out, buf);
+    if (!strpbrk(buf, ".eEn"))
+        ch_strbuf_adds(out, ".0");
+    if (is_float)
+        ch_strbuf_addc(out, 'f');
+}
+
+static void emit_prec(const bi_emit *em, const ch_ir *e, int min);
+
+/* A[i][j] on a C99 array parameter double A[n][m] becomes A[(size_t)(i) * (m) + (j)]. */
+static int emit_array_index(const bi_emit *em, const ch_ir *e)
+{
+    const ch_ir *subs[8];
+    size_t n = 0;
+    const ch_ir *b = e;
+    while (b->kind == CH_IR_INDEX && n < 8) {
+        subs[n++] = b->kids[1];
+        b = b->kids[0];
+    }
+    if (b->kind != CH_IR_VAR || b->param_index < 0)
+        return 0;
+    const ch_param *p = param_of(em->entry, b);
+    if (!p || p->role != CH_ROLE_ARRAY || p->ndims < 2 || n != p->ndims)
+        return 0;
+    ch_strbuf_adds(em->out, b->text);
+    ch_strbuf_addc(em->out, '[');
+    /* subs[] is innermost first: ((i * d1 + j) * d2 + k) */
+    for (size_t d = 2; d < n; d++)
+        ch_strbuf_addc(em->out, '(');
+    ch_strbuf_adds(em->out, "(size_t)(");
+    emit_prec(em, subs[n - 1], P_COMMA + 1);
+    ch_strbuf_addc(em->out, ')');
+    for (size_t d = 1; d < n; d++) {
+        ch_strbuf_addf(em->out, " * (%s) + (", p->dims[d]);
+        emit_prec(em, subs[n - 1 - d], P_COMMA + 1);
+        ch_strbuf_adds(em->out, d + 1 < n ? "))" : ")");
+    }
+    ch_strbuf_addc(em->out, ']');
+    return 1;
+}
+
+static void emit_call(const bi_emit *em, const ch_ir *e)
+{
+    int ff;
+    const char *base = e->text ? math_base(e->text, &ff) : NULL;
+    if (base) {
+        int use_float = bi_expr_type(em, e) == CH_T_FLOAT;
+        ch_strbuf_adds(em->out, base);
+        if (use_float)
+            ch_strbuf_addc(em->out, 'f');
+    } else {
+        ch_strbuf_adds(em->out, e->text ? e->text : "?");
+    }
+    ch_strbuf_addc(em->out, '(');
+    for (size_t i = 0; i < e->nkids; i++) {
+        if (i)
+            ch_strbuf_adds(em->out, ", ");
+        emit_prec(em, e->kids[i], P_ASSIGN);
+    }
+    ch_strbuf_addc(em->out, ')');
+}
+
+static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
+{
+    ch_strbuf *out = em->out;
+    if (!e) {
+        ch_strbuf_adds(out, "/* missing */ 0");
+        return;
+    }
+    int p = prec_of(e);
+    int paren = p < min;
+    if (paren)
+        ch_strbuf_addc(out, '(');
+    switch (e->kind) {
+    case CH_IR_INT_LIT:
+        if (e->text)
+            ch_strbuf_adds(out, e->text);
+        else
+            ch_strbuf_addf(out, "%lld", e->ival);
+        break;
+    case CH_IR_FLOAT_LIT:
+        emit_float(out, e->fval, bi_expr_type(em, e) == CH_T_FLOAT);
+        break;
+    case CH_IR_VAR:
+        ch_strbuf_adds(out, e->text ? e->text : "?");
+        break;
+    case CH_IR_INDEX:
+        if (!emit_array_index(em, e)) {
+            emit_prec(em, e->kids[0], P_POSTFIX);
+            ch_strbuf_addc(out, '[');
+            emit_prec(em, e->kids[1], P_COMMA);
+            ch_strbuf_addc(out, ']');
+        }
+        break;
+    case CH_IR_BINARY: {
+        const char *op = e->text ? e->text : ",";
+        emit_prec(em, e->kids[0], p);
+        ch_strbuf_adds(out, strcmp(op, ",") == 0 ? ", " : " ");
+        if (strcmp(op, ",") != 0) {
+            ch_strbuf_adds(out, op);
+            ch_strbuf_addc(out, ' ');
+        }
+        emit_prec(em, e->kids[1], p + 1);
+        break;
+    }
+    case CH_IR_UNARY:
+        if (e->postfix) {
+            emit_prec(em, e->kids[0], P_POSTFIX);
+            ch_strbuf_adds(out, e->text);
+        } else {
+            ch_strbuf_adds(out, e->text);
+            /* "- -x" and "+ +x" must not fuse into -- / ++ */
+            const ch_ir *k = e->kids[0];
+            if (k && k->kind == CH_IR_UNARY && !k->postfix && k->text && e->text &&
+                k->text[0] == e->text[0])
+                ch_strbuf_addc(out, ' ');
+            emit_prec(em, k, P_UNARY);
+        }
+        break;
+    case CH_IR_ASSIGN:
+        emit_prec(em, e->kids[0], P_UNARY);
+        ch_strbuf_addf(out, " %s ", e->text ? e->text : "=");
+        emit_prec(em, e->kids[1], P_ASSIGN);
+        break;
+    case CH_IR_CALL:
+        emit_call(em, e);
+        break;
+    case CH_IR_CAST:
+        ch_strbuf_addf(out, "(%s)", e->ctype ? e->ctype : "?");
+        emit_prec(em, e->kids[0], P_UNARY);
+        break;
+    case CH_IR_COND:
+        emit_prec(em, e->kids[0], P_LOR);
+        ch_strbuf_adds(out, " ? ");
+        emit_prec(em, e->kids[1], P_COMMA);
+        ch_strbuf_adds(out, " : ");
+        emit_prec(em, e->kids[2], P_COND);
+        break;
+    default:
+        ch_strbuf_adds(out, e->text ? e->text : "/* ? */");
+        break;
+    }
+    if (paren)
+        ch_strbuf_addc(out, ')');
+}
+
+void bi_emit_expr(const bi_emit *em, const ch_ir *e)
+{
+    emit_prec(em, e, P_COMMA);
+}
+
+static void indent_to(ch_strbuf *out, int indent)
+{
+    for (int i = 0; i < indent; i++)
+        ch_strbuf_adds(out, "    ");
+}
+
+/* "double [4]" name -> "double name[4]"; "float *" name -> "float *name". */
+static void emit_declarator(ch_strbuf *out, const char *ctype, const char *name)
+{
+    const char *br = strchr(ctype, '[');
+    if (br) {
+        size_t n = (size_t)(br - ctype);
+        while (n && ctype[n - 1] == ' ')
+            n--;
+        ch_strbuf_add(out, ctype, n);
+        ch_strbuf_addf(out, " %s%s", name, br);
+        return;
+    }
+    size_t n = strlen(ctype);
+    ch_strbuf_addf(out, "%s%s%s", ctype, n && ctype[n - 1] == '*' ? "" : " ", name);
+}
+
+static int is_counter(const bi_emit *em, const char *name)
+{
+    if (!em->prog || !name)
+        return 0;
+    for (size_t i = 0; i < em->prog->n_counters; i++)
+        if (strcmp(em->prog->counters[i]->text, name) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *counter_type(const bi_emit *em, const char *name)
+{
+    for (size_t i = 0; i < em->prog->n_counters; i++)
+        if (strcmp(em->prog->counters[i]->text, name) == 0)
+            return em->prog->counters[i]->ctype;
+    return "int";
+}
+
+static void emit_decl_inline(const bi_emit *em, const ch_ir *s)
+{
+    emit_declarator(em->out, s->ctype ? s->ctype : "int", s->text ? s->text : "?");
+    if (s->nkids && s->kids[0]) {
+        ch_strbuf_adds(em->out, " = ");
+        emit_prec(em, s->kids[0], P_ASSIGN);
+    }
+}
+
+/* A body of a for/while/if: always braced. */
+static void emit_body(const bi_emit *em, const ch_ir *s, int indent)
+{
+    ch_strbuf_adds(em->out, " {\n");
+    if (s && s->kind == CH_IR_BLOCK) {
+        for (size_t i = 0; i < s->nkids; i++)
+            bi_emit_stmt(em, s->kids[i], indent + 1);
+    } else if (s) {
+        bi_emit_stmt(em, s, indent + 1);
+    }
+    indent_to(em->out, indent);
+    ch_strbuf_addc(em->out, '}');
+}
+
+void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent)
+{
+    ch_strbuf *out = em->out;
+    if (!s)
+        return;
+    switch (s->kind) {
+    case CH_IR_BLOCK:
+        indent_to(out, indent);
+        emit_body(em, s, indent);
+        ch_strbuf_addc(out, '\n');
+        return;
+    case CH_IR_NULL_STMT:
+        return;
+    default:
+        break;
+    }
+    indent_to(out, indent);
+    switch (s->kind) {
+    case CH_IR_DECL:
+        emit_decl_inline(em, s);
+        ch_strbuf_adds(out, ";\n");
+        break;
+    case CH_IR_EXPR_STMT:
+        bi_emit_expr(em, s->kids[0]);
+        ch_strbuf_adds(out, ";\n");
+        break;
+    case CH_IR_FOR: {
+        const ch_ir *init = s->kids[0];
+        ch_strbuf_adds(out, "for (");
+        if (init && init->kind == CH_IR_DECL) {
+            emit_decl_inline(em, init);
+        } else if (init && init->kind == CH_IR_EXPR_STMT) {
+            const ch_ir *x = init->kids[0];
+            /* a counter declared at the top of the C function is declared by its loop here */
+            if (x->kind == CH_IR_ASSIGN && strcmp(x->text, "=") == 0 &&
+                x->kids[0]->kind == CH_IR_VAR && is_counter(em, x->kids[0]->text))
+                ch_strbuf_addf(out, "%s ", counter_type(em, x->kids[0]->text));
+            bi_emit_expr(em, x);
+        }
+        ch_strbuf_adds(out, "; ");
+        if (s->kids[1])
+            bi_emit_expr(em, s->kids[1]);
+        ch_strbuf_adds(out, "; ");
+        if (s->kids[2])
+            bi_emit_expr(em, s->kids[2]);
+        ch_strbuf_addc(out, ')');
+        emit_body(em, s->kids[3], indent);
+        ch_strbuf_addc(out, '\n');
+        break;
+    }
+    case CH_IR_WHILE:
+        ch_strbuf_adds(out, "while (");
+        bi_emit_expr(em, s->kids[0]);
+        ch_strbuf_addc(out, ')');
+        emit_body(em, s->kids[1], indent);
+        ch_strbuf_addc(out, '\n');
+        break;
+    case CH_IR_DO:
+        ch_strbuf_adds(out, "do");
+        emit_body(em, s->kids[0], indent);
+        ch_strbuf_adds(out, " while (");
+        bi_emit_expr(em, s->kids[1]);
+        ch_strbuf_adds(out, ");\n");
+        break;
+    case CH_IR_IF:
+        ch_strbuf_adds(out, "if (");
+        bi_emit_expr(em, s->kids[0]);
+        ch_strbuf_addc(out, ')');
+        emit_body(em, s->kids[1], indent);
+        if (s->nkids > 2 && s->kids[2]) {
+            ch_strbuf_adds(out, " else");
+            emit_body(em, s->kids[2], indent);
+        }
+        ch_strbuf_addc(out, '\n');
+        break;
+    case CH_IR_RETURN:
+        ch_strbuf_adds(out, "return;\n");
+        break;
+    case CH_IR_BREAK:
+        ch_strbuf_adds(out, "break;\n");
+        break;
+    case CH_IR_CONTINUE:
+        ch_strbuf_adds(out, "continue;\n");
+        break;
+    default:
+        ch_strbuf_addf(out, "%s;\n", s->text ? s->text : "/* ? */");
+        break;
+    }
+}

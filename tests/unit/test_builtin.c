@@ -1,0 +1,792 @@
+/* The builtin agent's C-to-CUDA translator on hand-built entries and IR: mappings, host loops,
+ * precision, refusals with their locations, variants and feedback, and an nvcc compile of every
+ * kind of generated candidate. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/agent.h"
+#include "ch/agent_builtin.h"
+#include "ch/fsutil.h"
+#include "ch/proc.h"
+
+/* ---- building entries and IR by hand ---- */
+
+static ch_param params_[8];
+static size_t nparams_;
+
+static void begin(void)
+{
+    memset(params_, 0, sizeof params_);
+    nparams_ = 0;
+}
+
+static void scalar(const char *name, ch_scalar t)
+{
+    ch_param *p = &params_[nparams_++];
+    p->name = ch_xstrdup(name);
+    p->type = ch_xstrdup(ch_scalar_name(t));
+    p->role = CH_ROLE_SCALAR;
+    p->elem = t;
+}
+
+static void pointer(const char *name, ch_scalar t, int is_const, const char *extent)
+{
+    ch_param *p = &params_[nparams_++];
+    p->name = ch_xstrdup(name);
+    p->type = ch_xasprintf("%s%s *", is_const ? "const " : "", ch_scalar_name(t));
+    p->role = CH_ROLE_POINTER;
+    p->elem = t;
+    p->is_const = is_const;
+    p->dir = is_const ? CH_DIR_IN : CH_DIR_INOUT;
+    p->extent = ch_xstrdup(extent);
+}
+
+static void array2(const char *name, ch_scalar t, const char *d0, const char *d1)
+{
+    ch_param *p = &params_[nparams_++];
+    p->name = ch_xstrdup(name);
+    p->type = ch_xasprintf("%s [%s][%s]", ch_scalar_name(t), d0, d1);
+    p->role = CH_ROLE_ARRAY;
+    p->elem = t;
+    p->dir = CH_DIR_INOUT;
+    p->extent = ch_xasprintf("(%s) * (%s)", d0, d1);
+    p->ndims = 2;
+    p->dims = ch_xmalloc(2 * sizeof *p->dims);
+    p->dims[0] = ch_xstrdup(d0);
+    p->dims[1] = ch_xstrdup(d1);
+}
+
+static ch_ir *mk(ch_ir_kind k, const char *text)
+{
+    ch_ir *n = ch_ir_new(k, 1, 1);
+    n->text = text ? ch_xstrdup(text) : NULL;
+    return n;
+}
+
+static ch_ir *I(long long v)
+{
+    ch_ir *n = mk(CH_IR_INT_LIT, NULL);
+    n->text = ch_xasprintf("%lld", v);
+    n->ival = v;
+    n->type = CH_T_INT;
+    return n;
+}
+
+static ch_ir *F(double v, ch_scalar t)
+{
+    ch_ir *n = mk(CH_IR_FLOAT_LIT, NULL);
+    n->fval = v;
+    n->type = t;
+    return n;
+}
+
+/* A variable: a parameter when its name is one of the entry's, else a local. */
+static ch_ir *V(const char *name)
+{
+    ch_ir *n = mk(CH_IR_VAR, name);
+    for (size_t i = 0; i < nparams_; i++)
+        if (strcmp(params_[i].name, name) == 0) {
+            n->param_index = (int)i;
+            n->type = params_[i].role == CH_ROLE_SCALAR ? params_[i].elem : CH_T_UNKNOWN;
+        }
+    if (n->param_index < 0)
+        n->type = CH_T_INT;
+    return n;
+}
+
+static ch_ir *B(const char *op, ch_ir *a, ch_ir *b)
+{
+    ch_ir *n = mk(CH_IR_BINARY, op);
+    ch_ir_add(n, a);
+    ch_ir_add(n, b);
+    n->type = a->type;
+    return n;
+}
+
+static ch_ir *X(ch_ir *base, ch_ir *sub)
+{
+    ch_ir *n = mk(CH_IR_INDEX, NULL);
+    ch_ir_add(n, base);
+    ch_ir_add(n, sub);
+    return n;
+}
+
+static ch_ir *A1(const char *name, ch_ir *sub)
+{
+    return X(V(name), sub);
+}
+
+static ch_ir *S(ch_ir *lhs, const char *op, ch_ir *rhs)
+{
+    ch_ir *a = mk(CH_IR_ASSIGN, op);
+    ch_ir_add(a, lhs);
+    ch_ir_add(a, rhs);
+    ch_ir *s = ch_ir_new(CH_IR_EXPR_STMT, lhs->line, lhs->col);
+    ch_ir_add(s, a);
+    return s;
+}
+
+static ch_ir *CALL1(const char *f, ch_ir *arg, ch_scalar t)
+{
+    ch_ir *n = mk(CH_IR_CALL, f);
+    ch_ir_add(n, arg);
+    n->type = t;
+    return n;
+}
+
+static ch_ir *DECL(const char *ctype, const char *name, ch_ir *init)
+{
+    ch_ir *d = mk(CH_IR_DECL, name);
+    d->ctype = ch_xstrdup(ctype);
+    ch_ir_add(d, init);
+    return d;
+}
+
+static ch_ir *BLK(int n, ...)
+{
+    ch_ir *b = mk(CH_IR_BLOCK, NULL);
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        ch_ir_add(b, va_arg(ap, ch_ir *));
+    va_end(ap);
+    return b;
+}
+
+/* for (int v = lo; v < hi; v++) body, at line:col */
+static ch_ir *FOR(unsigned line, unsigned col, const char *v, ch_ir *lo, ch_ir *hi, ch_ir *body)
+{
+    ch_ir *f = ch_ir_new(CH_IR_FOR, line, col);
+    ch_ir_add(f, DECL("int", v, lo));
+    ch_ir_add(f, B("<", V(v), hi));
+    ch_ir *inc = mk(CH_IR_UNARY, "++");
+    inc->postfix = 1;
+    ch_ir_add(inc, V(v));
+    ch_ir_add(f, inc);
+    ch_ir_add(f, body);
+    return f;
+}
+
+static ch_entry *entry(const char *name, ch_ir *body)
+{
+    ch_entry *e = ch_xcalloc(1, sizeof *e);
+    e->name = ch_xstrdup(name);
+    e->kind = CH_KIND_C_DEF;
+    e->file = ch_xstrdup("k.c");
+    e->line = 3;
+    e->col = 1;
+    e->fn_line = 4;
+    e->fn_col = 1;
+    e->params = ch_xcalloc(nparams_ ? nparams_ : 1, sizeof *e->params);
+    memcpy(e->params, params_, nparams_ * sizeof *params_);
+    e->n_params = nparams_;
+    ch_strbuf sig;
+    ch_strbuf_init(&sig);
+    ch_strbuf_addf(&sig, "void %s(", name);
+    for (size_t i = 0; i < nparams_; i++)
+        ch_strbuf_addf(&sig, "%s%s %s", i ? ", " : "", params_[i].type, params_[i].name);
+    ch_strbuf_adds(&sig, ")");
+    e->signature = ch_strbuf_detach(&sig);
+    e->clauses_text = ch_xstrdup("");
+    e->has_body = 1;
+    e->body = body;
+    nparams_ = 0;
+    return e;
+}
+
+static void entry_free(ch_entry *e)
+{
+    ch_entry_free(e);
+    free(e);
+}
+
+/* ---- the entries of the tests ---- */
+
+/* void saxpy(int n, float a, const float *x, float *y) { for i: y[i] = a * x[i] + y[i]; } */
+static ch_entry *saxpy(void)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    scalar("a", CH_T_FLOAT);
+    pointer("x", CH_T_FLOAT, 1, "n");
+    pointer("y", CH_T_FLOAT, 0, "n");
+    ch_ir *body = S(A1("y", V("i")), "=", B("+", B("*", V("a"), A1("x", V("i"))), A1("y", V("i"))));
+    return entry("saxpy", BLK(1, FOR(5, 5, "i", I(0), V("n"), body)));
+}
+
+static ch_ir *flat(const char *arr, const char *i, const char *m, const char *j)
+{
+    return A1(arr, B("+", B("*", V(i), V(m)), V(j)));
+}
+
+/* c[i*m+j] = a[i*m+j] + b[i*m+j] */
+static ch_entry *add2d(void)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    scalar("m", CH_T_INT);
+    pointer("a", CH_T_FLOAT, 1, "n * m");
+    pointer("b", CH_T_FLOAT, 1, "n * m");
+    pointer("c", CH_T_FLOAT, 0, "n * m");
+    ch_ir *s = S(flat("c", "i", "m", "j"), "=",
+                 B("+", flat("a", "i", "m", "j"), flat("b", "i", "m", "j")));
+    return entry("add2d",
+                 BLK(1, FOR(5, 5, "i", I(0), V("n"), BLK(1, FOR(6, 9, "j", I(0), V("m"), s)))));
+}
+
+/* void scale2d(int n, int m, double s, double A[n][m]) { A[i][j] = s * A[i][j]; } */
+static ch_entry *scale2d(void)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    scalar("m", CH_T_INT);
+    scalar("s", CH_T_DOUBLE);
+    array2("A", CH_T_DOUBLE, "n", "m");
+    ch_ir *s = S(X(A1("A", V("i")), V("j")), "=", B("*", V("s"), X(A1("A", V("i")), V("j"))));
+    return entry("scale2d", BLK(1, FOR(5, 5, "i", I(0), V("n"), FOR(6, 9, "j", I(0), V("m"), s))));
+}
+
+/* y[i] = sum_j A[i*n+j] * x[j], the sum in a local declared inside the i loop */
+static ch_entry *matvec(void)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("A", CH_T_DOUBLE, 1, "n * n");
+    pointer("x", CH_T_DOUBLE, 1, "n");
+    pointer("y", CH_T_DOUBLE, 0, "n");
+    ch_ir *acc = S(V("s"), "+=", B("*", flat("A", "i", "n", "j"), A1("x", V("j"))));
+    ch_ir *body = BLK(3, DECL("double", "s", F(0.0, CH_T_DOUBLE)),
+                      FOR(7, 9, "j", I(0), V("n"), acc), S(A1("y", V("i")), "=", V("s")));
+    return entry("matvec", BLK(1, FOR(5, 5, "i", I(0), V("n"), body)));
+}
+
+/* for t < tsteps { for i in [1, n-1): b[i] = (a[i-1]+a[i]+a[i+1]) / 3; for i: a[i] = b[i]; } */
+static ch_entry *jacobi(void)
+{
+    begin();
+    scalar("tsteps", CH_T_INT);
+    scalar("n", CH_T_INT);
+    pointer("a", CH_T_DOUBLE, 0, "n");
+    pointer("b", CH_T_DOUBLE, 0, "n");
+    ch_ir *sum = B("+", B("+", A1("a", B("-", V("i"), I(1))), A1("a", V("i"))),
+                   A1("a", B("+", V("i"), I(1))));
+    ch_ir *n1 = FOR(7, 9, "i", I(1), B("-", V("n"), I(1)),
+                    S(A1("b", V("i")), "=", B("/", sum, F(3.0, CH_T_DOUBLE))));
+    ch_ir *n2 =
+        FOR(9, 9, "i", I(1), B("-", V("n"), I(1)), S(A1("a", V("i")), "=", A1("b", V("i"))));
+    return entry("jacobi", BLK(1, FOR(5, 5, "t", I(0), V("tsteps"), BLK(2, n1, n2))));
+}
+
+/* two nests: y[i] = 2.0f * x[i]; z[i] = y[i] + 1.0f; */
+static ch_entry *twonest(void)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("x", CH_T_FLOAT, 1, "n");
+    pointer("y", CH_T_FLOAT, 0, "n");
+    pointer("z", CH_T_FLOAT, 0, "n");
+    ch_ir *f1 = FOR(5, 5, "i", I(0), V("n"),
+                    S(A1("y", V("i")), "=", B("*", F(2.0, CH_T_FLOAT), A1("x", V("i")))));
+    ch_ir *f2 = FOR(7, 5, "i", I(0), V("n"),
+                    S(A1("z", V("i")), "=", B("+", A1("y", V("i")), F(1.0, CH_T_FLOAT))));
+    return entry("twonest", BLK(2, f1, f2));
+}
+
+/* y[i] = sqrt(fabs(x[i])) on T: the scanner reports the C promotion (double) on the call */
+static ch_entry *mathfn(const char *name, ch_scalar t)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("x", t, 1, "n");
+    pointer("y", t, 0, "n");
+    ch_ir *arg = A1("x", V("i"));
+    arg->type = CH_T_DOUBLE;
+    ch_ir *c = CALL1("sqrt", CALL1("fabs", arg, CH_T_DOUBLE), CH_T_DOUBLE);
+    return entry(name, BLK(1, FOR(5, 5, "i", I(0), V("n"), S(A1("y", V("i")), "=", c))));
+}
+
+/* ---- helpers on results ---- */
+
+static char *translate(const ch_entry *e, int variant, ch_error *err)
+{
+    bi_program p;
+    if (bi_analyse(e, &p, err) != 0)
+        return NULL;
+    char *src = bi_generate(&p, bi_variant_get((size_t)variant), 132);
+    bi_program_free(&p);
+    return src;
+}
+
+static char *must_translate(const ch_entry *e, int variant)
+{
+    ch_error err = {0};
+    char *src = translate(e, variant, &err);
+    cr_assert(src, "translation of %s failed: %s", e->name, err.msg);
+    return src;
+}
+
+static void refuse(const ch_entry *e, const char *where, const char *why)
+{
+    ch_error err = {0};
+    char *src = translate(e, 0, &err);
+    cr_assert_null(src, "%s should have been refused", e->name);
+    cr_assert(strstr(err.msg, where), "location '%s' missing in: %s", where, err.msg);
+    cr_assert(strstr(err.msg, why), "reason '%s' missing in: %s", why, err.msg);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Compiles a candidate with nvcc -arch=sm_90 -c; asserts success. */
+static void nvcc_compiles(const char *src, const char *tag)
+{
+    ch_error err = {0};
+    char *dir = ch_make_temp_dir("builtin", &err);
+    cr_assert(dir, "%s", err.msg);
+    char *cu = ch_xasprintf("%s/%s.cu", dir, tag);
+    char *obj = ch_xasprintf("%s/%s.o", dir, tag);
+    cr_assert_eq(ch_write_file_atomic(cu, src, strlen(src), 0, &err), 0, "%s", err.msg);
+    const char *nvcc =
+        ch_file_exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
+    char *argv[] = {(char *)nvcc, "-arch=sm_90", "-Werror", "all-warnings", "-c", cu,
+                    "-o",         obj,           NULL};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    int rc = ch_proc_capture(argv, &out, &err);
+    cr_assert_eq(rc, 0, "nvcc failed on %s (rc %d): %s\n%s\n---\n%s", tag, rc, err.msg, out.data,
+                 src);
+    cr_assert(ch_file_exists(obj));
+    const char *keep = getenv("CH_BUILTIN_KEEP"); /* a directory to keep the candidates in */
+    if (keep) {
+        char *copy = ch_xasprintf("%s/%s.cu", keep, tag);
+        ch_write_file_atomic(copy, src, strlen(src), 0, &err);
+        free(copy);
+    }
+    ch_strbuf_free(&out);
+    ch_remove_tree(dir, &err);
+    free(cu);
+    free(obj);
+    free(dir);
+}
+
+/* ---- mappings ---- */
+
+Test(builtin, saxpy_one_thread_per_element)
+{
+    ch_entry *e = saxpy();
+    char *src = must_translate(e, 0);
+    cr_assert(strstr(src, "extern \"C\" void saxpy_launcher(int n, float a, const float *x, "
+                          "float *y)\n{"),
+              "%s", src);
+    cr_assert(strstr(src, "const long long ch_x = (long long)blockIdx.x * blockDim.x + "
+                          "threadIdx.x;"));
+    cr_assert(strstr(src, "const int i = (int)ch_x;"), "%s", src);
+    cr_assert(strstr(src, "y[i] = a * x[i] + y[i];"), "%s", src);
+    cr_assert(strstr(src, "ch_block(256)"));
+    cr_assert(strstr(src, "ch-cc builtin variant 0: 1-D blocks of 256 threads"));
+    /* host-pointer convention: buffers kept, x copied in only, y in and back */
+    cr_assert(strstr(src, "static std::mutex ch_lock;"));
+    cr_assert(strstr(src, "cudaMemcpy(ch_d_x, x, ch_n_x, cudaMemcpyHostToDevice)"));
+    cr_assert(strstr(src, "cudaMemcpy(y, ch_d_y, ch_n_y, cudaMemcpyDeviceToHost)"));
+    cr_assert_null(strstr(src, "cudaMemcpy(x, ch_d_x"));
+    cr_assert(strstr(src, "if (cudaGetLastError() != cudaSuccess)"));
+    nvcc_compiles(src, "saxpy_v0");
+    free(src);
+    src = must_translate(e, 1);
+    cr_assert(strstr(src, "ch_x += (long long)gridDim.x * blockDim.x"), "%s", src);
+    cr_assert(strstr(src, "saxpy_blocks(ch_cx, 256, 1056LL)"), "%s", src);
+    nvcc_compiles(src, "saxpy_v1");
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, flat_2d_puts_unit_stride_loop_on_x)
+{
+    ch_entry *e = add2d();
+    char *src = must_translate(e, 0);
+    cr_assert(strstr(src, "const int j = (int)ch_x;"), "%s", src);
+    cr_assert(strstr(src, "const int i = (int)ch_y;"), "%s", src);
+    cr_assert(strstr(src, "ch_block(32, 8)"));
+    cr_assert(strstr(src, "c[i * m + j] = a[i * m + j] + b[i * m + j];"), "%s", src);
+    cr_assert(strstr(src, "extern \"C\" void add2d_launcher(int n, int m, const float *a, const "
+                          "float *b, float *c)"));
+    nvcc_compiles(src, "add2d");
+    free(src);
+    src = must_translate(e, 2);
+    cr_assert(strstr(src, "ch_block(16, 16)"));
+    free(src);
+    src = must_translate(e, 4);
+    cr_assert(strstr(src, "ch_block(32, 4)"));
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, array_param_is_flattened_row_major)
+{
+    ch_entry *e = scale2d();
+    char *src = must_translate(e, 3);
+    cr_assert(strstr(src, "A[(size_t)(i) * (m) + (j)] = s * A[(size_t)(i) * (m) + (j)];"), "%s",
+              src);
+    cr_assert(strstr(src, "const int j = (int)ch_x;"), "%s", src);
+    cr_assert(strstr(src, "void scale2d_launcher(int n, int m, double s, double *A)"), "%s", src);
+    cr_assert(strstr(src, "(size_t)((n) * (m)) * sizeof(double)"), "%s", src);
+    nvcc_compiles(src, "scale2d");
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, matvec_keeps_inner_loop_sequential)
+{
+    ch_entry *e = matvec();
+    char *src = must_translate(e, 0);
+    cr_assert(strstr(src, "const int i = (int)ch_x;"), "%s", src);
+    cr_assert(strstr(src, "for (int j = 0; j < n; j++) {"), "%s", src);
+    cr_assert(strstr(src, "s += A[i * n + j] * x[j];"), "%s", src);
+    cr_assert(strstr(src, "The inner loop over j stays sequential"), "%s", src);
+    cr_assert_null(strstr(src, "ch_y"));
+    nvcc_compiles(src, "matvec");
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, time_loop_becomes_host_loop_of_launches)
+{
+    ch_entry *e = jacobi();
+    char *src = must_translate(e, 0);
+    const char *hl = strstr(src, "for (int t = 0; t < tsteps; t++) {");
+    cr_assert(hl, "%s", src);
+    const char *l0 = strstr(hl, "jacobi_k0<<<");
+    const char *l1 = strstr(hl, "jacobi_k1<<<");
+    cr_assert(l0 && l1 && l0 < l1, "%s", src);
+    cr_assert(strstr(src, "int t)\n{"), "the counter is a kernel argument: %s", src);
+    /* copies happen once, outside the host loop */
+    cr_assert(strstr(src, "cudaMemcpyHostToDevice") < hl);
+    cr_assert(strstr(src, "cudaMemcpyDeviceToHost") > l1);
+    cr_assert(strstr(src, "const int i = (int)((1) + ch_x);"), "%s", src);
+    cr_assert(strstr(src, "(long long)(n - 1) - (long long)(1)"), "%s", src);
+    cr_assert(strstr(src, "b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0;"), "%s", src);
+    nvcc_compiles(src, "jacobi");
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, two_nests_are_two_kernels_in_order)
+{
+    ch_entry *e = twonest();
+    char *src = must_translate(e, 0);
+    cr_assert_eq(count_of(src, "__global__"), 2);
+    const char *l0 = strstr(src, "twonest_k0<<<"), *l1 = strstr(src, "twonest_k1<<<");
+    cr_assert(l0 && l1 && l0 < l1);
+    cr_assert(strstr(src, "y[i] = 2.0f * x[i];"), "%s", src);
+    cr_assert(strstr(src, "z[i] = y[i] + 1.0f;"), "%s", src);
+    nvcc_compiles(src, "twonest");
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, float_math_stays_float)
+{
+    ch_entry *e = mathfn("fmath", CH_T_FLOAT);
+    char *src = must_translate(e, 0);
+    cr_assert(strstr(src, "y[i] = sqrtf(fabsf(x[i]));"), "%s", src);
+    cr_assert_null(strstr(src, "sqrt("));
+    nvcc_compiles(src, "fmath");
+    free(src);
+    entry_free(e);
+    e = mathfn("dmath", CH_T_DOUBLE);
+    src = must_translate(e, 0);
+    cr_assert(strstr(src, "y[i] = sqrt(fabs(x[i]));"), "%s", src);
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, device_clause_launches_on_caller_pointers)
+{
+    ch_entry *e = saxpy();
+    e->clauses.device = 1;
+    char *src = must_translate(e, 0);
+    cr_assert_null(strstr(src, "cudaMemcpy"));
+    cr_assert_null(strstr(src, "cudaMalloc"));
+    cr_assert(strstr(src, "saxpy_k0<<<ch_grid, ch_block>>>(n, a, x, y);"), "%s", src);
+    cr_assert(strstr(src, "cudaDeviceSynchronize()"));
+    nvcc_compiles(src, "saxpy_dev");
+    free(src);
+    entry_free(e);
+}
+
+/* ---- refusals ---- */
+
+Test(builtin, refuses_scalar_reduction)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("a", CH_T_FLOAT, 1, "n");
+    pointer("out", CH_T_FLOAT, 0, "1");
+    ch_ir *body = BLK(3, DECL("float", "s", F(0, CH_T_FLOAT)),
+                      FOR(12, 3, "i", I(0), V("n"), S(V("s"), "+=", A1("a", V("i")))),
+                      S(A1("out", I(0)), "=", V("s")));
+    ch_entry *e = entry("sum", body);
+    refuse(e, "k.c:12:3: error:", "reduction into 's'");
+    entry_free(e);
+}
+
+Test(builtin, refuses_loop_carried_dependence)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("a", CH_T_INT, 0, "n");
+    ch_ir *body = S(A1("a", V("i")), "=", B("+", A1("a", B("-", V("i"), I(1))), I(1)));
+    ch_entry *e = entry("prefix", BLK(1, FOR(8, 5, "i", I(1), V("n"), body)));
+    refuse(e, "k.c:8:5: error:", "carries a dependence: a[i - 1]");
+    entry_free(e);
+}
+
+Test(builtin, refuses_non_affine_write)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("a", CH_T_FLOAT, 0, "n * n");
+    ch_ir *body = S(A1("a", B("*", V("i"), V("i"))), "=", F(0, CH_T_FLOAT));
+    ch_entry *e = entry("squares", BLK(1, FOR(9, 7, "i", I(0), V("n"), body)));
+    refuse(e, "k.c:9:7: error:", "a[i * i] is not affine");
+    entry_free(e);
+}
+
+Test(builtin, refuses_while_loop)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("a", CH_T_FLOAT, 0, "n");
+    ch_ir *w = ch_ir_new(CH_IR_WHILE, 6, 5);
+    ch_ir_add(w, B("<", V("n"), I(0)));
+    ch_ir_add(w, BLK(0));
+    ch_entry *e = entry("spin", BLK(1, w));
+    refuse(e, "k.c:6:5: error:", "while loop is not translated");
+    entry_free(e);
+}
+
+Test(builtin, refuses_unknown_call_with_its_location)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("a", CH_T_FLOAT, 0, "n");
+    ch_ir *c = CALL1("rand", I(0), CH_T_INT);
+    c->line = 10;
+    c->col = 20;
+    ch_entry *e = entry("noise", BLK(1, FOR(9, 5, "i", I(0), V("n"), S(A1("a", V("i")), "=", c))));
+    refuse(e, "k.c:10:20: error:", "call to 'rand'");
+    entry_free(e);
+}
+
+/* ---- the agent: variants, feedback, determinism, spec-only entries ---- */
+
+static ch_agent *open_agent(void)
+{
+    ch_agent *ag = ch_xcalloc(1, sizeof *ag);
+    ch_error err = {0};
+    cr_assert_eq(ch_agent_builtin_open(ag, &err), 0);
+    cr_assert_str_eq(ag->ops->name, "builtin");
+    ag->hw.sm_count = 132;
+    return ag;
+}
+
+static void close_agent(ch_agent *ag)
+{
+    ag->ops->close(ag);
+    free(ag);
+}
+
+static int ask(ch_agent *ag, const ch_entry *e, const char *feedback, const char *parent, int round,
+               char **src, char **design)
+{
+    ch_kernel_request req = {NULL, e, feedback, parent, round, 0};
+    ch_error err = {0};
+    int rc = ag->ops->kernel(ag, &req, src, design, &err);
+    cr_assert_geq(rc, 0, "kernel job failed: %s", err.msg);
+    return rc;
+}
+
+Test(builtin, variants_follow_feedback_until_exhausted)
+{
+    ch_entry *e = saxpy();
+    ch_agent *ag = open_agent();
+    char *src[8] = {0}, *design[8] = {0};
+    cr_assert_eq(ask(ag, e, NULL, NULL, 0, &src[0], &design[0]), 0);
+    cr_assert_str_eq(design[0], "builtin v0: 1-D 256 threads, 2-D 32x8, one element per thread");
+    /* a failure moves to the safest untried variant: grid-stride with small blocks */
+    cr_assert_eq(ask(ag, e, "correctness: mismatch at index 7", src[0], 1, &src[1], &design[1]), 0);
+    cr_assert(strstr(design[1], "v3: 1-D 128 threads") && strstr(design[1], "grid-stride"), "%s",
+              design[1]);
+    cr_assert(strstr(src[1], "ch_block(128)"));
+    /* a success moves to an untried faster one */
+    cr_assert_eq(ask(ag, e, "correct; performance: kernel 0.21 ms, 71% of the floor", src[1], 2,
+                     &src[2], &design[2]),
+                 0);
+    cr_assert(strstr(design[2], "v4: 1-D 512 threads"), "%s", design[2]);
+    int n = 3;
+    while (ask(ag, e, "performance: 0.2 ms", src[n - 1], n, &src[n], &design[n]) == 0)
+        n++;
+    cr_assert_eq(n, 6, "every variant once, then nothing new");
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            cr_assert_str_neq(src[i], src[j], "variants %d and %d are equal", i, j);
+    for (int i = 0; i < n; i++) {
+        free(src[i]);
+        free(design[i]);
+    }
+    close_agent(ag);
+    entry_free(e);
+}
+
+Test(builtin, same_requests_give_same_candidates)
+{
+    ch_entry *e = jacobi();
+    ch_agent *a1 = open_agent(), *a2 = open_agent();
+    char *s1, *s2, *d1, *d2;
+    ask(a1, e, NULL, NULL, 0, &s1, &d1);
+    ask(a2, e, NULL, NULL, 0, &s2, &d2);
+    cr_assert_str_eq(s1, s2);
+    cr_assert_str_eq(d1, d2);
+    free(s1);
+    free(s2);
+    free(d1);
+    free(d2);
+    ask(a1, e, "timeout after 10 s", NULL, 1, &s1, &d1);
+    ask(a2, e, "timeout after 10 s", NULL, 1, &s2, &d2);
+    cr_assert_str_eq(s1, s2);
+    cr_assert(strstr(d1, "grid-stride"));
+    free(s1);
+    free(s2);
+    free(d1);
+    free(d2);
+    close_agent(a1);
+    close_agent(a2);
+    entry_free(e);
+}
+
+Test(builtin, parent_variant_counts_as_tried)
+{
+    ch_entry *e = saxpy();
+    ch_agent *a1 = open_agent(), *a2 = open_agent();
+    char *s0, *d0, *s1, *d1;
+    ask(a1, e, NULL, NULL, 0, &s0, &d0);
+    /* a fresh agent handed the parent does not propose the parent again */
+    ask(a2, e, NULL, s0, 1, &s1, &d1);
+    cr_assert_str_neq(d0, d1);
+    free(s0);
+    free(d0);
+    free(s1);
+    free(d1);
+    close_agent(a1);
+    close_agent(a2);
+    entry_free(e);
+}
+
+Test(builtin, spec_declarations_need_an_llm)
+{
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("y", CH_T_FLOAT, 0, "n");
+    ch_entry *e = entry("mystery", NULL);
+    e->kind = CH_KIND_SPEC_DECL;
+    e->has_body = 0;
+    ch_agent *ag = open_agent();
+    char *src = (char *)"x", *design = (char *)"x";
+    ch_kernel_request req = {NULL, e, NULL, NULL, 0, 0};
+    ch_error err = {0};
+    cr_assert_eq(ag->ops->kernel(ag, &req, &src, &design, &err), -1);
+    cr_assert_null(src);
+    cr_assert(strstr(err.msg, "configure an LLM provider (CH_CC_PROVIDER=openai|anthropic"), "%s",
+              err.msg);
+    ch_checklist ck;
+    memset(&ck, 0, sizeof ck);
+    cr_assert_eq(ag->ops->checklist(ag, e, &ck, &err), -1);
+    cr_assert(strstr(err.msg, "k.c:3:1: error: mystery: the builtin agent only translates C "
+                              "bodies"),
+              "%s", err.msg);
+    ck.kind = CH_KIND_SPEC_DECL;
+    ck.name = (char *)"mystery";
+    char *ref = NULL;
+    cr_assert_eq(ag->ops->test_author(ag, &ck, &ref, &err), -1);
+    cr_assert(strstr(err.msg, "CH_CC_MODEL"));
+    close_agent(ag);
+    entry_free(e);
+}
+
+Test(builtin, launcher_constants_early_return_and_c89_counters)
+{
+    /* void half(int n, float *y) { int i; const int h = n / 2; if (n <= 0) return;
+     *                              for (i = 0; i <= h; i++) y[i] = (float)h; } */
+    begin();
+    scalar("n", CH_T_INT);
+    pointer("y", CH_T_FLOAT, 0, "n");
+    ch_ir *ret = BLK(1, ch_ir_new(CH_IR_RETURN, 1, 1));
+    ch_ir *iff = mk(CH_IR_IF, NULL);
+    ch_ir_add(iff, B("<=", V("n"), I(0)));
+    ch_ir_add(iff, ret);
+    ch_ir *f = ch_ir_new(CH_IR_FOR, 6, 5);
+    ch_ir *init = ch_ir_new(CH_IR_EXPR_STMT, 6, 10);
+    ch_ir *a0 = mk(CH_IR_ASSIGN, "=");
+    ch_ir_add(a0, V("i"));
+    ch_ir_add(a0, I(0));
+    ch_ir_add(init, a0);
+    ch_ir_add(f, init);
+    ch_ir_add(f, B("<=", V("i"), V("h")));
+    ch_ir *inc = mk(CH_IR_ASSIGN, "+=");
+    ch_ir_add(inc, V("i"));
+    ch_ir_add(inc, I(1));
+    ch_ir_add(f, inc);
+    ch_ir *cast = mk(CH_IR_CAST, NULL);
+    cast->ctype = ch_xstrdup("float");
+    ch_ir_add(cast, V("h"));
+    ch_ir_add(f, S(A1("y", V("i")), "=", cast));
+    ch_entry *e = entry("half", BLK(4, DECL("int", "i", NULL),
+                                    DECL("const int", "h", B("/", V("n"), I(2))), iff, f));
+    char *src = must_translate(e, 0);
+    cr_assert(strstr(src, "half_k0(int n, float *y, int h)"), "%s", src);
+    cr_assert(strstr(src, "ch_x >= (long long)(h) + 1"), "%s", src);
+    const char *hdecl = strstr(src, "    const int h = n / 2;\n    if (n <= 0) {\n        return;");
+    const char *copy = strstr(src, "cudaMemcpyHostToDevice");
+    cr_assert(hdecl && copy && hdecl < copy, "constants and early exits precede the copies: %s",
+              src);
+    cr_assert(strstr(src, "y[i] = (float)h;"), "%s", src);
+    nvcc_compiles(src, "half");
+    free(src);
+    entry_free(e);
+}
+
+Test(builtin, checklist_job_derives_from_the_body)
+{
+    ch_entry *e = saxpy();
+    ch_agent *ag = open_agent();
+    ch_checklist ck;
+    memset(&ck, 0, sizeof ck);
+    ch_error err = {0};
+    int rc = ag->ops->checklist(ag, e, &ck, &err);
+    ch_checklist want;
+    memset(&want, 0, sizeof want);
+    ch_error err2 = {0};
+    int rc2 = ch_checklist_derive(e, &want, &err2);
+    cr_assert_eq(rc, rc2, "%s / %s", err.msg, err2.msg);
+    cr_assert_eq(rc, 0, "derivation of a C body: %s", err.msg);
+    if (rc == 0) {
+        cr_assert_str_eq(ck.name, "saxpy");
+        char *a = ch_checklist_to_json(&ck), *b = ch_checklist_to_json(&want);
+        cr_assert_str_eq(a, b);
+        free(a);
+        free(b);
+        ch_checklist_free(&ck);
+        ch_checklist_free(&want);
+    } else {
+        cr_assert_str_eq(err.msg, err2.msg);
+    }
+    close_agent(ag);
+    entry_free(e);
+}
