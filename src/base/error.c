@@ -42,8 +42,10 @@ int ch_error_prefix(ch_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof err->msg)
-        snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s", old);
+    if (n >= 0 && (size_t)n + 3 < sizeof err->msg) {
+        size_t room = sizeof err->msg - (size_t)n;
+        snprintf(err->msg + n, room, ": %.*s", (int)(room - 3), old);
+    }
     return -1;
 }
 

@@ -56,7 +56,7 @@ char *ch_xasprintf(const char *fmt, ...)
     va_start(ap, fmt);
     ch_strbuf_vaddf(&sb, fmt, ap);
     va_end(ap);
-    return ch_strbuf_detach(&sb);
+    return sb.data; /* not detach: that would leave a fresh buffer behind to leak */
 }
 
 void ch_strbuf_init(ch_strbuf *sb)
