@@ -1,5 +1,6 @@
 /* The anthropic provider: the messages API (x-api-key and anthropic-version headers, the system
  * prompt as a top-level field, text content blocks in the reply). The jobs are shared (jobs.c). */
+#include <math.h>
 #include <string.h>
 
 #include "ch/llm.h"
@@ -27,7 +28,8 @@ static cJSON *anthropic_body(const ch_llm *llm, const ch_llm_conv *c, long max_t
         cJSON_AddStringToObject(m, "content", c->msgs[i].content);
         cJSON_AddItemToArray(msgs, m);
     }
-    cJSON_AddNumberToObject(j, "temperature", llm->temperature);
+    if (!isnan(llm->temperature))
+        cJSON_AddNumberToObject(j, "temperature", llm->temperature);
     return j;
 }
 

@@ -592,8 +592,12 @@ int ch_llm_open(ch_agent *ag, const ch_llm_proto *p, ch_error *err)
     llm->max_tokens = 8192;
     double timeout = 120, backoff = 1;
     long retries = 4;
-    if (setting_double(cfg, "temperature", &llm->temperature, err) != 0 ||
-        setting_long(cfg, "max_tokens", &llm->max_tokens, err) != 0 ||
+    const char *temp = ch_config_get(cfg, "temperature");
+    if (temp && strcmp(temp, "default") == 0)
+        llm->temperature = NAN; /* omitted: models that accept only their own */
+    else if (setting_double(cfg, "temperature", &llm->temperature, err) != 0)
+        return -1;
+    if (setting_long(cfg, "max_tokens", &llm->max_tokens, err) != 0 ||
         setting_long(cfg, "max_tokens_per_entry", &llm->budget, err) != 0 ||
         setting_double(cfg, "request_timeout", &timeout, err) != 0 ||
         setting_long(cfg, "retries", &retries, err) != 0 ||

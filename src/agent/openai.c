@@ -1,6 +1,7 @@
 /* The openai provider: the chat-completions protocol, spoken by the hosted API and by local
  * servers (vLLM, llama.cpp server, Ollama's /v1 route). Only the request body, the auth header
  * and the reply's shape live here; the jobs are shared (jobs.c). */
+#include <math.h>
 #include <string.h>
 
 #include "ch/llm.h"
@@ -28,8 +29,12 @@ static cJSON *openai_body(const ch_llm *llm, const ch_llm_conv *c, long max_toke
         cJSON_AddStringToObject(m, "content", c->msgs[i].content);
         cJSON_AddItemToArray(msgs, m);
     }
-    cJSON_AddNumberToObject(j, "temperature", llm->temperature);
-    cJSON_AddNumberToObject(j, "max_tokens", (double)max_tokens);
+    if (!isnan(llm->temperature))
+        cJSON_AddNumberToObject(j, "temperature", llm->temperature);
+    /* The hosted API wants max_completion_tokens (its reasoning models reject max_tokens);
+     * compatible servers (vLLM, llama.cpp, Ollama) know max_tokens. */
+    int hosted = strstr(llm->url, "://api.openai.com/") != NULL;
+    cJSON_AddNumberToObject(j, hosted ? "max_completion_tokens" : "max_tokens", (double)max_tokens);
     cJSON_AddBoolToObject(j, "stream", 0);
     return j;
 }

@@ -912,11 +912,11 @@ Test(agent, provider_settings_come_from_the_environment)
     fake_stop(&f);
 }
 
-Test(agent, no_key_sends_no_auth_header)
+Test(agent, no_key_sends_no_auth_header_and_default_temperature_is_omitted)
 {
     fake f = start("{\"default\":{\"reply\":\"" R_KERNEL "\"}}");
     unsetenv("OPENAI_API_KEY");
-    const char *extra[] = {"api_key", "", NULL};
+    const char *extra[] = {"api_key", "", "temperature", "default", NULL};
     ch_config cfg = cfg_for("openai", &f, extra);
     ch_agent *ag = open_agent(&cfg);
     ch_checklist c = sample_checklist();
