@@ -26,11 +26,11 @@
 /* What the kernel author is told about the GPU (read from the device when one is present, else
  * from CH_CC_ARCH). */
 typedef struct ch_agent_hw {
-    char arch[16];           /* "sm_90" */
-    char name[64];           /* "NVIDIA H200", or "" when not read from a device */
-    int sm_count;            /* 0: unknown */
-    long l2_bytes;           /* 0: unknown */
-    long smem_per_block;     /* bytes, 0: unknown */
+    char arch[16];       /* "sm_90" */
+    char name[64];       /* "NVIDIA H200", or "" when not read from a device */
+    int sm_count;        /* 0: unknown */
+    long l2_bytes;       /* 0: unknown */
+    long smem_per_block; /* bytes, 0: unknown */
     int max_threads_per_block;
 } ch_agent_hw;
 
@@ -72,15 +72,15 @@ typedef struct ch_agent_ops {
 
 struct ch_agent {
     const ch_agent_ops *ops;
-    const ch_config *cfg;  /* borrowed */
+    const ch_config *cfg; /* borrowed */
     ch_agent_hw hw;
     ch_agent_usage usage;
-    void *impl;            /* owned by the implementation; freed by ops->close */
+    void *impl; /* owned by the implementation; freed by ops->close */
 };
 
 /* Opens the provider named by the configuration ("provider"), or `provider` when non-NULL. */
-int ch_agent_open(const ch_config *cfg, const char *provider, const ch_agent_hw *hw,
-                  ch_agent **out, ch_error *err);
+int ch_agent_open(const ch_config *cfg, const char *provider, const ch_agent_hw *hw, ch_agent **out,
+                  ch_error *err);
 void ch_agent_close(ch_agent *ag);
 
 /* "saxpy" -> "saxpy_launcher" (malloc'd). */

@@ -89,8 +89,8 @@ size_t ch_code_blocks(const char *text, ch_code_block **out)
     while (*line) {
         const char *eol = strchr(line, '\n');
         size_t len = eol ? (size_t)(eol - line) : strlen(line);
-        char c;
-        const char *info;
+        char c = 0;
+        const char *info = NULL;
         size_t f = fence_at(line, &c, &info);
         if (!inside && f) {
             inside = 1;

@@ -181,11 +181,11 @@ static int status_failure(ch_error *err, const ch_http_opts *o, long status, con
                             url, o->model ? o->model : "", sep, msg);
     if (status == 429)
         return ch_error_set(err,
-                            "rate limit or quota exceeded (HTTP 429) at %s after %d attempts%s%s",
-                            url, attempts, sep, msg);
+                            "rate limit or quota exceeded (HTTP 429) at %s after %d attempt%s%s%s",
+                            url, attempts, attempts == 1 ? "" : "s", sep, msg);
     if (status >= 500)
-        return ch_error_set(err, "model server error (HTTP %ld) at %s after %d attempts%s%s",
-                            status, url, attempts, sep, msg);
+        return ch_error_set(err, "model server error (HTTP %ld) at %s after %d attempt%s%s%s",
+                            status, url, attempts, attempts == 1 ? "" : "s", sep, msg);
     return ch_error_set(err, "model server refused the request (HTTP %ld) at %s%s%s", status, url,
                         sep, msg);
 }
