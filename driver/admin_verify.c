@@ -9,14 +9,9 @@
 #include "ch/checklist.h"
 #include "ch/entry.h"
 #include "ch/fsutil.h"
+#include "ch/scan.h"
 #include "ch/verify.h"
 #include "driver.h"
-
-/* The scanner's entry point (include/ch/scan.h once src/scan's libclang pass is merged). Weak
- * until then, so this file links in every branch; after the merge include ch/scan.h and drop
- * this declaration. */
-int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_entry_list *out,
-                 ch_error *err) __attribute__((weak));
 
 static const char *harness_value(const ch_driver *d, const char *name)
 {
@@ -36,9 +31,6 @@ static const char *harness_value(const ch_driver *d, const char *name)
 static int entry_checklist(ch_driver *d, const ch_input *in, const char *name, ch_entry_list *l,
                            ch_checklist *c, ch_error *err)
 {
-    if (!ch_scan_file)
-        return ch_error_set(err, "--harness-verify needs the libclang scanner (ch_scan_file), "
-                                 "which this build does not include yet");
     if (ch_scan_file(in->path, in->lang, d->args.scan_args.items, l, err) != 0)
         return -1;
     const ch_entry *e = NULL;

@@ -18,14 +18,6 @@
 #include "ch/fsutil.h"
 #include "ch/llm.h"
 #include "ch/strbuf.h"
-#include "checklist_stub.h"
-
-/* The builtin provider lives in another module; these tests only reach it by name. */
-__attribute__((weak)) int ch_agent_builtin_open(ch_agent *ag, ch_error *err)
-{
-    (void)ag;
-    return ch_error_set(err, "builtin not linked in this test");
-}
 
 #define KEY "sk-test-S3CRET-KEY-0123456789"
 
@@ -197,11 +189,14 @@ static ch_entry saxpy_entry(void)
     "const float *x, float *y)\",\"description\":\"y[i] = a*x[i] + y[i] for 0 <= i < n\","         \
     "\"reference\":\"for i in 0..n-1: y[i] = a*x[i] + y[i]\",\"params\":["                         \
     "{\"name\":\"n\",\"type\":\"int\",\"role\":\"scalar\",\"elem\":\"int\",\"direction\":"         \
-    "\"none\",\"extent\":null,\"range\":[0,100000000],\"index_of\":null,\"index_hi\":null},"       \
+    "null,\"extent\":null,\"range\":null,\"index_of\":null,\"index_hi\":null,"                     \
+    "\"rtol\":null,\"atol\":null},"                                                                \
     "{\"name\":\"a\",\"type\":\"float\",\"role\":\"scalar\",\"elem\":\"float\",\"direction\":"     \
-    "\"none\",\"extent\":null,\"range\":[-2,2],\"index_of\":null,\"index_hi\":null},"              \
+    "null,\"extent\":null,\"range\":[-2,2],\"index_of\":null,\"index_hi\":null,"                   \
+    "\"rtol\":null,\"atol\":null},"                                                                \
     "{\"name\":\"x\",\"type\":\"const float *\",\"role\":\"pointer\",\"elem\":\"float\","          \
-    "\"direction\":\"in\",\"extent\":\"n\",\"range\":[-1,1],\"index_of\":null,\"index_hi\":null}," \
+    "\"direction\":\"in\",\"extent\":\"n\",\"range\":[-1,1],\"index_of\":null,\"index_hi\":null,"  \
+    "\"rtol\":null,\"atol\":null},"                                                                \
     "{\"name\":\"y\",\"type\":\"float *\",\"role\":\"pointer\",\"elem\":\"float\",\"direction\":"  \
     "\"inout\",\"extent\":\"n\",\"range\":[-1,1],\"index_of\":null,\"index_hi\":null,"             \
     "\"rtol\":1e-5,\"atol\":1e-6}],\"sizes\":{\"smoke\":[{\"n\":1},{\"n\":2},{\"n\":3}],"          \
