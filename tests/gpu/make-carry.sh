@@ -1,0 +1,15 @@
+#!/bin/sh
+# Prepares tests/gpu/carry/ for the GPU machine (CUDA 13, gcc 13, libclang-16, no cJSON, no
+# xxHash header, no apt): the headers and shared libraries it lacks, and libclang-14 sonames
+# pointing at its libclang-16 (libclang's C API is stable across versions). Build here, carry
+# build/lib, build/bin, build/libexec and tests/gpu/carry, then run tests/gpu/run-on-device.sh.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+c="$top/tests/gpu/carry"
+rm -rf "$c"
+mkdir -p "$c/include" "$c/lib"
+cp -r /usr/include/cjson "$c/include/"
+cp /usr/include/xxhash.h "$c/include/"
+cp -L /usr/lib/x86_64-linux-gnu/libcjson.so.1 "$c/lib/libcjson.so.1"
+ln -s libcjson.so.1 "$c/lib/libcjson.so"
+echo "carry: $(du -sh "$c" | cut -f1) in $c"
