@@ -4,8 +4,11 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ch/scan.h"
+#include "ch/cache.h"
+#include "ch/checklist.h"
 #include "driver.h"
 
 static cJSON *param_json(const ch_param *p)
@@ -73,10 +76,13 @@ static cJSON *clauses_json(const ch_clauses *c)
     return o;
 }
 
-static cJSON *entry_json(const ch_entry *e)
+static cJSON *entry_json(const ch_entry *e, char *const *archs)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", e->name);
+    char key[33];
+    if (ch_cache_key(e, archs, key) == 0)
+        cJSON_AddStringToObject(o, "key", key);
     cJSON_AddStringToObject(o, "kind", ch_kind_name(e->kind));
     cJSON_AddStringToObject(o, "file", e->file);
     cJSON_AddNumberToObject(o, "line", e->line);
@@ -97,13 +103,9 @@ int ch_admin_list(ch_driver *d, int checklist_form)
 {
     ch_error err;
     ch_error_clear(&err);
-    if (checklist_form) {
-        ch_error_set(&err, "--harness-checklist is not available yet (use --harness-list)");
-        ch_driver_report(&err);
-        return 1;
-    }
     if (d->args.n_inputs == 0) {
-        ch_error_set(&err, "--harness-list needs a source file");
+        ch_error_set(&err, "--harness-%s needs a source file",
+                     checklist_form ? "checklist" : "list");
         ch_driver_report(&err);
         return 1;
     }
@@ -118,9 +120,39 @@ int ch_admin_list(ch_driver *d, int checklist_form)
             return 1;
         }
     }
+    /* the key covers the target architectures: the build's, else CH_CC_ARCH, else sm_90 */
+    ch_strvec archs;
+    ch_strvec_init(&archs);
+    if (d->args.archs.len)
+        ch_strvec_pushv(&archs, &d->args.archs);
+    else
+        ch_strvec_push(&archs,
+                       *ch_config_get(&d->cfg, "arch") ? ch_config_get(&d->cfg, "arch") : "sm_90");
     cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; i < list.len; i++)
-        cJSON_AddItemToArray(arr, entry_json(&list.items[i]));
+    int status = 0;
+    for (size_t i = 0; i < list.len && status == 0; i++) {
+        if (!checklist_form) {
+            cJSON_AddItemToArray(arr, entry_json(&list.items[i], archs.items));
+            continue;
+        }
+        ch_checklist c;
+        memset(&c, 0, sizeof c);
+        if (ch_checklist_derive(&list.items[i], &c, &err) != 0) {
+            ch_driver_report(&err);
+            status = 1;
+            break;
+        }
+        char *json = ch_checklist_to_json(&c);
+        cJSON_AddItemToArray(arr, cJSON_Parse(json));
+        free(json);
+        ch_checklist_free(&c);
+    }
+    ch_strvec_free(&archs);
+    if (status != 0) {
+        cJSON_Delete(arr);
+        ch_entry_list_free(&list);
+        return status;
+    }
     char *text = cJSON_Print(arr);
     printf("%s\n", text);
     free(text);

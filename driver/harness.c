@@ -184,11 +184,21 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
         return 1;
     }
     size_t count = 0;
-    if (check_pragmas(in->path, text, len, &count, &err) != 0) {
+    ch_entry_list entries;
+    ch_entry_list_init(&entries);
+    ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
+    /* the grammar first (cheap, exact places), then libclang: an annotation that attaches to no
+     * function, a bad type or an extent that cannot be inferred fails the compile too */
+    if (check_pragmas(in->path, text, len, &count, &err) != 0 ||
+        (count > 0 && ch_scan_file(in->path, lang, a->scan_args.items, &entries, &err) != 0)) {
         ch_driver_report(&err);
+        ch_entry_list_free(&entries);
         free(text);
         return 1;
     }
+    if (entries.len > count)
+        count = entries.len;
+    ch_entry_list_free(&entries);
     char *tmp = ch_make_temp_dir("host", &err);
     char *copy = tmp ? write_blanked(tmp, in->path, text, len, &err) : NULL;
     free(text);

@@ -54,4 +54,20 @@ for bad in 'unknown(x)|unknown clause' 'extent(x n)|' 'tol(abc)|' '"unterminated
     is "$(wc -l < bad.err | tr -d ' ')" 1 "bad pragma '$clause': one line"
     [ ! -e bad.o ]; ok $? "bad pragma '$clause': no output file"
 done
+# Errors only the libclang scan can see fail the compile too, at the pragma.
+printf 'int x;\n#pragma harness "orphan"\nint y;\n' > orphan.c
+"$CH_CC_BIN" -c orphan.c -o orphan.o 2> orphan.err; s=$?
+is "$s" 1 "pragma followed by no function: exit 1"
+like "$(head -1 orphan.err)" "^orphan.c:2:[0-9]+: error: " "pragma followed by no function: located error"
+[ ! -e orphan.o ]; ok $? "pragma followed by no function: no output file"
+
+# --harness-checklist gives a validated checklist per entry, and --harness-list a 32-hex key.
+"$CH_CC_BIN" --harness-checklist -Iinc src/k.c > ck.json; s=$?
+is "$s" 0 "--harness-checklist exits 0"
+is "$(python3 -c 'import json;c=json.load(open("ck.json"))[0];print(c["name"], [p["extent"] for p in c["params"]], c["sizes"]["tune"])' 2>&1)" \
+   "scale [None, 'n', 'n'] {'n': 1048576}" "checklist: extents from the clause and the tune size"
+key=$("$CH_CC_BIN" --harness-list -Iinc src/k.c | python3 -c 'import json,sys;print(json.load(sys.stdin)[0]["key"])')
+like "$key" "^[0-9a-f]{32}$" "--harness-list shows the cache key"
+key90=$("$CH_CC_BIN" --harness-list -Iinc -arch=sm_80 src/k.c | python3 -c 'import json,sys;print(json.load(sys.stdin)[0]["key"])')
+[ "$key" != "$key90" ]; ok $? "the key changes with the target architecture"
 done_testing
