@@ -2,14 +2,10 @@
  * real compiler with the arguments exactly as given, so exit status, stdout and stderr are the
  * real compiler's byte for byte; only commands that compile annotated files take the harness
  * path. */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "ch/fsutil.h"
 #include "ch/proc.h"
@@ -47,25 +43,6 @@ static ch_real_kind personality_of(const ch_args *a)
     if (c || objects)
         return CH_REAL_CC;
     return CH_REAL_NVCC;
-}
-
-/* Nonzero when the file's bytes contain "harness" (the only cost the fast path adds). */
-static int mentions_harness(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0; /* the real compiler reports the missing file */
-    struct stat st;
-    int found = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p != MAP_FAILED) {
-            found = memmem(p, (size_t)st.st_size, "harness", 7) != NULL;
-            munmap(p, (size_t)st.st_size);
-        }
-    }
-    close(fd);
-    return found;
 }
 
 static int is_scannable(ch_lang lang)
@@ -131,7 +108,7 @@ int ch_compile_run(ch_driver *d)
     if (compiles(a))
         for (size_t i = 0; i < a->n_inputs; i++)
             if (is_scannable(a->inputs[i].lang) && strcmp(a->inputs[i].path, "-") != 0 &&
-                mentions_harness(a->inputs[i].path))
+                ch_file_contains(a->inputs[i].path, "harness", 7))
                 any = annotated[i] = 1;
     if (any) {
         free(compiler);

@@ -94,16 +94,21 @@ static int is_input_index(const ch_args *a, size_t argi)
     return 0;
 }
 
+/* path with the extension of its last component replaced by suffix (added when it has none). */
+static char *with_suffix(const char *path, const char *suffix)
+{
+    const char *dot = strrchr(ch_path_base(path), '.');
+    size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+    return ch_xasprintf("%.*s%s", (int)stem, path, suffix);
+}
+
 static const char *depfile_path(const ch_args *a, const char *input, char **owned)
 {
     *owned = NULL;
     if (a->dep_mf)
         return a->dep_mf;
     /* gcc and nvcc: the output's name with .d, else the input's base name with .d */
-    const char *base = a->output ? a->output : ch_path_base(input);
-    const char *dot = strrchr(ch_path_base(base), '.');
-    size_t stem = dot ? (size_t)(dot - base) : strlen(base);
-    *owned = ch_xasprintf("%.*s.d", (int)stem, base);
+    *owned = with_suffix(a->output ? a->output : ch_path_base(input), ".d");
     return *owned;
 }
 
@@ -128,25 +133,15 @@ static int compile_blanked(ch_driver *d, const ch_input *in, const char *copy, c
     /* quoted includes are searched next to the file: keep that the user's directory */
     ch_strvec_push_owned(&argv,
                          ch_xasprintf(d->personality == CH_REAL_NVCC ? "-I%s" : "-iquote%s", dir));
-    int default_target = a->dep_md && a->dep_targets.len == 0;
-    char *obj = NULL;
-    if (default_target) {
-        /* the target the real compiler would name: the object */
-        obj =
-            a->output
-                ? ch_xstrdup(a->output)
-                : ch_xasprintf("%.*s.o",
-                               (int)(strrchr(ch_path_base(in->path), '.') - ch_path_base(in->path)),
-                               ch_path_base(in->path));
+    /* the object the real compiler would write, and name as the depfile's target */
+    char *obj = a->output ? ch_xstrdup(a->output) : with_suffix(ch_path_base(in->path), ".o");
+    if (a->dep_md && a->dep_targets.len == 0) {
         ch_strvec_push(&argv, "-MT");
         ch_strvec_push(&argv, obj);
     }
     if (a->compile_only && !a->output) {
         ch_strvec_push(&argv, "-o");
-        ch_strvec_push_owned(&argv, ch_xasprintf("%.*s.o",
-                                                 (int)(strrchr(ch_path_base(in->path), '.') -
-                                                       ch_path_base(in->path)),
-                                                 ch_path_base(in->path)));
+        ch_strvec_push(&argv, obj);
     }
     ch_strvec_push(&argv, copy);
     int status = ch_driver_spawn(argv.items);

@@ -28,6 +28,9 @@ int ch_remove_tree(const char *path, ch_error *err);
 char *ch_make_temp_dir(const char *prefix, ch_error *err);
 
 int ch_file_exists(const char *path);
+/* Nonzero when the regular file's bytes contain needle (mmap + memmem); 0 when they do not or
+ * the file cannot be read. */
+int ch_file_contains(const char *path, const void *needle, size_t len);
 int ch_is_dir(const char *path);
 
 /* Joins two path parts with one '/'; caller frees. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -243,4 +244,22 @@ char *ch_find_executable(const char *name, int skip_self)
             p++;
     }
     return NULL;
+}
+
+int ch_file_contains(const char *path, const void *needle, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int found = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            found = memmem(p, (size_t)st.st_size, needle, len) != NULL;
+            munmap(p, (size_t)st.st_size);
+        }
+    }
+    close(fd);
+    return found;
 }
