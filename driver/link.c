@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ch/fsutil.h"
+#include "ch/proc.h"
 #include "link.h"
 
 int ch_link_needs_cuda_runtime(const ch_args *a)
@@ -19,15 +20,74 @@ int ch_link_needs_cuda_runtime(const ch_args *a)
     return 0;
 }
 
+/* The toolkit's library directory under root when it holds the static runtime, else NULL. */
+static char *libdir_under(const char *root)
+{
+    static const char *const subdirs[] = {"lib64", "targets/x86_64-linux/lib", "lib"};
+    for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
+        char *dir = ch_path_join(root, subdirs[i]);
+        char *lib = ch_path_join(dir, "libcudart_static.a");
+        int found = ch_file_exists(lib);
+        free(lib);
+        if (found)
+            return dir;
+        free(dir);
+    }
+    return NULL;
+}
+
+/* The last non-stub -L directory of nvcc's `#$ LIBRARIES=` dry-run line, or NULL. */
+static char *libdir_from_nvcc(const char *nvcc_path)
+{
+    char *argv[] = {(char *)nvcc_path, "--dryrun", "-x",        "cu", "-c",
+                    "/dev/null",       "-o",       "/dev/null", NULL};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    char *dir = NULL;
+    if (ch_proc_capture(argv, &out, &err) >= 0) {
+        const char *line = strstr(out.data ? out.data : "", "#$ LIBRARIES=");
+        size_t line_len = line ? strcspn(line, "\n") : 0;
+        for (const char *p = line; p && (p = strstr(p, "-L")) && p < line + line_len; p += 2) {
+            const char *start = p + 2, *end = start;
+            while (end < line + line_len && *end != '"' && *end != ' ')
+                end++;
+            if (end - start >= 6 && memcmp(end - 6, "/stubs", 6) == 0)
+                continue;
+            free(dir);
+            dir = ch_xstrndup(start, (size_t)(end - start));
+        }
+    }
+    ch_strbuf_free(&out);
+    return dir;
+}
+
+char *ch_link_cuda_libdir(const char *nvcc_path)
+{
+    /* nvcc itself, symlinks resolved: <root>/bin/nvcc */
+    char *real = nvcc_path ? realpath(nvcc_path, NULL) : NULL;
+    if (real) {
+        char *bin = ch_path_dir(real);
+        char *root = ch_path_dir(bin);
+        char *dir = libdir_under(root);
+        free(root);
+        free(bin);
+        free(real);
+        if (dir)
+            return dir;
+    }
+    /* a wrapper script elsewhere on PATH (/usr/local/bin/nvcc): ask nvcc where it links from */
+    char *dir = nvcc_path ? libdir_from_nvcc(nvcc_path) : NULL;
+    if (dir)
+        return dir;
+    const char *home = getenv("CUDA_HOME");
+    dir = libdir_under(home && *home ? home : "/usr/local/cuda");
+    return dir ? dir : ch_xstrdup("/usr/local/cuda/lib64");
+}
+
 void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out)
 {
-    char *bin = nvcc_path ? ch_path_dir(nvcc_path) : ch_xstrdup("/usr/local/cuda/bin");
-    char *root = ch_path_dir(bin);
-    char *lib = ch_path_join(root, "lib64");
-    if (!ch_is_dir(lib)) {
-        free(lib);
-        lib = ch_path_join(root, "targets/x86_64-linux/lib");
-    }
+    char *lib = ch_link_cuda_libdir(nvcc_path);
     ch_strvec_push_owned(out, ch_xasprintf("-L%s", lib));
     ch_strvec_push(out, "-lcudart_static");
     ch_strvec_push(out, "-lrt");
@@ -36,6 +96,4 @@ void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out)
     ch_strvec_push(out, "-lstdc++");
     ch_strvec_push(out, "-lm");
     free(lib);
-    free(root);
-    free(bin);
 }

@@ -10,7 +10,10 @@
 
 /* Nonzero when the command links (no -c/-E/-S) and an object input carries device code. */
 int ch_link_needs_cuda_runtime(const ch_args *a);
-/* The flags nvcc adds for the static CUDA runtime, with the library directory next to nvcc. */
+/* The CUDA toolkit's library directory for nvcc_path (which may be a wrapper script outside the
+ * toolkit); caller frees. */
+char *ch_link_cuda_libdir(const char *nvcc_path);
+/* The flags nvcc adds for the static CUDA runtime, with the toolkit's library directory. */
 void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out);
 
 #endif

@@ -26,6 +26,15 @@ cd "$TEST_DIR/a"
 ok $? "ch-cc links nvcc objects (static CUDA runtime added)"
 is "$(./linked-by-ch 2>&1)" "$("$TEST_DIR/ref/prog" 2>&1)" "ch-cc-linked program behaves the same"
 
+# nvcc reached through a wrapper script outside the toolkit (as /usr/local/bin/nvcc on some
+# machines): the runtime's directory comes from the toolkit, not from the wrapper's place.
+mkdir -p wrap/bin
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$(readlink -f "$(command -v nvcc)")" > wrap/bin/nvcc
+chmod +x wrap/bin/nvcc
+CH_CC_NVCC="$PWD/wrap/bin/nvcc" "$CH_CC_BIN" main.o vec.o -o linked-by-wrapper 2>wrap.err
+ok $? "ch-cc links with nvcc behind a wrapper script"
+is "$(./linked-by-wrapper 2>&1)" "$("$TEST_DIR/ref/prog" 2>&1)" "wrapper-linked program behaves the same"
+
 # A failing .cu compile: same status and diagnostics as nvcc.
 printf '__global__ void k() { undefined_thing(); }\n' > bad.cu
 nvcc -c bad.cu -o bad.o >nv.out 2>nv.err; nv_status=$?
