@@ -6,7 +6,7 @@
 
 #include "driver.h"
 
-static const char *option_value(const ch_driver *d, const char *name, int *present)
+const char *ch_admin_option(const ch_driver *d, const char *name, int *present)
 {
     size_t n = strlen(name);
     *present = 0;
@@ -31,6 +31,8 @@ static void print_help(void)
            "  --harness-checklist [options] FILE   checklist entries of FILE as JSON\n"
            "  --harness-verify=CAND.cu [--harness-entry=NAME] [options] FILE\n"
            "                                       verify a hand-written candidate\n"
+           "  --harness-propose=DIR [--harness-entry=NAME] [options] FILE\n"
+           "                                       write the agent's candidates, unverified\n"
            "  --harness-stats[=json]               cache counters\n"
            "  --harness-clean                      remove every cache entry\n"
            "  --harness-evict                      apply the cache size limit now\n"
@@ -45,12 +47,12 @@ int ch_admin_run(ch_driver *d, int *exit_code)
 {
     int present;
     const char *value;
-    if (option_value(d, "help", &present), present) {
+    if (ch_admin_option(d, "help", &present), present) {
         print_help();
         *exit_code = 0;
         return 1;
     }
-    if (option_value(d, "config", &present), present) {
+    if (ch_admin_option(d, "config", &present), present) {
         ch_strbuf out;
         ch_strbuf_init(&out);
         ch_config_print(&d->cfg, &out);
@@ -59,27 +61,32 @@ int ch_admin_run(ch_driver *d, int *exit_code)
         *exit_code = 0;
         return 1;
     }
-    if (option_value(d, "args", &present), present) {
+    if (ch_admin_option(d, "args", &present), present) {
         ch_driver_choose_personality(d);
         *exit_code = ch_admin_args(d);
         return 1;
     }
-    if (option_value(d, "list", &present), present) {
+    if (ch_admin_option(d, "list", &present), present) {
         *exit_code = ch_admin_list(d, 0);
         return 1;
     }
-    if (option_value(d, "checklist", &present), present) {
+    if (ch_admin_option(d, "checklist", &present), present) {
         *exit_code = ch_admin_list(d, 1);
         return 1;
     }
-    value = option_value(d, "verify", &present);
+    value = ch_admin_option(d, "verify", &present);
     if (present) {
         *exit_code = ch_admin_verify(d, value, NULL);
         return 1;
     }
+    value = ch_admin_option(d, "propose", &present);
+    if (present) {
+        *exit_code = ch_admin_propose(d, value);
+        return 1;
+    }
     static const char *const cache_commands[] = {"stats", "clean", "evict", "explain", NULL};
     for (size_t i = 0; cache_commands[i]; i++) {
-        value = option_value(d, cache_commands[i], &present);
+        value = ch_admin_option(d, cache_commands[i], &present);
         if (!present)
             continue;
         /* --harness-explain KEY: the key may also be the next plain argument */

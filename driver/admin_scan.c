@@ -160,3 +160,38 @@ int ch_admin_list(ch_driver *d, int checklist_form)
     ch_entry_list_free(&list);
     return 0;
 }
+
+const ch_input *ch_admin_source(const ch_driver *d)
+{
+    const ch_input *in = NULL;
+    for (size_t i = 0; i < d->args.n_inputs; i++)
+        if (d->args.inputs[i].lang == CH_LANG_C || d->args.inputs[i].lang == CH_LANG_CXX ||
+            d->args.inputs[i].lang == CH_LANG_CU)
+            in = &d->args.inputs[i];
+    return in;
+}
+
+int ch_admin_scan_entries(ch_driver *d, const ch_input *in, const char *name, int only_one,
+                          ch_entry_list *l, const ch_entry **first, ch_error *err)
+{
+    *first = NULL;
+    ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
+    if (ch_scan_file(in->path, lang, d->args.scan_args.items, l, err) != 0)
+        return -1;
+    int named = name && *name;
+    for (size_t i = 0; i < l->len; i++) {
+        if (named && strcmp(l->items[i].name, name) != 0)
+            continue;
+        if (*first && only_one && !named)
+            return ch_error_set(err,
+                                "%s has several harness entries: choose one with "
+                                "--harness-entry=NAME",
+                                in->path);
+        if (!*first)
+            *first = &l->items[i];
+    }
+    if (!*first)
+        return named ? ch_error_set(err, "%s has no harness entry named %s", in->path, name)
+                     : ch_error_set(err, "%s has no harness entry", in->path);
+    return 0;
+}

@@ -13,42 +13,6 @@
 #include "ch/verify.h"
 #include "driver.h"
 
-static const char *harness_value(const ch_driver *d, const char *name)
-{
-    size_t n = strlen(name);
-    const char *v = NULL;
-    for (size_t i = 0; i < d->args.harness.len; i++) {
-        const char *opt = d->args.harness.items[i] + 10;
-        if (strncmp(opt, name, n) == 0 && opt[n] == '=')
-            v = opt + n + 1;
-        else if (strcmp(opt, name) == 0)
-            v = "";
-    }
-    return v;
-}
-
-/* Scans FILE and derives the checklist of the entry called name (or the only entry). */
-static int entry_checklist(ch_driver *d, const ch_input *in, const char *name, ch_entry_list *l,
-                           ch_checklist *c, ch_error *err)
-{
-    if (ch_scan_file(in->path, in->lang, d->args.scan_args.items, l, err) != 0)
-        return -1;
-    const ch_entry *e = NULL;
-    for (size_t i = 0; i < l->len; i++)
-        if (!name || !*name || strcmp(l->items[i].name, name) == 0) {
-            if (e && (!name || !*name))
-                return ch_error_set(err,
-                                    "%s has several harness entries: choose one with "
-                                    "--harness-entry=NAME",
-                                    in->path);
-            e = &l->items[i];
-        }
-    if (!e)
-        return name && *name ? ch_error_set(err, "%s has no harness entry named %s", in->path, name)
-                             : ch_error_set(err, "%s has no harness entry", in->path);
-    return ch_checklist_derive(e, c, err);
-}
-
 static void print_text(const ch_verify_report *r)
 {
     printf("verdict: %s\n", r->correct ? "correct" : "incorrect");
@@ -72,18 +36,14 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
 {
     ch_error err;
     ch_error_clear(&err);
-    const char *report = harness_value(d, "report");
+    const char *report = ch_admin_option(d, "report", &(int){0});
     int json = (form && strcmp(form, "json") == 0) || (report && strcmp(report, "json") == 0);
     if (!candidate || !*candidate) {
         fprintf(stderr, "ch-cc: error: usage: ch-cc --harness-verify=CANDIDATE.cu "
                         "[--harness-entry=NAME] [--harness-report=json] [options] FILE\n");
         return 2;
     }
-    const ch_input *in = NULL;
-    for (size_t i = 0; i < d->args.n_inputs; i++)
-        if (d->args.inputs[i].lang == CH_LANG_C || d->args.inputs[i].lang == CH_LANG_CXX ||
-            d->args.inputs[i].lang == CH_LANG_CU)
-            in = &d->args.inputs[i];
+    const ch_input *in = ch_admin_source(d);
     if (!in) {
         fprintf(stderr, "ch-cc: error: --harness-verify needs the source FILE of the entry\n");
         return 2;
@@ -99,7 +59,10 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
     memset(&c, 0, sizeof c);
     int status = 2;
     ch_verifier *v = NULL;
-    if (entry_checklist(d, in, harness_value(d, "entry"), &l, &c, &err) != 0) {
+    const ch_entry *e = NULL;
+    if (ch_admin_scan_entries(d, in, ch_admin_option(d, "entry", &(int){0}), 1, &l, &e, &err) !=
+            0 ||
+        ch_checklist_derive(e, &c, &err) != 0) {
         ch_driver_report(&err);
         goto done;
     }

@@ -5,6 +5,7 @@
 
 #include "ch/args.h"
 #include "ch/config.h"
+#include "ch/entry.h"
 #include "ch/error.h"
 
 typedef enum ch_real_kind { CH_REAL_NVCC = 0, CH_REAL_CC, CH_REAL_CXX } ch_real_kind;
@@ -36,6 +37,9 @@ int ch_admin_run(ch_driver *d, int *exit_code);
 /* Nonzero when --harness-NAME (name of length len) is an admin command or a modifier of one
  * rather than a setting. */
 int ch_admin_is_command(const char *name, size_t len);
+/* The value of --harness-NAME=VALUE (NULL for a bare --harness-NAME); *present says whether the
+ * option was given. The last one wins. */
+const char *ch_admin_option(const ch_driver *d, const char *name, int *present);
 /* Nonzero when the command line holds an admin command (not only settings). */
 int ch_driver_has_admin_command(const ch_driver *d);
 
@@ -62,5 +66,12 @@ int ch_admin_list(ch_driver *d, int checklist_form);
 int ch_admin_args(ch_driver *d);
 int ch_admin_cache(ch_driver *d, const char *command, const char *value);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
+int ch_admin_propose(ch_driver *d, const char *dir);
+/* The source file an admin command works on (the last C, C++ or CUDA input), or NULL. */
+const ch_input *ch_admin_source(const ch_driver *d);
+/* Scans in into l; *first is the entry called name (any entry when name is NULL or ""); with
+ * only_one and no name, a file with several entries is an error. */
+int ch_admin_scan_entries(ch_driver *d, const ch_input *in, const char *name, int only_one,
+                          ch_entry_list *l, const ch_entry **first, ch_error *err);
 
 #endif
