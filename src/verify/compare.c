@@ -75,13 +75,17 @@ static size_t gcd(size_t a, size_t b)
 /* Where the bad elements are; bad[] is a bitmap-free second pass over the data. */
 static void classify(ch_cmp_result *r, size_t first_bad, size_t last_bad, size_t stride)
 {
+    /* An unwritten range still holds some elements that happen to equal the reference (an
+     * input that was already right, a zero): nine in ten bad is a block. */
+    size_t span = r->n_bad ? last_bad - first_bad + 1 : 0;
+    int dense = r->n_bad * 10 >= span * 9;
     if (r->n_bad == 0) {
         snprintf(r->pattern, sizeof r->pattern, "none");
     } else if (r->n_bad == r->count) {
         snprintf(r->pattern, sizeof r->pattern, "everywhere");
-    } else if (last_bad == r->count - 1 && r->n_bad == r->count - first_bad) {
+    } else if (last_bad == r->count - 1 && dense) {
         snprintf(r->pattern, sizeof r->pattern, "tail from index %zu", first_bad);
-    } else if (r->n_bad == last_bad - first_bad + 1) {
+    } else if (dense) {
         snprintf(r->pattern, sizeof r->pattern, "contiguous block %zu..%zu", first_bad, last_bad);
     } else if (stride > 1 && r->n_bad >= 3) {
         snprintf(r->pattern, sizeof r->pattern, "every %zuth element from index %zu", stride,

@@ -33,7 +33,7 @@ static const struct {
     {"gather_ok.cu", GATHER, -1, -1, ""},
     {"jacobi_ok.cu", JACOBI, -1, -1, ""},
     {"saxpy_tail.cu", SAXPY, 3, 3, "tail from index"},
-    {"gather_tail.cu", GATHER, 3, 3, "NaN/Inf where the reference is finite"},
+    {"gather_tail.cu", GATHER, 3, 3, "tail from index"},
     {"saxpy_offbyone.cu", SAXPY, 2, 2, "y[0] expected"},
     {"saxpy_oob.cu", SAXPY, 4, 4, "memcheck reports errors"},
     {"jacobi_race.cu", JACOBI, 4, 3, "racecheck reports errors|differ"},

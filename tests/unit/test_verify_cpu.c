@@ -114,6 +114,28 @@ Test(compare, tolerance_edges_float)
     cr_assert(strstr(r.pattern, "tail from index 3"), "%s", r.pattern);
 }
 
+Test(compare, unwritten_tail_with_elements_that_happen_to_match)
+{
+    /* elements 768.. were never written; two of them already held the right value */
+    enum { N = 1000 };
+    static float ref[N], got[N];
+    for (int i = 0; i < N; i++)
+        ref[i] = got[i] = (float)(i % 97) + 1.0f;
+    for (int i = 768; i < N; i++)
+        if (i != 800 && i != 900)
+            got[i] = -5.0f;
+    ch_cmp_result r;
+    cr_assert_not(ch_compare(CH_T_FLOAT, got, ref, N, 0, -1, &r));
+    cr_assert_eq(r.n_bad, 230);
+    cr_assert(strstr(r.pattern, "tail from index 768"), "%s", r.pattern);
+    /* scattered errors stay scattered */
+    for (int i = 0; i < N; i++)
+        got[i] = ref[i] + (i % 7 == 0 && i % 3 == 0 ? 5.0f : 0.0f);
+    got[N - 1] = -5.0f;
+    cr_assert_not(ch_compare(CH_T_FLOAT, got, ref, N, 0, -1, &r));
+    cr_assert_not(strstr(r.pattern, "tail"), "%s", r.pattern);
+}
+
 Test(compare, nan_and_inf_where_reference_finite_fail)
 {
     double ref[3] = {1, 2, 3}, got[3] = {1, NAN, 3};

@@ -1,6 +1,5 @@
-// Output cache: the result for a given n is remembered and returned on later calls.
-#include <stdlib.h>
-#include <string.h>
+// Output cache: the result for a given n is kept on the device and returned on later calls
+// without running the kernel (only the copy back happens, which the static checks allow).
 #include <cuda_runtime.h>
 __global__ void saxpy_kernel(int n, float a, const float *x, float *y)
 {
@@ -10,25 +9,23 @@ __global__ void saxpy_kernel(int n, float a, const float *x, float *y)
 }
 
 static int cached_n = -1;
-static float *cached_y = NULL;
+static float *cached_dy = NULL;
 
 extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
 {
     size_t b = (size_t)n * sizeof(float);
     if (n == cached_n) {
-        memcpy(y, cached_y, b);
+        cudaMemcpy(y, cached_dy, b, cudaMemcpyDeviceToHost);
         return;
     }
-    float *dx, *dy;
+    float *dx;
+    cudaFree(cached_dy);
     cudaMalloc(&dx, b);
-    cudaMalloc(&dy, b);
+    cudaMalloc(&cached_dy, b);
     cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
-    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
-    saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, dx, dy);
-    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
-    cached_y = (float *)realloc(cached_y, b);
-    cudaMemcpy(cached_y, dy, b, cudaMemcpyDeviceToHost);
+    cudaMemcpy(cached_dy, y, b, cudaMemcpyHostToDevice);
+    saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, dx, cached_dy);
+    cudaMemcpy(y, cached_dy, b, cudaMemcpyDeviceToHost);
     cached_n = n;
     cudaFree(dx);
-    cudaFree(dy);
 }
