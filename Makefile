@@ -37,7 +37,7 @@ CACHE_SRC  := $(sort $(wildcard cache/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
 # The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
 # the full binary (libexec/ch-cc/ch-cc-full), which it execs. See driver/thin.c.
-DRIVER_FULL_ONLY := driver/harness.c $(wildcard driver/admin*.c)
+DRIVER_FULL_ONLY := driver/harness.c driver/pipeline.c $(wildcard driver/admin*.c)
 DRIVER_THIN_ONLY := driver/thin.c
 DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))

@@ -8,15 +8,22 @@
 #include "internal.h"
 
 const char *const ch_cache_stat_names[] = {
-    "lookups", "hits",        "misses",        "generations",   "evictions",
-    "damaged", "remote_hits", "remote_misses", "remote_errors", NULL,
+    "lookups",         "hits",
+    "misses",          "generations",
+    "evictions",       "damaged",
+    "remote_hits",     "remote_misses",
+    "remote_errors",   "agent_requests",
+    "kernel_compiles", "gpu_runs",
+    "host_fallbacks",  NULL,
 };
 
 unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
 {
-    unsigned long long *f[] = {&s->lookups,     &s->hits,          &s->misses,
-                               &s->generations, &s->evictions,     &s->damaged,
-                               &s->remote_hits, &s->remote_misses, &s->remote_errors};
+    unsigned long long *f[] = {
+        &s->lookups,       &s->hits,           &s->misses,          &s->generations,
+        &s->evictions,     &s->damaged,        &s->remote_hits,     &s->remote_misses,
+        &s->remote_errors, &s->agent_requests, &s->kernel_compiles, &s->gpu_runs,
+        &s->host_fallbacks};
     return i < sizeof f / sizeof f[0] ? f[i] : NULL;
 }
 
@@ -87,6 +94,11 @@ int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
     if (memcmp(delta, &none, sizeof none) == 0)
         return 0;
     return update(c, delta, 0, err);
+}
+
+int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
+{
+    return ch_stats_add(c, delta, err);
 }
 
 int ch_cache_stats_zero(ch_cache *c, ch_error *err)

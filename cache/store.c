@@ -40,6 +40,7 @@ struct ch_cache_txn {
     size_t n, cap;
     ch_strvec meta;
     int from_remote; /* read-through: no generation counted, no write-back */
+    int update;      /* begin_update: no generation counted, the remote copy is replaced */
     long long created;
 };
 
@@ -574,6 +575,7 @@ int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_e
         ch_cache_hit_free(&old);
     }
     free(epath);
+    t->update = 1;
     *txn = t;
     return 0;
 }
@@ -611,6 +613,23 @@ int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len
     f->data[len] = '\0';
     f->len = len;
     return 0;
+}
+
+const ch_cache_file *ch_cache_txn_file(const ch_cache_txn *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->files[i].name, name) == 0)
+            return &t->files[i];
+    return NULL;
+}
+
+const char *ch_cache_txn_get_meta(const ch_cache_txn *t, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < t->meta.len; i++)
+        if (strncmp(t->meta.items[i], name, n) == 0 && t->meta.items[i][n] == '=')
+            return t->meta.items[i] + n + 1;
+    return NULL;
 }
 
 void ch_cache_txn_meta(ch_cache_txn *t, const char *name, const char *value)
@@ -691,14 +710,14 @@ int ch_cache_commit(ch_cache_txn *t, ch_error *err)
         return -1;
     }
     ch_cache_stats delta = {0};
-    delta.generations = 1;
+    delta.generations = !t->update;
     ch_lock_release(&t->lock);
     if (c->remote && !c->remote_only_read && !c->remote_warned) {
         ch_strbuf ar;
         ch_strbuf_init(&ar);
         ch_archive_pack(t->key, t->files, t->n, &t->meta, t->created, &ar);
         ch_error e;
-        int there = ch_remote_head(c->remote, t->key, &e);
+        int there = t->update ? 0 : ch_remote_head(c->remote, t->key, &e);
         if (there < 0 || (there == 0 && ch_remote_put(c->remote, t->key, ar.data, ar.len, &e) != 0))
             remote_failed(c, "write", &e, &delta);
         ch_strbuf_free(&ar);

@@ -23,24 +23,27 @@ const char *ch_admin_option(const ch_driver *d, const char *name, int *present)
 
 static void print_help(void)
 {
-    printf("usage: ch-cc [nvcc or cc options] files...     compile (annotated functions become "
-           "verified CUDA kernels)\n"
-           "       ch-cc COMPILER [options] files...       launcher mode (like ccache)\n"
-           "admin commands:\n"
-           "  --harness-list [options] FILE        entries of FILE as JSON\n"
-           "  --harness-checklist [options] FILE   checklist entries of FILE as JSON\n"
-           "  --harness-verify=CAND.cu [--harness-entry=NAME] [options] FILE\n"
-           "                                       verify a hand-written candidate\n"
-           "  --harness-propose=DIR [--harness-entry=NAME] [options] FILE\n"
-           "                                       write the agent's candidates, unverified\n"
-           "  --harness-stats[=json]               cache counters\n"
-           "  --harness-clean                      remove every cache entry\n"
-           "  --harness-evict                      apply the cache size limit now\n"
-           "  --harness-explain=KEY                what a cache entry holds\n"
-           "  --harness-config                     every setting and where it came from\n"
-           "  --harness-args [options] files       the argument model of a command, as JSON\n"
-           "settings: --harness-KEY=VALUE for any key of --harness-config (e.g. "
-           "--harness-budget=4)\n");
+    printf(
+        "usage: ch-cc [nvcc or cc options] files...     compile (annotated functions become "
+        "verified CUDA kernels)\n"
+        "       ch-cc COMPILER [options] files...       launcher mode (like ccache)\n"
+        "admin commands:\n"
+        "  --harness-list [options] FILE        entries of FILE as JSON\n"
+        "  --harness-checklist [options] FILE   checklist entries of FILE as JSON\n"
+        "  --harness-verify=CAND.cu [--harness-entry=NAME] [options] FILE\n"
+        "                                       verify a hand-written candidate\n"
+        "  --harness-propose=DIR [--harness-entry=NAME] [options] FILE\n"
+        "                                       write the agent's candidates, unverified\n"
+        "  --harness-link-flags                 what linking harness objects with another driver\n"
+        "                                       needs (the static CUDA runtime)\n"
+        "  --harness-stats[=json]               cache counters\n"
+        "  --harness-clean                      remove every cache entry\n"
+        "  --harness-evict                      apply the cache size limit now\n"
+        "  --harness-explain=KEY                what a cache entry holds\n"
+        "  --harness-config                     every setting and where it came from\n"
+        "  --harness-args [options] files       the argument model of a command, as JSON\n"
+        "settings: --harness-KEY=VALUE for any key of --harness-config (e.g. "
+        "--harness-budget=4)\n");
 }
 
 int ch_admin_run(ch_driver *d, int *exit_code)
@@ -77,6 +80,10 @@ int ch_admin_run(ch_driver *d, int *exit_code)
     value = ch_admin_option(d, "verify", &present);
     if (present) {
         *exit_code = ch_admin_verify(d, value, NULL);
+        return 1;
+    }
+    if (ch_admin_option(d, "link-flags", &present), present) {
+        *exit_code = ch_admin_link_flags(d);
         return 1;
     }
     value = ch_admin_option(d, "propose", &present);

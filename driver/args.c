@@ -521,6 +521,7 @@ static int parse_list(ch_args *a, const ch_strvec *list, int record_inputs, ch_e
         if (!o)
             continue; /* unknown options are passed on unchanged */
         const char *value = NULL;
+        size_t start = i;
         if (o->arity != FLAG) {
             if (joined && (*joined || o->arity == JOINED_EQ))
                 value = joined;
@@ -532,6 +533,10 @@ static int parse_list(ch_args *a, const ch_strvec *list, int record_inputs, ch_e
                 return ch_error_set(err, "option '%s' needs a value", s);
         }
         apply(a, o, value, &x_lang);
+        if (o->id == O_O && record_inputs) {
+            a->output_argi = start;
+            a->output_nargs = i - start + 1;
+        }
     }
     return 0;
 }

@@ -67,6 +67,7 @@ int ch_admin_args(ch_driver *d);
 int ch_admin_cache(ch_driver *d, const char *command, const char *value);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
 int ch_admin_propose(ch_driver *d, const char *dir);
+int ch_admin_link_flags(ch_driver *d);
 /* The source file an admin command works on (the last C, C++ or CUDA input), or NULL. */
 const ch_input *ch_admin_source(const ch_driver *d);
 /* Scans in into l; *first is the entry called name (any entry when name is NULL or ""); with

@@ -1,18 +1,28 @@
-/* The harness path of a compile: an annotated input's pragmas are parsed (bad ones are
- * compile errors at their file:line:col), the pragma lines are blanked (line numbers kept, so
- * -Wall -Werror -Wunknown-pragmas builds stay clean) and that copy is compiled in place of the
- * file, with diagnostics, __FILE__ and depfiles naming the user's file. Kernel generation
- * (scan -> checklist -> verify -> emit) attaches here once the libclang scan lands; until then
- * annotated functions build as host code, which is the documented fallback. */
+/* The harness path of a compile: a command whose inputs contain annotations.
+ *
+ * For each annotated input: the pragmas are parsed and the file is scanned (bad annotations are
+ * compile errors at their file:line:col); every entry goes through the pipeline (pipeline.c:
+ * cache, or agent + evolution + verification); the user's code is compiled from a copy with
+ * the pragma lines blanked (line numbers, __FILE__ and depfiles stay the user's) in which the
+ * entries that got a verified kernel are renamed to their host names; each kernel's generated
+ * unit (emit) is compiled by nvcc, or taken from the cache, and `ld -r` merges everything into
+ * the object the command promised. Objects appear complete or not at all.
+ *
+ * Commands that also link compile each annotated input to a temporary object first and then
+ * run the real link with those objects and the CUDA runtime. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "ch/emit.h"
 #include "ch/fsutil.h"
 #include "ch/proc.h"
 #include "ch/scan.h"
-#include "driver.h"
+#include "link.h"
+#include "pipeline.h"
+
+/* ---- the pragma grammar, the blanked copy, the depfile ---- */
 
 /* Parses every pragma of the file; the first bad one is the error. *count: pragmas found. */
 static int check_pragmas(const char *path, const char *text, size_t len, size_t *count,
@@ -34,11 +44,10 @@ static int check_pragmas(const char *path, const char *text, size_t len, size_t 
     return rc;
 }
 
-/* Writes the blanked copy as DIR/BASENAME, starting with a #line that names the original. */
-static char *write_blanked(const char *dir, const char *path, const char *text, size_t len,
-                           ch_error *err)
+/* Writes text as DIR/BASENAME, starting with a #line that names the original. */
+static char *write_copy(const char *dir, const char *path, const char *text, size_t len,
+                        ch_error *err)
 {
-    char *blank = ch_scan_blank(text, len);
     ch_strbuf sb;
     ch_strbuf_init(&sb);
     ch_strbuf_adds(&sb, "#line 1 \"");
@@ -48,8 +57,7 @@ static char *write_blanked(const char *dir, const char *path, const char *text, 
         ch_strbuf_addc(&sb, *p);
     }
     ch_strbuf_adds(&sb, "\"\n");
-    ch_strbuf_add(&sb, blank, len);
-    free(blank);
+    ch_strbuf_add(&sb, text, len);
     char *copy = ch_path_join(dir, ch_path_base(path));
     int rc = ch_write_file_atomic(copy, sb.data, sb.len, 0, err);
     ch_strbuf_free(&sb);
@@ -94,6 +102,30 @@ static int is_input_index(const ch_args *a, size_t argi)
     return 0;
 }
 
+static int is_output_index(const ch_args *a, size_t argi)
+{
+    return a->output_nargs && argi >= a->output_argi && argi < a->output_argi + a->output_nargs;
+}
+
+/* Options that only matter to a link: dropped from the compile half of a compile-and-link
+ * command (the compiler would warn that linker input is unused). Returns how many arguments
+ * the option at i takes (0: not a link option). */
+static int link_option_args(const ch_args *a, size_t i)
+{
+    const char *s = a->expanded.items[i];
+    if (strcmp(s, "-Xlinker") == 0 || strcmp(s, "-L") == 0 || strcmp(s, "-l") == 0)
+        return 2;
+    if (strncmp(s, "-l", 2) == 0 || strncmp(s, "-L", 2) == 0 || strncmp(s, "-Wl,", 4) == 0)
+        return 1;
+    static const char *const flags[] = {"-shared",           "-static",   "-pie",
+                                        "-no-pie",           "-rdynamic", "-static-libgcc",
+                                        "-static-libstdc++", NULL};
+    for (size_t k = 0; flags[k]; k++)
+        if (strcmp(s, flags[k]) == 0)
+            return 1;
+    return 0;
+}
+
 /* path with the extension of its last component replaced by suffix (added when it has none). */
 static char *with_suffix(const char *path, const char *suffix)
 {
@@ -102,20 +134,16 @@ static char *with_suffix(const char *path, const char *suffix)
     return ch_xasprintf("%.*s%s", (int)stem, path, suffix);
 }
 
-static const char *depfile_path(const ch_args *a, const char *input, char **owned)
+/* The object a compile of input writes when the user gave no -o. */
+static char *default_object(const ch_input *in)
 {
-    *owned = NULL;
-    if (a->dep_mf)
-        return a->dep_mf;
-    /* gcc and nvcc: the output's name with .d, else the input's base name with .d */
-    *owned = with_suffix(a->output ? a->output : ch_path_base(input), ".d");
-    return *owned;
+    return with_suffix(ch_path_base(in->path), ".o");
 }
 
-/* The command for one annotated input: the user's arguments with the other inputs removed and
- * this input replaced by its blanked copy; output and depfile options stay as the user gave
- * them, except that the depfile's source name is fixed afterwards. */
-static int compile_blanked(ch_driver *d, const ch_input *in, const char *copy, const char *dir)
+/* The user's compile of the (blanked, maybe renamed) copy into obj, with the user's options:
+ * the other inputs and -o removed; depfiles named after the user's object and source. */
+static int compile_copy(ch_driver *d, const ch_input *in, const char *copy, const char *user_obj,
+                        const char *obj)
 {
     ch_args *a = &d->args;
     ch_error err;
@@ -127,94 +155,526 @@ static int compile_blanked(ch_driver *d, const ch_input *in, const char *copy, c
     ch_strvec argv;
     ch_strvec_init(&argv);
     ch_strvec_push_owned(&argv, compiler);
-    for (size_t i = 0; i < a->expanded.len; i++)
-        if (!is_input_index(a, i))
+    int links = !a->compile_only && !a->syntax_only && !a->assemble_only;
+    for (size_t i = 0; i < a->expanded.len; i++) {
+        int drop = links ? link_option_args(a, i) : 0;
+        if (drop) {
+            i += (size_t)drop - 1;
+            continue;
+        }
+        if (!is_input_index(a, i) && !is_output_index(a, i))
             ch_strvec_push(&argv, a->expanded.items[i]);
+    }
     /* quoted includes are searched next to the file: keep that the user's directory */
+    char *dir = ch_path_dir(in->path);
     ch_strvec_push_owned(&argv,
                          ch_xasprintf(d->personality == CH_REAL_NVCC ? "-I%s" : "-iquote%s", dir));
-    /* the object the real compiler would write, and name as the depfile's target */
-    char *obj = a->output ? ch_xstrdup(a->output) : with_suffix(ch_path_base(in->path), ".o");
+    free(dir);
+    char *depfile = a->dep_mf ? ch_xstrdup(a->dep_mf) : with_suffix(user_obj, ".d");
     if (a->dep_md && a->dep_targets.len == 0) {
         ch_strvec_push(&argv, "-MT");
-        ch_strvec_push(&argv, obj);
+        ch_strvec_push(&argv, user_obj);
     }
-    if (a->compile_only && !a->output) {
+    if (a->dep_md && !a->dep_mf) {
+        ch_strvec_push(&argv, "-MF");
+        ch_strvec_push(&argv, depfile);
+    }
+    if (links)
+        ch_strvec_push(&argv, "-c");
+    if (!a->syntax_only) {
         ch_strvec_push(&argv, "-o");
         ch_strvec_push(&argv, obj);
     }
     ch_strvec_push(&argv, copy);
     int status = ch_driver_spawn(argv.items);
-    if (status == 0 && a->dep_md) {
-        char *owned;
-        const char *dep = depfile_path(a, in->path, &owned);
-        if (ch_file_exists(dep) && fix_depfile(dep, copy, in->path, &err) != 0) {
-            ch_driver_report(&err);
-            status = 1;
-        }
-        free(owned);
+    if (status == 0 && a->dep_md && ch_file_exists(depfile) &&
+        fix_depfile(depfile, copy, in->path, &err) != 0) {
+        ch_driver_report(&err);
+        status = 1;
     }
-    free(obj);
+    free(depfile);
     ch_strvec_free(&argv);
     return status;
 }
 
-int ch_harness_compile(ch_driver *d, const int *annotated)
+/* ---- the per-command build state ---- */
+
+static int is_sm_arch(const char *a)
 {
+    return strncmp(a, "sm_", 3) == 0;
+}
+
+static void build_archs(ch_build *b)
+{
+    const ch_args *a = &b->d->args;
+    for (size_t i = 0; i < a->archs.len; i++)
+        if (is_sm_arch(a->archs.items[i]))
+            ch_strvec_push(&b->archs, a->archs.items[i]);
+    if (b->archs.len == 0 && *ch_config_get(&b->d->cfg, "arch"))
+        ch_strvec_push(&b->archs, ch_config_get(&b->d->cfg, "arch"));
+    if (b->archs.len == 0)
+        ch_strvec_push(&b->archs, b->gpu.present ? b->gpu.arch : "sm_90");
+}
+
+static void build_open(ch_build *b, ch_driver *d)
+{
+    memset(b, 0, sizeof *b);
+    b->d = d;
+    pthread_mutex_init(&b->lock, NULL);
+    ch_error err;
+    if (ch_cache_open(&b->cache, &d->cfg, &b->cache_err) != 0)
+        b->cache = NULL;
+    ch_gpu_probe(&b->gpu);
+    b->have_gpu = b->gpu.present || *ch_config_get(&d->cfg, "runner");
+    if (!b->gpu.present && *ch_config_get(&d->cfg, "runner"))
+        snprintf(b->gpu.why, sizeof b->gpu.why, "verification runs through CH_CC_RUNNER");
+    build_archs(b);
+    b->nvcc = ch_real_compiler(d, CH_REAL_NVCC, &err);
+    if (!b->nvcc)
+        b->nvcc = ch_xstrdup("nvcc");
+    const char *host_cc = ch_config_get(&d->cfg, "host_cc");
+    ch_strvec_push(&b->ref_cc, *host_cc ? host_cc : "cc");
+    ch_strvec_pushv(&b->ref_cc, &d->args.scan_args);
+    for (size_t i = 0; ch_settings[i].key; i++)
+        if (strcmp(ch_settings[i].key, "budget") == 0)
+            b->budget_source = d->cfg.src[i];
+    ch_config_bool(&d->cfg, "quiet", &b->quiet, &err);
+    b->live = !b->quiet && isatty(2);
+}
+
+static void build_close(ch_build *b)
+{
+    if (b->cache) {
+        ch_error err;
+        ch_cache_count(b->cache, &b->counts, &err);
+        ch_strvec warnings;
+        ch_strvec_init(&warnings);
+        ch_cache_take_warnings(b->cache, &warnings);
+        for (size_t i = 0; i < warnings.len; i++)
+            ch_driver_warn("%s", warnings.items[i]);
+        ch_strvec_free(&warnings);
+        ch_cache_close(b->cache);
+    }
+    ch_agent_close(b->agent);
+    ch_strvec_free(&b->archs);
+    ch_strvec_free(&b->ref_cc);
+    free(b->nvcc);
+    pthread_mutex_destroy(&b->lock);
+}
+
+/* ---- kernel objects ---- */
+
+/* nvcc and its flags for generated units: the build's architectures, position-independent
+ * code when the user's compile is, the user's host compiler. */
+static void unit_flags(const ch_build *b, ch_strvec *argv)
+{
+    const ch_args *a = &b->d->args;
+    ch_strvec_push(argv, b->nvcc);
+    ch_strvec_push(argv, "-O3");
+    for (size_t i = 0; i < b->archs.len; i++) {
+        const char *sm = b->archs.items[i] + 3;
+        ch_strvec_push(argv, "-gencode");
+        ch_strvec_push_owned(argv,
+                             ch_xasprintf("arch=compute_%s,code=[sm_%s,compute_%s]", sm, sm, sm));
+    }
+    for (size_t i = 0; i < a->expanded.len; i++) {
+        const char *s = a->expanded.items[i];
+        if (strcmp(s, "-fPIC") == 0 || strcmp(s, "-fpic") == 0 || strcmp(s, "-fPIE") == 0 ||
+            strcmp(s, "-fpie") == 0)
+            ch_strvec_push_owned(argv, ch_xasprintf("-Xcompiler=%s", s));
+    }
+    for (size_t i = 0; i < a->xcompiler.len; i++)
+        if (strncmp(a->xcompiler.items[i], "-fP", 3) == 0 ||
+            strncmp(a->xcompiler.items[i], "-fp", 3) == 0)
+            ch_strvec_push_owned(argv, ch_xasprintf("-Xcompiler=%s", a->xcompiler.items[i]));
+    if (a->ccbin) {
+        ch_strvec_push(argv, "-ccbin");
+        ch_strvec_push(argv, a->ccbin);
+    }
+}
+
+/* The object key of an entry's unit: the entry key plus nvcc's identity and the unit flags. */
+static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags, int c_linkage,
+                      char key[33], ch_error *err)
+{
+    static char *nvcc_ident; /* per process: one nvcc --version */
+    if (!nvcc_ident) {
+        ch_strbuf sb;
+        ch_strbuf_init(&sb);
+        if (ch_cache_tool_ident(b->nvcc, &sb, err) != 0) {
+            ch_strbuf_free(&sb);
+            return -1;
+        }
+        nvcc_ident = ch_strbuf_detach(&sb);
+    }
+    ch_strvec all;
+    ch_strvec_init(&all);
+    ch_strvec_pushv(&all, flags);
+    ch_strvec_push(&all, c_linkage ? "linkage=C" : "linkage=C++");
+    ch_object_ident id = {nvcc_ident, "", all.items, 0, NULL, NULL, NULL};
+    int rc = ch_cache_object_key(entry_key, &id, key);
+    ch_strvec_free(&all);
+    return rc;
+}
+
+/* The object of one kernel entry at obj_path: from the entry's objects/ in the cache, else
+ * emitted, compiled and stored there. */
+static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const char *tmp,
+                         const char *obj_path, ch_error *err)
+{
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    unit_flags(b, &argv);
+    char okey[33];
+    if (object_key(b, o->key, &argv, c_linkage, okey, err) != 0) {
+        ch_strvec_free(&argv);
+        return -1;
+    }
+    char *name = ch_xasprintf("objects/%s.o", okey);
+    ch_cache_hit hit;
+    ch_cache_hit_init(&hit);
+    const ch_cache_file *f = NULL;
+    if (b->cache && ch_cache_peek(b->cache, o->key, &hit, err) > 0)
+        f = ch_cache_hit_file(&hit, name);
+    int rc = 0;
+    if (f) {
+        rc = ch_write_file_atomic(obj_path, f->data, f->len, 0, err);
+    } else {
+        ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src, o->design, o->key, NULL, 0};
+        ch_strbuf unit, log;
+        ch_strbuf_init(&unit);
+        ch_strbuf_init(&log);
+        char *cu = ch_xasprintf("%s/%s.cu", tmp, o->entry->name);
+        rc = ch_emit_entry_cu(&k, c_linkage, &unit, err);
+        if (rc == 0)
+            rc = ch_write_file_atomic(cu, unit.data, unit.len, 0, err);
+        if (rc == 0) {
+            ch_build_count(b, &b->counts.kernel_compiles);
+            rc = ch_emit_compile(argv.items, cu, obj_path, &log, err);
+        }
+        char *data = NULL;
+        size_t len = 0;
+        ch_cache_txn *t = NULL;
+        ch_error store_err;
+        /* storing is best effort: the object is built either way */
+        if (rc == 0 && b->cache && ch_read_file(obj_path, &data, &len, &store_err) == 0 &&
+            ch_cache_begin_update(b->cache, o->key, &t, &store_err) == 0) {
+            if (ch_cache_put(t, name, data, len, &store_err) == 0 &&
+                ch_cache_put(t, "emitted.cu", unit.data, unit.len, &store_err) == 0)
+                ch_cache_commit(t, &store_err);
+            else
+                ch_cache_abort(t);
+        }
+        free(data);
+        free(cu);
+        ch_strbuf_free(&unit);
+        ch_strbuf_free(&log);
+    }
+    ch_cache_hit_free(&hit);
+    free(name);
+    ch_strvec_free(&argv);
+    return rc;
+}
+
+/* A spec-decl entry without a kernel: the test author's reference is the function. */
+static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, const char *obj_path,
+                            ch_error *err)
+{
+    const ch_entry *e = o->entry;
+    ch_strbuf src, args;
+    ch_strbuf_init(&src);
+    ch_strbuf_init(&args);
+    ch_entry_call_args(e, &args);
+    /* the same private name as in a kernel unit, made local by the merge */
+    ch_strbuf_addf(&src, "#define %s_reference %s__ch_reference\n", e->name, e->name);
+    ch_strbuf_adds(&src, o->host_src);
+    ch_strbuf_addf(&src,
+                   "\n/* ch-cc: the host path of %s (no verified kernel) */\n%s;\n%s\n{\n"
+                   "    %s_reference(%s);\n}\n",
+                   e->name, e->signature, e->signature, e->name, args.data);
+    char *c = ch_xasprintf("%s/%s_host.c", tmp, e->name);
+    int rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
+    if (rc == 0) {
+        char *argv[] = {b->ref_cc.items[0], "-O2", "-c", c, "-o", (char *)obj_path, NULL};
+        ch_strbuf log;
+        ch_strbuf_init(&log);
+        ch_proc_result pr;
+        ch_proc_result_init(&pr);
+        ch_proc_opts po = {0};
+        po.capture_stdout = 1;
+        po.merge_stderr = 1;
+        rc = ch_proc_run(argv, &po, &pr, err);
+        if (rc == 0 && pr.exit_code != 0)
+            rc = ch_error_set(err, "%s: the reference does not compile: %.300s", e->name,
+                              pr.out.data ? pr.out.data : "");
+        ch_proc_result_free(&pr);
+        ch_strbuf_free(&log);
+    }
+    free(c);
+    ch_strbuf_free(&src);
+    ch_strbuf_free(&args);
+    return rc;
+}
+
+/* ---- one annotated input ---- */
+
+static void report_outcome(ch_build *b, const ch_outcome *o)
+{
+    const ch_entry *e = o->entry;
+    if (!o->kernel_src) {
+        fprintf(stderr, "%s:%u:%u: warning: %s: host path linked: %s [ch-cc]\n", e->file, e->line,
+                e->col, e->name, o->reason ? o->reason : "no verified kernel");
+        return;
+    }
+    if (o->cached || b->quiet)
+        return;
+    fprintf(stderr, "ch-cc: %s: verified kernel linked (%s", e->name,
+            o->design ? o->design : "candidate");
+    if (o->launcher_ms >= 0)
+        fprintf(stderr, "; %.3f ms per call at the tune size", o->launcher_ms);
+    if (o->fraction > 0)
+        fprintf(stderr, ", %.0f%% of the memory floor", 100.0 * o->fraction);
+    fprintf(stderr, "; %d candidate%s in %.1f s)\n", o->candidates, o->candidates == 1 ? "" : "s",
+            o->seconds);
+}
+
+/* Entries whose outcome makes the object define them elsewhere than in the user's code. */
+static int links_unit(const ch_outcome *o)
+{
+    return o->kernel_src || (o->host_src && !o->entry->has_body);
+}
+
+/* Builds obj_path for one annotated input. Returns the exit status. */
+static int annotated_object(ch_build *b, const ch_input *in, const char *user_obj,
+                            const char *obj_path)
+{
+    ch_driver *d = b->d;
     ch_args *a = &d->args;
     ch_error err;
-    int n_annotated = 0;
-    for (size_t i = 0; i < a->n_inputs; i++)
-        n_annotated += annotated[i];
-    if (a->n_inputs != 1 || n_annotated != 1 || (!a->compile_only && !a->syntax_only)) {
-        ch_driver_report(&(ch_error){0, "annotated files must be compiled one per command with "
-                                        "-c (compile, then link the objects)"});
-        return 1;
-    }
-    const ch_input *in = &a->inputs[0];
+    ch_error_clear(&err);
     char *text;
     size_t len;
     if (ch_read_file(in->path, &text, &len, &err) != 0) {
         ch_driver_report(&err);
         return 1;
     }
-    size_t count = 0;
+    size_t count_pragmas = 0;
     ch_entry_list entries;
     ch_entry_list_init(&entries);
     ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
     /* the grammar first (cheap, exact places), then libclang: an annotation that attaches to no
      * function, a bad type or an extent that cannot be inferred fails the compile too */
-    if (check_pragmas(in->path, text, len, &count, &err) != 0 ||
-        (count > 0 && ch_scan_file(in->path, lang, a->scan_args.items, &entries, &err) != 0)) {
+    if (check_pragmas(in->path, text, len, &count_pragmas, &err) != 0 ||
+        ((count_pragmas > 0 || strstr(text, "HARNESS(")) &&
+         ch_scan_file(in->path, lang, a->scan_args.items, &entries, &err) != 0)) {
         ch_driver_report(&err);
         ch_entry_list_free(&entries);
         free(text);
         return 1;
     }
-    if (entries.len > count)
-        count = entries.len;
-    ch_entry_list_free(&entries);
-    char *tmp = ch_make_temp_dir("host", &err);
-    char *copy = tmp ? write_blanked(tmp, in->path, text, len, &err) : NULL;
-    free(text);
-    if (!copy) {
-        ch_driver_report(&err);
-        if (tmp)
-            ch_remove_tree(tmp, &err);
-        free(tmp);
-        return 1;
+    int object = a->compile_only || (!a->syntax_only && !a->assemble_only);
+    ch_outcome *out = ch_xcalloc(entries.len + 1, sizeof *out);
+    const ch_entry **renamed = ch_xcalloc(entries.len + 1, sizeof *renamed);
+    size_t n_renamed = 0;
+    int status = 0, on_fail_error = strcmp(ch_config_get(&d->cfg, "on_fail"), "error") == 0;
+    for (size_t i = 0; i < entries.len && object && status == 0; i++) {
+        const ch_entry *e = &entries.items[i];
+        if (ch_pipeline_entry(b, e, in->path, &out[i], &err) != 0) {
+            ch_driver_report(&err);
+            status = 1;
+            break;
+        }
+        if (!out[i].kernel_src && !out[i].host_src && !e->has_body) {
+            fprintf(stderr,
+                    "%s:%u:%u: error: %s has only a specification and no kernel or "
+                    "reference could be made for it: %s\n",
+                    e->file, e->line, e->col, e->name, out[i].reason ? out[i].reason : "?");
+            status = 1;
+        } else if (!out[i].kernel_src && on_fail_error) {
+            fprintf(stderr,
+                    "%s:%u:%u: error: %s: no verified kernel (--harness-on-fail=error): "
+                    "%s\n",
+                    e->file, e->line, e->col, e->name, out[i].reason ? out[i].reason : "?");
+            status = 1;
+        } else {
+            report_outcome(b, &out[i]);
+        }
+        if (!out[i].kernel_src)
+            ch_build_count(b, &b->counts.host_fallbacks);
+        if (out[i].kernel_src && e->has_body)
+            renamed[n_renamed++] = e;
     }
-    char *dir = ch_path_dir(in->path);
-    int status = compile_blanked(d, in, copy, dir);
-    int quiet = 0;
-    ch_config_bool(&d->cfg, "quiet", &quiet, &err);
-    if (status == 0 && count > 0 && !quiet)
-        ch_driver_warn("%s: %zu harness entr%s built as host code (kernel generation is not "
-                       "available in this build)",
-                       in->path, count, count == 1 ? "y" : "ies");
-    ch_remove_tree(tmp, &err);
+    char *tmp = status == 0 ? ch_make_temp_dir("obj", &err) : NULL;
+    if (status == 0 && !tmp) {
+        ch_driver_report(&err);
+        status = 1;
+    }
+    /* the user's code: pragmas blanked, kernel entries renamed to their host names */
+    size_t host_len = 0;
+    char *host = status == 0 ? ch_emit_host_source(text, len, renamed, n_renamed, &host_len) : NULL;
+    char *copy = host ? write_copy(tmp, in->path, host, host_len, &err) : NULL;
+    if (status == 0 && !copy) {
+        ch_driver_report(&err);
+        status = 1;
+    }
+    ch_strvec objs;
+    ch_strvec_init(&objs);
+    ch_strvec local;
+    ch_strvec_init(&local);
+    int units = 0;
+    if (status == 0) {
+        char *host_obj = object ? ch_path_join(tmp, "host.o") : ch_xstrdup(obj_path);
+        status = compile_copy(d, in, copy, user_obj, host_obj);
+        ch_strvec_push_owned(&objs, host_obj);
+    }
+    for (size_t i = 0; i < entries.len && status == 0 && object; i++) {
+        if (!links_unit(&out[i]))
+            continue;
+        const ch_entry *e = out[i].entry;
+        char *o = ch_xasprintf("%s/%s.o", tmp, e->name);
+        int rc = out[i].kernel_src ? kernel_object(b, &out[i], lang == CH_LANG_C, tmp, o, &err)
+                                   : reference_object(b, &out[i], tmp, o, &err);
+        if (rc != 0) {
+            ch_error_prefix(&err, "%s", e->name);
+            ch_driver_report(&err);
+            status = 1;
+        }
+        ch_strvec_push_owned(&objs, o);
+        ch_emit_private_symbols(e, &local);
+        units++;
+    }
+    if (status == 0 && object &&
+        ch_emit_merge((const char *const *)objs.items, objs.len, local.items, obj_path, &err) !=
+            0) {
+        ch_driver_report(&err);
+        status = 1;
+    }
+    ch_strvec_free(&objs);
+    ch_strvec_free(&local);
+    if (tmp)
+        ch_remove_tree(tmp, &err);
     free(tmp);
     free(copy);
-    free(dir);
+    free(host);
+    for (size_t i = 0; i < entries.len; i++)
+        ch_outcome_free(&out[i]);
+    free(out);
+    free(renamed);
+    ch_entry_list_free(&entries);
+    free(text);
+    return status;
+}
+
+/* ---- the command ---- */
+
+/* The real compiler on the command's inputs except the annotated ones (-c with several inputs). */
+static int compile_others(ch_driver *d, const int *annotated)
+{
+    ch_args *a = &d->args;
+    int others = 0;
+    for (size_t i = 0; i < a->n_inputs; i++)
+        others += !annotated[i];
+    if (!others)
+        return 0;
+    ch_error err;
+    char *compiler = ch_driver_compiler(d, &err);
+    if (!compiler) {
+        ch_driver_report(&err);
+        return 1;
+    }
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push_owned(&argv, compiler);
+    for (size_t i = 0; i < a->expanded.len; i++) {
+        int skip = 0;
+        for (size_t k = 0; k < a->n_inputs; k++)
+            skip |= annotated[k] && a->inputs[k].argi == i;
+        if (!skip)
+            ch_strvec_push(&argv, a->expanded.items[i]);
+    }
+    int status = ch_driver_spawn(argv.items);
+    ch_strvec_free(&argv);
+    return status;
+}
+
+/* Compile and link in one command: annotated inputs become temporary objects, then the real
+ * compiler links everything, with the CUDA runtime when a kernel was linked. */
+static int compile_and_link(ch_build *b, const int *annotated)
+{
+    ch_driver *d = b->d;
+    ch_args *a = &d->args;
+    ch_error err;
+    char *tmp = ch_make_temp_dir("link", &err);
+    if (!tmp) {
+        ch_driver_report(&err);
+        return 1;
+    }
+    char **objs = ch_xcalloc(a->n_inputs + 1, sizeof *objs);
+    int status = 0, device = 0;
+    for (size_t i = 0; i < a->n_inputs && status == 0; i++) {
+        if (!annotated[i])
+            continue;
+        char *base = default_object(&a->inputs[i]);
+        objs[i] = ch_xasprintf("%s/%zu-%s", tmp, i, base);
+        status = annotated_object(b, &a->inputs[i], base, objs[i]);
+        device |= status == 0 &&
+                  ch_file_contains(objs[i], CH_LINK_DEVICE_SECTION, strlen(CH_LINK_DEVICE_SECTION));
+        free(base);
+    }
+    if (status == 0) {
+        char *compiler = ch_driver_compiler(d, &err);
+        ch_strvec argv;
+        ch_strvec_init(&argv);
+        ch_strvec_push_owned(&argv, compiler ? compiler : ch_xstrdup("cc"));
+        for (size_t i = 0; i < a->expanded.len; i++) {
+            const char *arg = a->expanded.items[i];
+            for (size_t k = 0; k < a->n_inputs; k++)
+                if (objs[k] && a->inputs[k].argi == i)
+                    arg = objs[k];
+            ch_strvec_push(&argv, arg);
+        }
+        if (device && d->personality != CH_REAL_NVCC)
+            ch_link_cuda_runtime_flags(b->nvcc, &argv);
+        status = ch_driver_spawn(argv.items);
+        ch_strvec_free(&argv);
+    }
+    for (size_t i = 0; i < a->n_inputs; i++)
+        free(objs[i]);
+    free(objs);
+    ch_remove_tree(tmp, &err);
+    free(tmp);
+    return status;
+}
+
+int ch_harness_compile(ch_driver *d, const int *annotated)
+{
+    ch_args *a = &d->args;
+    size_t n_annotated = 0;
+    for (size_t i = 0; i < a->n_inputs; i++)
+        n_annotated += annotated[i] != 0;
+    int compiles = a->compile_only || a->syntax_only || a->assemble_only;
+    if (compiles && a->output && a->n_inputs > 1) {
+        ch_driver_report(&(ch_error){0, "cannot specify -o with -c, -S or -fsyntax-only and "
+                                        "several input files"});
+        return 1;
+    }
+    ch_build b;
+    build_open(&b, d);
+    int status = 0;
+    if (!compiles) {
+        status = compile_and_link(&b, annotated);
+    } else {
+        status = compile_others(d, annotated);
+        for (size_t i = 0; i < a->n_inputs && status == 0; i++) {
+            if (!annotated[i])
+                continue;
+            char *obj = a->output ? ch_xstrdup(a->output)
+                                  : with_suffix(ch_path_base(a->inputs[i].path),
+                                                a->assemble_only ? ".s" : ".o");
+            status = annotated_object(&b, &a->inputs[i], obj, obj);
+            free(obj);
+        }
+    }
+    build_close(&b);
     return status;
 }

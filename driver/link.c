@@ -1,11 +1,13 @@
 /* Link mode: a command whose inputs are objects and archives only. The real linker driver
  * does the work; when an input carries device code (nvcc's fatbinary section, which harness
  * objects carry too) the CUDA runtime is added the way nvcc adds it, static. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "driver.h"
 #include "link.h"
 
 int ch_link_needs_cuda_runtime(const ch_args *a)
@@ -96,4 +98,19 @@ void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out)
     ch_strvec_push(out, "-lstdc++");
     ch_strvec_push(out, "-lm");
     free(lib);
+}
+
+int ch_admin_link_flags(ch_driver *d)
+{
+    ch_error err;
+    char *nvcc = ch_real_compiler(d, CH_REAL_NVCC, &err);
+    ch_strvec flags;
+    ch_strvec_init(&flags);
+    ch_link_cuda_runtime_flags(nvcc, &flags);
+    for (size_t i = 0; i < flags.len; i++)
+        printf("%s%s", i ? " " : "", flags.items[i]);
+    printf("\n");
+    ch_strvec_free(&flags);
+    free(nvcc);
+    return 0;
 }

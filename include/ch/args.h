@@ -34,7 +34,8 @@ typedef struct ch_args {
     ch_strvec harness;  /* the --harness-* options, in order */
     ch_input *inputs;
     size_t n_inputs;
-    char *output; /* -o, or NULL */
+    char *output;                     /* -o, or NULL */
+    size_t output_argi, output_nargs; /* where -o sits in `expanded` (nargs 0: no -o) */
     int compile_only, preprocess_only, assemble_only, syntax_only;
     int dep_only;          /* -M / -MM: print dependencies, no compile */
     int dep_md;            /* -MD / -MMD */

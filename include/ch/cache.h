@@ -110,10 +110,15 @@ typedef struct ch_cache_txn ch_cache_txn;
 int ch_cache_begin(ch_cache *c, const char *key, ch_cache_txn **txn, ch_cache_hit *hit,
                    ch_error *err);
 /* Like begin, but always returns a transaction: it starts from the existing entry's files (if
- * any, and valid) so that put adds or replaces files (a new object for another nvcc). */
+ * any, and valid) so that put adds or replaces files (a new object for another nvcc). Its
+ * commit is not counted as a generation and overwrites the remote copy. */
 int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_error *err);
 /* Adds file name (relative, no "..", subdirectories allowed) with len bytes. */
 int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len, ch_error *err);
+/* What the transaction holds so far (an update starts with the entry's files and meta, read
+ * under the lock): the file called name / the value of meta name, or NULL. */
+const ch_cache_file *ch_cache_txn_file(const ch_cache_txn *t, const char *name);
+const char *ch_cache_txn_get_meta(const ch_cache_txn *t, const char *name);
 /* Records meta name=value (kind, name, agent, model ...) in the entry's index. */
 void ch_cache_txn_meta(ch_cache_txn *t, const char *name, const char *value);
 /* Makes the entry visible (files + index, temp dir + rename), counts a generation, writes it
@@ -134,6 +139,11 @@ typedef struct ch_cache_stats {
     unsigned long long remote_hits; /* local misses served by the remote store (within hits) */
     unsigned long long remote_misses;
     unsigned long long remote_errors;
+    /* what builds did on the way (added by the driver with ch_cache_count) */
+    unsigned long long agent_requests;  /* kernel proposals asked of an agent */
+    unsigned long long kernel_compiles; /* nvcc runs on kernel code: candidates and objects */
+    unsigned long long gpu_runs;        /* candidates run on a GPU (verification stages 2-5) */
+    unsigned long long host_fallbacks;  /* entries built with their host path only */
 } ch_cache_stats;
 
 /* Names of the counters in ch_cache_stats order, NULL-terminated. */
@@ -141,6 +151,8 @@ extern const char *const ch_cache_stat_names[];
 unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i);
 
 int ch_cache_stats_read(ch_cache *c, ch_cache_stats *out, ch_error *err);
+/* Adds delta to the counters (every process sees the sum; no update is lost). */
+int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err);
 /* Resets every counter to zero. */
 int ch_cache_stats_zero(ch_cache *c, ch_error *err);
 

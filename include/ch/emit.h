@@ -31,6 +31,10 @@ typedef struct ch_emit_kernel {
 /* The symbol the user's body is renamed to: "saxpy" -> "saxpy__host" (malloc'd). */
 char *ch_emit_host_name(const char *name);
 
+/* The symbols that join the user's object and an entry's unit and are made local after the
+ * merge: the host name, and the unit's launcher and reference under their private names. */
+void ch_emit_private_symbols(const ch_entry *e, ch_strvec *out);
+
 /* Writes the translation unit of one entry into out. c_linkage: the user's file is C, so the
  * function is extern "C"; else it has C++ linkage like the user's declaration. */
 int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_error *err);
@@ -39,5 +43,24 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
  * renamed to their host names; other bytes unchanged. */
 char *ch_emit_rename_definitions(const char *text, size_t len, const ch_entry *const *entries,
                                  size_t n, size_t *out_len);
+
+/* The host copy of the user's file for an object that links kernels: the pragma lines blanked
+ * (ch_scan_blank), each entry's definition renamed to its host name with a prototype of the
+ * host name on the pragma's line (for -Wmissing-prototypes builds) and a declaration of the
+ * user's name after the body (later calls in the file reach the dispatcher). Newlines are
+ * kept, so line numbers stay the user's. entries[i] with has_body only; caller frees. */
+char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *entries, size_t n,
+                          size_t *out_len);
+
+/* Compiles a generated unit: nvcc_argv (nvcc and its flags, NULL-terminated) + -c cu -o obj.
+ * The compiler's output goes to log. 0, or -1 with err (the log's first lines in it). */
+int ch_emit_compile(char *const *nvcc_argv, const char *cu_path, const char *obj_path,
+                    ch_strbuf *log, ch_error *err);
+
+/* `ld -r` of objs into out, then the given symbols made local (they link the user's object
+ * to the kernel units and need not be visible outside the merged object). out is written via
+ * a temporary file and renamed, so it is either complete or absent. */
+int ch_emit_merge(const char *const *objs, size_t n, char *const *localize, const char *out,
+                  ch_error *err);
 
 #endif

@@ -177,4 +177,16 @@ int ch_verifier_run(ch_verifier *v, const char *candidate_src, ch_verify_report 
                     ch_error *err);
 void ch_verifier_close(ch_verifier *v);
 
+/* ch_verifier_run in two halves, for the evolution loop: build runs stages 0-1 (CPU only; safe
+ * to call from several threads at once for different candidates) and, when they pass and later
+ * stages are to run, returns their state in *build (else NULL, with rep final). test runs the
+ * remaining stages (GPU) on that state, completes rep and frees build. */
+typedef struct ch_verify_build ch_verify_build;
+int ch_verifier_build(ch_verifier *v, const char *candidate_src, ch_verify_report *rep,
+                      ch_verify_build **build, ch_error *err);
+int ch_verifier_test(ch_verifier *v, ch_verify_build *build, const char *candidate_src,
+                     ch_verify_report *rep, ch_error *err);
+/* Frees a build that will not be tested (its directory kept in rep->work_dir with keep). */
+void ch_verify_build_free(ch_verifier *v, ch_verify_build *build, ch_verify_report *rep);
+
 #endif

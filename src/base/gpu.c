@@ -32,7 +32,7 @@ void ch_gpu_probe(ch_gpu_info *info)
     memset(info, 0, sizeof *info);
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        snprintf(info->why, sizeof info->why, "no CUDA driver on this machine (libcuda.so.1)");
+        snprintf(info->why, sizeof info->why, "no CUDA driver: libcuda.so.1 not found");
         return;
     }
     cu_init_fn init = (cu_init_fn)dlsym(lib, "cuInit");
@@ -44,7 +44,7 @@ void ch_gpu_probe(ch_gpu_info *info)
     if (!init || !count || !get || !name || !get_attr) {
         snprintf(info->why, sizeof info->why, "the CUDA driver library lacks the device API");
     } else if (init(0) != 0 || count(&n) != 0 || n == 0) {
-        snprintf(info->why, sizeof info->why, "no CUDA device (the driver reports none)");
+        snprintf(info->why, sizeof info->why, "no CUDA device");
     } else if (get(&dev, 0) != 0 || name(info->name, (int)sizeof info->name, dev) != 0) {
         snprintf(info->why, sizeof info->why, "the CUDA device cannot be queried");
     } else {

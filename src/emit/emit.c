@@ -12,6 +12,13 @@ char *ch_emit_host_name(const char *name)
     return ch_xasprintf("%s__host", name);
 }
 
+void ch_emit_private_symbols(const ch_entry *e, ch_strvec *out)
+{
+    ch_strvec_push_owned(out, ch_emit_host_name(e->name));
+    ch_strvec_push_owned(out, ch_xasprintf("%s__ch_launcher", e->name));
+    ch_strvec_push_owned(out, ch_xasprintf("%s__ch_reference", e->name));
+}
+
 static void emit_header(const ch_emit_kernel *k, ch_strbuf *out)
 {
     const ch_entry *e = k->entry;
@@ -61,7 +68,14 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
 
     emit_header(k, out);
     ch_strbuf_adds(out, "#include <cuda_runtime.h>\n#include <pthread.h>\n#include <stdio.h>\n"
-                        "#include <stdlib.h>\n\n/* ---- verified candidate ---- */\n");
+                        "#include <stdlib.h>\n\n");
+    /* the user's program may have functions called NAME_launcher or NAME_reference: ours get
+     * names of their own, which the merge then makes local to the object */
+    ch_strbuf_addf(out,
+                   "/* private to this object (made local when it is merged with the user's) */\n"
+                   "#define %s_launcher %s__ch_launcher\n#define %s_reference %s__ch_reference\n"
+                   "\n/* ---- verified candidate ---- */\n",
+                   e->name, e->name, e->name, e->name);
     ch_strbuf_adds(out, k->kernel_src);
     if (k->kernel_src[0] && k->kernel_src[strlen(k->kernel_src) - 1] != '\n')
         ch_strbuf_addc(out, '\n');

@@ -802,93 +802,162 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
-int ch_verifier_run(ch_verifier *v, const char *src, ch_verify_report *rep, ch_error *err)
+struct ch_verify_build {
+    char *work; /* the candidate's private directory */
+    char *prog; /* its scaffold program */
+    int last;   /* the last stage to run */
+};
+
+static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int stage,
+                     ch_verify_report *rep, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
-    ch_verify_report_init(rep);
-    uint64_t seed = v->s.seed ? v->s.seed : ch_fresh_seed();
-    rep->seed = seed;
-    int last =
-        v->s.last_stage < 0 || v->s.last_stage > CH_STAGE_PERF ? CH_STAGE_PERF : v->s.last_stage;
-    char *work = ch_make_temp_dir("cand", err);
-    if (!work)
-        return -1;
-    char *prog = ch_path_join(work, "prog");
+    uint64_t seed = rep->seed;
     int rc = 0, failed = 0;
-    for (int stage = 0; stage <= last && !failed && rc == 0; stage++) {
+    switch (stage) {
+    case CH_STAGE_STATIC: {
+        ch_strbuf msg;
+        ch_strbuf_init(&msg);
+        cJSON *d = NULL;
+        if (ch_static_check(c, src, &msg, &d)) {
+            if (d)
+                cJSON_AddItemToObject(rep->details, "static", d);
+            failed = stage_fail(rep, stage, ch_strbuf_detach(&msg));
+        } else {
+            cJSON_Delete(d);
+        }
+        ch_strbuf_free(&msg);
+        break;
+    }
+    case CH_STAGE_COMPILE: {
+        char *cp = ch_path_join(b->work, "candidate.cu");
+        rc = ch_write_file_atomic(cp, src, strlen(src), 0, err);
+        free(cp);
+        if (rc == 0)
+            rc = (failed = stage_compile(v, b->work, src, rep, err)) < 0 ? -1 : 0;
+        break;
+    }
+    case CH_STAGE_SMOKE:
+    case CH_STAGE_CORRECT: {
+        size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness;
+        const ch_ck_size *sizes = stage == CH_STAGE_SMOKE ? c->smoke : c->correctness;
+        for (size_t k = 0; k < n && !failed && rc == 0; k++) {
+            int r = run_case(v, b->work, b->prog, seed, stage, k, &sizes[k],
+                             stage == CH_STAGE_SMOKE ? 1 : 2, rep, err);
+            if (r < 0)
+                rc = -1;
+            else
+                failed = r;
+        }
+        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)n);
+        break;
+    }
+    case CH_STAGE_SANITIZE:
+        rc = (failed = stage_sanitize(v, b->work, b->prog, seed, rep, err)) < 0 ? -1 : 0;
+        break;
+    case CH_STAGE_PERF:
+        if (c->tune.n == 0) {
+            rep->status[stage] = CH_ST_SKIP;
+            cJSON_AddStringToObject(stage_obj(rep, stage), "note", "no tune size");
+        } else {
+            rc = (failed = stage_perf(v, b->work, b->prog, seed, rep, err)) < 0 ? -1 : 0;
+        }
+        break;
+    }
+    return rc ? -1 : failed;
+}
+
+/* Runs stages from..to, stopping at the first failure: 1 failed, 0 passed, -1 error. */
+static int run_stages(ch_verifier *v, ch_verify_build *b, const char *src, int from, int to,
+                      ch_verify_report *rep, ch_error *err)
+{
+    int failed = 0;
+    for (int stage = from; stage <= to && !failed; stage++) {
         double t0 = now();
         rep->stage = stage;
-        switch (stage) {
-        case CH_STAGE_STATIC: {
-            ch_strbuf msg;
-            ch_strbuf_init(&msg);
-            cJSON *d = NULL;
-            if (ch_static_check(c, src, &msg, &d)) {
-                if (d)
-                    cJSON_AddItemToObject(rep->details, "static", d);
-                failed = stage_fail(rep, stage, ch_strbuf_detach(&msg));
-            } else {
-                cJSON_Delete(d);
-            }
-            ch_strbuf_free(&msg);
-            break;
-        }
-        case CH_STAGE_COMPILE: {
-            char *cp = ch_path_join(work, "candidate.cu");
-            rc = ch_write_file_atomic(cp, src, strlen(src), 0, err);
-            free(cp);
-            if (rc == 0)
-                rc = (failed = stage_compile(v, work, src, rep, err)) < 0 ? -1 : 0;
-            break;
-        }
-        case CH_STAGE_SMOKE:
-        case CH_STAGE_CORRECT: {
-            size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness;
-            const ch_ck_size *sizes = stage == CH_STAGE_SMOKE ? c->smoke : c->correctness;
-            for (size_t k = 0; k < n && !failed && rc == 0; k++) {
-                int r = run_case(v, work, prog, seed, stage, k, &sizes[k],
-                                 stage == CH_STAGE_SMOKE ? 1 : 2, rep, err);
-                if (r < 0)
-                    rc = -1;
-                else
-                    failed = r;
-            }
-            cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)n);
-            break;
-        }
-        case CH_STAGE_SANITIZE:
-            rc = (failed = stage_sanitize(v, work, prog, seed, rep, err)) < 0 ? -1 : 0;
-            break;
-        case CH_STAGE_PERF:
-            if (c->tune.n == 0) {
-                rep->status[stage] = CH_ST_SKIP;
-                cJSON_AddStringToObject(stage_obj(rep, stage), "note", "no tune size");
-            } else {
-                rc = (failed = stage_perf(v, work, prog, seed, rep, err)) < 0 ? -1 : 0;
-            }
-            break;
-        }
+        failed = run_stage(v, b, src, stage, rep, err);
         rep->seconds[stage] = now() - t0;
-        if (rc == 0 && !failed && rep->status[stage] == CH_ST_NOT_RUN)
+        if (failed < 0)
+            return -1;
+        if (!failed && rep->status[stage] == CH_ST_NOT_RUN)
             rep->status[stage] = CH_ST_PASS;
     }
-    if (rc == 0) {
-        rep->passed = !failed;
-        rep->correct = 1;
-        for (int s = 0; s <= CH_STAGE_SANITIZE; s++)
-            if (rep->status[s] != CH_ST_PASS && rep->status[s] != CH_ST_SKIP)
-                rep->correct = 0;
-        if (!rep->message)
-            rep->message = rep->correct ? ch_xasprintf("passed stages 0-%d", last)
-                                        : ch_xasprintf("stopped after stage %d", last);
-    }
-    if (v->s.keep)
-        rep->work_dir = ch_xstrdup(work);
-    else {
+    return failed;
+}
+
+/* The verdict once the last stage ran (or one failed), and the work directory's fate. */
+static void finish(ch_verifier *v, ch_verify_build *b, int failed, ch_verify_report *rep)
+{
+    rep->passed = !failed;
+    rep->correct = 1;
+    for (int s = 0; s <= CH_STAGE_SANITIZE; s++)
+        if (rep->status[s] != CH_ST_PASS && rep->status[s] != CH_ST_SKIP)
+            rep->correct = 0;
+    if (!rep->message)
+        rep->message = rep->correct ? ch_xasprintf("passed stages 0-%d", b->last)
+                                    : ch_xasprintf("stopped after stage %d", b->last);
+    ch_verify_build_free(v, b, rep);
+}
+
+void ch_verify_build_free(ch_verifier *v, ch_verify_build *b, ch_verify_report *rep)
+{
+    if (!b)
+        return;
+    if (v->s.keep && rep && !rep->work_dir)
+        rep->work_dir = ch_xstrdup(b->work);
+    else if (!v->s.keep) {
         ch_error e2;
-        ch_remove_tree(work, &e2);
+        ch_remove_tree(b->work, &e2);
     }
-    free(work);
-    free(prog);
-    return rc;
+    free(b->work);
+    free(b->prog);
+    free(b);
+}
+
+int ch_verifier_build(ch_verifier *v, const char *src, ch_verify_report *rep,
+                      ch_verify_build **out, ch_error *err)
+{
+    *out = NULL;
+    ch_verify_report_init(rep);
+    rep->seed = v->s.seed ? v->s.seed : ch_fresh_seed();
+    ch_verify_build *b = ch_xcalloc(1, sizeof *b);
+    b->last =
+        v->s.last_stage < 0 || v->s.last_stage > CH_STAGE_PERF ? CH_STAGE_PERF : v->s.last_stage;
+    b->work = ch_make_temp_dir("cand", err);
+    if (!b->work) {
+        free(b);
+        return -1;
+    }
+    b->prog = ch_path_join(b->work, "prog");
+    int to = b->last < CH_STAGE_COMPILE ? b->last : CH_STAGE_COMPILE;
+    int failed = run_stages(v, b, src, CH_STAGE_STATIC, to, rep, err);
+    if (failed < 0) {
+        ch_verify_build_free(v, b, NULL);
+        return -1;
+    }
+    if (failed || b->last <= CH_STAGE_COMPILE)
+        finish(v, b, failed, rep);
+    else
+        *out = b;
+    return 0;
+}
+
+int ch_verifier_test(ch_verifier *v, ch_verify_build *b, const char *src, ch_verify_report *rep,
+                     ch_error *err)
+{
+    int failed = run_stages(v, b, src, CH_STAGE_SMOKE, b->last, rep, err);
+    if (failed < 0) {
+        ch_verify_build_free(v, b, NULL);
+        return -1;
+    }
+    finish(v, b, failed, rep);
+    return 0;
+}
+
+int ch_verifier_run(ch_verifier *v, const char *src, ch_verify_report *rep, ch_error *err)
+{
+    ch_verify_build *b = NULL;
+    if (ch_verifier_build(v, src, rep, &b, err) != 0)
+        return -1;
+    return b ? ch_verifier_test(v, b, src, rep, err) : 0;
 }

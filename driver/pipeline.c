@@ -1,0 +1,535 @@
+/* One harness entry through the pipeline (DESIGN §3): key, cache, and on a miss checklist ->
+ * agent -> evolve (verify) -> cache. The outcome is what the object links for the entry: a
+ * verified kernel, or the host path with the reason.
+ *
+ * Cache entries carry a status in their meta: "verified" (kernel.cu passed stages 0-4 on a
+ * GPU), "pending" (made without a GPU: candidates/K.cu passed stages 0-1 and wait for the
+ * first build that has a GPU, which verifies them without asking the agent again), "failed"
+ * (evolution on a GPU found no correct kernel) and "unsupported" (the agent refused the entry,
+ * with the reason). Only agent and network failures are not cached: they may pass. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ch/emit.h"
+#include "ch/fsutil.h"
+#include "pipeline.h"
+
+/* ---- counters and progress ---- */
+
+void ch_build_count(ch_build *b, unsigned long long *field)
+{
+    pthread_mutex_lock(&b->lock);
+    (*field)++;
+    pthread_mutex_unlock(&b->lock);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the evolution's view of the agent and the verifier ---- */
+
+typedef struct evo_ctx {
+    ch_build *b;
+    const ch_entry *e;
+    ch_verifier *v;
+    ch_agent *agent;
+    double started;
+} evo_ctx;
+
+static int evo_propose(void *vctx, const ch_kernel_request *req, char **src, char **design,
+                       ch_error *err)
+{
+    evo_ctx *x = vctx;
+    if (!x->agent)
+        return 1;
+    ch_build_count(x->b, &x->b->counts.agent_requests);
+    return x->agent->ops->kernel(x->agent, req, src, design, err);
+}
+
+static int evo_build(void *vctx, ch_candidate *c, ch_error *err)
+{
+    evo_ctx *x = vctx;
+    ch_verify_build *vb = NULL;
+    int rc = ch_verifier_build(x->v, c->source, &c->report, &vb, err);
+    if (rc == 0 && c->report.status[CH_STAGE_COMPILE] != CH_ST_NOT_RUN)
+        ch_build_count(x->b, &x->b->counts.kernel_compiles);
+    c->build = vb;
+    return rc;
+}
+
+/* GPU runs are serialized per device across every ch-cc process of the machine (make -j):
+ * timings taken while another candidate runs would be wrong. */
+static int gpu_lock(ch_build *b)
+{
+    if (!b->cache)
+        return -1;
+    char *path = ch_xasprintf("%s/locks/gpu-0.lock", ch_cache_dir(b->cache));
+    char *dir = ch_path_dir(path);
+    ch_error err;
+    int fd = ch_mkdir_p(dir, &err) == 0 ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+    free(dir);
+    free(path);
+    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+static int evo_test(void *vctx, ch_candidate *c, ch_error *err)
+{
+    evo_ctx *x = vctx;
+    int fd = gpu_lock(x->b);
+    ch_build_count(x->b, &x->b->counts.gpu_runs);
+    int rc = ch_verifier_test(x->v, c->build, c->source, &c->report, err);
+    c->build = NULL;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+static void evo_discard(void *vctx, ch_candidate *c)
+{
+    evo_ctx *x = vctx;
+    ch_verify_build_free(x->v, c->build, &c->report);
+    c->build = NULL;
+}
+
+static void evo_progress(void *vctx, const ch_evolution *ev, const ch_candidate *c)
+{
+    evo_ctx *x = vctx;
+    if (!x->b->live)
+        return;
+    char best[64] = "none yet";
+    if (ev->best >= 0 && ev->cands[ev->best].report.launcher_ms >= 0)
+        snprintf(best, sizeof best, "%.3f ms", ev->cands[ev->best].report.launcher_ms);
+    else if (ev->best >= 0)
+        snprintf(best, sizeof best, "correct");
+    fprintf(stderr, "\r\033[Kch-cc: %s: candidate %d (round %d) %s at %s; best %s", x->e->name,
+            c->id, c->round < 0 ? 0 : c->round, c->report.correct ? "correct" : "stopped",
+            ch_stage_name(c->report.stage), best);
+    fflush(stderr);
+}
+
+/* ---- what goes into the cache ---- */
+
+static void put_text(ch_cache_txn *t, const char *name, const char *text, ch_error *err)
+{
+    if (text)
+        ch_cache_put(t, name, text, strlen(text), err);
+}
+
+static const char *file_text(const ch_cache_file *f)
+{
+    return f ? (const char *)f->data : NULL;
+}
+
+/* Records the evolution's result in the transaction: status, kernel, pending candidates, the
+ * history. Returns the status written. */
+static const char *record(ch_cache_txn *t, const ch_evolution *ev, int max_stage, ch_error *err)
+{
+    const char *status = "failed";
+    if (ev->best >= 0 && ev->cands[ev->best].report.correct) {
+        const ch_candidate *c = &ev->cands[ev->best];
+        put_text(t, "kernel.cu", c->source, err);
+        ch_cache_txn_meta(t, "design", c->design ? c->design : "");
+        status = "verified";
+    } else if (max_stage < CH_STAGE_SMOKE) {
+        int k = 0;
+        for (size_t i = 0; i < ev->n; i++)
+            if (ch_candidate_ok(&ev->cands[i], max_stage)) {
+                char *name = ch_xasprintf("candidates/%d.cu", k++);
+                put_text(t, name, ev->cands[i].source, err);
+                free(name);
+            }
+        if (k > 0)
+            status = "pending";
+    }
+    cJSON *hist = ch_evolution_json(ev);
+    cJSON *rep = cJSON_CreateObject();
+    cJSON_AddStringToObject(rep, "status", status);
+    cJSON_AddItemToObject(rep, "evolution", hist);
+    char *json = cJSON_Print(rep);
+    put_text(t, "report.json", json, err);
+    free(json);
+    cJSON_Delete(rep);
+    ch_cache_txn_meta(t, "status", status);
+    return status;
+}
+
+/* The pending candidates of a cache entry (candidates/0.cu, 1.cu ...), borrowed. */
+static size_t pending_sources(const ch_cache_txn *t, const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (; n < cap; n++) {
+        char name[32];
+        snprintf(name, sizeof name, "candidates/%zu.cu", n);
+        const ch_cache_file *f = ch_cache_txn_file(t, name);
+        if (!f)
+            break;
+        out[n] = (const char *)f->data;
+    }
+    return n;
+}
+
+/* ---- setting up one entry's verification ---- */
+
+static int evolve_opts(ch_build *b, const ch_entry *e, ch_evolve_opts *o, ch_error *err)
+{
+    memset(o, 0, sizeof *o);
+    long budget = 0, jobs = 0;
+    double time_limit = 0;
+    const ch_config *cfg = &b->d->cfg;
+    if (ch_config_long(cfg, "budget", &budget, err) != 0 ||
+        ch_config_double(cfg, "time", &time_limit, err) != 0)
+        return -1;
+    if (*ch_config_get(cfg, "jobs") && ch_config_long(cfg, "jobs", &jobs, err) != 0)
+        return -1;
+    if (jobs <= 0)
+        jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    /* a budget() clause is the entry's own limit; the command line's wins over it */
+    if (e->clauses.has_budget && b->budget_source < CH_CFG_CMDLINE)
+        budget = e->clauses.budget;
+    o->budget = (int)(budget > 0 ? budget : 1);
+    o->time_limit = time_limit;
+    o->jobs = (int)(jobs > 0 ? jobs : 1);
+    /* two designs at once: enough to compare, and pending builds stay cheap without a GPU */
+    o->width = o->budget < 2 ? o->budget : 2;
+    o->max_stage = b->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
+    return 0;
+}
+
+static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const char *reference_c,
+                         ch_verify_setup *s)
+{
+    const ch_config *cfg = &b->d->cfg;
+    s->oracle.tu_path = reference_c ? NULL : tu;
+    s->oracle.cc_argv = b->ref_cc.items;
+    s->oracle.reference_c = reference_c;
+    s->nvcc = b->nvcc;
+    s->arch = b->archs.items[0];
+    s->runner = *ch_config_get(cfg, "runner") ? ch_config_get(cfg, "runner") : NULL;
+    s->cache_dir = b->cache ? ch_cache_dir(b->cache) : NULL;
+    s->last_stage = b->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
+    ch_error err;
+    ch_config_bool(cfg, "keep", &s->keep, &err);
+    (void)e;
+}
+
+/* Runs the evolution for an entry whose checklist (and reference) are known, inside the
+ * transaction t; fills the outcome from its result. */
+static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch_checklist *c,
+                        const char *reference_c, const char *const *seeds, size_t n_seeds,
+                        ch_agent *agent, ch_cache_txn *t, ch_outcome *out, ch_error *err)
+{
+    ch_evolve_opts o;
+    if (evolve_opts(b, e, &o, err) != 0)
+        return -1;
+    if (!agent)
+        o.budget = 0;
+    ch_verify_setup s;
+    memset(&s, 0, sizeof s);
+    s.checklist = c;
+    oracle_setup(b, e, tu, reference_c, &s);
+    ch_verifier *v = NULL;
+    if (ch_verifier_open(&s, &v, err) != 0)
+        return ch_error_prefix(err, "%s: the reference does not build", e->name);
+    evo_ctx x = {b, e, v, agent, now_s()};
+    ch_evolve_ops ops = {&x, evo_propose, evo_build, evo_test, evo_discard, evo_progress};
+    ch_evolution ev;
+    int rc = ch_evolve_run(&o, &ops, c, e, seeds, n_seeds, &ev, err);
+    if (b->live)
+        fputs("\r\033[K", stderr);
+    if (rc == 0 && ev.n == 0 && ev.agent_error) {
+        /* the agent refused the entry before proposing anything: the caller decides whether
+         * that is worth recording (a located refusal) or may pass (a network failure) */
+        err->located = strstr(ev.agent_error, ": error: ") != NULL;
+        snprintf(err->msg, sizeof err->msg, "%s", ev.agent_error);
+        rc = -1;
+    } else if (rc == 0) {
+        const char *status = record(t, &ev, o.max_stage, err);
+        out->seconds = now_s() - x.started;
+        out->candidates = (int)ev.n;
+        if (strcmp(status, "verified") == 0) {
+            const ch_candidate *best = &ev.cands[ev.best];
+            out->kernel_src = ch_xstrdup(best->source);
+            out->design = best->design ? ch_xstrdup(best->design) : NULL;
+            out->launcher_ms = best->report.launcher_ms;
+            out->fraction = best->report.fraction;
+        } else if (strcmp(status, "pending") == 0) {
+            out->reason = ch_xasprintf("nothing can be verified here (%s); %d candidate%s wait "
+                                       "in the cache for a build with a GPU",
+                                       b->gpu.why, ev.pending, ev.pending == 1 ? "" : "s");
+        } else {
+            const ch_candidate *far = ev.n ? &ev.cands[ev.n - 1] : NULL;
+            for (size_t i = 0; i < ev.n; i++)
+                if (ev.cands[i].report.stage >= (far ? far->report.stage : 0))
+                    far = &ev.cands[i];
+            out->reason = ch_xasprintf(
+                "no candidate passed verification (%d tried, stopped: %s)%s%s", (int)ev.n,
+                ev.stop_reason ? ev.stop_reason : "?", far && far->report.message ? "; best: " : "",
+                far && far->report.message ? far->report.message : "");
+        }
+    }
+    ch_evolution_free(&ev);
+    ch_verifier_close(v);
+    return rc;
+}
+
+/* ---- the agent, opened once per command when a miss needs it ---- */
+
+static ch_agent *build_agent(ch_build *b, ch_error *err)
+{
+    if (!b->agent && !b->agent_failed) {
+        ch_agent_hw hw;
+        memset(&hw, 0, sizeof hw);
+        snprintf(hw.arch, sizeof hw.arch, "%s", b->archs.items[0]);
+        if (b->gpu.present) {
+            snprintf(hw.name, sizeof hw.name, "%.63s", b->gpu.name);
+            hw.sm_count = b->gpu.sm_count;
+            hw.l2_bytes = b->gpu.l2_bytes;
+            hw.smem_per_block = b->gpu.smem_per_block;
+            hw.max_threads_per_block = b->gpu.max_threads_per_block;
+        }
+        if (ch_agent_open(&b->d->cfg, NULL, &hw, &b->agent, &b->agent_err) != 0)
+            b->agent_failed = 1;
+    }
+    if (!b->agent)
+        *err = b->agent_err;
+    return b->agent;
+}
+
+/* ---- a miss: generate ---- */
+
+static int generate(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
+                    ch_outcome *out, ch_error *err)
+{
+    ch_agent *agent = build_agent(b, err);
+    if (!agent)
+        return -1;
+    ch_checklist c;
+    memset(&c, 0, sizeof c);
+    char *reference_c = NULL;
+    int rc =
+        e->has_body ? ch_checklist_derive(e, &c, err) : agent->ops->checklist(agent, e, &c, err);
+    if (rc == 0 && e->kind == CH_KIND_SPEC_DECL) {
+        rc = agent->ops->test_author(agent, &c, &reference_c, err);
+        if (rc == 0) {
+            put_text(t, "reference.c", reference_c, err);
+            out->host_src = ch_xstrdup(reference_c);
+        }
+    }
+    if (rc == 0) {
+        char *json = ch_checklist_to_json(&c);
+        put_text(t, "checklist.json", json, err);
+        free(json);
+        ch_cache_txn_meta(t, "agent", agent->ops->name);
+        ch_cache_txn_meta(t, "model", ch_config_get(&b->d->cfg, "model"));
+        rc = evolve_entry(b, e, tu, &c, reference_c, NULL, 0, agent, t, out, err);
+    }
+    free(reference_c);
+    ch_checklist_free(&c);
+    return rc;
+}
+
+/* ---- a pending entry and a GPU: verify what the cache holds ---- */
+
+static int verify_pending(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
+                          ch_outcome *out, ch_error *err)
+{
+    ch_checklist c;
+    memset(&c, 0, sizeof c);
+    const char *json = file_text(ch_cache_txn_file(t, "checklist.json"));
+    const char *reference_c = file_text(ch_cache_txn_file(t, "reference.c"));
+    if (!json || ch_checklist_from_json(json, &c, err) != 0)
+        return ch_error_set(err, "%s: the cached checklist is unusable", e->name);
+    const char *seeds[16];
+    size_t n = pending_sources(t, seeds, 16);
+    int offline = 0;
+    ch_config_bool(&b->d->cfg, "offline", &offline, err);
+    ch_error agent_err;
+    /* the agent is asked only when none of the pending candidates verifies */
+    ch_agent *agent = offline ? NULL : build_agent(b, &agent_err);
+    if (reference_c)
+        out->host_src = ch_xstrdup(reference_c);
+    int rc = evolve_entry(b, e, tu, &c, reference_c, seeds, n, agent, t, out, err);
+    ch_checklist_free(&c);
+    return rc;
+}
+
+/* ---- an entry's outcome from a cache entry's files ---- */
+
+static void from_cached(ch_build *b, const char *status, const ch_cache_file *kernel,
+                        const ch_cache_file *reference, const char *design, const char *why,
+                        ch_outcome *out)
+{
+    if (reference && !out->host_src)
+        out->host_src = ch_xstrdup((const char *)reference->data);
+    if (strcmp(status, "verified") == 0 && kernel) {
+        out->kernel_src = ch_xstrdup((const char *)kernel->data);
+        out->design = design && *design ? ch_xstrdup(design) : NULL;
+        out->cached = 1;
+    } else if (strcmp(status, "pending") == 0) {
+        out->reason = ch_xasprintf("nothing can be verified here (%s); the cached candidates "
+                                   "wait for a build with a GPU",
+                                   b->gpu.why);
+    } else if (why && *why) {
+        out->reason = ch_xstrdup(why);
+        out->refused = 1;
+    } else {
+        out->reason = ch_xasprintf("the cache records that no kernel verified for this entry "
+                                   "(%s; --harness-clean or a change to the function retries)",
+                                   status);
+    }
+}
+
+/* Under the key's lock (t holds the entry as it is now): verify pending candidates when a GPU
+ * is here, else take what is cached. */
+static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
+                        ch_outcome *out, ch_error *err)
+{
+    const char *status = ch_cache_txn_get_meta(t, "status");
+    if (status && strcmp(status, "pending") == 0 && b->have_gpu) {
+        if (verify_pending(b, e, tu, t, out, err) != 0)
+            return -1;
+        return ch_cache_commit(t, err);
+    }
+    from_cached(b, status ? status : "failed", ch_cache_txn_file(t, "kernel.cu"),
+                ch_cache_txn_file(t, "reference.c"), ch_cache_txn_get_meta(t, "design"),
+                ch_cache_txn_get_meta(t, "reason"), out);
+    ch_cache_abort(t);
+    return 0;
+}
+
+static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t, ch_outcome *out,
+                 ch_error *err);
+
+/* A "failed" or "unsupported" entry recorded by another provider than the configured one. */
+static int retry_with_other_agent(ch_build *b, const ch_cache_hit *hit)
+{
+    const char *status = ch_cache_hit_meta(hit, "status");
+    const char *agent = ch_cache_hit_meta(hit, "agent");
+    const char *now = ch_config_get(&b->d->cfg, "provider");
+    if (!status || (strcmp(status, "failed") != 0 && strcmp(status, "unsupported") != 0))
+        return 0;
+    return agent && *now && strcmp(agent, now) != 0;
+}
+
+int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome *out,
+                      ch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->entry = e;
+    out->launcher_ms = out->fraction = -1;
+    if (ch_cache_key(e, b->archs.items, out->key) != 0)
+        return ch_error_set(err, "%s: cannot compute the cache key", e->name);
+    if (!b->cache) {
+        out->reason = ch_xasprintf("the kernel cache is unavailable (%s)", b->cache_err.msg);
+        return 0;
+    }
+    ch_cache_hit hit;
+    ch_cache_hit_init(&hit);
+    int found = ch_cache_lookup(b->cache, out->key, &hit, err);
+    if (found < 0)
+        return -1;
+    const char *status = found ? ch_cache_hit_meta(&hit, "status") : NULL;
+    int offline = 0;
+    ch_config_bool(&b->d->cfg, "offline", &offline, err);
+    if (found && !offline && retry_with_other_agent(b, &hit)) {
+        /* a failure recorded by another agent: this one may succeed */
+        ch_cache_hit_free(&hit);
+        ch_cache_txn *t = NULL;
+        if (ch_cache_begin_update(b->cache, out->key, &t, err) != 0)
+            return -1;
+        return fresh(b, e, tu, t, out, err);
+    }
+    if (found && !(status && strcmp(status, "pending") == 0 && b->have_gpu)) {
+        from_cached(b, status ? status : "failed", ch_cache_hit_file(&hit, "kernel.cu"),
+                    ch_cache_hit_file(&hit, "reference.c"), ch_cache_hit_meta(&hit, "design"),
+                    ch_cache_hit_meta(&hit, "reason"), out);
+        ch_cache_hit_free(&hit);
+        return 0;
+    }
+    ch_cache_hit_free(&hit);
+    if (!found && offline) {
+        out->reason =
+            ch_xstrdup("not in the kernel cache and CH_CC_OFFLINE forbids asking an agent");
+        return 0;
+    }
+    ch_cache_txn *t = NULL;
+    int rc = found ? ch_cache_begin_update(b->cache, out->key, &t, err)
+                   : ch_cache_begin(b->cache, out->key, &t, &hit, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 1) { /* another build generated it while this one waited for the lock */
+        from_cached(
+            b, ch_cache_hit_meta(&hit, "status") ? ch_cache_hit_meta(&hit, "status") : "failed",
+            ch_cache_hit_file(&hit, "kernel.cu"), ch_cache_hit_file(&hit, "reference.c"),
+            ch_cache_hit_meta(&hit, "design"), ch_cache_hit_meta(&hit, "reason"), out);
+        ch_cache_hit_free(&hit);
+        return 0;
+    }
+    if (found)
+        return serve_locked(b, e, tu, t, out, err);
+    return fresh(b, e, tu, t, out, err);
+}
+
+/* A refusal for a warning line: a located error loses its "error:" word (it is the reason of
+ * a warning, not an error of the build). Caller frees. */
+static char *refusal_text(const ch_error *e)
+{
+    const char *at = e->located ? strstr(e->msg, ": error: ") : NULL;
+    if (!at)
+        return ch_xstrdup(e->msg);
+    return ch_xasprintf("%.*s: %s", (int)(at - e->msg), e->msg, at + strlen(": error: "));
+}
+
+/* Generates the entry inside t (a new entry, or one replacing a recorded failure). */
+static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t, ch_outcome *out,
+                 ch_error *err)
+{
+    ch_cache_txn_meta(t, "name", e->name);
+    ch_cache_txn_meta(t, "kind", ch_kind_name(e->kind));
+    ch_error gen_err;
+    ch_error_clear(&gen_err);
+    if (generate(b, e, tu, t, out, &gen_err) != 0) {
+        /* an agent that cannot be reached may work next time: nothing is cached; a refusal
+         * (the builtin agent cannot translate this body) is cached with its reason */
+        if (b->agent && !gen_err.located) {
+            ch_cache_abort(t);
+        } else if (b->agent) {
+            ch_cache_txn_meta(t, "agent", b->agent->ops->name);
+            ch_cache_txn_meta(t, "status", "unsupported");
+            char *why = refusal_text(&gen_err);
+            ch_cache_txn_meta(t, "reason", why);
+            free(why);
+            ch_error ce;
+            ch_cache_commit(t, &ce);
+        } else {
+            ch_cache_abort(t);
+        }
+        free(out->reason);
+        out->reason = refusal_text(&gen_err);
+        out->refused = 1;
+        return 0;
+    }
+    return ch_cache_commit(t, err);
+}
+
+void ch_outcome_free(ch_outcome *o)
+{
+    free(o->kernel_src);
+    free(o->host_src);
+    free(o->design);
+    free(o->reason);
+    memset(o, 0, sizeof *o);
+}

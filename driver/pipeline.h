@@ -1,0 +1,60 @@
+/* Driver-internal: the per-command state of a harness build and the per-entry outcome
+ * (pipeline.c), used by harness.c, which turns outcomes into the object file. */
+#ifndef CH_DRIVER_PIPELINE_H
+#define CH_DRIVER_PIPELINE_H
+
+#include <pthread.h>
+
+#include "ch/agent.h"
+#include "ch/cache.h"
+#include "ch/evolve.h"
+#include "ch/gpu.h"
+#include "driver.h"
+
+/* What one compile command shares across its entries. Owned by harness.c (ch_build_open /
+ * ch_build_close). */
+typedef struct ch_build {
+    ch_driver *d;
+    ch_cache *cache; /* NULL when the cache cannot be opened (cache_err says why) */
+    ch_error cache_err;
+    ch_gpu_info gpu;  /* the GPU of this machine */
+    int have_gpu;     /* verification can run: a device here, or CH_CC_RUNNER */
+    ch_strvec archs;  /* target architectures of kernels (at least one) */
+    char *nvcc;       /* the real nvcc */
+    ch_strvec ref_cc; /* host compiler + the user's preprocessor flags (the oracle) */
+    ch_cfg_source budget_source;
+    ch_agent *agent; /* opened on the first miss */
+    int agent_failed;
+    ch_error agent_err;
+    int live; /* progress as a live line (stderr is a terminal) */
+    int quiet;
+    pthread_mutex_t lock;  /* guards counts (the evolution builds from several threads) */
+    ch_cache_stats counts; /* agent requests, compiles, GPU runs, fallbacks of this command */
+} ch_build;
+
+/* Adds one to a counter of b->counts (thread-safe). */
+void ch_build_count(ch_build *b, unsigned long long *field);
+
+/* What an entry links. */
+typedef struct ch_outcome {
+    const ch_entry *entry;
+    char key[33];
+    char *kernel_src;   /* the verified candidate, NULL: host path */
+    char *host_src;     /* spec-decl: the test author's reference (the host path), else NULL */
+    char *design;       /* the kernel's design name, may be NULL */
+    char *reason;       /* why the host path, when kernel_src is NULL */
+    int refused;        /* the agent could not handle the entry */
+    int cached;         /* the kernel came from the cache */
+    int candidates;     /* evolved this time: candidates tried */
+    double seconds;     /* evolved this time: wall time */
+    double launcher_ms; /* the kernel's whole-call time at the tune size, -1 unknown */
+    double fraction;    /* of the memory floor, -1 unknown */
+} ch_outcome;
+
+/* The entry's outcome: from the cache, or generated (and cached). -1 with err only for
+ * failures that must fail the compile (the cache is unusable mid-way, ...). */
+int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome *out,
+                      ch_error *err);
+void ch_outcome_free(ch_outcome *o);
+
+#endif

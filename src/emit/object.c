@@ -1,0 +1,175 @@
+/* Emit, the object half (ch/emit.h): the host copy of the user's file, the nvcc compile of a
+ * generated unit, and the `ld -r` merge that makes one object of both, as `-c -o foo.o`
+ * promises. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/emit.h"
+#include "ch/fsutil.h"
+#include "ch/proc.h"
+#include "ch/scan.h"
+
+/* A prototype `void NAME__host(<params>)` from the canonical signature. */
+static char *host_prototype(const ch_entry *e)
+{
+    const char *sig = e->signature;
+    const char *name = strstr(sig, e->name);
+    if (!name)
+        return NULL;
+    size_t nl = strlen(e->name);
+    return ch_xasprintf("%.*s%s__host%s;", (int)(name - sig), sig, e->name, name + nl);
+}
+
+typedef struct edit {
+    size_t at, drop; /* replace text[at, at+drop) */
+    char *with;      /* owned */
+} edit;
+
+static int by_at(const void *a, const void *b)
+{
+    const edit *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Where the pragma of e sits in text: its line's first byte and the line's length (up to the
+ * newline; a continued pragma keeps its other lines, which are blank). */
+static int pragma_line(const char *text, size_t len, const ch_entry *e, size_t *at, size_t *n)
+{
+    size_t pos = 0;
+    for (unsigned line = 1; line < e->line && pos < len; pos++)
+        if (text[pos] == '\n')
+            line++;
+    if (pos >= len)
+        return -1;
+    size_t end = pos;
+    while (end < len && text[end] != '\n')
+        end++;
+    *at = pos;
+    *n = end - pos;
+    return 0;
+}
+
+char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *entries, size_t n,
+                          size_t *out_len)
+{
+    char *blank = ch_scan_blank(text, len);
+    edit *edits = ch_xcalloc(3 * n + 1, sizeof *edits);
+    size_t ne = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ch_entry *e = entries[i];
+        size_t nl = strlen(e->name);
+        if (!e->has_body || e->name_offset + nl > len ||
+            memcmp(blank + e->name_offset, e->name, nl) != 0)
+            continue;
+        edits[ne++] = (edit){e->name_offset, nl, ch_xasprintf("%s__host", e->name)};
+        size_t at, line_len;
+        char *proto = host_prototype(e);
+        /* the pragma's line is blank now; the attribute form has none and gets no prototype */
+        if (proto && pragma_line(blank, len, e, &at, &line_len) == 0 &&
+            strspn(blank + at, " \t") >= line_len && at < e->name_offset)
+            edits[ne++] = (edit){at, line_len, proto};
+        else
+            free(proto);
+        if (e->body_end <= len)
+            edits[ne++] = (edit){e->body_end, 0, ch_xasprintf(" %s;", e->signature)};
+    }
+    qsort(edits, ne, sizeof *edits, by_at);
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    size_t pos = 0;
+    for (size_t i = 0; i < ne; i++) {
+        if (edits[i].at >= pos) {
+            ch_strbuf_add(&out, blank + pos, edits[i].at - pos);
+            ch_strbuf_adds(&out, edits[i].with);
+            pos = edits[i].at + edits[i].drop;
+        }
+        free(edits[i].with);
+    }
+    ch_strbuf_add(&out, blank + pos, len - pos);
+    free(edits);
+    free(blank);
+    if (out_len)
+        *out_len = out.len;
+    return ch_strbuf_detach(&out);
+}
+
+/* The first lines of a tool's output, for a one-line error. */
+static void first_line(const char *log, char *buf, size_t cap)
+{
+    const char *p = log ? log : "";
+    while (*p == '\n')
+        p++;
+    size_t n = strcspn(p, "\n");
+    snprintf(buf, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), p);
+}
+
+static int run_tool(char *const *argv, ch_strbuf *log, ch_error *err)
+{
+    ch_proc_opts po;
+    memset(&po, 0, sizeof po);
+    po.capture_stdout = 1;
+    po.merge_stderr = 1;
+    po.stdin_path = "/dev/null";
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    int rc = ch_proc_run(argv, &po, &pr, err);
+    if (rc == 0) {
+        if (log)
+            ch_strbuf_add(log, pr.out.data, pr.out.len);
+        if (pr.exit_code != 0) {
+            char line[512];
+            first_line(pr.out.data, line, sizeof line);
+            rc = ch_error_set(err, "%s failed (exit %d): %s", argv[0], pr.exit_code, line);
+        }
+    }
+    ch_proc_result_free(&pr);
+    return rc;
+}
+
+int ch_emit_compile(char *const *nvcc_argv, const char *cu_path, const char *obj_path,
+                    ch_strbuf *log, ch_error *err)
+{
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    for (char *const *a = nvcc_argv; *a; a++)
+        ch_strvec_push(&argv, *a);
+    ch_strvec_push(&argv, "-c");
+    ch_strvec_push(&argv, cu_path);
+    ch_strvec_push(&argv, "-o");
+    ch_strvec_push(&argv, obj_path);
+    int rc = run_tool(argv.items, log, err);
+    ch_strvec_free(&argv);
+    return rc;
+}
+
+int ch_emit_merge(const char *const *objs, size_t n, char *const *localize, const char *out,
+                  ch_error *err)
+{
+    char *tmp = ch_xasprintf("%s.ch-cc-merge.o", out);
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push(&argv, "ld");
+    ch_strvec_push(&argv, "-r");
+    ch_strvec_push(&argv, "-o");
+    ch_strvec_push(&argv, tmp);
+    for (size_t i = 0; i < n; i++)
+        ch_strvec_push(&argv, objs[i]);
+    int rc = run_tool(argv.items, NULL, err);
+    ch_strvec_free(&argv);
+    if (rc == 0 && localize && *localize) {
+        ch_strvec_init(&argv);
+        ch_strvec_push(&argv, "objcopy");
+        for (char *const *s = localize; *s; s++)
+            ch_strvec_push_owned(&argv, ch_xasprintf("--localize-symbol=%s", *s));
+        ch_strvec_push(&argv, tmp);
+        rc = run_tool(argv.items, NULL, err);
+        ch_strvec_free(&argv);
+    }
+    if (rc == 0 && rename(tmp, out) != 0)
+        rc = ch_error_set(err, "cannot write %s", out);
+    if (rc != 0)
+        remove(tmp);
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,143 @@
+#!/bin/bash
+# Annotated programs built with make CC=ch-cc on a machine without a GPU: what the cache
+# records and what the objects link. Scenarios in the spirit of ccache's test suites: each
+# names a behaviour and asserts the counters (--harness-stats) and files it must change.
+. "$(dirname "$0")/../lib/tap.sh"
+command -v nvcc >/dev/null || skip_all "nvcc not installed"
+if have_gpu; then skip_all "a GPU is present: tests/gpu/harness_gpu.t covers builds with one"; fi
+export CH_CC_BUDGET=1 # one candidate per generation keeps the nvcc time down
+seed="$CH_CC_TEST_BUILD/tests/fakes/cache_seed"
+stat() { "$CH_CC_BIN" --harness-stats=json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+key_of() { "$CH_CC_BIN" --harness-list "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[$2]['key'])"; }
+
+# ---- a build without a GPU: host path linked, candidates pending ---------------------------
+cp -r "$CH_CC_SRC/examples/saxpy" "$TEST_DIR/saxpy"
+cd "$TEST_DIR/saxpy"
+make -s CC="$CH_CC_BIN" > build.out 2> build.err
+ok $? "first build without a GPU succeeds"
+like "$(cat build.err)" "saxpy.c:[0-9]+:[0-9]+: warning: saxpy: host path linked: nothing can be verified here .*1 candidate wait in the cache" \
+    "one located warning names the entry, the host path and why"
+is "$(grep -c warning build.err)" 1 "exactly one warning line"
+./saxpy > run.out 2>&1
+ok $? "the program runs correctly on its host path"
+is "$(stat misses) $(stat generations) $(stat gpu_runs) $(stat host_fallbacks)" "1 1 0 1" \
+    "one miss, one generation, no GPU run, one host fallback"
+is "$(stat agent_requests)" 1 "the agent was asked once (budget 1)"
+compiles=$(stat kernel_compiles)
+[ "$compiles" -ge 1 ]; ok $? "the candidate was compiled by nvcc (stage 1 runs without a GPU)"
+key=$(key_of saxpy.c 0)
+"$CH_CC_BIN" --harness-explain "$key" > explain.out
+like "$(cat explain.out)" "status: *pending|status=pending|pending" "the entry is recorded as pending"
+ls "$CH_CC_CACHE_DIR/${key:0:2}/${key:2}/candidates/0.cu" >/dev/null 2>&1
+ok $? "the pending candidate is in the cache entry"
+is "$(grep -c 'cannot\|error' saxpy.d 2>/dev/null)" 0 "depfile written"
+grep -q "saxpy.o:.*saxpy.c" saxpy.d; ok $? "depfile names the user's object and source"
+
+# ---- rebuild after touch: a hit that runs no agent and no kernel compile --------------------
+sleep 1; touch saxpy.c
+make -s CC="$CH_CC_BIN" > build2.out 2> build2.err
+ok $? "rebuild after touch succeeds"
+is "$(stat hits) $(stat generations) $(stat agent_requests) $(stat kernel_compiles)" \
+   "1 1 1 $compiles" "rebuild after touch is a hit: no generation, no agent, no kernel compile"
+like "$(cat build2.err)" "host path linked: nothing can be verified here .*cached candidates wait" \
+    "the rebuild says the cached candidates wait for a GPU"
+
+# ---- a changed body regenerates ------------------------------------------------------------
+sed -i 's/y\[i\] = a \* x\[i\] + y\[i\];/y[i] = a * x[i] + 2.0f * y[i];/' saxpy.c
+make -s CC="$CH_CC_BIN" saxpy.o > build3.out 2> build3.err
+ok $? "build after a change of the body succeeds"
+is "$(stat generations) $(stat misses)" "2 2" "a changed body is a miss and regenerates"
+[ "$(key_of saxpy.c 0)" != "$key" ]; ok $? "the changed body has another key"
+
+# ---- policies -------------------------------------------------------------------------------
+rm -f saxpy.o
+"$CH_CC_BIN" --harness-on-fail=error -O2 -c saxpy.c -o saxpy.o > pol.out 2> pol.err
+is "$?" 1 "--harness-on-fail=error: no verified kernel fails the compile"
+like "$(cat pol.err)" "saxpy.c:[0-9]+:[0-9]+: error: saxpy: no verified kernel \(--harness-on-fail=error\)" \
+    "the error is located and says why"
+[ ! -e saxpy.o ]; ok $? "no object is left behind"
+"$CH_CC_BIN" --harness-on-fail=fallback -O2 -c saxpy.c -o saxpy.o 2> pol2.err
+ok $? "--harness-on-fail=fallback builds the host path"
+[ -s saxpy.o ]; ok $? "the fallback object exists"
+
+# ---- offline and provider none never ask an agent -----------------------------------------
+printf '#pragma harness\nvoid scale(int n, double *v)\n{\n    for (int i = 0; i < n; i++)\n        v[i] *= 3.0;\n}\n' > scale.c
+before=$(stat agent_requests)
+CH_CC_OFFLINE=1 "$CH_CC_BIN" -c scale.c -o scale.o 2> off.err
+ok $? "CH_CC_OFFLINE=1: a miss still builds"
+like "$(cat off.err)" "not in the kernel cache and CH_CC_OFFLINE" "offline says why the host path"
+"$CH_CC_BIN" --harness-provider=none -c scale.c -o scale.o 2> none.err
+ok $? "--harness-provider=none builds the host path"
+like "$(cat none.err)" "no agent configured" "provider none says so"
+is "$(stat agent_requests)" "$before" "neither asked an agent"
+
+# ---- what the builtin agent cannot translate is refused once, with its reason --------------
+cat > prefix.c <<'EOF'
+#pragma harness
+void prefix(int n, const float *x, float *s)
+{
+    s[0] = x[0];
+    for (int i = 1; i < n; i++)
+        s[i] = s[i - 1] + x[i];
+}
+EOF
+"$CH_CC_BIN" -c prefix.c -o prefix.o 2> pre.err
+ok $? "an entry the agent refuses still builds (host path)"
+like "$(cat pre.err)" "prefix.c:[0-9]+:[0-9]+: warning: prefix: host path linked: .*prefix.c:[0-9]+:[0-9]+" \
+    "the warning carries the agent's located reason"
+before=$(stat agent_requests)
+"$CH_CC_BIN" -c prefix.c -o prefix.o 2> pre2.err
+is "$(stat agent_requests)" "$before" "the refusal is cached: the rebuild asks no agent"
+like "$(cat pre2.err)" "host path linked" "and still warns"
+
+# ---- parallel builds of files sharing an entry generate once --------------------------------
+mkdir -p par && cd par
+for k in 1 2 3 4; do
+    printf '#pragma harness\nvoid twice(int n, float *v)\n{\n    for (int i = 0; i < n; i++)\n        v[i] = 2.0f * v[i];\n}\nint user_%d(void) { return %d; }\n' "$k" "$k" > "f$k.c"
+done
+gen_before=$(stat generations)
+printf 'all: f1.o f2.o f3.o f4.o\n%%.o: %%.c\n\t$(CC) -c $< -o $@\n' > Makefile
+make -s -j4 CC="$CH_CC_BIN" 2> par.err
+ok $? "make -j4 of four files sharing an entry succeeds"
+is "$(( $(stat generations) - gen_before ))" 1 "the shared entry is generated once"
+is "$(ls f?.o | wc -l)" 4 "every object is built"
+cd ..
+
+# ---- a verified entry (from a machine with a GPU) is emitted, merged and linked -------------
+cp -r "$CH_CC_SRC/examples/saxpy" "$TEST_DIR/shared"
+cd "$TEST_DIR/shared"
+export CH_CC_CACHE_DIR="$TEST_DIR/.cache-shared"
+"$CH_CC_BIN" --harness-propose=cands --harness-budget=1 saxpy.c > /dev/null
+vkey=$(key_of saxpy.c 0)
+"$CH_CC_BIN" --harness-checklist saxpy.c | python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)[0]))" > checklist.json
+"$seed" "$vkey" kernel.cu=cands/saxpy.0.cu checklist.json=checklist.json meta:status=verified \
+    meta:name=saxpy meta:kind=c-def meta:agent=builtin "meta:design=seeded by the test"
+ok $? "a verified entry is seeded into the cache (as a teammate's GPU build would share it)"
+compiles=$(stat kernel_compiles)
+make -s CC="$CH_CC_BIN" > v.out 2> v.err
+ok $? "the build with a verified entry succeeds"
+is "$(grep -c 'warning' v.err)" 0 "no fallback warning: the kernel is linked"
+is "$(( $(stat kernel_compiles) - compiles ))" 1 "the generated unit was compiled once"
+objdump -h saxpy.o | grep -q nv_fatbin; ok $? "saxpy.o carries the kernel's device code"
+is "$(nm saxpy.o | awk '$3 == "saxpy" {print $2}')" T "saxpy is the dispatcher, global"
+is "$(nm saxpy.o | awk '$3 == "saxpy__host" {print $2}')" t "the user's body is local as saxpy__host"
+is "$(nm saxpy.o | awk '$3 == "saxpy_reference" {print $2}')" T \
+   "the user's own saxpy_reference keeps its name and stays global"
+CH_CC_TRACE=1 ./saxpy > run.out 2> trace.err
+ok $? "the program linked by ch-cc runs correctly without a device"
+like "$(sort -u trace.err)" "ch-cc: saxpy: host \(no CUDA device or CH_CC_FORCE_HOST\)" \
+    "CH_CC_TRACE shows the host dispatch"
+cc -O2 main.o saxpy.o -o saxpy-cc -lm $("$CH_CC_BIN" --harness-link-flags)
+ok $? "the objects link with plain cc and --harness-link-flags"
+./saxpy-cc > /dev/null 2>&1; ok $? "and that program runs correctly"
+"$CH_CC_BIN" -O2 main.c saxpy.c -o saxpy-one -lm 2> one.err
+ok $? "compile and link in one command"
+./saxpy-one > /dev/null 2>&1; ok $? "the one-command program runs correctly"
+hits=$(stat hits); compiles=$(stat kernel_compiles)
+sleep 1; touch saxpy.c
+make -s CC="$CH_CC_BIN" 2> v2.err
+is "$(( $(stat hits) - hits )) $(( $(stat kernel_compiles) - compiles ))" "1 0" \
+   "rebuild after touch takes the kernel object from the cache: a hit, no nvcc"
+CH_CC_FORCE_HOST=1 CH_CC_TRACE=1 ./saxpy > /dev/null 2> force.err
+like "$(sort -u force.err)" "saxpy: host" "CH_CC_FORCE_HOST=1 forces the host path"
+done_testing
