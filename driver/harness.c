@@ -213,7 +213,7 @@ static void build_archs(ch_build *b)
     if (b->archs.len == 0 && *ch_config_get(&b->d->cfg, "arch"))
         ch_strvec_push(&b->archs, ch_config_get(&b->d->cfg, "arch"));
     if (b->archs.len == 0)
-        ch_strvec_push(&b->archs, b->gpu.present ? b->gpu.arch : "sm_90");
+        ch_strvec_push(&b->archs, ch_build_gpu(b)->gpu.present ? b->gpu.arch : "sm_90");
 }
 
 static void build_open(ch_build *b, ch_driver *d)
@@ -224,10 +224,6 @@ static void build_open(ch_build *b, ch_driver *d)
     ch_error err;
     if (ch_cache_open(&b->cache, &d->cfg, &b->cache_err) != 0)
         b->cache = NULL;
-    ch_gpu_probe(&b->gpu);
-    b->have_gpu = b->gpu.present || *ch_config_get(&d->cfg, "runner");
-    if (!b->gpu.present && *ch_config_get(&d->cfg, "runner"))
-        snprintf(b->gpu.why, sizeof b->gpu.why, "verification runs through CH_CC_RUNNER");
     build_archs(b);
     b->nvcc = ch_real_compiler(d, CH_REAL_NVCC, &err);
     if (!b->nvcc)

@@ -21,6 +21,19 @@
 
 /* ---- counters and progress ---- */
 
+ch_build *ch_build_gpu(ch_build *b)
+{
+    if (b->gpu_probed)
+        return b;
+    b->gpu_probed = 1;
+    const char *runner = ch_config_get(&b->d->cfg, "runner");
+    ch_gpu_probe(&b->gpu);
+    b->have_gpu = b->gpu.present || *runner;
+    if (!b->gpu.present && *runner)
+        snprintf(b->gpu.why, sizeof b->gpu.why, "verification runs through CH_CC_RUNNER");
+    return b;
+}
+
 void ch_build_count(ch_build *b, unsigned long long *field)
 {
     pthread_mutex_lock(&b->lock);
@@ -204,7 +217,7 @@ static int evolve_opts(ch_build *b, const ch_entry *e, ch_evolve_opts *o, ch_err
     o->jobs = (int)(jobs > 0 ? jobs : 1);
     /* two designs at once: enough to compare, and pending builds stay cheap without a GPU */
     o->width = o->budget < 2 ? o->budget : 2;
-    o->max_stage = b->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
+    o->max_stage = ch_build_gpu(b)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
     return 0;
 }
 
@@ -219,7 +232,7 @@ static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const c
     s->arch = b->archs.items[0];
     s->runner = *ch_config_get(cfg, "runner") ? ch_config_get(cfg, "runner") : NULL;
     s->cache_dir = b->cache ? ch_cache_dir(b->cache) : NULL;
-    s->last_stage = b->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
+    s->last_stage = ch_build_gpu(b)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
     ch_error err;
     ch_config_bool(cfg, "keep", &s->keep, &err);
     (void)e;
@@ -266,9 +279,10 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
             out->launcher_ms = best->report.launcher_ms;
             out->fraction = best->report.fraction;
         } else if (strcmp(status, "pending") == 0) {
-            out->reason = ch_xasprintf("nothing can be verified here (%s); %d candidate%s wait "
-                                       "in the cache for a build with a GPU",
-                                       b->gpu.why, ev.pending, ev.pending == 1 ? "" : "s");
+            out->reason =
+                ch_xasprintf("nothing can be verified here (%s); %d candidate%s wait "
+                             "in the cache for a build with a GPU",
+                             ch_build_gpu(b)->gpu.why, ev.pending, ev.pending == 1 ? "" : "s");
         } else {
             const ch_candidate *far = ev.n ? &ev.cands[ev.n - 1] : NULL;
             for (size_t i = 0; i < ev.n; i++)
@@ -293,7 +307,7 @@ static ch_agent *build_agent(ch_build *b, ch_error *err)
         ch_agent_hw hw;
         memset(&hw, 0, sizeof hw);
         snprintf(hw.arch, sizeof hw.arch, "%s", b->archs.items[0]);
-        if (b->gpu.present) {
+        if (ch_build_gpu(b)->gpu.present) {
             snprintf(hw.name, sizeof hw.name, "%.63s", b->gpu.name);
             hw.sm_count = b->gpu.sm_count;
             hw.l2_bytes = b->gpu.l2_bytes;
@@ -381,7 +395,7 @@ static void from_cached(ch_build *b, const char *status, const ch_cache_file *ke
     } else if (strcmp(status, "pending") == 0) {
         out->reason = ch_xasprintf("nothing can be verified here (%s); the cached candidates "
                                    "wait for a build with a GPU",
-                                   b->gpu.why);
+                                   ch_build_gpu(b)->gpu.why);
     } else if (why && *why) {
         out->reason = ch_xstrdup(why);
         out->refused = 1;
@@ -398,7 +412,7 @@ static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache
                         ch_outcome *out, ch_error *err)
 {
     const char *status = ch_cache_txn_get_meta(t, "status");
-    if (status && strcmp(status, "pending") == 0 && b->have_gpu) {
+    if (status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu) {
         if (verify_pending(b, e, tu, t, out, err) != 0)
             return -1;
         return ch_cache_commit(t, err);
@@ -452,7 +466,7 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
             return -1;
         return fresh(b, e, tu, t, out, err);
     }
-    if (found && !(status && strcmp(status, "pending") == 0 && b->have_gpu)) {
+    if (found && !(status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu)) {
         from_cached(b, status ? status : "failed", ch_cache_hit_file(&hit, "kernel.cu"),
                     ch_cache_hit_file(&hit, "reference.c"), ch_cache_hit_meta(&hit, "design"),
                     ch_cache_hit_meta(&hit, "reason"), out);

@@ -17,7 +17,8 @@ typedef struct ch_build {
     ch_driver *d;
     ch_cache *cache; /* NULL when the cache cannot be opened (cache_err says why) */
     ch_error cache_err;
-    ch_gpu_info gpu;  /* the GPU of this machine */
+    ch_gpu_info gpu; /* the GPU of this machine (probed once, by ch_build_gpu) */
+    int gpu_probed;
     int have_gpu;     /* verification can run: a device here, or CH_CC_RUNNER */
     ch_strvec archs;  /* target architectures of kernels (at least one) */
     char *nvcc;       /* the real nvcc */
@@ -31,6 +32,10 @@ typedef struct ch_build {
     pthread_mutex_t lock;  /* guards counts (the evolution builds from several threads) */
     ch_cache_stats counts; /* agent requests, compiles, GPU runs, fallbacks of this command */
 } ch_build;
+
+/* Probes the GPU on first use (a cache hit needs no device: cuInit costs a warm rebuild
+ * hundreds of milliseconds) and returns b with gpu and have_gpu set. */
+ch_build *ch_build_gpu(ch_build *b);
 
 /* Adds one to a counter of b->counts (thread-safe). */
 void ch_build_count(ch_build *b, unsigned long long *field);

@@ -79,23 +79,29 @@ void bi_program_free(bi_program *p);
 /* Recognises a canonical counted loop; 0 and *out filled, or -1 with the reason in err. */
 int bi_loop_canonical(const ch_entry *e, const ch_ir *f, bi_loop *out, ch_error *err);
 
-/* Variants: block shapes and the element-per-thread strategy. */
+/* Variants: block shapes, the element-per-thread strategy and how buffers are copied. */
 typedef struct bi_variant {
     int id;
     int block1;           /* 1-D block size */
     int bx, by;           /* 2-D block shape */
     int grid_stride;      /* each thread strides over the iteration space */
     const char *strategy; /* "one element per thread" / "grid-stride" */
+    int staged;           /* host-pointer copies go through pinned staging buffers in pipelined
+                           * chunks (NAME_h2d / NAME_d2h); no effect on `device` entries */
 } bi_variant;
 
 size_t bi_variant_count(void);
 const bi_variant *bi_variant_get(size_t i);
-/* "builtin v1: 1-D 256 threads, 2-D 32x8, grid-stride" (malloc'd). */
+/* "builtin v1: 1-D 256 threads, 2-D 32x8, grid-stride" (malloc'd); staged variants end in
+ * ", pinned staged copies". */
 char *bi_variant_design(const bi_variant *v);
 /* Picks the next variant to propose: `tried` marks those already proposed (bi_variant_count()
- * flags), `feedback` (may be NULL) says how the parent did. Returns the index, or -1 when every
- * variant has been proposed. */
-int bi_variant_choose(const unsigned char *tried, const char *feedback, int fresh_design);
+ * flags), `feedback` (may be NULL) says how the parent did, `parent` is the parent's variant
+ * (-1: none or not builtin's; kept for policies that follow the parent's shape).
+ * With host_pointers 0 (a `device` entry: nothing to copy) staged variants are never chosen.
+ * Returns the index, or -1 when every variant that applies has been proposed. */
+int bi_variant_choose(const unsigned char *tried, const char *feedback, int fresh_design,
+                      int parent, int host_pointers);
 /* The variant a generated source declares in its header comment, or -1. */
 int bi_variant_of_source(const char *src);
 

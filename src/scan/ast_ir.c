@@ -60,7 +60,7 @@ typedef struct toks {
 static toks tokens_of(ir_ctx *x, CXCursor c)
 {
     toks t = {NULL, 0};
-    clang_tokenize(x->tu, clang_getCursorExtent(c), &t.t, &t.n);
+    clang_tokenize(x->tu, clx_file_extent(x->tu, c), &t.t, &t.n);
     return t;
 }
 
@@ -504,6 +504,19 @@ clx_loc clx_cursor_loc(CXCursor c)
     return clx_loc_of(clang_getCursorLocation(c));
 }
 
+CXSourceRange clx_file_extent(CXTranslationUnit tu, CXCursor c)
+{
+    CXSourceRange r = clang_getCursorExtent(c);
+    CXFile fb = NULL, fe = NULL;
+    unsigned ob = 0, oe = 0;
+    clang_getExpansionLocation(clang_getRangeStart(r), &fb, NULL, NULL, &ob);
+    clang_getExpansionLocation(clang_getRangeEnd(r), &fe, NULL, NULL, &oe);
+    if (!fb || !fe || !clang_File_isEqual(fb, fe))
+        return r;
+    return clang_getRange(clang_getLocationForOffset(tu, fb, ob),
+                          clang_getLocationForOffset(tu, fe, oe));
+}
+
 clx_loc clx_extent_begin(CXCursor c)
 {
     return clx_loc_of(clang_getRangeStart(clang_getCursorExtent(c)));
@@ -571,7 +584,7 @@ char *clx_text(CXTranslationUnit tu, CXCursor c)
 {
     CXToken *t;
     unsigned n;
-    clang_tokenize(tu, clang_getCursorExtent(c), &t, &n);
+    clang_tokenize(tu, clx_file_extent(tu, c), &t, &n);
     ch_strbuf sb;
     ch_strbuf_init(&sb);
     for (unsigned i = 0; i < n; i++) {

@@ -17,6 +17,11 @@ typedef struct clx_loc {
 
 clx_loc clx_loc_of(CXSourceLocation l);
 clx_loc clx_cursor_loc(CXCursor c);
+/* The cursor's extent with both ends at their expansion locations in one file. libclang keeps
+ * the start of an expression that begins inside a macro at its spelling location (the macro's
+ * #define, possibly in a header), and clang_tokenize of such a range across two files returns
+ * no tokens. */
+CXSourceRange clx_file_extent(CXTranslationUnit tu, CXCursor c);
 clx_loc clx_extent_begin(CXCursor c);
 clx_loc clx_extent_end(CXCursor c);
 /* A CXString as an owned C string. */

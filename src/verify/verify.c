@@ -914,8 +914,8 @@ void ch_verify_build_free(ch_verifier *v, ch_verify_build *b, ch_verify_report *
     free(b);
 }
 
-int ch_verifier_build(ch_verifier *v, const char *src, ch_verify_report *rep,
-                      ch_verify_build **out, ch_error *err)
+int ch_verifier_build(ch_verifier *v, const char *src, ch_verify_report *rep, ch_verify_build **out,
+                      ch_error *err)
 {
     *out = NULL;
     ch_verify_report_init(rep);

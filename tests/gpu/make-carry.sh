@@ -12,4 +12,7 @@ cp -r /usr/include/cjson "$c/include/"
 cp /usr/include/xxhash.h "$c/include/"
 cp -L /usr/lib/x86_64-linux-gnu/libcjson.so.1 "$c/lib/libcjson.so.1"
 ln -s libcjson.so.1 "$c/lib/libcjson.so"
+# make, for the example builds, in case the machine has none (built here, runs on glibc >= 2.36)
+mkdir -p "$c/bin"
+cp "$(command -v make)" "$c/bin/make"
 echo "carry: $(du -sh "$c" | cut -f1) in $c"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Runs the GPU tests and benchmarks on the GPU machine with what tests/gpu/make-carry.sh
 # prepared (build here, carry build/ and tests/gpu/carry/); logs go to $OUT (or ./gpu-logs).
-# Usage: bash tests/gpu/run-on-device.sh [TEST.t ...]   (default: every tests/gpu/*.t, then bench)
+# Usage: bash tests/gpu/run-on-device.sh [TEST.t ...] [bench]
+# (default: every tests/gpu/*.t, then the benchmarks; CH_CC_BENCHES picks benchmarks,
+# CH_CC_TEST_TIMEOUT bounds each test's seconds)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 c="$top/tests/gpu/carry"
@@ -15,22 +17,26 @@ lib16=$(ls /usr/lib/llvm-16/lib/libclang-16.so.1 /usr/lib/x86_64-linux-gnu/libcl
 [ -d /usr/lib/llvm-16/lib/clang ] && ln -sfn /usr/lib/llvm-16/lib/clang "$c/lib/clang"
 ln -sf /usr/lib/x86_64-linux-gnu/libxxhash.so.0 "$c/lib/libxxhash.so"
 export LD_LIBRARY_PATH="$c/lib:${LD_LIBRARY_PATH:-}" LIBRARY_PATH="$c/lib:${LIBRARY_PATH:-}"
-export C_INCLUDE_PATH="$c/include" CPATH="$c/include" PATH="$PATH:/usr/local/cuda/bin"
+export C_INCLUDE_PATH="$c/include" CPATH="$c/include" PATH="$PATH:/usr/local/cuda/bin:$c/bin"
 export CH_CC_SRC="$top" CH_CC_TEST_BUILD="$top/build" CH_CC_BIN="$top/build/bin/ch-cc"
 export CH_CC_REL_BIN="$top/build/bin/ch-cc"
 export CH_CC_REQUIRE_GPU=1 CH_CC_ARCH=sm_90
 nvidia-smi -L | tee "$out/gpu.txt"
-tests=("$@")
-[ ${#tests[@]} -eq 0 ] && tests=("$top"/tests/gpu/*.t)
+tests=()
+bench=0
+for a in "$@"; do
+    if [ "$a" = bench ]; then bench=1; else tests+=("$a"); fi
+done
+[ $# -eq 0 ] && tests=("$top"/tests/gpu/*.t) && bench=1
 status=0
 for t in "${tests[@]}"; do
     echo "== $t"
-    timeout 900 bash "$t" > "$out/$(basename "$t").log" 2>&1 || status=1
+    timeout "${CH_CC_TEST_TIMEOUT:-900}" bash "$t" > "$out/$(basename "$t").log" 2>&1 || status=1
     grep -E '^(not ok|ok|1\.\.)' "$out/$(basename "$t").log" | grep -c '^ok' | sed 's/^/passed: /'
     grep -E '^not ok' "$out/$(basename "$t").log" | head -20
 done
-if [ $# -eq 0 ]; then
-    CH_CC_CACHE_DIR="$out/bench-cache" sh "$top/bench/run.sh" > "$out/bench.log" 2>&1
+if [ $bench = 1 ]; then
+    CH_CC_CACHE_DIR="${TMPDIR:-/tmp}/ch-cc-bench-cache" sh "$top/bench/run.sh" > "$out/bench.log" 2>&1
     tail -40 "$out/bench.log"
 fi
 exit $status

@@ -9,4 +9,5 @@ cc -std=c11 -D_GNU_SOURCE -I"$CH_CC_SRC/include" -I"$CH_CC_SRC/tests/unit" \
     -Wl,--end-group -L/usr/lib/llvm-14/lib -Wl,-rpath,/usr/lib/llvm-14/lib -lcjson -lxxhash -lm -ldl \
     $(case "$b" in */asan) echo -fsanitize=address,undefined ;; esac) \
     -o "$TEST_DIR/verify_catalog" || { plan 1; fail "catalog driver builds"; exit 1; }
-ASAN_OPTIONS=detect_leaks=0 "$TEST_DIR/verify_catalog" "$CH_CC_SRC/tests/gpu/candidates"
+# CH_CC_CATALOG=a.cu,b.cu runs only those (a quick re-check on a GPU machine)
+ASAN_OPTIONS=detect_leaks=0 "$TEST_DIR/verify_catalog" "$CH_CC_SRC/tests/gpu/candidates" ${CH_CC_CATALOG:+"$CH_CC_CATALOG"}

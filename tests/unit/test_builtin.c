@@ -1,6 +1,6 @@
 /* The builtin agent's C-to-CUDA translator on hand-built entries and IR: mappings, host loops,
- * precision, refusals with their locations, variants and feedback, and an nvcc compile of every
- * kind of generated candidate. */
+ * precision, refusals with their locations, variants and feedback, staged copies (helpers,
+ * their calls, the static check), and an nvcc compile of every kind of generated candidate. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -8,8 +8,10 @@
 
 #include "ch/agent.h"
 #include "ch/agent_builtin.h"
+#include "ch/checklist.h"
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "ch/verify.h"
 
 /* ---- building entries and IR by hand ---- */
 
@@ -344,6 +346,23 @@ static int count_of(const char *hay, const char *needle)
     return n;
 }
 
+/* nvcc's path, or NULL when this machine has none (on PATH or in /usr/local/cuda). */
+static const char *nvcc_path(void)
+{
+    static char found[4096];
+    if (ch_file_exists("/usr/local/cuda/bin/nvcc"))
+        return "/usr/local/cuda/bin/nvcc";
+    const char *path = getenv("PATH");
+    for (const char *d = path; d && *d;) {
+        size_t n = strcspn(d, ":");
+        snprintf(found, sizeof found, "%.*s/nvcc", (int)n, d);
+        if (n && ch_file_exists(found))
+            return found;
+        d += n + (d[n] == ':');
+    }
+    return NULL;
+}
+
 /* Compiles a candidate with nvcc -arch=sm_90 -c; asserts success. */
 static void nvcc_compiles(const char *src, const char *tag)
 {
@@ -521,6 +540,255 @@ Test(builtin, device_clause_launches_on_caller_pointers)
     entry_free(e);
 }
 
+/* ---- staged copies ---- */
+
+/* What every staged candidate of a host-pointer entry must hold: the ring and both helpers,
+ * an NAME_h2d call for every buffer before the first launch (out buffers too: elements the body
+ * leaves alone come back unchanged), an NAME_d2h call for every written buffer after the
+ * launches and the synchronisation, none for const inputs, and no plain cudaMemcpy left in the
+ * launcher. Kernels are the same as those of the plain twin. */
+static void assert_staged(const ch_entry *e, int variant)
+{
+    char *src = must_translate(e, variant);
+    char *plain = must_translate(e, variant - (int)bi_variant_count() / 2);
+    const char *n = e->name;
+    char *want = ch_xasprintf("static int %s_h2d(void *dst_dev, const void *src_host, size_t "
+                              "bytes)\n{",
+                              n);
+    cr_assert(strstr(src, want), "%s: no h2d helper in\n%s", n, src);
+    free(want);
+    want =
+        ch_xasprintf("static int %s_d2h(void *dst_host, const void *src_dev, size_t bytes)\n{", n);
+    cr_assert(strstr(src, want), "%s: no d2h helper in\n%s", n, src);
+    free(want);
+    cr_assert(strstr(src, "#include <string.h>\n"));
+    cr_assert(strstr(src, "cudaMallocHost("), "pinned staging buffers: %s", src);
+    cr_assert(strstr(src, "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)"));
+    cr_assert(strstr(src, "cudaMemcpyAsync("));
+    cr_assert(strstr(src, "cudaEventSynchronize("));
+    cr_assert(strstr(src, "pinned staged copies"), "the header names the copy strategy");
+    const char *launcher = strstr(src, "_launcher(");
+    cr_assert(launcher);
+    const char *first_launch = strstr(launcher, "<<<");
+    const char *sync = strstr(launcher, "cudaDeviceSynchronize()");
+    cr_assert(first_launch && sync && first_launch < sync);
+    /* the first step: a kernel or a host loop of launches (copies happen once, before it) */
+    const char *first_step = strstr(launcher, "{ /* kernel");
+    const char *host_loop = strstr(launcher, "    for (");
+    if (host_loop && host_loop < first_step)
+        first_step = host_loop;
+    cr_assert(first_step && first_step < first_launch);
+    const char *last_launch = first_launch;
+    for (const char *l = first_launch; l; l = strstr(l + 1, "<<<"))
+        last_launch = l;
+    cr_assert_null(strstr(launcher, "cudaMemcpy("), "a plain copy is left in:\n%s", launcher);
+    int buffers = 0, back = 0;
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *q = &e->params[i];
+        if (q->role == CH_ROLE_SCALAR)
+            continue;
+        buffers++;
+        char *in = ch_xasprintf("if (ch_n_%s && %s_h2d(ch_d_%s, %s, ch_n_%s) != 0)\n"
+                                "        return;",
+                                q->name, n, q->name, q->name, q->name);
+        const char *at = strstr(launcher, in);
+        cr_assert(at && at < first_step, "%s: '%s' missing before the kernels:\n%s", n, in,
+                  launcher);
+        free(in);
+        char *out = ch_xasprintf("if (ch_n_%s && %s_d2h(%s, ch_d_%s, ch_n_%s) != 0)\n"
+                                 "        return;",
+                                 q->name, n, q->name, q->name, q->name);
+        at = strstr(launcher, out);
+        if (q->is_const) {
+            cr_assert_null(at, "%s: const input %s is copied back", n, q->name);
+        } else {
+            back++;
+            cr_assert(at && at > last_launch && at > sync, "%s: '%s' missing after the kernels", n,
+                      out);
+        }
+        free(out);
+    }
+    char *calls = ch_xasprintf("%s_h2d(ch_d_", n);
+    cr_assert_eq(count_of(launcher, calls), buffers);
+    free(calls);
+    calls = ch_xasprintf(" %s_d2h(", n);
+    cr_assert_eq(count_of(launcher, calls), back);
+    free(calls);
+    /* the same kernels and launches as the plain twin: only the copies differ */
+    size_t klen = (size_t)(strstr(src, "/* Blocks needed") - strstr(src, "__global__"));
+    cr_assert_eq(strncmp(strstr(src, "__global__"), strstr(plain, "__global__"), klen), 0);
+    const char *plain_launcher = strstr(plain, "_launcher(");
+    size_t slen = (size_t)(sync - first_step);
+    const char *twin = strstr(plain_launcher, "{ /* kernel");
+    const char *twin_loop = strstr(plain_launcher, "    for (");
+    if (twin_loop && twin_loop < twin)
+        twin = twin_loop;
+    cr_assert_eq(strncmp(first_step, twin, slen), 0, "launches differ from the plain twin's");
+    free(plain);
+    free(src);
+}
+
+Test(builtin, staged_variants_copy_through_pinned_helpers)
+{
+    ch_entry *es[] = {saxpy(), jacobi(), add2d(), twonest(), scale2d()};
+    for (size_t i = 0; i < sizeof es / sizeof *es; i++) {
+        for (size_t v = bi_variant_count() / 2; v < bi_variant_count(); v++)
+            assert_staged(es[i], (int)v);
+        entry_free(es[i]);
+    }
+}
+
+Test(builtin, plain_variants_do_not_stage)
+{
+    ch_entry *e = jacobi();
+    for (size_t v = 0; v < bi_variant_count(); v++) {
+        const bi_variant *bv = bi_variant_get(v);
+        cr_assert_eq(bv->id, (int)v);
+        char *d = bi_variant_design(bv);
+        cr_assert_eq(strstr(d, "pinned staged copies") != NULL, bv->staged, "%s", d);
+        free(d);
+        if (bv->staged)
+            continue;
+        char *src = must_translate(e, (int)v);
+        cr_assert_null(strstr(src, "_h2d"), "variant %zu stages:\n%s", v, src);
+        cr_assert_null(strstr(src, "_d2h"));
+        cr_assert_null(strstr(src, "cudaMallocHost"));
+        cr_assert_null(strstr(src, "staged"));
+        cr_assert(strstr(src, "cudaMemcpyHostToDevice"));
+        free(src);
+    }
+    entry_free(e);
+}
+
+Test(builtin, staging_is_moot_for_device_entries)
+{
+    ch_entry *e = saxpy();
+    e->clauses.device = 1;
+    size_t shapes = bi_variant_count() / 2;
+    for (size_t v = 0; v < shapes; v++) {
+        char *plain = must_translate(e, (int)v), *staged = must_translate(e, (int)(v + shapes));
+        /* only the variant number in the first line differs */
+        cr_assert_str_eq(strchr(plain, '\n'), strchr(staged, '\n'));
+        cr_assert_null(strstr(staged, "_h2d"));
+        free(plain);
+        free(staged);
+    }
+    /* and the agent never proposes them: after success the next shape, not staging */
+    unsigned char tried[64] = {0};
+    cr_assert_leq(bi_variant_count(), sizeof tried);
+    tried[0] = 1;
+    cr_assert_eq(bi_variant_choose(tried, "performance: 0.3 ms", 0, 0, 0), 4);
+    for (int k = 0;; k++) {
+        int v = bi_variant_choose(tried, k % 2 ? "performance: 1 ms" : NULL, 0, -1, 0);
+        if (v < 0)
+            break;
+        cr_assert_lt(v, (int)shapes, "variant %d is staged", v);
+        tried[v] = 1;
+    }
+    entry_free(e);
+}
+
+Test(builtin, staged_variants_come_after_every_plain_one)
+{
+    unsigned char tried[64] = {0};
+    size_t shapes = bi_variant_count() / 2;
+    const char *perf = "correct; performance: launcher 4.1 ms, kernel 0.2 ms";
+    /* after a success: the untried plain shapes first (staging measured slower), then staged */
+    tried[0] = 1;
+    int v = bi_variant_choose(tried, perf, 0, 0, 1);
+    cr_assert_eq(v, 4);
+    for (size_t k = 2; k < shapes; k++) {
+        tried[v] = 1;
+        v = bi_variant_choose(tried, perf, 0, v, 1);
+        cr_assert_not(bi_variant_get((size_t)v)->staged, "variant %d before a plain one", v);
+    }
+    tried[v] = 1;
+    v = bi_variant_choose(tried, perf, 0, v, 1);
+    cr_assert(bi_variant_get((size_t)v)->staged, "%d", v);
+    /* a failure goes to the safest plain variant, no feedback to the table's first */
+    memset(tried, 0, sizeof tried);
+    tried[6] = 1;
+    cr_assert_eq(bi_variant_choose(tried, "smoke: mismatch", 0, 6, 1), 3);
+    cr_assert_eq(bi_variant_choose(tried, NULL, 0, -1, 1), 0);
+    /* every variant comes once */
+    memset(tried, 0, sizeof tried);
+    size_t n = 0;
+    for (v = bi_variant_choose(tried, NULL, 0, -1, 1); v >= 0;
+         v = bi_variant_choose(tried, perf, 0, v, 1)) {
+        cr_assert_not(tried[v]);
+        tried[v] = 1;
+        n++;
+    }
+    cr_assert_eq(n, bi_variant_count());
+}
+
+/* The derived checklist of e and its static check of src: 0 when it passes, msg says why not. */
+static int static_check(const ch_entry *e, const char *src, ch_strbuf *msg)
+{
+    ch_checklist c;
+    memset(&c, 0, sizeof c);
+    ch_error err = {0};
+    cr_assert_eq(ch_checklist_derive(e, &c, &err), 0, "%s", err.msg);
+    int outputs = 0;
+    for (size_t i = 0; i < c.n_params; i++)
+        outputs += c.params[i].role != CH_ROLE_SCALAR && c.params[i].dir != CH_DIR_IN;
+    cr_assert_gt(outputs, 0, "the checklist of %s has no output to protect", e->name);
+    int rc = ch_static_check(&c, src, msg, NULL);
+    ch_checklist_free(&c);
+    return rc;
+}
+
+Test(builtin, staged_candidates_pass_the_static_check)
+{
+    ch_entry *es[] = {saxpy(), jacobi(), twonest()};
+    const char *outs[] = {"y", "a", "z"};
+    for (size_t i = 0; i < sizeof es / sizeof *es; i++) {
+        ch_strbuf msg;
+        ch_strbuf_init(&msg);
+        for (size_t v = bi_variant_count() / 2; v < bi_variant_count(); v++) {
+            char *src = must_translate(es[i], (int)v);
+            cr_assert_eq(static_check(es[i], src, &msg), 0, "%s v%zu: %s", es[i]->name, v,
+                         msg.data);
+            free(src);
+        }
+        /* the check is not vacuous: the same launcher filling an output on the host fails */
+        char *src = must_translate(es[i], 6);
+        const char *body = strstr(strstr(src, "_launcher("), "{\n") + 2;
+        char *bad =
+            ch_xasprintf("%.*s    memset(%s, 0, 4);\n%s", (int)(body - src), src, outs[i], body);
+        cr_assert_neq(static_check(es[i], bad, &msg), 0, "%s", bad);
+        cr_assert(strstr(msg.data, "writes output"), "%s", msg.data);
+        free(bad);
+        free(src);
+        ch_strbuf_free(&msg);
+        entry_free(es[i]);
+    }
+}
+
+Test(builtin, staged_candidates_compile)
+{
+    if (!nvcc_path())
+        cr_skip("nvcc not found: staged candidates not compiled");
+    ch_entry *e = saxpy();
+    char *src = must_translate(e, 6);
+    nvcc_compiles(src, "saxpy_v6");
+    free(src);
+    src = must_translate(e, 11);
+    nvcc_compiles(src, "saxpy_v11");
+    free(src);
+    entry_free(e);
+    e = jacobi();
+    src = must_translate(e, 7);
+    nvcc_compiles(src, "jacobi_v7");
+    free(src);
+    entry_free(e);
+    e = add2d();
+    src = must_translate(e, 8);
+    nvcc_compiles(src, "add2d_v8");
+    free(src);
+    entry_free(e);
+}
+
 /* ---- refusals ---- */
 
 Test(builtin, refuses_scalar_reduction)
@@ -617,7 +885,7 @@ Test(builtin, variants_follow_feedback_until_exhausted)
 {
     ch_entry *e = saxpy();
     ch_agent *ag = open_agent();
-    char *src[8] = {0}, *design[8] = {0};
+    char *src[16] = {0}, *design[16] = {0};
     cr_assert_eq(ask(ag, e, NULL, NULL, 0, &src[0], &design[0]), 0);
     cr_assert_str_eq(design[0], "builtin v0: 1-D 256 threads, 2-D 32x8, one element per thread");
     /* a failure moves to the safest untried variant: grid-stride with small blocks */
@@ -625,19 +893,46 @@ Test(builtin, variants_follow_feedback_until_exhausted)
     cr_assert(strstr(design[1], "v3: 1-D 128 threads") && strstr(design[1], "grid-stride"), "%s",
               design[1]);
     cr_assert(strstr(src[1], "ch_block(128)"));
-    /* a success moves to an untried faster one */
+    /* a success moves to an untried faster one: larger blocks, plain copies */
     cr_assert_eq(ask(ag, e, "correct; performance: kernel 0.21 ms, 71% of the floor", src[1], 2,
                      &src[2], &design[2]),
                  0);
-    cr_assert(strstr(design[2], "v4: 1-D 512 threads"), "%s", design[2]);
-    int n = 3;
+    cr_assert_str_eq(design[2], "builtin v4: 1-D 512 threads, 2-D 32x4, one element per thread");
+    cr_assert_null(strstr(src[2], "saxpy_h2d("));
+    /* then the next faster shape */
+    cr_assert_eq(ask(ag, e, "performance: launcher 3 ms", src[2], 3, &src[3], &design[3]), 0);
+    cr_assert(strstr(design[3], "v1: 1-D 256 threads") && !strstr(design[3], "staged"), "%s",
+              design[3]);
+    int n = 4;
     while (ask(ag, e, "performance: 0.2 ms", src[n - 1], n, &src[n], &design[n]) == 0)
         n++;
-    cr_assert_eq(n, 6, "every variant once, then nothing new");
+    cr_assert_eq(n, 12, "every variant once, then nothing new");
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             cr_assert_str_neq(src[i], src[j], "variants %d and %d are equal", i, j);
     for (int i = 0; i < n; i++) {
+        free(src[i]);
+        free(design[i]);
+    }
+    close_agent(ag);
+    entry_free(e);
+}
+
+Test(builtin, device_entries_walk_the_plain_variants_only)
+{
+    ch_entry *e = saxpy();
+    e->clauses.device = 1;
+    ch_agent *ag = open_agent();
+    char *src[16] = {0}, *design[16] = {0};
+    cr_assert_eq(ask(ag, e, NULL, NULL, 0, &src[0], &design[0]), 0);
+    cr_assert_eq(ask(ag, e, "performance: kernel 0.2 ms", src[0], 1, &src[1], &design[1]), 0);
+    cr_assert(strstr(design[1], "v4: 1-D 512 threads"), "%s", design[1]);
+    int n = 2;
+    while (ask(ag, e, "performance: 0.2 ms", src[n - 1], n, &src[n], &design[n]) == 0)
+        n++;
+    cr_assert_eq(n, 6, "the six plain variants, then nothing new");
+    for (int i = 0; i < n; i++) {
+        cr_assert_null(strstr(design[i], "staged"), "%s", design[i]);
         free(src[i]);
         free(design[i]);
     }

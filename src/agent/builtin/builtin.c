@@ -78,7 +78,8 @@ static int builtin_kernel(ch_agent *ag, const ch_kernel_request *req, char **cud
     int parent = bi_variant_of_source(req->parent_source);
     if (parent >= 0)
         m->tried[parent] = 1;
-    int v = bi_variant_choose(m->tried, req->feedback, req->fresh_design);
+    int v =
+        bi_variant_choose(m->tried, req->feedback, req->fresh_design, parent, !e->clauses.device);
     if (v < 0) {
         bi_program_free(&prog);
         return 1;

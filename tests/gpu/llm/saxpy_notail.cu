@@ -1,0 +1,22 @@
+// Unwritten tail: the grid covers only whole blocks.
+#include <cuda_runtime.h>
+__global__ void saxpy_kernel(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)n * sizeof(float);
+    cudaMalloc(&dx, b);
+    cudaMalloc(&dy, b);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    saxpy_kernel<<<n / 256 > 0 ? n / 256 : 1, 256>>>(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+}

@@ -1,0 +1,22 @@
+// Wrong formula: drops the old y.
+#include <cuda_runtime.h>
+__global__ void saxpy_kernel(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i];
+}
+
+extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)n * sizeof(float);
+    cudaMalloc(&dx, b);
+    cudaMalloc(&dy, b);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+}
