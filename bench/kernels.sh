@@ -37,10 +37,13 @@ b = best[0] if best else {}
 f = b.get("fraction")
 print(f"kernel  {name:9s} {b.get('design') or 'no kernel'}")
 print(f"        whole call {b.get('launcher_ms') or 0:9.3f} ms at the tune size, "
-      f"{(f or 0) * 100:5.1f}% of the memory floor, {len(ev['candidates'])} candidates")
+      f"{(f or 0) * 100:5.1f}% of the memory floor, {len(ev['candidates'])} candidates; "
+      f"host path {b.get('host_ms') or 0:.3f} ms, smallest call {b.get('small_ms') or 0:.3f} ms")
 print(f"build   {name:9s} cold {float(t1) - float(t0):7.1f} s   warm {float(warm):7.1f} ms   "
       f"plain {float(plain):7.1f} ms   warm/plain {float(warm) / float(plain):5.2f}")
 PY
-    printf '        run: '
+    printf '        run (dispatch by size): '
     "./$prog" 2>&1 | head -1
+    printf '        run (CH_CC_FORCE_GPU=1):  '
+    CH_CC_FORCE_GPU=1 "./$prog" 2>&1 | head -1
 done

@@ -231,6 +231,9 @@ static void build_open(ch_build *b, ch_driver *d)
     const char *host_cc = ch_config_get(&d->cfg, "host_cc");
     ch_strvec_push(&b->ref_cc, *host_cc ? host_cc : "cc");
     ch_strvec_pushv(&b->ref_cc, &d->args.scan_args);
+    /* the oracle is also the host path whose time the dispatcher weighs: the user's -O */
+    if (d->args.opt)
+        ch_strvec_push_owned(&b->ref_cc, ch_xasprintf("-O%s", d->args.opt));
     for (size_t i = 0; ch_settings[i].key; i++)
         if (strcmp(ch_settings[i].key, "budget") == 0)
             b->budget_source = d->cfg.src[i];
@@ -291,7 +294,7 @@ static void unit_flags(const ch_build *b, ch_strvec *argv)
 
 /* The object key of an entry's unit: the entry key plus nvcc's identity and the unit flags. */
 static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags, int c_linkage,
-                      char key[33], ch_error *err)
+                      long long gpu_min_size, char key[33], ch_error *err)
 {
     static char *nvcc_ident; /* per process: one nvcc --version */
     if (!nvcc_ident) {
@@ -307,6 +310,7 @@ static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags
     ch_strvec_init(&all);
     ch_strvec_pushv(&all, flags);
     ch_strvec_push(&all, c_linkage ? "linkage=C" : "linkage=C++");
+    ch_strvec_push_owned(&all, ch_xasprintf("dispatch=%lld", gpu_min_size));
     ch_object_ident id = {nvcc_ident, "", all.items, 0, NULL, NULL, NULL};
     int rc = ch_cache_object_key(entry_key, &id, key);
     ch_strvec_free(&all);
@@ -322,7 +326,7 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
     ch_strvec_init(&argv);
     unit_flags(b, &argv);
     char okey[33];
-    if (object_key(b, o->key, &argv, c_linkage, okey, err) != 0) {
+    if (object_key(b, o->key, &argv, c_linkage, o->gpu_min_size, okey, err) != 0) {
         ch_strvec_free(&argv);
         return -1;
     }
@@ -336,7 +340,10 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
     if (f) {
         rc = ch_write_file_atomic(obj_path, f->data, f->len, 0, err);
     } else {
-        ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src, o->design, o->key, NULL, 0};
+        char *plain = NULL, *size_expr = NULL;
+        ch_emit_size_expr(o->entry, &plain, &size_expr);
+        ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src,    o->design,
+                            o->key,   size_expr,     o->gpu_min_size};
         ch_strbuf unit, log;
         ch_strbuf_init(&unit);
         ch_strbuf_init(&log);
@@ -363,6 +370,8 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
         }
         free(data);
         free(cu);
+        free(plain);
+        free(size_expr);
         ch_strbuf_free(&unit);
         ch_strbuf_free(&log);
     }

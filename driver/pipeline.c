@@ -238,6 +238,22 @@ static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const c
     (void)e;
 }
 
+/* Where the dispatcher switches to the GPU, from the kernel's and the host path's measured
+ * times (ch_emit_gpu_min_size); 0 (always the GPU) when the size cannot be measured. */
+static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
+                                    const ch_verify_report *r)
+{
+    char *plain = NULL, *c_expr = NULL;
+    long long size = 0;
+    ch_error err;
+    if (ch_emit_size_expr(e, &plain, &c_expr) != 0 ||
+        ch_checklist_eval(plain, &c->tune, &size, &err) != 0)
+        size = 0;
+    free(plain);
+    free(c_expr);
+    return ch_emit_gpu_min_size((double)size, r->host_ms, r->launcher_ms, r->small_ms);
+}
+
 /* Runs the evolution for an entry whose checklist (and reference) are known, inside the
  * transaction t; fills the outcome from its result. */
 static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch_checklist *c,
@@ -278,6 +294,10 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
             out->design = best->design ? ch_xstrdup(best->design) : NULL;
             out->launcher_ms = best->report.launcher_ms;
             out->fraction = best->report.fraction;
+            out->gpu_min_size = dispatch_threshold(e, c, &best->report);
+            char buf[32];
+            snprintf(buf, sizeof buf, "%lld", out->gpu_min_size);
+            ch_cache_txn_meta(t, "gpu_min_size", buf);
         } else if (strcmp(status, "pending") == 0) {
             out->reason =
                 ch_xasprintf("nothing can be verified here (%s); %d candidate%s wait "
@@ -384,12 +404,13 @@ static int verify_pending(ch_build *b, const ch_entry *e, const char *tu, ch_cac
 
 static void from_cached(ch_build *b, const char *status, const ch_cache_file *kernel,
                         const ch_cache_file *reference, const char *design, const char *why,
-                        ch_outcome *out)
+                        const char *gpu_min, ch_outcome *out)
 {
     if (reference && !out->host_src)
         out->host_src = ch_xstrdup((const char *)reference->data);
     if (strcmp(status, "verified") == 0 && kernel) {
         out->kernel_src = ch_xstrdup((const char *)kernel->data);
+        out->gpu_min_size = gpu_min ? strtoll(gpu_min, NULL, 10) : 0;
         out->design = design && *design ? ch_xstrdup(design) : NULL;
         out->cached = 1;
     } else if (strcmp(status, "pending") == 0) {
@@ -419,7 +440,7 @@ static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache
     }
     from_cached(b, status ? status : "failed", ch_cache_txn_file(t, "kernel.cu"),
                 ch_cache_txn_file(t, "reference.c"), ch_cache_txn_get_meta(t, "design"),
-                ch_cache_txn_get_meta(t, "reason"), out);
+                ch_cache_txn_get_meta(t, "reason"), ch_cache_txn_get_meta(t, "gpu_min_size"), out);
     ch_cache_abort(t);
     return 0;
 }
@@ -469,7 +490,8 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
     if (found && !(status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu)) {
         from_cached(b, status ? status : "failed", ch_cache_hit_file(&hit, "kernel.cu"),
                     ch_cache_hit_file(&hit, "reference.c"), ch_cache_hit_meta(&hit, "design"),
-                    ch_cache_hit_meta(&hit, "reason"), out);
+                    ch_cache_hit_meta(&hit, "reason"), ch_cache_hit_meta(&hit, "gpu_min_size"),
+                    out);
         ch_cache_hit_free(&hit);
         return 0;
     }
@@ -488,7 +510,8 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
         from_cached(
             b, ch_cache_hit_meta(&hit, "status") ? ch_cache_hit_meta(&hit, "status") : "failed",
             ch_cache_hit_file(&hit, "kernel.cu"), ch_cache_hit_file(&hit, "reference.c"),
-            ch_cache_hit_meta(&hit, "design"), ch_cache_hit_meta(&hit, "reason"), out);
+            ch_cache_hit_meta(&hit, "design"), ch_cache_hit_meta(&hit, "reason"),
+            ch_cache_hit_meta(&hit, "gpu_min_size"), out);
         ch_cache_hit_free(&hit);
         return 0;
     }

@@ -44,16 +44,17 @@ void ch_build_count(ch_build *b, unsigned long long *field);
 typedef struct ch_outcome {
     const ch_entry *entry;
     char key[33];
-    char *kernel_src;   /* the verified candidate, NULL: host path */
-    char *host_src;     /* spec-decl: the test author's reference (the host path), else NULL */
-    char *design;       /* the kernel's design name, may be NULL */
-    char *reason;       /* why the host path, when kernel_src is NULL */
-    int refused;        /* the agent could not handle the entry */
-    int cached;         /* the kernel came from the cache */
-    int candidates;     /* evolved this time: candidates tried */
-    double seconds;     /* evolved this time: wall time */
-    double launcher_ms; /* the kernel's whole-call time at the tune size, -1 unknown */
-    double fraction;    /* of the memory floor, -1 unknown */
+    char *kernel_src;       /* the verified candidate, NULL: host path */
+    char *host_src;         /* spec-decl: the test author's reference (the host path), else NULL */
+    char *design;           /* the kernel's design name, may be NULL */
+    char *reason;           /* why the host path, when kernel_src is NULL */
+    int refused;            /* the agent could not handle the entry */
+    int cached;             /* the kernel came from the cache */
+    int candidates;         /* evolved this time: candidates tried */
+    double seconds;         /* evolved this time: wall time */
+    double launcher_ms;     /* the kernel's whole-call time at the tune size, -1 unknown */
+    double fraction;        /* of the memory floor, -1 unknown */
+    long long gpu_min_size; /* the dispatcher's threshold (ch_emit_gpu_min_size) */
 } ch_outcome;
 
 /* The entry's outcome: from the cache, or generated (and cached). -1 with err only for

@@ -25,11 +25,26 @@ typedef struct ch_emit_kernel {
     const char *design;     /* for the header comment, may be NULL */
     const char *cache_key;  /* for the header comment, may be NULL */
     const char *size_expr;  /* C expression of the parameters measuring the work (may be NULL) */
-    long long gpu_min_size; /* below this value of size_expr the host path runs (0: never) */
+    long long gpu_min_size; /* below this value of size_expr the host path runs (0: never;
+                             * LLONG_MAX: always, the host measured faster) */
 } ch_emit_kernel;
 
 /* The symbol the user's body is renamed to: "saxpy" -> "saxpy__host" (malloc'd). */
 char *ch_emit_host_name(const char *name);
+
+/* The dispatcher's measure of a call's size: the elements of every buffer (sum of the
+ * extents), times each integer parameter no extent mentions (a time-step count multiplies the
+ * work, not the data). *plain is for ch_checklist_eval, *c_expr for the dispatcher (long long
+ * arithmetic). -1 (both NULL) when an extent is unknown or not plain arithmetic. */
+int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr);
+
+/* The dispatch threshold from verification's measurements, for a cost model linear in the size:
+ * the host path costs host_ms at tune_size, the launcher small_ms (its fixed cost, copies and
+ * launches) plus a per-element part that makes launcher_ms at tune_size. Returns the smallest
+ * size at which the launcher wins; 0 (always the GPU) when a measurement is missing; LLONG_MAX
+ * when the host is cheaper per element (the GPU never wins). */
+long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher_ms,
+                               double small_ms);
 
 /* The symbols that join the user's object and an entry's unit and are made local after the
  * merge: the host name, and the unit's launcher and reference under their private names. */

@@ -153,8 +153,11 @@ typedef struct ch_verify_report {
     double seconds[CH_STAGE_COUNT_];
     double launcher_ms, kernel_ms; /* stage 5 medians; -1 when not measured */
     double floor_ms, fraction;     /* memory floor and floor / time; -1 when unknown */
-    char *work_dir;                /* kept candidate directory (keep), else NULL */
-    cJSON *details;                /* owned: per-stage structured results */
+    /* for the launcher's dispatch by size (stage 5; -1 when not measured): the host path (the
+     * oracle) at the tune size, and the whole launcher call at the smallest smoke size */
+    double host_ms, small_ms;
+    char *work_dir; /* kept candidate directory (keep), else NULL */
+    cJSON *details; /* owned: per-stage structured results */
 } ch_verify_report;
 
 void ch_verify_report_init(ch_verify_report *r);

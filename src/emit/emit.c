@@ -1,6 +1,9 @@
 /* Emit (ch/emit.h): the generated translation unit of one entry and the renaming of the user's
  * definitions. The unit holds the verified candidate unchanged, so what runs is exactly what
  * was verified; only the dispatcher below it is ours. */
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,28 +88,41 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
                    "\n/* ---- dispatch ---- */\n"
                    "static pthread_once_t ch_%s_once = PTHREAD_ONCE_INIT;\n"
                    "static int ch_%s_gpu;   /* a CUDA device is usable and not forced off */\n"
-                   "static int ch_%s_trace; /* CH_CC_TRACE: one stderr line per call */\n\n"
+                   "static int ch_%s_trace; /* CH_CC_TRACE: one stderr line per call */\n"
+                   "static int ch_%s_force; /* CH_CC_FORCE_GPU: the kernel at every size */\n\n"
                    "static int ch_%s_flag(const char *name)\n{\n"
                    "    const char *v = getenv(name);\n"
                    "    return v && *v && *v != '0';\n}\n\n"
                    "static void ch_%s_decide(void)\n{\n"
                    "    int count = 0;\n"
                    "    ch_%s_trace = ch_%s_flag(\"CH_CC_TRACE\");\n"
+                   "    ch_%s_force = ch_%s_flag(\"CH_CC_FORCE_GPU\");\n"
                    "    ch_%s_gpu = !ch_%s_flag(\"CH_CC_FORCE_HOST\") &&\n"
                    "                cudaGetDeviceCount(&count) == cudaSuccess && count > 0;\n"
                    "    if (!ch_%s_gpu)\n"
                    "        cudaGetLastError(); /* clear the no-device error */\n}\n\n",
                    e->name, e->name, e->name, e->name, e->name, e->name, e->name, e->name, e->name,
-                   e->name);
+                   e->name, e->name, e->name, e->name);
     ch_strbuf_addf(out, "%svoid %s(%s)\n{\n    pthread_once(&ch_%s_once, ch_%s_decide);\n", linkage,
                    e->name, params.data, e->name, e->name);
-    if (k->size_expr && k->gpu_min_size > 0)
+    const char *why = "no CUDA device or CH_CC_FORCE_HOST";
+    if (k->size_expr && k->gpu_min_size == LLONG_MAX) {
         ch_strbuf_addf(out,
-                       "    /* below this size the host path measured faster than the whole "
-                       "launcher */\n    int large = (long long)(%s) >= %lldLL;\n",
-                       k->size_expr, k->gpu_min_size);
-    else
+                       "    /* verification measured the host path faster than the whole "
+                       "launcher call\n     * (copies included) at the tune size: the GPU "
+                       "path runs only when forced */\n    int large = ch_%s_force;\n",
+                       e->name);
+        why = "the host path measured faster";
+    } else if (k->size_expr && k->gpu_min_size > 0) {
+        ch_strbuf_addf(out,
+                       "    /* size measure (buffer elements); below %lld the host path was "
+                       "measured faster\n     * than the whole launcher call */\n"
+                       "    int large = ch_%s_force || %s >= %lldLL;\n",
+                       k->gpu_min_size, e->name, k->size_expr, k->gpu_min_size);
+        why = "below the size where the GPU wins";
+    } else {
         ch_strbuf_adds(out, "    int large = 1;\n");
+    }
     ch_strbuf_addf(out,
                    "    if (ch_%s_gpu && large) {\n"
                    "        %s_launcher(%s);\n"
@@ -123,12 +139,11 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
                    "                    cudaGetErrorString(status));\n"
                    "    } else if (ch_%s_trace) {\n"
                    "        fprintf(stderr, \"ch-cc: %s: host (%%s)\\n\",\n"
-                   "                ch_%s_gpu ? \"small size\" : \"no CUDA device or "
-                   "CH_CC_FORCE_HOST\");\n"
+                   "                ch_%s_gpu ? \"%s\" : \"no CUDA device or CH_CC_FORCE_HOST\");\n"
                    "    }\n"
                    "    %s(%s);\n}\n",
                    e->name, e->name, args.data, e->name, e->name, e->name, e->name, e->name,
-                   e->name, e->name, host, args.data);
+                   e->name, e->name, why, host, args.data);
     free(host);
     ch_strbuf_free(&params);
     ch_strbuf_free(&args);
@@ -169,4 +184,98 @@ char *ch_emit_rename_definitions(const char *text, size_t len, const ch_entry *c
     if (out_len)
         *out_len = out.len;
     return ch_strbuf_detach(&out);
+}
+
+/* Appends expr with every scalar parameter name widened to long long (extents are products
+ * of int parameters, which overflow int for large buffers). */
+static void widen(const ch_entry *e, const char *expr, ch_strbuf *out)
+{
+    for (const char *p = expr; *p;) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *q = p;
+            while (isalnum((unsigned char)*q) || *q == '_')
+                q++;
+            char *name = ch_xstrndup(p, (size_t)(q - p));
+            const ch_param *prm = ch_entry_param(e, name);
+            if (prm && prm->role == CH_ROLE_SCALAR)
+                ch_strbuf_addf(out, "(long long)%s", name);
+            else
+                ch_strbuf_adds(out, name);
+            free(name);
+            p = q;
+        } else {
+            ch_strbuf_addc(out, *p++);
+        }
+    }
+}
+
+/* Whether the identifier name occurs in expr as a whole word. */
+static int mentions(const char *expr, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(expr, name); p; p = strstr(p + 1, name)) {
+        int before = p > expr && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr)
+{
+    ch_strbuf sum, c;
+    ch_strbuf_init(&sum);
+    ch_strbuf_init(&c);
+    int ok = 1, terms = 0;
+    for (size_t i = 0; i < e->n_params && ok; i++) {
+        const ch_param *p = &e->params[i];
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        ok = p->extent && !strchr(p->extent, '?') && !mentions(p->extent, "min") &&
+             !mentions(p->extent, "max");
+        if (!ok)
+            break;
+        ch_strbuf_addf(&sum, "%s(%s)", terms ? " + " : "", p->extent);
+        ch_strbuf_adds(&c, terms ? " + (" : "((");
+        widen(e, p->extent, &c);
+        ch_strbuf_adds(&c, ")");
+        terms++;
+    }
+    if (terms)
+        ch_strbuf_adds(&c, ")");
+    /* integer parameters no extent mentions (a time-step count) multiply the work */
+    for (size_t i = 0; i < e->n_params && ok && terms; i++) {
+        const ch_param *p = &e->params[i];
+        int integer = p->elem != CH_T_FLOAT && p->elem != CH_T_DOUBLE;
+        if (p->role != CH_ROLE_SCALAR || !integer || mentions(sum.data, p->name))
+            continue;
+        char *prev = ch_strbuf_detach(&sum);
+        ch_strbuf_init(&sum);
+        ch_strbuf_addf(&sum, "(%s) * (%s)", prev, p->name);
+        free(prev);
+        ch_strbuf_addf(&c, " * (long long)%s", p->name);
+    }
+    if (!ok || !terms) {
+        ch_strbuf_free(&sum);
+        ch_strbuf_free(&c);
+        *plain = *c_expr = NULL;
+        return -1;
+    }
+    *plain = ch_strbuf_detach(&sum);
+    *c_expr = ch_strbuf_detach(&c);
+    return 0;
+}
+
+long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher_ms,
+                               double small_ms)
+{
+    if (tune_size <= 0 || host_ms < 0 || launcher_ms <= 0)
+        return 0;
+    double fixed = small_ms > 0 && small_ms < launcher_ms ? small_ms : 0;
+    double gpu_per = (launcher_ms - fixed) / tune_size, host_per = host_ms / tune_size;
+    if (host_per <= gpu_per)
+        return LLONG_MAX;
+    double at = ceil(fixed / (host_per - gpu_per));
+    return at < 1 ? 0 : at >= 9e18 ? LLONG_MAX : (long long)at;
 }

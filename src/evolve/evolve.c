@@ -491,6 +491,8 @@ static cJSON *candidate_json(const ch_candidate *c)
     add_ms(o, "launcher_ms", c->report.launcher_ms);
     add_ms(o, "kernel_ms", c->report.kernel_ms);
     add_ms(o, "fraction", c->report.fraction);
+    add_ms(o, "host_ms", c->report.host_ms);
+    add_ms(o, "small_ms", c->report.small_ms);
     char seed[17];
     snprintf(seed, sizeof seed, "%016llx", (unsigned long long)c->report.seed);
     cJSON_AddStringToObject(o, "seed", seed);

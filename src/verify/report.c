@@ -24,6 +24,7 @@ void ch_verify_report_init(ch_verify_report *r)
 {
     memset(r, 0, sizeof *r);
     r->launcher_ms = r->kernel_ms = r->floor_ms = r->fraction = -1;
+    r->host_ms = r->small_ms = -1;
     r->details = cJSON_CreateObject();
 }
 
@@ -65,6 +66,10 @@ char *ch_verify_report_json(const ch_verify_report *r)
             cJSON_AddNumberToObject(p, "floor_ms", r->floor_ms);
             cJSON_AddNumberToObject(p, "fraction_of_floor", r->fraction);
         }
+        if (r->host_ms >= 0)
+            cJSON_AddNumberToObject(p, "host_ms", r->host_ms);
+        if (r->small_ms >= 0)
+            cJSON_AddNumberToObject(p, "small_size_launcher_ms", r->small_ms);
     }
     if (r->work_dir)
         cJSON_AddStringToObject(o, "work_dir", r->work_dir);

@@ -26,6 +26,8 @@ struct ch_verifier {
     char *ref_exe;
     int have_calib;
     ch_calib calib;
+    int host_timed; /* host_ms measured (it does not depend on the candidate) */
+    double host_ms;
 };
 
 static double now(void)
@@ -682,6 +684,75 @@ static int stage_sanitize(ch_verifier *v, const char *work, const char *prog, ui
     return rc ? -1 : failed;
 }
 
+/* The first "ch-time: NAME=<ms>" value of a program's output, or -1. */
+static double time_value(const ch_proc_result *pr, const char *name)
+{
+    char *key = ch_xasprintf("%s=", name);
+    const char *t = pr->exit_code == 0 && pr->out.data ? strstr(pr->out.data, key) : NULL;
+    double ms = t ? atof(t + strlen(key)) : -1;
+    free(key);
+    return ms;
+}
+
+/* The host path's time at the tune size: the oracle called on the tune set in set_dir (run in
+ * case_dir). Measured once per verifier: it does not depend on the candidate. -1 when it
+ * cannot be measured, which only costs the launcher its dispatch by size. */
+static double host_time(ch_verifier *v, const char *case_dir, const char *set_dir)
+{
+    if (v->host_timed)
+        return v->host_ms;
+    v->host_timed = 1;
+    v->host_ms = -1;
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = case_dir;
+    so.wall_seconds = 600;
+    so.cpu_seconds = 600;
+    char *argv[] = {v->ref_exe, (char *)set_dir, "time", NULL};
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    ch_error err;
+    if (ch_sandbox_run(&so, argv, &pr, &err) == 0)
+        v->host_ms = time_value(&pr, "host_ms");
+    ch_proc_result_free(&pr);
+    return v->host_ms;
+}
+
+/* The whole launcher call at the smallest smoke size (what a tiny call costs: launches,
+ * copies, synchronisation), or -1. */
+static double small_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed)
+{
+    const ch_checklist *c = v->s.checklist;
+    if (c->n_smoke == 0)
+        return -1;
+    ch_dataset ds;
+    ch_error err;
+    if (ch_data_synthesize(c, &c->smoke[0], mix(seed, 6, 0, 0), &ds, &err) != 0)
+        return -1;
+    char *case_dir = ch_path_join(work, "small");
+    char *sd = ch_path_join(case_dir, "0");
+    double ms = -1;
+    if (ch_mkdir_p(sd, &err) == 0 && ch_dataset_write(c, &ds, sd, &err) == 0) {
+        ch_sandbox_opts so;
+        memset(&so, 0, sizeof so);
+        so.dir = case_dir;
+        so.runner = v->s.runner;
+        so.wall_seconds = v->s.wall_seconds > 0 ? v->s.wall_seconds : 20;
+        char *argv[] = {(char *)prog, "time", case_dir, "1", "3", "15", NULL};
+        ch_proc_result pr;
+        ch_proc_result_init(&pr);
+        if (ch_sandbox_run(&so, argv, &pr, &err) == 0)
+            ms = time_value(&pr, "wall_ms");
+        ch_proc_result_free(&pr);
+    }
+    ch_dataset_free(&ds);
+    if (!v->s.keep)
+        ch_remove_tree(case_dir, &err);
+    free(sd);
+    free(case_dir);
+    return ms;
+}
+
 static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
                       ch_verify_report *rep, ch_error *err)
 {
@@ -761,6 +832,12 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
             } else {
                 rep->kernel_ms = ev;
                 rep->launcher_ms = wall;
+                rep->host_ms = host_time(v, case_dir, sd);
+                rep->small_ms = small_time(v, work, prog, seed);
+                if (rep->host_ms >= 0)
+                    cJSON_AddNumberToObject(st, "host_ms", rep->host_ms);
+                if (rep->small_ms >= 0)
+                    cJSON_AddNumberToObject(st, "small_size_launcher_ms", rep->small_ms);
                 cJSON_AddNumberToObject(st, "event_ms", ev);
                 cJSON_AddNumberToObject(st, "wall_ms", wall);
                 cJSON_AddNumberToObject(st, "sets", nsets);

@@ -31,10 +31,22 @@ for ex in saxpy:saxpy.c:saxpy jacobi:jacobi.c:jacobi spec-def:blend.c:blend; do
     like "$(cat build.err)" "verified kernel linked" "$dir: a verified kernel is linked"
     grep -q "warning" build.err; is $? 1 "$dir: no fallback warning"
     [ "$(stat gpu_runs)" -gt "$runs" ]; ok $? "$dir: candidates ran on the GPU"
-    CH_CC_TRACE=1 "./$prog" > run.out 2> trace.err
-    ok $? "$dir: the program checks its results: correct"
-    like "$(sort -u trace.err)" "ch-cc: [a-z0-9_]+: gpu" "$dir: the calls took the GPU path"
-    diag "$(cat run.out)"
+    CH_CC_FORCE_GPU=1 CH_CC_TRACE=1 "./$prog" > run.out 2> trace.err
+    ok $? "$dir: the program checks its results on the GPU path: correct"
+    like "$(sort -u trace.err)" "ch-cc: [a-z0-9_]+: gpu" "$dir: CH_CC_FORCE_GPU: the calls took the GPU path"
+    diag "kernel path: $(cat run.out)"
+    CH_CC_TRACE=1 "./$prog" > run2.out 2> trace2.err
+    ok $? "$dir: with the dispatch by size the program is correct too"
+    like "$(sort -u trace2.err)" "ch-cc: [a-z0-9_]+: (gpu|host \((below the size where the GPU wins|the host path measured faster)\))" \
+        "$dir: each call went where the measured costs say"
+    diag "dispatched: $(cat run2.out) [$(sort -u trace2.err | tr '\n' ' ')]"
+    python3 - "$(entry_dir "$file")/report.json" <<'EOF2'
+import json, sys
+ev = json.load(open(sys.argv[1]))["evolution"]
+best = [c for c in ev["candidates"] if c["id"] == ev["best"]][0]
+assert best["host_ms"] and best["host_ms"] > 0 and best["small_ms"] and best["small_ms"] > 0, best
+EOF2
+    ok $? "$dir: verification measured the host path and a small call for the dispatcher"
     read -r best min <<< "$(best_vs_min "$(entry_dir "$file")")"
     is "$best" "$min" "$dir: the evolution kept the fastest correct candidate ($best ms)"
     hits=$(stat hits); runs=$(stat gpu_runs); reqs=$(stat agent_requests); nv=$(stat kernel_compiles)
@@ -58,7 +70,7 @@ rm -f saxpy.o
 make -s CC="$CH_CC_BIN" 2> gpu.err
 like "$(cat gpu.err)" "verified kernel linked" "the build with a GPU verifies the pending candidates"
 is "$(stat agent_requests)" "$reqs" "without asking the agent again"
-CH_CC_TRACE=1 ./saxpy > /dev/null 2> trace.err
+CH_CC_FORCE_GPU=1 CH_CC_TRACE=1 ./saxpy > /dev/null 2> trace.err
 ok $? "the program is correct"
 like "$(sort -u trace.err)" "saxpy: gpu" "on the GPU path"
 

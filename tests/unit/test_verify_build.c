@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ch/fsutil.h"
@@ -238,6 +239,16 @@ Test(reference, user_tu_with_static_helpers_macros_flags_and_main)
     void *xo;
     cr_assert_eq(ch_buf_read(xp, CH_T_FLOAT, 1000, &xo, NULL, &err), 0);
     cr_assert(memcmp(xo, x, 1000 * sizeof(float)) == 0, "in buffer written back unchanged");
+    /* time mode: the host path's cost for the dispatcher, and no outputs written */
+    remove(yp);
+    char *targv[] = {exe, sd, "time", NULL};
+    ch_strbuf_reset(&out);
+    cr_assert_eq(ch_proc_capture(targv, &out, &err), 0, "time mode ran: %s", out.data);
+    double host_ms = -1;
+    const char *t = strstr(out.data, "ch-time: host_ms=");
+    cr_assert(t && sscanf(t, "ch-time: host_ms=%lf", &host_ms) == 1, "%s", out.data);
+    cr_assert(host_ms >= 0 && host_ms < 1000, "%f", host_ms);
+    cr_assert_not(ch_file_exists(yp), "time mode writes no outputs");
     free(xo);
     free(xp);
     free(y);

@@ -1,0 +1,230 @@
+/* Emit: the host copy of the user's file, the generated unit's dispatcher, the size measure
+ * and the dispatch threshold, and the nvcc + ld -r path (when nvcc is installed). */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/checklist.h"
+#include "ch/emit.h"
+#include "ch/fsutil.h"
+#include "ch/proc.h"
+#include "scan_helpers.h"
+
+static const char saxpy_src[] = "#include <stddef.h>\n"
+                                "#pragma harness tune(n = 1000)\n"
+                                "void saxpy(int n, float a, const float *x, float *y)\n"
+                                "{\n"
+                                "    for (int i = 0; i < n; i++)\n"
+                                "        y[i] = a * x[i] + y[i];\n"
+                                "}\n"
+                                "void caller(float *y);\n"
+                                "void caller(float *y) { saxpy(1, 2.0f, y, y); }\n";
+
+static const char jacobi_src[] =
+    "#pragma harness\n"
+    "void jacobi(int steps, int n, double A[n][n], double B[n][n])\n"
+    "{\n"
+    "    for (int t = 0; t < steps; t++)\n"
+    "        for (int i = 1; i < n - 1; i++)\n"
+    "            for (int j = 1; j < n - 1; j++)\n"
+    "                B[i][j] = 0.25 * (A[i-1][j] + A[i+1][j] + A[i][j-1] + A[i][j+1]);\n"
+    "}\n";
+
+static ch_entry_list scan_one(const char *name, const char *src)
+{
+    ch_entry_list l;
+    ch_error err = {0};
+    cr_assert_eq(scan_text(name, src, CH_LANG_C, &l, &err), 0, "%s", err.msg);
+    cr_assert_eq(l.len, 1);
+    return l;
+}
+
+static int count_lines(const char *s, size_t len)
+{
+    int n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += s[i] == '\n';
+    return n;
+}
+
+Test(emit, host_source_renames_the_definition_and_keeps_lines)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    const ch_entry *e = &l.items[0];
+    size_t len = 0;
+    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, &len);
+    cr_assert_eq(count_lines(host, len), count_lines(saxpy_src, strlen(saxpy_src)),
+                 "line numbers must stay the user's:\n%s", host);
+    /* the pragma line became the host name's prototype; the definition carries the host name */
+    cr_assert(strstr(host, "\nvoid saxpy__host(int n, float a, const float *x, float *y);\n"), "%s",
+              host);
+    cr_assert(strstr(host, "\nvoid saxpy__host(int n, float a, const float *x, float *y)\n{"), "%s",
+              host);
+    /* later calls in the file reach the dispatcher: the user's name is declared after the body */
+    cr_assert(strstr(host, "} void saxpy(int n, float a, const float *x, float *y);\n"), "%s",
+              host);
+    cr_assert(strstr(host, "saxpy(1, 2.0f, y, y)"), "%s", host);
+    cr_assert_null(strstr(host, "#pragma"));
+    free(host);
+    /* without entries to rename, only the pragma is blanked */
+    host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), NULL, 0, &len);
+    cr_assert_eq(len, strlen(saxpy_src));
+    cr_assert_null(strstr(host, "__host"));
+    cr_assert_null(strstr(host, "#pragma"));
+    free(host);
+    ch_entry_list_free(&l);
+}
+
+Test(emit, size_measure_counts_buffers_and_time_steps)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    char *plain = NULL, *c_expr = NULL;
+    cr_assert_eq(ch_emit_size_expr(&l.items[0], &plain, &c_expr), 0);
+    cr_assert_str_eq(plain, "(n) + (n)");
+    cr_assert_str_eq(c_expr, "(((long long)n) + ((long long)n))");
+    free(plain);
+    free(c_expr);
+    ch_entry_list_free(&l);
+    /* the time-step count multiplies the work; products widen before they can overflow int */
+    l = scan_one("j.c", jacobi_src);
+    cr_assert_eq(ch_emit_size_expr(&l.items[0], &plain, &c_expr), 0);
+    cr_assert_str_eq(plain, "((n*n) + (n*n)) * (steps)");
+    cr_assert_str_eq(c_expr, "(((long long)n*(long long)n) + ((long long)n*(long long)n)) * "
+                             "(long long)steps");
+    ch_ck_size sz = {0};
+    ch_ck_size_set(&sz, "n", 100);
+    ch_ck_size_set(&sz, "steps", 3);
+    long long v = 0;
+    ch_error err;
+    cr_assert_eq(ch_checklist_eval(plain, &sz, &v, &err), 0, "%s", err.msg);
+    cr_assert_eq(v, 60000);
+    ch_ck_size_free(&sz);
+    free(plain);
+    free(c_expr);
+    ch_entry_list_free(&l);
+}
+
+Test(emit, dispatch_threshold_from_the_measurements)
+{
+    /* no measurement: always the GPU */
+    cr_assert_eq(ch_emit_gpu_min_size(1e6, -1, 2.0, 0.05), 0);
+    cr_assert_eq(ch_emit_gpu_min_size(0, 10, 2.0, 0.05), 0);
+    /* host faster per element (a copy-bound kernel): never the GPU */
+    cr_assert_eq(ch_emit_gpu_min_size(1e6, 1.5, 2.0, 0.05), LLONG_MAX);
+    /* the GPU wins from where its fixed cost is paid back: 0.05 / (10e-6 - 1.95e-6) = 6212 */
+    long long at = ch_emit_gpu_min_size(1e6, 10.0, 2.0, 0.05);
+    cr_assert(at >= 6200 && at <= 6220, "%lld", at);
+    /* a fixed cost above the tune time is noise: the whole call scales */
+    cr_assert_eq(ch_emit_gpu_min_size(1e6, 10.0, 2.0, 3.0), 0);
+}
+
+Test(emit, dispatcher_uses_the_threshold_and_private_names)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    const char *kernel = "extern \"C\" void saxpy_launcher(int n, float a, const float *x, "
+                         "float *y) {}\n";
+    ch_emit_kernel k = {&l.items[0], kernel, NULL, "test", NULL, "((long long)n)", 4096};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "int large = ch_saxpy_force || ((long long)n) >= 4096LL;"), "%s",
+              out.data);
+    cr_assert(strstr(out.data, "#define saxpy_launcher saxpy__ch_launcher"), "%s", out.data);
+    cr_assert(strstr(out.data, "extern \"C\" void saxpy__host("), "%s", out.data);
+    ch_strbuf_reset(&out);
+    k.gpu_min_size = LLONG_MAX;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "int large = ch_saxpy_force;"), "%s", out.data);
+    cr_assert(strstr(out.data, "the host path measured faster"), "%s", out.data);
+    ch_strbuf_reset(&out);
+    k.gpu_min_size = 0;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "int large = 1;"), "%s", out.data);
+    ch_strvec priv;
+    ch_strvec_init(&priv);
+    ch_emit_private_symbols(&l.items[0], &priv);
+    cr_assert_eq(priv.len, 3);
+    cr_assert_str_eq(priv.items[0], "saxpy__host");
+    cr_assert_str_eq(priv.items[1], "saxpy__ch_launcher");
+    ch_strvec_free(&priv);
+    ch_strbuf_free(&out);
+    ch_entry_list_free(&l);
+}
+
+/* nvcc compiles a generated unit, ld -r merges it with the host object, and only the user's
+ * name stays global. */
+Test(emit, unit_compiles_and_merges)
+{
+    char *nvcc = ch_find_executable("nvcc", 0);
+    if (!nvcc && ch_file_exists("/usr/local/cuda/bin/nvcc"))
+        nvcc = ch_xstrdup("/usr/local/cuda/bin/nvcc");
+    if (!nvcc)
+        cr_skip("nvcc not installed");
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    const ch_entry *e = &l.items[0];
+    ch_error err;
+    char *dir = ch_make_temp_dir("emit", &err);
+    const char *kernel =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, float a, const float *x, float *y)\n"
+        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+        "{ k<<<(n + 255) / 256, 256>>>(n, a, x, y); }\n";
+    ch_emit_kernel k = {e, kernel, NULL, NULL, NULL, NULL, 0};
+    ch_strbuf unit, log;
+    ch_strbuf_init(&unit);
+    ch_strbuf_init(&log);
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &unit, &err), 0, "%s", err.msg);
+    char *cu = ch_path_join(dir, "u.cu"), *uo = ch_path_join(dir, "u.o");
+    cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
+    char *argv[] = {nvcc, "-arch=sm_90", NULL};
+    cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
+    /* the host half: the user's code with the body renamed */
+    size_t len;
+    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, &len);
+    char *hc = ch_path_join(dir, "h.c"), *ho = ch_path_join(dir, "h.o");
+    cr_assert_eq(ch_write_file_atomic(hc, host, len, 0, &err), 0);
+    char *cc[] = {"cc", "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes",
+                  "-c", hc,      "-o",      ho,        NULL};
+    ch_strbuf ccout;
+    ch_strbuf_init(&ccout);
+    cr_assert_eq(ch_proc_capture(cc, &ccout, &err), 0, "%s", ccout.data);
+    char *merged = ch_path_join(dir, "m.o");
+    const char *objs[] = {ho, uo};
+    ch_strvec priv;
+    ch_strvec_init(&priv);
+    ch_emit_private_symbols(e, &priv);
+    cr_assert_eq(ch_emit_merge(objs, 2, priv.items, merged, &err), 0, "%s", err.msg);
+    char *nm[] = {"nm", merged, NULL};
+    ch_strbuf syms;
+    ch_strbuf_init(&syms);
+    cr_assert_eq(ch_proc_capture(nm, &syms, &err), 0);
+    cr_assert(strstr(syms.data, " T saxpy\n"), "%s", syms.data);
+    cr_assert(strstr(syms.data, " t saxpy__host\n"), "%s", syms.data);
+    cr_assert(strstr(syms.data, " t saxpy__ch_launcher\n"), "%s", syms.data);
+    cr_assert(strstr(syms.data, " T caller\n"), "%s", syms.data);
+    /* a failed merge leaves nothing behind */
+    const char *bad[] = {hc};
+    char *none = ch_path_join(dir, "none.o");
+    cr_assert_neq(ch_emit_merge(bad, 1, NULL, none, &err), 0);
+    cr_assert_not(ch_file_exists(none));
+    ch_remove_tree(dir, &err);
+    free(none);
+    ch_strbuf_free(&syms);
+    ch_strvec_free(&priv);
+    free(merged);
+    ch_strbuf_free(&ccout);
+    free(host);
+    free(hc);
+    free(ho);
+    free(cu);
+    free(uo);
+    ch_strbuf_free(&unit);
+    ch_strbuf_free(&log);
+    free(dir);
+    free(nvcc);
+    ch_entry_list_free(&l);
+}
