@@ -225,13 +225,19 @@ const ch_cache_file *ch_cache_hit_file(const ch_cache_hit *h, const char *name)
     return NULL;
 }
 
-const char *ch_cache_hit_meta(const ch_cache_hit *h, const char *name)
+/* The value of record name in "name=value" records, or NULL. */
+static const char *meta_value(const ch_strvec *meta, const char *name)
 {
     size_t n = strlen(name);
-    for (size_t i = 0; i < h->meta.len; i++)
-        if (strncmp(h->meta.items[i], name, n) == 0 && h->meta.items[i][n] == '=')
-            return h->meta.items[i] + n + 1;
+    for (size_t i = 0; i < meta->len; i++)
+        if (strncmp(meta->items[i], name, n) == 0 && meta->items[i][n] == '=')
+            return meta->items[i] + n + 1;
     return NULL;
+}
+
+const char *ch_cache_hit_meta(const ch_cache_hit *h, const char *name)
+{
+    return meta_value(&h->meta, name);
 }
 
 /* Reads and verifies the entry in directory path. 1: valid (hit filled), 0: absent, -1: damaged
@@ -625,11 +631,7 @@ const ch_cache_file *ch_cache_txn_file(const ch_cache_txn *t, const char *name)
 
 const char *ch_cache_txn_get_meta(const ch_cache_txn *t, const char *name)
 {
-    size_t n = strlen(name);
-    for (size_t i = 0; i < t->meta.len; i++)
-        if (strncmp(t->meta.items[i], name, n) == 0 && t->meta.items[i][n] == '=')
-            return t->meta.items[i] + n + 1;
-    return NULL;
+    return meta_value(&t->meta, name);
 }
 
 void ch_cache_txn_meta(ch_cache_txn *t, const char *name, const char *value)

@@ -374,6 +374,23 @@ static int copied_back(const ch_param *p)
     return !p->is_const && (p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT);
 }
 
+/* One buffer's copy in the launcher, to the device or back: through the staging helpers of a
+ * staged variant, else a plain cudaMemcpy. */
+static void emit_copy(gen *g, const ch_param *q, int to_device)
+{
+    const char *dev = to_device ? "ch_d_" : "", *host = to_device ? "" : "ch_d_";
+    if (g->staged)
+        ch_strbuf_addf(
+            g->out, "    if (ch_n_%s && %s_%s(%s%s, %s%s, ch_n_%s) != 0)\n        return;\n",
+            q->name, g->e->name, to_device ? "h2d" : "d2h", dev, q->name, host, q->name, q->name);
+    else
+        ch_strbuf_addf(g->out,
+                       "    if (ch_n_%s && cudaMemcpy(%s%s, %s%s, ch_n_%s, %s) != cudaSuccess)\n"
+                       "        return;\n",
+                       q->name, dev, q->name, host, q->name, q->name,
+                       to_device ? "cudaMemcpyHostToDevice" : "cudaMemcpyDeviceToHost");
+}
+
 static void emit_launcher(gen *g)
 {
     const ch_entry *e = g->e;
@@ -431,16 +448,7 @@ static void emit_launcher(gen *g)
                            "    if (%s_reserve(&ch_d_%s, &ch_d_%s_bytes, ch_n_%s) != 0)\n"
                            "        return;\n",
                            e->name, q->name, q->name, q->name);
-            if (g->staged)
-                ch_strbuf_addf(out,
-                               "    if (ch_n_%s && %s_h2d(ch_d_%s, %s, ch_n_%s) != 0)\n"
-                               "        return;\n",
-                               q->name, e->name, q->name, q->name, q->name);
-            else
-                ch_strbuf_addf(out,
-                               "    if (ch_n_%s && cudaMemcpy(ch_d_%s, %s, ch_n_%s, "
-                               "cudaMemcpyHostToDevice) != cudaSuccess)\n        return;\n",
-                               q->name, q->name, q->name, q->name);
+            emit_copy(g, q, 1);
             free(ext);
         }
         ch_strbuf_addc(out, '\n');
@@ -452,16 +460,7 @@ static void emit_launcher(gen *g)
             const ch_param *q = &e->params[i];
             if (q->role == CH_ROLE_SCALAR || !copied_back(q))
                 continue;
-            if (g->staged)
-                ch_strbuf_addf(out,
-                               "    if (ch_n_%s && %s_d2h(%s, ch_d_%s, ch_n_%s) != 0)\n"
-                               "        return;\n",
-                               q->name, e->name, q->name, q->name, q->name);
-            else
-                ch_strbuf_addf(out,
-                               "    if (ch_n_%s && cudaMemcpy(%s, ch_d_%s, ch_n_%s, "
-                               "cudaMemcpyDeviceToHost) != cudaSuccess)\n        return;\n",
-                               q->name, q->name, q->name, q->name);
+            emit_copy(g, q, 0);
         }
     }
     ch_strbuf_adds(out, "}\n");
