@@ -399,22 +399,9 @@ static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, c
                    e->name, e->signature, e->signature, e->name, args.data);
     char *c = ch_xasprintf("%s/%s_host.c", tmp, e->name);
     int rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
-    if (rc == 0) {
-        char *argv[] = {b->ref_cc.items[0], "-O2", "-c", c, "-o", (char *)obj_path, NULL};
-        ch_strbuf log;
-        ch_strbuf_init(&log);
-        ch_proc_result pr;
-        ch_proc_result_init(&pr);
-        ch_proc_opts po = {0};
-        po.capture_stdout = 1;
-        po.merge_stderr = 1;
-        rc = ch_proc_run(argv, &po, &pr, err);
-        if (rc == 0 && pr.exit_code != 0)
-            rc = ch_error_set(err, "%s: the reference does not compile: %.300s", e->name,
-                              pr.out.data ? pr.out.data : "");
-        ch_proc_result_free(&pr);
-        ch_strbuf_free(&log);
-    }
+    char *argv[] = {b->ref_cc.items[0], "-O2", NULL};
+    if (rc == 0 && ch_emit_compile(argv, c, obj_path, NULL, err) != 0)
+        rc = ch_error_prefix(err, "%s: the reference does not compile", e->name);
     free(c);
     ch_strbuf_free(&src);
     ch_strbuf_free(&args);

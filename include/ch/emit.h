@@ -67,9 +67,10 @@ char *ch_emit_rename_definitions(const char *text, size_t len, const ch_entry *c
 char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *entries, size_t n,
                           size_t *out_len);
 
-/* Compiles a generated unit: nvcc_argv (nvcc and its flags, NULL-terminated) + -c cu -o obj.
- * The compiler's output goes to log. 0, or -1 with err (the log's first lines in it). */
-int ch_emit_compile(char *const *nvcc_argv, const char *cu_path, const char *obj_path,
+/* Compiles a generated unit: compiler_argv (nvcc or the host compiler and its flags,
+ * NULL-terminated) + -c src -o obj. The compiler's output goes to log (may be NULL). 0, or -1
+ * with err (the output's first line in it). */
+int ch_emit_compile(char *const *compiler_argv, const char *src_path, const char *obj_path,
                     ch_strbuf *log, ch_error *err);
 
 /* `ld -r` of objs into out, then the given symbols made local (they link the user's object

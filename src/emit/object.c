@@ -127,15 +127,15 @@ static int run_tool(char *const *argv, ch_strbuf *log, ch_error *err)
     return rc;
 }
 
-int ch_emit_compile(char *const *nvcc_argv, const char *cu_path, const char *obj_path,
+int ch_emit_compile(char *const *compiler_argv, const char *src_path, const char *obj_path,
                     ch_strbuf *log, ch_error *err)
 {
     ch_strvec argv;
     ch_strvec_init(&argv);
-    for (char *const *a = nvcc_argv; *a; a++)
+    for (char *const *a = compiler_argv; *a; a++)
         ch_strvec_push(&argv, *a);
     ch_strvec_push(&argv, "-c");
-    ch_strvec_push(&argv, cu_path);
+    ch_strvec_push(&argv, src_path);
     ch_strvec_push(&argv, "-o");
     ch_strvec_push(&argv, obj_path);
     int rc = run_tool(argv.items, log, err);

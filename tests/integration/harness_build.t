@@ -140,4 +140,36 @@ is "$(( $(stat hits) - hits )) $(( $(stat kernel_compiles) - compiles ))" "1 0" 
    "rebuild after touch takes the kernel object from the cache: a hit, no nvcc"
 CH_CC_FORCE_HOST=1 CH_CC_TRACE=1 ./saxpy > /dev/null 2> force.err
 like "$(sort -u force.err)" "saxpy: host" "CH_CC_FORCE_HOST=1 forces the host path"
+# ---- a spec-only entry with a model (the fake server): the test author's reference is the ----
+# ---- host path until a kernel verifies ------------------------------------------------------
+cp -r "$CH_CC_SRC/tests/integration/data/specdecl" "$TEST_DIR/spec"
+cd "$TEST_DIR/spec"
+export CH_CC_CACHE_DIR="$TEST_DIR/.cache-spec"
+python3 script.py script.json "$CH_CC_SRC/tests/gpu/llm/saxpy_right.cu"
+python3 "$CH_CC_SRC/tests/fakes/fake_llm.py" --script script.json --record requests.jsonl \
+    --port 0 --port-file port > /dev/null 2>&1 &
+llm_pid=$!
+for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+export CH_CC_PROVIDER=openai CH_CC_MODEL=fake CH_CC_API_KEY=test-key \
+       CH_CC_API_BASE="http://127.0.0.1:$(cat port)/v1"
+"$CH_CC_BIN" -O2 -c axpy.c -o axpy.o 2> axpy.err
+ok $? "a spec-only entry builds with a model agent"
+like "$(cat axpy.err)" "axpy.c:1:1: warning: axpy: host path linked: nothing can be verified here" \
+    "without a GPU its kernel is pending"
+is "$(wc -l < requests.jsonl)" 3 "three requests: checklist, test author, kernel author"
+python3 -c "
+import json, sys
+reqs = [json.dumps(json.loads(l)['body']) for l in open('requests.jsonl')]
+sys.exit('REF_MARKER' in reqs[2])"
+ok $? "the kernel author never saw the test author's reference"
+is "$(nm axpy.o | awk '$3 == "axpy" {print $2}')" T "the object defines axpy (the reference is the host path)"
+nm axpy.o | grep -q " t axpy__ch_reference$"; ok $? "the reference itself is local"
+cc -O2 main.c axpy.o -o prog && ./prog > run.out
+ok $? "the program links and runs"
+is "$(cat run.out)" "3 5 7 9 11" "with the reference's results"
+"$CH_CC_BIN" -O2 -c axpy.c -o axpy.o 2> axpy2.err
+is "$(wc -l < requests.jsonl)" 3 "the rebuild asks the model nothing"
+cc -O2 main.c axpy.o -o prog && is "$(./prog)" "3 5 7 9 11" "and links the cached reference"
+kill "$llm_pid" 2>/dev/null; wait "$llm_pid" 2>/dev/null
+unset CH_CC_PROVIDER CH_CC_MODEL CH_CC_API_KEY CH_CC_API_BASE
 done_testing
