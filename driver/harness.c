@@ -258,6 +258,7 @@ static void build_close(ch_build *b)
     ch_strvec_free(&b->archs);
     ch_strvec_free(&b->ref_cc);
     free(b->nvcc);
+    free(b->nvcc_ident);
     pthread_mutex_destroy(&b->lock);
 }
 
@@ -296,22 +297,21 @@ static void unit_flags(const ch_build *b, ch_strvec *argv)
 static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags, int c_linkage,
                       long long gpu_min_size, char key[33], ch_error *err)
 {
-    static char *nvcc_ident; /* per process: one nvcc --version */
-    if (!nvcc_ident) {
+    if (!b->nvcc_ident) { /* one nvcc --version per command */
         ch_strbuf sb;
         ch_strbuf_init(&sb);
         if (ch_cache_tool_ident(b->nvcc, &sb, err) != 0) {
             ch_strbuf_free(&sb);
             return -1;
         }
-        nvcc_ident = ch_strbuf_detach(&sb);
+        b->nvcc_ident = ch_strbuf_detach(&sb);
     }
     ch_strvec all;
     ch_strvec_init(&all);
     ch_strvec_pushv(&all, flags);
     ch_strvec_push(&all, c_linkage ? "linkage=C" : "linkage=C++");
     ch_strvec_push_owned(&all, ch_xasprintf("dispatch=%lld", gpu_min_size));
-    ch_object_ident id = {nvcc_ident, "", all.items, 0, NULL, NULL, NULL};
+    ch_object_ident id = {b->nvcc_ident, "", all.items, 0, NULL, NULL, NULL};
     int rc = ch_cache_object_key(entry_key, &id, key);
     ch_strvec_free(&all);
     return rc;

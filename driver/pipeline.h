@@ -22,7 +22,8 @@ typedef struct ch_build {
     int have_gpu;     /* verification can run: a device here, or CH_CC_RUNNER */
     ch_strvec archs;  /* target architectures of kernels (at least one) */
     char *nvcc;       /* the real nvcc */
-    ch_strvec ref_cc; /* host compiler + the user's preprocessor flags (the oracle) */
+    char *nvcc_ident; /* its identity for object keys, read once (NULL until then) */
+    ch_strvec ref_cc; /* host compiler + the user's preprocessor flags and -O (the oracle) */
     ch_cfg_source budget_source;
     ch_agent *agent; /* opened on the first miss */
     int agent_failed;
