@@ -62,6 +62,29 @@ void ch_ir_add(ch_ir *parent, ch_ir *kid);
 void ch_ir_free(ch_ir *ir);
 ch_ir *ch_ir_clone(const ch_ir *ir);
 
+/* C precedence levels, higher binds tighter: what the printers (this one and the builtin
+ * agent's CUDA printer) parenthesise by. */
+enum {
+    CH_PREC_COMMA = 1,
+    CH_PREC_ASSIGN,
+    CH_PREC_COND,
+    CH_PREC_LOR,
+    CH_PREC_LAND,
+    CH_PREC_BOR,
+    CH_PREC_BXOR,
+    CH_PREC_BAND,
+    CH_PREC_EQ,
+    CH_PREC_REL,
+    CH_PREC_SHIFT,
+    CH_PREC_ADD,
+    CH_PREC_MUL,
+    CH_PREC_UNARY,
+    CH_PREC_POSTFIX,
+    CH_PREC_PRIMARY
+};
+/* The precedence of an expression node (CH_PREC_PRIMARY for leaves and statements). */
+int ch_ir_prec(const ch_ir *e);
+
 /* Prints the tree back as C (expressions fully parenthesised only where needed for
  * precedence), indented by `indent` levels of 4 spaces. `rename` (may be NULL) maps a
  * variable name to the text printed instead (for kernel index substitution). */

@@ -5,59 +5,41 @@
 
 #include "ch/ir.h"
 
-/* C precedence levels, higher binds tighter. */
-enum {
-    P_COMMA = 1,
-    P_ASSIGN,
-    P_COND,
-    P_LOR,
-    P_LAND,
-    P_BOR,
-    P_BXOR,
-    P_BAND,
-    P_EQ,
-    P_REL,
-    P_SHIFT,
-    P_ADD,
-    P_MUL,
-    P_UNARY,
-    P_POSTFIX,
-    P_PRIMARY
-};
-
 static int binary_prec(const char *op)
 {
     static const struct {
         const char *op;
         int prec;
-    } table[] = {{",", P_COMMA}, {"||", P_LOR}, {"&&", P_LAND},  {"|", P_BOR},    {"^", P_BXOR},
-                 {"&", P_BAND},  {"==", P_EQ},  {"!=", P_EQ},    {"<", P_REL},    {">", P_REL},
-                 {"<=", P_REL},  {">=", P_REL}, {"<<", P_SHIFT}, {">>", P_SHIFT}, {"+", P_ADD},
-                 {"-", P_ADD},   {"*", P_MUL},  {"/", P_MUL},    {"%", P_MUL}};
+    } table[] = {
+        {",", CH_PREC_COMMA},  {"||", CH_PREC_LOR},   {"&&", CH_PREC_LAND}, {"|", CH_PREC_BOR},
+        {"^", CH_PREC_BXOR},   {"&", CH_PREC_BAND},   {"==", CH_PREC_EQ},   {"!=", CH_PREC_EQ},
+        {"<", CH_PREC_REL},    {">", CH_PREC_REL},    {"<=", CH_PREC_REL},  {">=", CH_PREC_REL},
+        {"<<", CH_PREC_SHIFT}, {">>", CH_PREC_SHIFT}, {"+", CH_PREC_ADD},   {"-", CH_PREC_ADD},
+        {"*", CH_PREC_MUL},    {"/", CH_PREC_MUL},    {"%", CH_PREC_MUL}};
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         if (strcmp(table[i].op, op) == 0)
             return table[i].prec;
-    return P_COMMA;
+    return CH_PREC_COMMA;
 }
 
-static int expr_prec(const ch_ir *e)
+int ch_ir_prec(const ch_ir *e)
 {
     switch (e->kind) {
     case CH_IR_BINARY:
         return binary_prec(e->text ? e->text : ",");
     case CH_IR_ASSIGN:
-        return P_ASSIGN;
+        return CH_PREC_ASSIGN;
     case CH_IR_COND:
-        return P_COND;
+        return CH_PREC_COND;
     case CH_IR_UNARY:
-        return e->postfix ? P_POSTFIX : P_UNARY;
+        return e->postfix ? CH_PREC_POSTFIX : CH_PREC_UNARY;
     case CH_IR_CAST:
-        return P_UNARY;
+        return CH_PREC_UNARY;
     case CH_IR_INDEX:
     case CH_IR_CALL:
-        return P_POSTFIX;
+        return CH_PREC_POSTFIX;
     default:
-        return P_PRIMARY;
+        return CH_PREC_PRIMARY;
     }
 }
 
@@ -81,13 +63,13 @@ static void print_unary(printer *p, const ch_ir *e)
 {
     const char *op = e->text ? e->text : "";
     if (e->postfix) {
-        print_kid(p, e, 0, P_POSTFIX);
+        print_kid(p, e, 0, CH_PREC_POSTFIX);
         ch_strbuf_adds(p->out, op);
         return;
     }
     ch_strbuf_adds(p->out, op);
     size_t mark = p->out->len;
-    print_kid(p, e, 0, P_UNARY);
+    print_kid(p, e, 0, CH_PREC_UNARY);
     /* "- -x" and "+ ++x" must not fuse into "--x" / "+++x" */
     char first = p->out->data[mark];
     if ((first == '-' || first == '+') && op[0] == first) {
@@ -116,22 +98,22 @@ static void print_expr_inner(printer *p, const ch_ir *e)
         break;
     }
     case CH_IR_INDEX:
-        print_kid(p, e, 0, P_POSTFIX);
+        print_kid(p, e, 0, CH_PREC_POSTFIX);
         ch_strbuf_addc(p->out, '[');
-        print_kid(p, e, 1, P_COMMA);
+        print_kid(p, e, 1, CH_PREC_COMMA);
         ch_strbuf_addc(p->out, ']');
         break;
     case CH_IR_BINARY: {
-        int prec = expr_prec(e);
+        int prec = ch_ir_prec(e);
         print_kid(p, e, 0, prec);
         ch_strbuf_addf(p->out, strcmp(e->text, ",") == 0 ? "%s " : " %s ", e->text);
         print_kid(p, e, 1, prec + 1);
         break;
     }
     case CH_IR_ASSIGN:
-        print_kid(p, e, 0, P_UNARY);
+        print_kid(p, e, 0, CH_PREC_UNARY);
         ch_strbuf_addf(p->out, " %s ", e->text ? e->text : "=");
-        print_kid(p, e, 1, P_ASSIGN);
+        print_kid(p, e, 1, CH_PREC_ASSIGN);
         break;
     case CH_IR_UNARY:
         print_unary(p, e);
@@ -142,20 +124,20 @@ static void print_expr_inner(printer *p, const ch_ir *e)
         for (size_t i = 0; i < e->nkids; i++) {
             if (i)
                 ch_strbuf_adds(p->out, ", ");
-            print_kid(p, e, i, P_ASSIGN);
+            print_kid(p, e, i, CH_PREC_ASSIGN);
         }
         ch_strbuf_addc(p->out, ')');
         break;
     case CH_IR_CAST:
         ch_strbuf_addf(p->out, "(%s)", e->ctype ? e->ctype : "");
-        print_kid(p, e, 0, P_UNARY);
+        print_kid(p, e, 0, CH_PREC_UNARY);
         break;
     case CH_IR_COND:
-        print_kid(p, e, 0, P_LOR);
+        print_kid(p, e, 0, CH_PREC_LOR);
         ch_strbuf_adds(p->out, " ? ");
-        print_kid(p, e, 1, P_COMMA);
+        print_kid(p, e, 1, CH_PREC_COMMA);
         ch_strbuf_adds(p->out, " : ");
-        print_kid(p, e, 2, P_COND);
+        print_kid(p, e, 2, CH_PREC_COND);
         break;
     default:
         ch_strbuf_adds(p->out, "/*statement*/0");
@@ -164,7 +146,7 @@ static void print_expr_inner(printer *p, const ch_ir *e)
 
 static void print_expr(printer *p, const ch_ir *e, int min_prec)
 {
-    int paren = expr_prec(e) < min_prec;
+    int paren = ch_ir_prec(e) < min_prec;
     if (paren)
         ch_strbuf_addc(p->out, '(');
     print_expr_inner(p, e);
@@ -194,7 +176,7 @@ static void print_declarator(printer *p, const ch_ir *d)
         ch_strbuf_adds(p->out, br);
     if (d->nkids > 0 && d->kids[0]) {
         ch_strbuf_adds(p->out, " = ");
-        print_expr(p, d->kids[0], P_ASSIGN);
+        print_expr(p, d->kids[0], CH_PREC_ASSIGN);
     }
 }
 
@@ -206,11 +188,11 @@ static void print_simple(printer *p, const ch_ir *s)
     if (s->kind == CH_IR_DECL)
         print_declarator(p, s);
     else if (s->kind == CH_IR_EXPR_STMT && s->nkids > 0)
-        print_expr(p, s->kids[0], P_COMMA);
+        print_expr(p, s->kids[0], CH_PREC_COMMA);
     else if (s->kind != CH_IR_NULL_STMT && s->kind < CH_IR_INT_LIT)
         ch_strbuf_adds(p->out, "/*statement*/");
     else if (s->kind >= CH_IR_INT_LIT)
-        print_expr(p, s, P_COMMA);
+        print_expr(p, s, CH_PREC_COMMA);
 }
 
 static void print_stmt(printer *p, const ch_ir *s, int indent);
@@ -254,16 +236,16 @@ static void print_stmt(printer *p, const ch_ir *s, int indent)
         print_simple(p, kid(s, 0));
         ch_strbuf_adds(p->out, kid(s, 1) ? "; " : ";");
         if (kid(s, 1))
-            print_expr(p, kid(s, 1), P_COMMA);
+            print_expr(p, kid(s, 1), CH_PREC_COMMA);
         ch_strbuf_adds(p->out, kid(s, 2) ? "; " : ";");
         if (kid(s, 2))
-            print_expr(p, kid(s, 2), P_COMMA);
+            print_expr(p, kid(s, 2), CH_PREC_COMMA);
         ch_strbuf_addc(p->out, ')');
         print_body(p, kid(s, 3), indent);
         break;
     case CH_IR_WHILE:
         ch_strbuf_adds(p->out, "while (");
-        print_kid(p, s, 0, P_COMMA);
+        print_kid(p, s, 0, CH_PREC_COMMA);
         ch_strbuf_addc(p->out, ')');
         print_body(p, kid(s, 1), indent);
         break;
@@ -272,12 +254,12 @@ static void print_stmt(printer *p, const ch_ir *s, int indent)
         print_body(p, kid(s, 0), indent);
         indent_to(p, indent);
         ch_strbuf_adds(p->out, "while (");
-        print_kid(p, s, 1, P_COMMA);
+        print_kid(p, s, 1, CH_PREC_COMMA);
         ch_strbuf_adds(p->out, ");\n");
         break;
     case CH_IR_IF:
         ch_strbuf_adds(p->out, "if (");
-        print_kid(p, s, 0, P_COMMA);
+        print_kid(p, s, 0, CH_PREC_COMMA);
         ch_strbuf_addc(p->out, ')');
         print_body(p, kid(s, 1), indent);
         if (kid(s, 2)) {
@@ -294,7 +276,7 @@ static void print_stmt(printer *p, const ch_ir *s, int indent)
     case CH_IR_RETURN:
         ch_strbuf_adds(p->out, kid(s, 0) ? "return " : "return");
         if (kid(s, 0))
-            print_expr(p, kid(s, 0), P_COMMA);
+            print_expr(p, kid(s, 0), CH_PREC_COMMA);
         ch_strbuf_adds(p->out, ";\n");
         break;
     case CH_IR_BREAK:
@@ -311,7 +293,7 @@ static void print_stmt(printer *p, const ch_ir *s, int indent)
         ch_strbuf_adds(p->out, "\n");
         break;
     default:
-        print_expr(p, s, P_COMMA);
+        print_expr(p, s, CH_PREC_COMMA);
         ch_strbuf_adds(p->out, ";\n");
     }
 }

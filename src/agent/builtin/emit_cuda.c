@@ -191,65 +191,6 @@ ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e)
     }
 }
 
-/* Precedence levels of C, higher binds tighter. */
-enum {
-    P_COMMA = 1,
-    P_ASSIGN,
-    P_COND,
-    P_LOR,
-    P_LAND,
-    P_BOR,
-    P_BXOR,
-    P_BAND,
-    P_EQ,
-    P_REL,
-    P_SHIFT,
-    P_ADD,
-    P_MUL,
-    P_UNARY,
-    P_POSTFIX,
-    P_PRIMARY
-};
-
-static int binary_prec(const char *op)
-{
-    static const struct {
-        const char *op;
-        int prec;
-    } t[] = {{",", P_COMMA}, {"||", P_LOR}, {"&&", P_LAND},  {"|", P_BOR},    {"^", P_BXOR},
-             {"&", P_BAND},  {"==", P_EQ},  {"!=", P_EQ},    {"<", P_REL},    {">", P_REL},
-             {"<=", P_REL},  {">=", P_REL}, {"<<", P_SHIFT}, {">>", P_SHIFT}, {"+", P_ADD},
-             {"-", P_ADD},   {"*", P_MUL},  {"/", P_MUL},    {"%", P_MUL}};
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-        if (strcmp(op, t[i].op) == 0)
-            return t[i].prec;
-    return P_COMMA;
-}
-
-static int prec_of(const ch_ir *e)
-{
-    switch (e->kind) {
-    case CH_IR_BINARY:
-        return binary_prec(e->text ? e->text : ",");
-    case CH_IR_ASSIGN:
-        return P_ASSIGN;
-    case CH_IR_COND:
-        return P_COND;
-    case CH_IR_UNARY:
-        return e->postfix ? P_POSTFIX : P_UNARY;
-    case CH_IR_CAST:
-        return P_UNARY;
-    case CH_IR_INDEX:
-    case CH_IR_CALL:
-        return P_POSTFIX;
-    case CH_IR_FLOAT_LIT:
-    case CH_IR_INT_LIT:
-        return P_PRIMARY;
-    default:
-        return P_PRIMARY;
-    }
-}
-
 /* Shortest spelling that reads back as the same value in the literal's precision. */
 static void emit_float(ch_strbuf *out, double v, int is_float)
 {
@@ -294,11 +235,11 @@ static int emit_array_index(const bi_emit *em, const ch_ir *e)
     for (size_t d = 2; d < n; d++)
         ch_strbuf_addc(em->out, '(');
     ch_strbuf_adds(em->out, "(size_t)(");
-    emit_prec(em, subs[n - 1], P_COMMA + 1);
+    emit_prec(em, subs[n - 1], CH_PREC_COMMA + 1);
     ch_strbuf_addc(em->out, ')');
     for (size_t d = 1; d < n; d++) {
         ch_strbuf_addf(em->out, " * (%s) + (", p->dims[d]);
-        emit_prec(em, subs[n - 1 - d], P_COMMA + 1);
+        emit_prec(em, subs[n - 1 - d], CH_PREC_COMMA + 1);
         ch_strbuf_adds(em->out, d + 1 < n ? "))" : ")");
     }
     ch_strbuf_addc(em->out, ']');
@@ -321,7 +262,7 @@ static void emit_call(const bi_emit *em, const ch_ir *e)
     for (size_t i = 0; i < e->nkids; i++) {
         if (i)
             ch_strbuf_adds(em->out, ", ");
-        emit_prec(em, e->kids[i], P_ASSIGN);
+        emit_prec(em, e->kids[i], CH_PREC_ASSIGN);
     }
     ch_strbuf_addc(em->out, ')');
 }
@@ -333,7 +274,7 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
         ch_strbuf_adds(out, "/* missing */ 0");
         return;
     }
-    int p = prec_of(e);
+    int p = ch_ir_prec(e);
     int paren = p < min;
     if (paren)
         ch_strbuf_addc(out, '(');
@@ -352,9 +293,9 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
         break;
     case CH_IR_INDEX:
         if (!emit_array_index(em, e)) {
-            emit_prec(em, e->kids[0], P_POSTFIX);
+            emit_prec(em, e->kids[0], CH_PREC_POSTFIX);
             ch_strbuf_addc(out, '[');
-            emit_prec(em, e->kids[1], P_COMMA);
+            emit_prec(em, e->kids[1], CH_PREC_COMMA);
             ch_strbuf_addc(out, ']');
         }
         break;
@@ -371,7 +312,7 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
     }
     case CH_IR_UNARY:
         if (e->postfix) {
-            emit_prec(em, e->kids[0], P_POSTFIX);
+            emit_prec(em, e->kids[0], CH_PREC_POSTFIX);
             ch_strbuf_adds(out, e->text);
         } else {
             ch_strbuf_adds(out, e->text);
@@ -380,27 +321,27 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
             if (k && k->kind == CH_IR_UNARY && !k->postfix && k->text && e->text &&
                 k->text[0] == e->text[0])
                 ch_strbuf_addc(out, ' ');
-            emit_prec(em, k, P_UNARY);
+            emit_prec(em, k, CH_PREC_UNARY);
         }
         break;
     case CH_IR_ASSIGN:
-        emit_prec(em, e->kids[0], P_UNARY);
+        emit_prec(em, e->kids[0], CH_PREC_UNARY);
         ch_strbuf_addf(out, " %s ", e->text ? e->text : "=");
-        emit_prec(em, e->kids[1], P_ASSIGN);
+        emit_prec(em, e->kids[1], CH_PREC_ASSIGN);
         break;
     case CH_IR_CALL:
         emit_call(em, e);
         break;
     case CH_IR_CAST:
         ch_strbuf_addf(out, "(%s)", e->ctype ? e->ctype : "?");
-        emit_prec(em, e->kids[0], P_UNARY);
+        emit_prec(em, e->kids[0], CH_PREC_UNARY);
         break;
     case CH_IR_COND:
-        emit_prec(em, e->kids[0], P_LOR);
+        emit_prec(em, e->kids[0], CH_PREC_LOR);
         ch_strbuf_adds(out, " ? ");
-        emit_prec(em, e->kids[1], P_COMMA);
+        emit_prec(em, e->kids[1], CH_PREC_COMMA);
         ch_strbuf_adds(out, " : ");
-        emit_prec(em, e->kids[2], P_COND);
+        emit_prec(em, e->kids[2], CH_PREC_COND);
         break;
     default:
         ch_strbuf_adds(out, e->text ? e->text : "/* ? */");
@@ -412,7 +353,7 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
 
 void bi_emit_expr(const bi_emit *em, const ch_ir *e)
 {
-    emit_prec(em, e, P_COMMA);
+    emit_prec(em, e, CH_PREC_COMMA);
 }
 
 static void indent_to(ch_strbuf *out, int indent)
@@ -460,7 +401,7 @@ static void emit_decl_inline(const bi_emit *em, const ch_ir *s)
     emit_declarator(em->out, s->ctype ? s->ctype : "int", s->text ? s->text : "?");
     if (s->nkids && s->kids[0]) {
         ch_strbuf_adds(em->out, " = ");
-        emit_prec(em, s->kids[0], P_ASSIGN);
+        emit_prec(em, s->kids[0], CH_PREC_ASSIGN);
     }
 }
 
