@@ -471,7 +471,16 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     int status = 0, on_fail_error = strcmp(ch_config_get(&d->cfg, "on_fail"), "error") == 0;
     for (size_t i = 0; i < entries.len && object && status == 0; i++) {
         const ch_entry *e = &entries.items[i];
-        if (ch_pipeline_entry(b, e, in->path, &out[i], &err) != 0) {
+        if (e->is_static) {
+            /* the dispatcher lives in another unit of the object and cannot call or replace
+             * a static function; the function keeps its body */
+            memset(&out[i], 0, sizeof out[i]);
+            out[i].entry = e;
+            out[i].reason = ch_xasprintf("%s is static: its kernel's dispatcher could not reach "
+                                         "it from the generated unit; drop `static` to get a "
+                                         "kernel",
+                                         e->name);
+        } else if (ch_pipeline_entry(b, e, in->path, &out[i], &err) != 0) {
             ch_driver_report(&err);
             status = 1;
             break;

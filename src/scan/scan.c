@@ -293,6 +293,8 @@ static int build_entry(CXTranslationUnit tu, const char *path, annot *a, ch_entr
     e->fn_line = fl.line;
     e->fn_col = fl.col;
     e->name_offset = fl.offset;
+    e->is_static = clang_Cursor_getStorageClass(decl) == CX_SC_Static ||
+                   clang_Cursor_getStorageClass(def) == CX_SC_Static;
     e->spec = a->p.spec ? ch_xstrdup(a->p.spec) : NULL;
     e->clauses_text = ch_xstrdup(a->p.clauses_text ? a->p.clauses_text : "");
     CXType rt = clang_getCanonicalType(clang_getResultType(clang_getCursorType(def)));

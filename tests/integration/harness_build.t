@@ -90,6 +90,23 @@ before=$(stat agent_requests)
 is "$(stat agent_requests)" "$before" "the refusal is cached: the rebuild asks no agent"
 like "$(cat pre2.err)" "host path linked" "and still warns"
 
+# ---- a static function keeps its host path, and says why --------------------------------------
+printf '#pragma harness
+static void twice(int n, float *v)
+{
+    for (int i = 0; i < n; i++)
+        v[i] *= 2.0f;
+}
+void run(float *v);
+void run(float *v) { twice(4, v); }
+' > static.c
+before=$(stat agent_requests)
+"$CH_CC_BIN" -Wall -Werror -c static.c -o static.o 2> static.err
+ok $? "an annotated static function builds"
+like "$(cat static.err)" "static.c:1:1: warning: twice: host path linked: twice is static" "the warning says why"
+is "$(stat agent_requests)" "$before" "no agent is asked for it"
+is "$(nm static.o | awk '$3 == "run" {print $2}')" T "its caller is in the object"
+
 # ---- parallel builds of files sharing an entry generate once --------------------------------
 mkdir -p par && cd par
 for k in 1 2 3 4; do
