@@ -331,11 +331,8 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
         return -1;
     }
     char *name = ch_xasprintf("objects/%s.o", okey);
-    ch_cache_hit hit;
-    ch_cache_hit_init(&hit);
-    const ch_cache_file *f = NULL;
-    if (b->cache && ch_cache_peek(b->cache, o->key, &hit, err) > 0)
-        f = ch_cache_hit_file(&hit, name);
+    /* a hit already holds the entry's objects; a kernel made now has none yet */
+    const ch_cache_file *f = ch_cache_hit_file(&o->hit, name);
     int rc = 0;
     if (f) {
         rc = ch_write_file_atomic(obj_path, f->data, f->len, 0, err);
@@ -375,7 +372,6 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
         ch_strbuf_free(&unit);
         ch_strbuf_free(&log);
     }
-    ch_cache_hit_free(&hit);
     free(name);
     ch_strvec_free(&argv);
     return rc;

@@ -427,6 +427,18 @@ static void from_cached(ch_build *b, const char *status, const ch_cache_file *ke
     }
 }
 
+/* The outcome of a cache hit; the outcome takes the hit (its objects/ serve the emit step
+ * without reading the entry again). */
+static void from_hit(ch_build *b, ch_cache_hit *hit, ch_outcome *out)
+{
+    const char *status = ch_cache_hit_meta(hit, "status");
+    from_cached(b, status ? status : "failed", ch_cache_hit_file(hit, "kernel.cu"),
+                ch_cache_hit_file(hit, "reference.c"), ch_cache_hit_meta(hit, "design"),
+                ch_cache_hit_meta(hit, "reason"), ch_cache_hit_meta(hit, "gpu_min_size"), out);
+    out->hit = *hit;
+    ch_cache_hit_init(hit);
+}
+
 /* Under the key's lock (t holds the entry as it is now): verify pending candidates when a GPU
  * is here, else take what is cached. */
 static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
@@ -463,6 +475,7 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
                       ch_error *err)
 {
     memset(out, 0, sizeof *out);
+    ch_cache_hit_init(&out->hit);
     out->entry = e;
     out->launcher_ms = out->fraction = -1;
     if (ch_cache_key(e, b->archs.items, out->key) != 0)
@@ -488,11 +501,7 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
         return fresh(b, e, tu, t, out, err);
     }
     if (found && !(status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu)) {
-        from_cached(b, status ? status : "failed", ch_cache_hit_file(&hit, "kernel.cu"),
-                    ch_cache_hit_file(&hit, "reference.c"), ch_cache_hit_meta(&hit, "design"),
-                    ch_cache_hit_meta(&hit, "reason"), ch_cache_hit_meta(&hit, "gpu_min_size"),
-                    out);
-        ch_cache_hit_free(&hit);
+        from_hit(b, &hit, out);
         return 0;
     }
     ch_cache_hit_free(&hit);
@@ -507,12 +516,7 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
     if (rc < 0)
         return -1;
     if (rc == 1) { /* another build generated it while this one waited for the lock */
-        from_cached(
-            b, ch_cache_hit_meta(&hit, "status") ? ch_cache_hit_meta(&hit, "status") : "failed",
-            ch_cache_hit_file(&hit, "kernel.cu"), ch_cache_hit_file(&hit, "reference.c"),
-            ch_cache_hit_meta(&hit, "design"), ch_cache_hit_meta(&hit, "reason"),
-            ch_cache_hit_meta(&hit, "gpu_min_size"), out);
-        ch_cache_hit_free(&hit);
+        from_hit(b, &hit, out);
         return 0;
     }
     if (found)
@@ -568,5 +572,6 @@ void ch_outcome_free(ch_outcome *o)
     free(o->host_src);
     free(o->design);
     free(o->reason);
+    ch_cache_hit_free(&o->hit);
     memset(o, 0, sizeof *o);
 }

@@ -56,6 +56,7 @@ typedef struct ch_outcome {
     double launcher_ms;     /* the kernel's whole-call time at the tune size, -1 unknown */
     double fraction;        /* of the memory floor, -1 unknown */
     long long gpu_min_size; /* the dispatcher's threshold (ch_emit_gpu_min_size) */
+    ch_cache_hit hit;       /* the cache entry it came from (empty when generated now) */
 } ch_outcome;
 
 /* The entry's outcome: from the cache, or generated (and cached). -1 with err only for
