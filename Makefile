@@ -37,7 +37,9 @@ CACHE_SRC  := $(sort $(wildcard cache/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
 # The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
 # the full binary (libexec/ch-cc/ch-cc-full), which it execs. See driver/thin.c.
-DRIVER_FULL_ONLY := driver/harness.c driver/pipeline.c $(wildcard driver/admin*.c)
+DRIVER_FULL_ONLY := driver/harness.c driver/pipeline.c driver/targets.c $(wildcard driver/admin*.c)
+# driver/ files of pure functions (no printing, no driver state) that unit tests link too
+DRIVER_UNIT := driver/targets.c
 DRIVER_THIN_ONLY := driver/thin.c
 DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
@@ -110,9 +112,10 @@ $(eval $(call variant,asan))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(asan_DIR)/tests/unit/%,$(UNIT_SRC))
 FAKE_BIN := $(patsubst tests/fakes/%.c,$(asan_DIR)/tests/fakes/%,$(FAKE_SRC))
 
-$(asan_DIR)/tests/unit/%: tests/unit/%.c $(asan_LIBS) $(HEADERS)
+UNIT_DRIVER_OBJ := $(patsubst %.c,$(asan_DIR)/obj/%.o,$(DRIVER_UNIT))
+$(asan_DIR)/tests/unit/%: tests/unit/%.c $(asan_LIBS) $(UNIT_DRIVER_OBJ) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(BUILD_CC) $(CPPFLAGS_ALL) -Itests/unit $(asan_CFLAGS) $< -Wl,--start-group $(asan_LIBS) -Wl,--end-group $(LDLIBS_ALL) -lcriterion -o $@
+	$(BUILD_CC) $(CPPFLAGS_ALL) -Itests/unit -Idriver $(asan_CFLAGS) $< $(UNIT_DRIVER_OBJ) -Wl,--start-group $(asan_LIBS) -Wl,--end-group $(LDLIBS_ALL) -lcriterion -o $@
 
 $(asan_DIR)/tests/fakes/%: tests/fakes/%.c $(asan_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -87,6 +87,10 @@ int ch_cache_key(const ch_entry *e, char *const *archs, char out_hex[33])
     add_str(st, "clauses", e->clauses_text ? e->clauses_text : "");
     add_str(st, "signature", e->signature);
     add_str(st, "body", e->body_tokens);
+    /* the functions the body calls are part of what it means (absent when there are none, so
+     * the keys of entries without helpers stay what they were) */
+    for (size_t i = 0; i < e->n_helpers; i++)
+        add_str(st, "helper", e->helpers[i].source);
 
     size_t n = 0;
     while (archs && archs[n])

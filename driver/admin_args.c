@@ -54,7 +54,13 @@ int ch_admin_args(ch_driver *d)
     cJSON_AddItemToObject(root, "pre_includes", strvec_json(&a->pre_includes));
     add_opt_string(root, "std", a->std);
     add_opt_string(root, "opt", a->opt);
-    cJSON_AddItemToObject(root, "archs", strvec_json(&a->archs));
+    cJSON_AddItemToObject(root, "arch_options", strvec_json(&a->arch_opts));
+    /* the targets the build would key and compile kernels for */
+    ch_strvec archs;
+    ch_strvec_init(&archs);
+    ch_admin_targets(d, &archs);
+    cJSON_AddItemToObject(root, "archs", strvec_json(&archs));
+    ch_strvec_free(&archs);
     cJSON_AddItemToObject(root, "codegen", strvec_json(&a->codegen));
     cJSON_AddBoolToObject(root, "rdc", a->rdc);
     cJSON_AddItemToObject(root, "xcompiler", strvec_json(&a->xcompiler));

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch/scan.h"
 #include "ch/cache.h"
 #include "ch/checklist.h"
+#include "ch/gpu.h"
+#include "ch/scan.h"
 #include "driver.h"
+#include "targets.h"
 
 static cJSON *param_json(const ch_param *p)
 {
@@ -120,14 +122,10 @@ int ch_admin_list(ch_driver *d, int checklist_form)
             return 1;
         }
     }
-    /* the key covers the target architectures: the build's, else CH_CC_ARCH, else sm_90 */
+    /* the key covers the target architectures: the build's for the same command line */
     ch_strvec archs;
     ch_strvec_init(&archs);
-    if (d->args.archs.len)
-        ch_strvec_pushv(&archs, &d->args.archs);
-    else
-        ch_strvec_push(&archs,
-                       *ch_config_get(&d->cfg, "arch") ? ch_config_get(&d->cfg, "arch") : "sm_90");
+    ch_admin_targets(d, &archs);
     cJSON *arr = cJSON_CreateArray();
     int status = 0;
     for (size_t i = 0; i < list.len && status == 0; i++) {
@@ -159,6 +157,23 @@ int ch_admin_list(ch_driver *d, int checklist_form)
     cJSON_Delete(arr);
     ch_entry_list_free(&list);
     return 0;
+}
+
+/* The GPU for the target rule, probed only when the rule asks (as the build does). */
+static const char *probe_gpu_arch(void *ctx)
+{
+    ch_gpu_info *gpu = ctx;
+    ch_gpu_probe(gpu);
+    return gpu->present ? gpu->arch : NULL;
+}
+
+void ch_admin_targets(const ch_driver *d, ch_strvec *out)
+{
+    ch_gpu_info gpu;
+    ch_error warn;
+    if (ch_targets(&d->args.arch_opts, ch_config_get(&d->cfg, "arch"), probe_gpu_arch, &gpu, out,
+                   &warn) != 0)
+        ch_driver_warn("%s", warn.msg);
 }
 
 const ch_input *ch_admin_source(const ch_driver *d)

@@ -1,7 +1,8 @@
 /* --harness-verify=CANDIDATE.cu [--harness-entry=NAME] [--harness-report=json] [options] FILE:
  * progressive verification of a hand-written kernel for an entry of FILE. Prints the report
  * (text by default, JSON with --harness-report=json); exit 0 only when stages 0-4 pass, 1 when
- * the candidate fails, 2 on usage or internal errors. */
+ * the candidate fails, 2 on usage or internal errors, 3 when stages 0-1 passed on a machine
+ * without a GPU (nor CH_CC_RUNNER): the verdict is pending, as a build's candidates are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,24 +10,35 @@
 #include "ch/checklist.h"
 #include "ch/entry.h"
 #include "ch/fsutil.h"
+#include "ch/gpu.h"
 #include "ch/scan.h"
 #include "ch/verify.h"
 #include "driver.h"
 
-static void print_text(const ch_verify_report *r)
+#define PENDING_MESSAGE "passed stages 0-1; stages 2-5 wait for a machine with a GPU"
+
+/* pending: why the stages after the compile did not run (no GPU), else NULL. */
+static void print_text(const ch_verify_report *r, const char *pending)
 {
-    printf("verdict: %s\n", r->correct ? "correct" : "incorrect");
+    printf("verdict: %s\n", pending ? "pending" : r->correct ? "correct" : "incorrect");
     for (int s = 0; s < CH_STAGE_COUNT_; s++) {
         static const char *const st[] = {"-", "pass", "FAIL", "skipped"};
+        if (r->status[s] == CH_ST_NOT_RUN && pending)
+            printf("  stage %d %-12s pending  (needs a GPU: %s)\n", s, ch_stage_name(s), pending);
         if (r->status[s] == CH_ST_NOT_RUN)
             continue;
         printf("  stage %d %-12s %-8s %.2f s\n", s, ch_stage_name(s), st[r->status[s]],
                r->seconds[s]);
     }
-    printf("message: %s\n", r->message ? r->message : "");
-    char *fb = ch_verify_feedback(r);
-    fputs(fb, stdout);
-    free(fb);
+    if (pending) {
+        /* the verifier's message and feedback would call the stop a failure */
+        printf("message: %s\n", PENDING_MESSAGE);
+    } else {
+        printf("message: %s\n", r->message ? r->message : "");
+        char *fb = ch_verify_feedback(r);
+        fputs(fb, stdout);
+        free(fb);
+    }
     printf("seed: %016llx\n", (unsigned long long)r->seed);
     if (r->work_dir)
         printf("kept: %s\n", r->work_dir);
@@ -60,6 +72,8 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
     int status = 2;
     ch_verifier *v = NULL;
     const ch_entry *e = NULL;
+    ch_strvec targets;
+    ch_strvec_init(&targets);
     if (ch_admin_scan_entries(d, in, ch_admin_option(d, "entry", &(int){0}), 1, &l, &e, &err) !=
             0 ||
         ch_checklist_derive(e, &c, &err) != 0) {
@@ -79,16 +93,18 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
     s.oracle.tu_path = c.kind == CH_KIND_SPEC_DECL ? NULL : in->path;
     s.oracle.cc_argv = cc.items;
     s.nvcc = *ch_config_get(&d->cfg, "nvcc") ? ch_config_get(&d->cfg, "nvcc") : NULL;
-    const char *arch = getenv("CH_CC_ARCH");
-    if (d->args.archs.len)
-        arch = d->args.archs.items[0];
-    else if (*ch_config_get(&d->cfg, "arch"))
-        arch = ch_config_get(&d->cfg, "arch");
-    s.arch = arch;
+    /* the build's targets for this command line; the first (the oldest) is compiled for */
+    ch_admin_targets(d, &targets);
+    s.arch = targets.items[0];
     s.runner = ch_config_get(&d->cfg, "runner");
     s.cache_dir = *ch_config_get(&d->cfg, "cache_dir") ? ch_config_get(&d->cfg, "cache_dir") : NULL;
     ch_config_bool(&d->cfg, "keep", &s.keep, &err);
-    s.last_stage = -1;
+    /* without a device the scaffold cannot run: stop after the compile, as a build does, rather
+     * than report the missing device as the candidate's failure at stage 2 */
+    ch_gpu_info gpu;
+    ch_gpu_probe(&gpu);
+    int have_gpu = gpu.present || *s.runner;
+    s.last_stage = have_gpu ? -1 : CH_STAGE_COMPILE;
     if (c.kind == CH_KIND_SPEC_DECL) {
         ch_error_set(&err,
                      "--harness-verify of a spec-only entry (%s) needs a test author's "
@@ -107,19 +123,30 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
     if (ch_verifier_run(v, src, &r, &err) != 0) {
         ch_driver_report(&err);
     } else {
+        const char *pending = !have_gpu && r.passed ? gpu.why : NULL;
         if (json) {
             char *j = ch_verify_report_json(&r);
+            cJSON *o = pending ? cJSON_Parse(j) : NULL;
+            if (o) {
+                cJSON_ReplaceItemInObject(o, "verdict", cJSON_CreateString("pending"));
+                cJSON_ReplaceItemInObject(o, "message", cJSON_CreateString(PENDING_MESSAGE));
+                cJSON_AddStringToObject(o, "pending", pending);
+                free(j);
+                j = cJSON_Print(o);
+                cJSON_Delete(o);
+            }
             puts(j);
             free(j);
         } else {
-            print_text(&r);
+            print_text(&r, pending);
         }
-        status = r.correct ? 0 : 1;
+        status = pending ? 3 : r.correct ? 0 : 1;
     }
     ch_verify_report_free(&r);
     ch_verifier_close(v);
     ch_strvec_free(&cc);
 done:
+    ch_strvec_free(&targets);
     ch_checklist_free(&c);
     ch_entry_list_free(&l);
     free(src);

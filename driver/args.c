@@ -336,29 +336,12 @@ static const struct opt *match(const char *s, const char **joined)
     return best;
 }
 
-static void add_arch(ch_args *a, const char *value)
+/* Records an architecture option whole, its spelling folded to nvcc's short form: what a
+ * value means depends on the other options (driver/targets.c), so nothing is dropped here. */
+static void add_arch(ch_args *a, int id, const char *value)
 {
-    /* -gencode arch=compute_90,code=sm_90 / -arch=sm_90 / -arch native */
-    ch_strvec parts;
-    ch_strvec_init(&parts);
-    char *copy = ch_xstrdup(value);
-    for (char *tok = strtok(copy, ",[]"); tok; tok = strtok(NULL, ",[]")) {
-        const char *v = tok;
-        if (strncmp(v, "arch=", 5) == 0)
-            continue; /* the virtual arch is implied by the code */
-        if (strncmp(v, "code=", 5) == 0)
-            v += 5;
-        ch_strvec_push(&parts, v);
-    }
-    free(copy);
-    for (size_t i = 0; i < parts.len; i++) {
-        int dup = 0;
-        for (size_t k = 0; k < a->archs.len; k++)
-            dup |= strcmp(a->archs.items[k], parts.items[i]) == 0;
-        if (!dup)
-            ch_strvec_push(&a->archs, parts.items[i]);
-    }
-    ch_strvec_free(&parts);
+    const char *opt = id == O_ARCH ? "-arch" : id == O_CODE ? "-code" : "-gencode";
+    ch_strvec_push_owned(&a->arch_opts, ch_xasprintf("%s=%s", opt, value));
 }
 
 static void add_input(ch_args *a, const char *path, ch_lang x_lang, size_t argi)
@@ -458,7 +441,7 @@ static void apply(ch_args *a, const struct opt *o, const char *value, ch_lang *x
     case O_ARCH:
     case O_GENCODE:
     case O_CODE:
-        add_arch(a, value);
+        add_arch(a, o->id, value);
         ch_strvec_push_owned(&a->codegen, ch_xasprintf("%s=%s", o->name, value));
         break;
     case O_RDC:
@@ -555,7 +538,7 @@ int ch_args_parse(ch_args *a, int argc, char *const *argv, const char *env_prepe
     ch_strvec_init(&a->undefs);
     ch_strvec_init(&a->pre_includes);
     ch_strvec_init(&a->scan_args);
-    ch_strvec_init(&a->archs);
+    ch_strvec_init(&a->arch_opts);
     ch_strvec_init(&a->codegen);
     ch_strvec_init(&a->xcompiler);
     ch_strvec_init(&a->xlinker);
@@ -622,7 +605,7 @@ void ch_args_free(ch_args *a)
     ch_strvec_free(&a->scan_args);
     free(a->std);
     free(a->opt);
-    ch_strvec_free(&a->archs);
+    ch_strvec_free(&a->arch_opts);
     ch_strvec_free(&a->codegen);
     ch_strvec_free(&a->xcompiler);
     ch_strvec_free(&a->xlinker);

@@ -68,6 +68,9 @@ int ch_admin_cache(ch_driver *d, const char *command, const char *value);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
 int ch_admin_propose(ch_driver *d, const char *dir);
 int ch_admin_link_flags(ch_driver *d);
+/* The target architectures of this command's kernels (targets.h's rule; the GPU is probed
+ * only when the rule needs it): what a build with the same command line keys its entries by. */
+void ch_admin_targets(const ch_driver *d, ch_strvec *out);
 /* The source file an admin command works on (the last C, C++ or CUDA input), or NULL. */
 const ch_input *ch_admin_source(const ch_driver *d);
 /* Scans in into l; *first is the entry called name (any entry when name is NULL or ""); with

@@ -21,6 +21,7 @@
 #include "ch/scan.h"
 #include "link.h"
 #include "pipeline.h"
+#include "targets.h"
 
 /* ---- the pragma grammar, the blanked copy, the depfile ---- */
 
@@ -199,21 +200,21 @@ static int compile_copy(ch_driver *d, const ch_input *in, const char *copy, cons
 
 /* ---- the per-command build state ---- */
 
-static int is_sm_arch(const char *a)
+/* The GPU for the target rule: the build's own probe, so a build that needs it for the rule
+ * does not probe twice. */
+static const char *build_gpu_arch(void *ctx)
 {
-    return strncmp(a, "sm_", 3) == 0;
+    ch_build *b = ch_build_gpu(ctx);
+    return b->gpu.present ? b->gpu.arch : NULL;
 }
 
+/* The targets by the rule --harness-list and --harness-verify use too (targets.h). */
 static void build_archs(ch_build *b)
 {
-    const ch_args *a = &b->d->args;
-    for (size_t i = 0; i < a->archs.len; i++)
-        if (is_sm_arch(a->archs.items[i]))
-            ch_strvec_push(&b->archs, a->archs.items[i]);
-    if (b->archs.len == 0 && *ch_config_get(&b->d->cfg, "arch"))
-        ch_strvec_push(&b->archs, ch_config_get(&b->d->cfg, "arch"));
-    if (b->archs.len == 0)
-        ch_strvec_push(&b->archs, ch_build_gpu(b)->gpu.present ? b->gpu.arch : "sm_90");
+    ch_error warn;
+    if (ch_targets(&b->d->args.arch_opts, ch_config_get(&b->d->cfg, "arch"), build_gpu_arch, b,
+                   &b->archs, &warn) != 0)
+        ch_driver_warn("%s", warn.msg);
 }
 
 static void build_open(ch_build *b, ch_driver *d)
@@ -295,7 +296,7 @@ static void unit_flags(const ch_build *b, ch_strvec *argv)
 
 /* The object key of an entry's unit: the entry key plus nvcc's identity and the unit flags. */
 static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags, int c_linkage,
-                      long long gpu_min_size, char key[33], ch_error *err)
+                      int is_static, long long gpu_min_size, char key[33], ch_error *err)
 {
     if (!b->nvcc_ident) { /* one nvcc --version per command */
         ch_strbuf sb;
@@ -311,6 +312,8 @@ static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags
     ch_strvec_pushv(&all, flags);
     ch_strvec_push(&all, c_linkage ? "linkage=C" : "linkage=C++");
     ch_strvec_push_owned(&all, ch_xasprintf("dispatch=%lld", gpu_min_size));
+    /* a static function's unit defines NAME__ch_dispatch instead of NAME */
+    ch_strvec_push(&all, is_static ? "static" : "external");
     ch_object_ident id = {b->nvcc_ident, "", all.items, 0, NULL, NULL, NULL};
     int rc = ch_cache_object_key(entry_key, &id, key);
     ch_strvec_free(&all);
@@ -326,7 +329,8 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
     ch_strvec_init(&argv);
     unit_flags(b, &argv);
     char okey[33];
-    if (object_key(b, o->key, &argv, c_linkage, o->gpu_min_size, okey, err) != 0) {
+    if (object_key(b, o->key, &argv, c_linkage, o->entry->is_static, o->gpu_min_size, okey, err) !=
+        0) {
         ch_strvec_free(&argv);
         return -1;
     }
@@ -410,8 +414,19 @@ static void report_outcome(ch_build *b, const ch_outcome *o)
 {
     const ch_entry *e = o->entry;
     if (!o->kernel_src) {
-        fprintf(stderr, "%s:%u:%u: warning: %s: host path linked: %s [ch-cc]\n", e->file, e->line,
-                e->col, e->name, o->reason ? o->reason : "no verified kernel");
+        /* a reason located in the user's file (a refusal names the loop) is reported there,
+         * as compilers report a note's place, rather than at the pragma */
+        const char *reason = o->reason ? o->reason : "no verified kernel";
+        unsigned line = e->line, col = e->col;
+        size_t fl = strlen(e->file);
+        int used = 0;
+        if (strncmp(reason, e->file, fl) == 0 &&
+            sscanf(reason + fl, ":%u:%u: %n", &line, &col, &used) == 2 && used > 0)
+            reason += fl + (size_t)used;
+        else
+            line = e->line, col = e->col;
+        fprintf(stderr, "%s:%u:%u: warning: %s: host path linked: %s [ch-cc]\n", e->file, line, col,
+                e->name, reason);
         return;
     }
     if (o->cached || b->quiet)
@@ -467,16 +482,7 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     int status = 0, on_fail_error = strcmp(ch_config_get(&d->cfg, "on_fail"), "error") == 0;
     for (size_t i = 0; i < entries.len && object && status == 0; i++) {
         const ch_entry *e = &entries.items[i];
-        if (e->is_static) {
-            /* the dispatcher lives in another unit of the object and cannot call or replace
-             * a static function; the function keeps its body */
-            memset(&out[i], 0, sizeof out[i]);
-            out[i].entry = e;
-            out[i].reason = ch_xasprintf("%s is static: its kernel's dispatcher could not reach "
-                                         "it from the generated unit; drop `static` to get a "
-                                         "kernel",
-                                         e->name);
-        } else if (ch_pipeline_entry(b, e, in->path, &out[i], &err) != 0) {
+        if (ch_pipeline_entry(b, e, in->path, &out[i], &err) != 0) {
             ch_driver_report(&err);
             status = 1;
             break;
@@ -508,7 +514,9 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     }
     /* the user's code: pragmas blanked, kernel entries renamed to their host names */
     size_t host_len = 0;
-    char *host = status == 0 ? ch_emit_host_source(text, len, renamed, n_renamed, &host_len) : NULL;
+    char *host = status == 0 ? ch_emit_host_source(text, len, renamed, n_renamed, lang == CH_LANG_C,
+                                                   &host_len)
+                             : NULL;
     char *copy = host ? write_copy(tmp, in->path, host, host_len, &err) : NULL;
     if (status == 0 && !copy) {
         ch_driver_report(&err);
@@ -531,6 +539,11 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
         char *o = ch_xasprintf("%s/%s.o", tmp, e->name);
         int rc = out[i].kernel_src ? kernel_object(b, &out[i], lang == CH_LANG_C, tmp, o, &err)
                                    : reference_object(b, &out[i], tmp, o, &err);
+        if (rc == 0) {
+            char *exported = out[i].kernel_src ? ch_emit_dispatch_name(e) : ch_xstrdup(e->name);
+            rc = ch_emit_privatize(o, exported, &err);
+            free(exported);
+        }
         if (rc != 0) {
             ch_error_prefix(&err, "%s", e->name);
             ch_driver_report(&err);

@@ -254,6 +254,49 @@ static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
     return ch_emit_gpu_min_size((double)size, r->host_ms, r->launcher_ms, r->small_ms);
 }
 
+/* The first call of the function name in the body, or NULL. */
+static const ch_ir *find_call(const ch_ir *n, const char *name)
+{
+    if (!n)
+        return NULL;
+    if (n->kind == CH_IR_CALL && n->text && strcmp(n->text, name) == 0)
+        return n;
+    for (size_t i = 0; i < n->nkids; i++) {
+        const ch_ir *hit = find_call(n->kids[i], name);
+        if (hit)
+            return hit;
+    }
+    return NULL;
+}
+
+/* A reference program that does not build. When the body calls a function the file does not
+ * define (the reference links the user's file alone), the error is located at the call and so
+ * recorded as this entry's refusal until the body changes; any other failure (a missing
+ * compiler, a full disk) is left unlocated and is not recorded. */
+static int reference_failure(const ch_entry *e, ch_error *err)
+{
+    static const char undefined[] = "' is not defined in this file";
+    const char *end = strstr(err->msg, undefined);
+    const char *begin = end ? end : NULL;
+    while (begin && begin > err->msg && begin[-1] != '\'')
+        begin--;
+    if (begin && begin > err->msg && end > begin) {
+        char *name = ch_xstrndup(begin, (size_t)(end - begin));
+        const ch_ir *call = find_call(e->body, name);
+        int rc = 0;
+        if (call)
+            rc = ch_error_at(err, e->file, call->line, call->col,
+                             "%s calls '%s', which this file does not define: the reference "
+                             "program runs the function's own body and links this file alone; "
+                             "define '%s' in this file (or static inline in a header)",
+                             e->name, name, name);
+        free(name);
+        if (call)
+            return rc;
+    }
+    return ch_error_prefix(err, "%s: the reference does not build", e->name);
+}
+
 /* Runs the evolution for an entry whose checklist (and reference) are known, inside the
  * transaction t; fills the outcome from its result. */
 static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch_checklist *c,
@@ -271,7 +314,7 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
     oracle_setup(b, e, tu, reference_c, &s);
     ch_verifier *v = NULL;
     if (ch_verifier_open(&s, &v, err) != 0)
-        return ch_error_prefix(err, "%s: the reference does not build", e->name);
+        return reference_failure(e, err);
     evo_ctx x = {b, e, v, agent, now_s()};
     ch_evolve_ops ops = {&x, evo_propose, evo_build, evo_test, evo_discard, evo_progress};
     ch_evolution ev;
@@ -290,7 +333,7 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
         out->candidates = (int)ev.n;
         if (strcmp(status, "verified") == 0) {
             const ch_candidate *best = &ev.cands[ev.best];
-            out->kernel_src = ch_xstrdup(best->source);
+            out->kernel_src = ch_candidate_launcher_form(e->name, best->source);
             out->design = best->design ? ch_xstrdup(best->design) : NULL;
             out->launcher_ms = best->report.launcher_ms;
             out->fraction = best->report.fraction;
@@ -409,7 +452,9 @@ static void from_cached(ch_build *b, const char *status, const ch_cache_file *ke
     if (reference && !out->host_src)
         out->host_src = ch_xstrdup((const char *)reference->data);
     if (strcmp(status, "verified") == 0 && kernel) {
-        out->kernel_src = ch_xstrdup((const char *)kernel->data);
+        /* the cache keeps the kernel as its author wrote it; the emitted unit calls
+         * NAME_launcher, as the scaffold that verified it did */
+        out->kernel_src = ch_candidate_launcher_form(out->entry->name, (const char *)kernel->data);
         out->gpu_min_size = gpu_min ? strtoll(gpu_min, NULL, 10) : 0;
         out->design = design && *design ? ch_xstrdup(design) : NULL;
         out->cached = 1;

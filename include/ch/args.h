@@ -53,7 +53,11 @@ typedef struct ch_args {
     char *std;              /* -std value */
     char *opt;              /* -O level ("2", "s", "") */
     int debug;
-    ch_strvec archs;   /* sm_XX / compute_XX named by -arch, -gencode, -code */
+    /* the GPU architecture options as given, one entry each: "-arch=V", "-code=V" or
+     * "-gencode=V" (long spellings folded to these), in parse order. Kept whole because
+     * their meaning depends on each other (-code makes -arch's value the virtual
+     * architecture only); driver/targets.h turns them into target architectures. */
+    ch_strvec arch_opts;
     ch_strvec codegen; /* options that change generated code (for object keys) */
     int rdc;
     ch_strvec xcompiler; /* -Xcompiler values, split at commas */

@@ -31,6 +31,13 @@ typedef struct ch_emit_kernel {
 
 /* The symbol the user's body is renamed to: "saxpy" -> "saxpy__host" (malloc'd). */
 char *ch_emit_host_name(const char *name);
+/* The function the generated unit defines as the dispatcher: the user's name, or for a static
+ * function (which the unit cannot replace) NAME__ch_dispatch, called by the static wrapper the
+ * host copy puts in NAME's place (malloc'd). */
+char *ch_emit_dispatch_name(const ch_entry *e);
+/* The external function the dispatcher calls for the host path: NAME__host, or for a static
+ * function the bridge NAME__ch_host that the host copy defines beside it (malloc'd). */
+char *ch_emit_host_bridge_name(const ch_entry *e);
 
 /* The dispatcher's measure of a call's size: the elements of every buffer (sum of the
  * extents), times each integer parameter no extent mentions (a time-step count multiplies the
@@ -62,16 +69,25 @@ char *ch_emit_rename_definitions(const char *text, size_t len, const ch_entry *c
 /* The host copy of the user's file for an object that links kernels: the pragma lines blanked
  * (ch_scan_blank), each entry's definition renamed to its host name with a prototype of the
  * host name on the pragma's line (for -Wmissing-prototypes builds) and a declaration of the
- * user's name after the body (later calls in the file reach the dispatcher). Newlines are
+ * user's name after the body (later calls in the file reach the dispatcher). A static entry
+ * gets, after its body, the bridges of ch_emit_dispatch_name/ch_emit_host_bridge_name instead:
+ * an external function calling the host path, and NAME as a static wrapper calling the
+ * dispatcher. c_linkage: the file is C (else the bridges are declared extern "C"). Newlines are
  * kept, so line numbers stay the user's. entries[i] with has_body only; caller frees. */
 char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *entries, size_t n,
-                          size_t *out_len);
+                          int c_linkage, size_t *out_len);
 
 /* Compiles a generated unit: compiler_argv (nvcc or the host compiler and its flags,
  * NULL-terminated) + -c src -o obj. The compiler's output goes to log (may be NULL). 0, or -1
  * with err (the output's first line in it). */
 int ch_emit_compile(char *const *compiler_argv, const char *src_path, const char *obj_path,
                     ch_strbuf *log, ch_error *err);
+
+/* Makes every global symbol that obj defines local except the function keep (plain or
+ * C++-mangled): a generated unit's kernels, stubs and helpers are the unit's own, so two
+ * objects holding units of one entry (a static function of the same body in two files, or two
+ * entries whose kernels got the same names) still link together. obj is rewritten in place. */
+int ch_emit_privatize(const char *obj, const char *keep, ch_error *err);
 
 /* `ld -r` of objs into out, then the given symbols made local (they link the user's object
  * to the kernel units and need not be visible outside the merged object). out is written via

@@ -53,6 +53,19 @@ typedef struct ch_param {
     char *index_hi; /* is_index: valid values are [0, index_hi) (a C expression) */
 } ch_param;
 
+/* A function the body calls whose definition the translation unit shows (a `static inline`
+ * helper in the file or a header of the project; not the system's). Its text is part of the
+ * entry's meaning: the cache key covers it, so changing a helper regenerates the kernel. */
+typedef struct ch_entry_helper {
+    char *name;
+    /* C text: `typedef` lines for the scalar typedefs it names, then its definition as clang
+     * prints it from the AST (macros expanded), callees before callers */
+    char *source;
+    /* scalar parameters and result, scalar locals, no static locals, no globals, calls only
+     * to other such helpers or to library functions: it can run as a __device__ function */
+    int device_ok;
+} ch_entry_helper;
+
 typedef struct ch_entry {
     char *name;
     ch_kind kind;
@@ -71,9 +84,11 @@ typedef struct ch_entry {
     int is_static;               /* declared `static`: only its own translation unit can call it */
     size_t body_begin, body_end; /* byte offsets of `{` and one past `}` in the file */
     unsigned body_line, body_col;
-    size_t name_offset; /* byte offset of the function name token in the file */
-    char *body_tokens;  /* macro-expanded token stream of the body, tokens joined by ' ' */
-    ch_ir *body;        /* CH_IR_BLOCK, NULL for declarations */
+    size_t name_offset;       /* byte offset of the function name token in the file */
+    char *body_tokens;        /* macro-expanded token stream of the body, tokens joined by ' ' */
+    ch_ir *body;              /* CH_IR_BLOCK, NULL for declarations */
+    ch_entry_helper *helpers; /* functions the body calls, transitively, callees first */
+    size_t n_helpers;
 } ch_entry;
 
 typedef struct ch_entry_list {
@@ -93,6 +108,9 @@ void ch_param_cxx_decl(const ch_param *p, ch_strbuf *out);
 void ch_entry_cxx_params(const ch_entry *e, ch_strbuf *out);
 /* "n, a, x, y" */
 void ch_entry_call_args(const ch_entry *e, ch_strbuf *out);
+
+/* The helper called name, or NULL. */
+const ch_entry_helper *ch_entry_helper_named(const ch_entry *e, const char *name);
 
 /* The parameter called name, or NULL. */
 const ch_param *ch_entry_param(const ch_entry *e, const char *name);

@@ -66,8 +66,9 @@ size_t ch_code_blocks(const char *text, ch_code_block **out);
 void ch_code_blocks_free(ch_code_block *b, size_t n);
 
 /* The CUDA source of a kernel-author reply: the block (```cuda/cu/cpp/c++/c or untagged) that
- * defines `launcher`, joined with the other CUDA blocks when the reply split the file; a reply
- * that is pure code without fences is taken whole. NULL with err when none is usable. */
+ * defines `launcher` (NAME_launcher; when no block mentions it, one that defines NAME itself),
+ * joined with the other CUDA blocks when the reply split the file; a reply that is pure code
+ * without fences is taken whole. NULL with err when none is usable. */
 char *ch_extract_cuda(const char *reply, const char *launcher, ch_error *err);
 /* The C reference of a test-author reply (```c block that defines `function`). */
 char *ch_extract_c(const char *reply, const char *function, ch_error *err);

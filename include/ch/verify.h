@@ -90,6 +90,15 @@ int ch_compare(ch_scalar t, const void *got, const void *ref, size_t count, doub
  * details (owned by the caller, may be NULL) describing what was found. */
 int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);
 
+/* The candidate as the scaffold and the emitted unit call it: users often define the kernel's
+ * host function under the entry's own name (`extern "C" void saxpy(...)`) rather than as
+ * NAME_launcher. When src defines a host function `name` and never mentions name_launcher,
+ * the copy has every unqualified use of the identifier `name` renamed name_launcher (comments,
+ * strings and #include lines untouched, line numbers kept); else it is src as is. Stage 0
+ * accepts both forms; the verifier compiles this copy, and so must whoever emits the kernel.
+ * Caller frees. */
+char *ch_candidate_launcher_form(const char *name, const char *src);
+
 /* ---- reference oracle --------------------------------------------------------------------- */
 
 typedef struct ch_oracle {

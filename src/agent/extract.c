@@ -166,6 +166,37 @@ static int mentions_call(const char *text, const char *name)
     return 0;
 }
 
+/* `name(...) {` somewhere in text: a definition of it (a usage example only calls it). */
+static int defines(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        if ((p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+            isalnum((unsigned char)p[n]) || p[n] == '_')
+            continue;
+        const char *q = p + n;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q != '(')
+            continue;
+        int depth = 0;
+        for (; *q; q++) {
+            depth += *q == '(';
+            depth -= *q == ')';
+            if (depth == 0)
+                break;
+        }
+        if (!*q)
+            return 0;
+        q++;
+        while (isspace((unsigned char)*q))
+            q++;
+        if (*q == '{')
+            return 1;
+    }
+    return 0;
+}
+
 static int is_lang(const char *lang, const char *const *langs)
 {
     for (size_t i = 0; langs[i]; i++)
@@ -174,14 +205,15 @@ static int is_lang(const char *lang, const char *const *langs)
     return 0;
 }
 
-/* Common part of the CUDA and C extractors. */
-static char *extract_code(const char *reply, const char *fn, const char *const *langs,
-                          const char *want, int join, ch_error *err)
+/* Common part of the CUDA and C extractors. alt (may be NULL): another name the function may
+ * be defined under, taken only when no block mentions fn. */
+static char *extract_code(const char *reply, const char *fn, const char *alt,
+                          const char *const *langs, const char *want, int join, ch_error *err)
 {
     ch_code_block *b;
     size_t n = ch_code_blocks(reply, &b);
     char *res = NULL;
-    size_t defining = n, candidates = 0, open = 0;
+    size_t defining = n, defining_alt = n, candidates = 0, open = 0;
     for (size_t i = 0; i < n; i++) {
         if (!is_lang(b[i].lang, langs))
             continue;
@@ -190,7 +222,11 @@ static char *extract_code(const char *reply, const char *fn, const char *const *
             open++;
         if (mentions_call(b[i].text, fn))
             defining = i; /* the last one: models put the final version last */
+        else if (alt && defines(b[i].text, alt))
+            defining_alt = i;
     }
+    if (defining == n)
+        defining = defining_alt;
     if (open) {
         ch_error_set(err,
                      "the reply ends inside a code block (cut off?); send the complete %s "
@@ -212,7 +248,7 @@ static char *extract_code(const char *reply, const char *fn, const char *const *
             res = ch_strbuf_detach(&sb);
             ch_strbuf_free(&sb);
         }
-    } else if (n == 0 && mentions_call(reply, fn)) {
+    } else if (n == 0 && (mentions_call(reply, fn) || (alt && defines(reply, alt)))) {
         res = ch_xstrdup(reply); /* bare code without fences */
     } else if (candidates) {
         ch_error_set(err, "no code block of the reply defines %s(); the %s must define it", fn,
@@ -228,7 +264,14 @@ static char *extract_code(const char *reply, const char *fn, const char *const *
 char *ch_extract_cuda(const char *reply, const char *launcher, ch_error *err)
 {
     static const char *const langs[] = {"cuda", "cu", "cpp", "c++", "cxx", "c", "", NULL};
-    char *src = extract_code(reply, launcher, langs, "CUDA source file", 1, err);
+    /* models, like users, also define the launcher under the entry's own name (NAME for
+     * NAME_launcher); the verifier compiles that form renamed (ch_candidate_launcher_form) */
+    size_t ll = strlen(launcher), sl = strlen("_launcher");
+    char *name = ll > sl && strcmp(launcher + ll - sl, "_launcher") == 0
+                     ? ch_xstrndup(launcher, ll - sl)
+                     : NULL;
+    char *src = extract_code(reply, launcher, name, langs, "CUDA source file", 1, err);
+    free(name);
     if (src && strstr(src, "extern \"C\"") == NULL) {
         free(src);
         ch_error_set(err, "%s must be declared extern \"C\"", launcher);
@@ -246,7 +289,7 @@ char *ch_extract_cuda(const char *reply, const char *launcher, ch_error *err)
 char *ch_extract_c(const char *reply, const char *function, ch_error *err)
 {
     static const char *const langs[] = {"c", "", "cpp", NULL};
-    char *src = extract_code(reply, function, langs, "C reference file", 0, err);
+    char *src = extract_code(reply, function, NULL, langs, "C reference file", 0, err);
     if (src && mentions_call(src, "main")) {
         free(src);
         ch_error_set(err, "the reference defines main(); send only the includes and %s()",

@@ -672,6 +672,24 @@ static void derive_params(ch_checklist *c, const ch_entry *e, const ch_strvec *s
     }
 }
 
+/* The body, then the helpers it calls (a kernel author must compute what they compute). */
+static char *reference_snippet(const ch_entry *e)
+{
+    if (!e->body_tokens)
+        return ch_xstrdup("/* body not available */");
+    char *body = format_tokens(e->body_tokens);
+    if (!e->n_helpers)
+        return body;
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    ch_strbuf_adds(&sb, body);
+    ch_strbuf_adds(&sb, "\n\n/* functions the body calls */\n");
+    for (size_t i = 0; i < e->n_helpers; i++)
+        ch_strbuf_addf(&sb, "%s%s", i ? "\n" : "", e->helpers[i].source);
+    free(body);
+    return ch_strbuf_detach(&sb);
+}
+
 int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -682,8 +700,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
     c->device = e->clauses.device;
     c->budget = e->clauses.has_budget ? e->clauses.budget : 0;
     if (e->has_body)
-        c->reference =
-            e->body_tokens ? format_tokens(e->body_tokens) : ch_xstrdup("/* body not available */");
+        c->reference = reference_snippet(e);
     if (e->spec)
         c->description = ch_xstrdup(e->spec);
     else

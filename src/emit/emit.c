@@ -15,9 +15,23 @@ char *ch_emit_host_name(const char *name)
     return ch_xasprintf("%s__host", name);
 }
 
+char *ch_emit_dispatch_name(const ch_entry *e)
+{
+    return e->is_static ? ch_xasprintf("%s__ch_dispatch", e->name) : ch_xstrdup(e->name);
+}
+
+char *ch_emit_host_bridge_name(const ch_entry *e)
+{
+    return e->is_static ? ch_xasprintf("%s__ch_host", e->name) : ch_emit_host_name(e->name);
+}
+
 void ch_emit_private_symbols(const ch_entry *e, ch_strvec *out)
 {
     ch_strvec_push_owned(out, ch_emit_host_name(e->name));
+    if (e->is_static) {
+        ch_strvec_push_owned(out, ch_emit_dispatch_name(e));
+        ch_strvec_push_owned(out, ch_emit_host_bridge_name(e));
+    }
     ch_strvec_push_owned(out, ch_xasprintf("%s__ch_launcher", e->name));
     ch_strvec_push_owned(out, ch_xasprintf("%s__ch_reference", e->name));
 }
@@ -48,11 +62,12 @@ static void emit_host_path(const ch_emit_kernel *k, int c_linkage, const char *p
             ch_strbuf_addc(out, '\n');
         return;
     }
-    char *host = ch_emit_host_name(e->name);
+    char *host = ch_emit_host_bridge_name(e);
     ch_strbuf_addf(out,
-                   "\n/* ---- host path: the user's own body, compiled in the user's object ---- "
-                   "*/\n%svoid %s(%s);\n",
-                   linkage, host, params);
+                   "\n/* ---- host path: the user's own body, compiled in the user's object%s "
+                   "---- */\n%svoid %s(%s);\n",
+                   e->is_static ? " (a static function: reached through its bridge)" : "",
+                   e->is_static ? "extern \"C\" " : linkage, host, params);
     free(host);
 }
 
@@ -66,8 +81,10 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     ch_strbuf_init(&args);
     ch_entry_cxx_params(e, &params);
     ch_entry_call_args(e, &args);
-    const char *linkage = c_linkage ? "extern \"C\" " : "";
-    char *host = k->host_src ? ch_xasprintf("%s_reference", e->name) : ch_emit_host_name(e->name);
+    /* a static function's bridges have C linkage in every language (see ch_emit_host_source) */
+    const char *linkage = c_linkage || e->is_static ? "extern \"C\" " : "";
+    char *host = k->host_src ? ch_xasprintf("%s_reference", e->name) : ch_emit_host_bridge_name(e);
+    char *fn = ch_emit_dispatch_name(e);
 
     emit_header(k, out);
     ch_strbuf_adds(out, "#include <cuda_runtime.h>\n#include <pthread.h>\n#include <stdio.h>\n"
@@ -104,7 +121,7 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
                    e->name, e->name, e->name, e->name, e->name, e->name, e->name, e->name, e->name,
                    e->name, e->name, e->name, e->name);
     ch_strbuf_addf(out, "%svoid %s(%s)\n{\n    pthread_once(&ch_%s_once, ch_%s_decide);\n", linkage,
-                   e->name, params.data, e->name, e->name);
+                   fn, params.data, e->name, e->name);
     const char *why = "no CUDA device or CH_CC_FORCE_HOST";
     if (k->size_expr && k->gpu_min_size == LLONG_MAX) {
         ch_strbuf_addf(out,
@@ -145,6 +162,7 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
                    e->name, e->name, args.data, e->name, e->name, e->name, e->name, e->name,
                    e->name, e->name, why, host, args.data);
     free(host);
+    free(fn);
     ch_strbuf_free(&params);
     ch_strbuf_free(&args);
     return 0;

@@ -1,6 +1,7 @@
 /* Emit, the object half (ch/emit.h): the host copy of the user's file, the nvcc compile of a
  * generated unit, and the `ld -r` merge that makes one object of both, as `-c -o foo.o`
  * promises. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +11,54 @@
 #include "ch/proc.h"
 #include "ch/scan.h"
 
-/* A prototype `void NAME__host(<params>)` from the canonical signature. */
-static char *host_prototype(const ch_entry *e)
+/* The canonical signature with the function's name replaced by NAME<suffix>, without `;`. */
+static char *renamed_signature(const ch_entry *e, const char *suffix)
 {
     const char *sig = e->signature;
     const char *name = strstr(sig, e->name);
-    if (!name)
-        return NULL;
+    assert(name); /* the signature is built from the name */
     size_t nl = strlen(e->name);
-    return ch_xasprintf("%.*s%s__host%s;", (int)(name - sig), sig, e->name, name + nl);
+    return ch_xasprintf("%.*s%s%s%s", (int)(name - sig), sig, e->name, suffix, name + nl);
+}
+
+/* A prototype of NAME__host (the renamed body): `static` when the user's function is, since a
+ * static definition may not follow a declaration with external linkage. */
+static char *host_prototype(const ch_entry *e)
+{
+    char *sig = renamed_signature(e, "__host");
+    char *proto = ch_xasprintf("%s%s;", e->is_static ? "static " : "", sig);
+    free(sig);
+    return proto;
+}
+
+/* What follows the body of a renamed definition, on the body's last line (so line numbers stay
+ * the user's).
+ * - External function: a declaration of NAME, so later calls in the file reach the dispatcher.
+ * - Static function: the dispatcher in the kernel's unit can neither call NAME__host nor replace
+ *   NAME (both are local to this file), so the file gets two bridges: NAME__ch_host, an external
+ *   function calling the host path, and NAME itself, a static wrapper calling the unit's
+ *   external dispatcher NAME__ch_dispatch. Both bridges are made local again by the merge, so
+ *   two files with a static function of one name still link. They have C linkage in C++ files
+ *   too: the merge localizes them by their plain names. */
+static char *after_body(const ch_entry *e, int c_linkage)
+{
+    if (!e->is_static)
+        return ch_xasprintf(" %s;", e->signature);
+    const char *linkage = c_linkage ? "" : "extern \"C\" ";
+    char *bridge = renamed_signature(e, "__ch_host");
+    char *dispatch = renamed_signature(e, "__ch_dispatch");
+    ch_strbuf args, out;
+    ch_strbuf_init(&args);
+    ch_strbuf_init(&out);
+    ch_entry_call_args(e, &args);
+    ch_strbuf_addf(&out, " %s%s; %s%s { %s__host(%s); }", linkage, bridge, linkage, bridge, e->name,
+                   args.data);
+    ch_strbuf_addf(&out, " %s%s; static %s { %s__ch_dispatch(%s); }", linkage, dispatch,
+                   e->signature, e->name, args.data);
+    free(bridge);
+    free(dispatch);
+    ch_strbuf_free(&args);
+    return ch_strbuf_detach(&out);
 }
 
 typedef struct edit {
@@ -51,7 +91,7 @@ static int pragma_line(const char *text, size_t len, const ch_entry *e, size_t *
 }
 
 char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *entries, size_t n,
-                          size_t *out_len)
+                          int c_linkage, size_t *out_len)
 {
     char *blank = ch_scan_blank(text, len);
     edit *edits = ch_xcalloc(3 * n + 1, sizeof *edits);
@@ -72,7 +112,7 @@ char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *e
         else
             free(proto);
         if (e->body_end <= len)
-            edits[ne++] = (edit){e->body_end, 0, ch_xasprintf(" %s;", e->signature)};
+            edits[ne++] = (edit){e->body_end, 0, after_body(e, c_linkage)};
     }
     qsort(edits, ne, sizeof *edits, by_at);
     ch_strbuf out;
@@ -140,6 +180,47 @@ int ch_emit_compile(char *const *compiler_argv, const char *src_path, const char
     ch_strvec_push(&argv, obj_path);
     int rc = run_tool(argv.items, log, err);
     ch_strvec_free(&argv);
+    return rc;
+}
+
+/* Whether sym is how a compiler names the top-level function name: plainly (C linkage) or
+ * Itanium-mangled (`_Z5saxpyifPKfPf`, C++ linkage). */
+static int names_function(const char *sym, const char *name)
+{
+    if (strcmp(sym, name) == 0)
+        return 1;
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "_Z%zu%s", strlen(name), name);
+    return strncmp(sym, prefix, strlen(prefix)) == 0;
+}
+
+int ch_emit_privatize(const char *obj, const char *keep, ch_error *err)
+{
+    char *nm_argv[] = {"nm", "-g", "--defined-only", "--format=posix", (char *)obj, NULL};
+    ch_strbuf listing;
+    ch_strbuf_init(&listing);
+    if (run_tool(nm_argv, &listing, err) != 0) {
+        ch_strbuf_free(&listing);
+        return -1;
+    }
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push(&argv, "objcopy");
+    for (char *line = strtok(listing.data, "\n"); line; line = strtok(NULL, "\n")) {
+        char *space = strchr(line, ' ');
+        if (!space)
+            continue;
+        *space = '\0';
+        if (!names_function(line, keep))
+            ch_strvec_push_owned(&argv, ch_xasprintf("--localize-symbol=%s", line));
+    }
+    int rc = 0;
+    if (argv.len > 1) {
+        ch_strvec_push(&argv, obj);
+        rc = run_tool(argv.items, NULL, err);
+    }
+    ch_strvec_free(&argv);
+    ch_strbuf_free(&listing);
     return rc;
 }
 

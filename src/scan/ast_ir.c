@@ -43,11 +43,20 @@ static ch_ir *node(ch_ir_kind kind, CXCursor c)
     return ch_ir_new(kind, l.line, l.col);
 }
 
+/* A construct the IR does not model: its text, and its sub-expressions as kids, so that
+ * inference still sees the buffers used inside it (it counts them as possibly written). */
 static ch_ir *opaque(ir_ctx *x, CXCursor c)
 {
     ch_ir *n = node(CH_IR_OPAQUE, c);
     n->text = clx_text(x->tu, c);
     n->type = clx_scalar(clang_getCursorType(c));
+    if (clang_isExpression(c.kind)) {
+        kids_acc k = children(c);
+        for (size_t i = 0; i < k.n; i++)
+            if (clang_isExpression(k.v[i].kind))
+                ch_ir_add(n, build_expr(x, k.v[i]));
+        free(k.v);
+    }
     return n;
 }
 
@@ -69,22 +78,31 @@ static size_t tok_offset(ir_ctx *x, CXToken t)
     return clx_loc_of(clang_getTokenLocation(x->tu, t)).offset;
 }
 
-/* The operator between a binary expression's operands: the first punctuation token at or after
- * the end of the left operand; NULL when macros hide it. */
-static char *binary_op(ir_ctx *x, CXCursor e, CXCursor lhs)
+/* The operator between a binary expression's operands: the last token before the right
+ * operand's first token, when it lies after the left operand's start and is punctuation.
+ * Locations are expansion locations, so an operand written through a macro (PolyBench's
+ * `_PB_N - 1`, `SCALAR_VAL(0.5) * x`) still has the operator that follows it in the user's
+ * text; an operator inside a macro's own definition (`#define SQ(x) ((x)*(x))`) leaves both
+ * operands at one place, no token lies between them, and the result is NULL (opaque). */
+static char *binary_op(ir_ctx *x, CXCursor e, CXCursor lhs, CXCursor rhs)
 {
-    size_t end = clx_extent_end(lhs).offset, stop = clx_extent_end(e).offset;
+    size_t begin = clx_extent_begin(lhs).offset, rhs_begin = clx_extent_begin(rhs).offset;
     toks t = tokens_of(x, e);
     char *op = NULL;
-    for (unsigned i = 0; i < t.n && !op; i++) {
+    unsigned last = t.n;
+    for (unsigned i = 0; i < t.n; i++) {
         size_t off = tok_offset(x, t.t[i]);
-        if (off < end || off >= stop)
-            continue;
-        if (clang_getTokenKind(t.t[i]) == CXToken_Punctuation)
-            op = clx_str(clang_getTokenSpelling(x->tu, t.t[i]));
-        break;
+        if (off >= begin && off < rhs_begin)
+            last = i;
     }
+    if (last < t.n && tok_offset(x, t.t[last]) > begin &&
+        clang_getTokenKind(t.t[last]) == CXToken_Punctuation)
+        op = clx_str(clang_getTokenSpelling(x->tu, t.t[last]));
     clang_disposeTokens(x->tu, t.t, t.n);
+    if (op && (strcmp(op, ")") == 0 || strcmp(op, "]") == 0 || strcmp(op, "(") == 0)) {
+        free(op);
+        op = NULL;
+    }
     return op;
 }
 
@@ -100,7 +118,7 @@ static ch_ir *build_binary(ir_ctx *x, CXCursor c, kids_acc *k)
 {
     if (k->n != 2)
         return opaque(x, c);
-    char *op = binary_op(x, c, k->v[0]);
+    char *op = binary_op(x, c, k->v[0], k->v[1]);
     if (!op)
         return opaque(x, c);
     ch_ir *n = node(is_assign_op(op) ? CH_IR_ASSIGN : CH_IR_BINARY, c);

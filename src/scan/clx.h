@@ -7,6 +7,7 @@
 #include <clang-c/Index.h>
 #include <stddef.h>
 
+#include "ch/entry.h"
 #include "ch/ir.h"
 #include "ch/types.h"
 
@@ -35,5 +36,9 @@ char *clx_text(CXTranslationUnit tu, CXCursor c);
 /* Builds the IR of a function body (a CompoundStmt cursor); fn is the function, whose
  * parameters give VAR nodes their param_index. */
 ch_ir *clx_build_body(CXTranslationUnit tu, CXCursor fn, CXCursor body);
+
+/* Fills e->helpers: the functions body calls (transitively) whose definitions the TU shows
+ * outside system headers, except fn itself; callees first. */
+void clx_collect_helpers(CXTranslationUnit tu, CXCursor fn, CXCursor body, ch_entry *e);
 
 #endif

@@ -50,6 +50,11 @@ void ch_entry_free(ch_entry *e)
     free(e->signature);
     free(e->body_tokens);
     ch_ir_free(e->body);
+    for (size_t i = 0; i < e->n_helpers; i++) {
+        free(e->helpers[i].name);
+        free(e->helpers[i].source);
+    }
+    free(e->helpers);
     memset(e, 0, sizeof *e);
 }
 
@@ -95,4 +100,12 @@ void ch_entry_call_args(const ch_entry *e, ch_strbuf *out)
 {
     for (size_t i = 0; i < e->n_params; i++)
         ch_strbuf_addf(out, "%s%s", i ? ", " : "", e->params[i].name);
+}
+
+const ch_entry_helper *ch_entry_helper_named(const ch_entry *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_helpers; i++)
+        if (strcmp(e->helpers[i].name, name) == 0)
+            return &e->helpers[i];
+    return NULL;
 }

@@ -5,8 +5,11 @@
  * is found by substituting each loop variable, innermost first, by the bound that maximises it
  * (sizes are taken as positive), and the extent is the largest maximum + 1, simplified.
  * Directions: a sequential walk keeps, per loop iteration, the elements written so far; a read
- * of an element not yet written in the same iteration makes a written pointer inout. Clauses
- * always win over inference. */
+ * of an element not yet written in the same iteration makes a written pointer inout. A written
+ * buffer is `out` only when one unconditional write provably reaches every element (its
+ * subscripts walk the whole extent densely, see dense_size); a buffer written on part of its
+ * elements (an interior, a triangle, every other element) is inout, since the elements the
+ * body leaves alone must come back unchanged. Clauses always win over inference. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +20,7 @@
 typedef struct loop_var {
     const char *name;
     ch_poly *lo, *hi; /* inclusive bounds; NULL when the loop is not canonical */
+    int unit_step;    /* steps by one (++, --, += 1, -= 1): every value in [lo, hi] is visited */
 } loop_var;
 
 typedef struct local_def {
@@ -29,12 +33,16 @@ typedef struct pinfo {
     ch_poly *max;   /* largest first subscript seen; NULL none yet */
     ch_poly **alts; /* further maxima incomparable with max (extent: their C max) */
     int n_alts;
-    int unbounded; /* some subscript had no computable maximum */
-    int escapes;   /* used other than as a[...] */
+    int unbounded; /* some subscript had no computable maximum, or the pointer itself moves */
+    unsigned unbounded_line, unbounded_col; /* the first such place */
+    int escapes;                            /* used other than as a[...] */
     int n_access;
     int written;
-    int read_first; /* an element read before it was written in the same iteration */
-    int index_of;   /* is used inside a subscript of param index_of (-1: no) */
+    int read_first;   /* an element read before it was written in the same iteration */
+    int opaque_use;   /* accessed inside a construct the IR does not model */
+    ch_poly **covers; /* element counts of writes that reach a dense range from element 0 */
+    int n_covers;
+    int index_of; /* is used inside a subscript of param index_of (-1: no) */
 } pinfo;
 
 typedef struct infer {
@@ -48,6 +56,9 @@ typedef struct infer {
     ch_strvec written;  /* keys "p#subscripts" written so far in the open scopes */
     size_t *scope_marks;
     size_t n_scopes;
+    int cond_depth;   /* inside an if, while or do: a write there may not happen */
+    int opaque_depth; /* inside a construct the IR does not model */
+    int early_exit;   /* the body has break, continue or return: no write is unconditional */
 } infer;
 
 static int is_param_kind(const infer *x, const ch_ir *v, ch_role role)
@@ -270,6 +281,15 @@ static int mentions_index_read(const infer *x, const ch_ir *n, int *which)
     return 0;
 }
 
+static void mark_unbounded(pinfo *pi, const ch_ir *where)
+{
+    if (!pi->unbounded) {
+        pi->unbounded_line = where->line;
+        pi->unbounded_col = where->col;
+    }
+    pi->unbounded = 1;
+}
+
 /* Records one a[...] access for the extent: the outermost subscript's maximum. */
 static void note_access(infer *x, const ch_ir *acc)
 {
@@ -292,7 +312,7 @@ static void note_access(infer *x, const ch_ir *acc)
     ch_poly *m = poly ? maximise(x, poly) : NULL;
     poly_free(poly);
     if (!m)
-        x->pi[p].unbounded = 1;
+        mark_unbounded(&x->pi[p], sub);
     else
         keep_max(&x->pi[p], m);
 }
@@ -308,16 +328,153 @@ static char *access_key(const ch_ir *acc)
 static void note_read(infer *x, const ch_ir *acc)
 {
     int p = access_base(acc)->param_index;
+    if (x->opaque_depth)
+        x->pi[p].opaque_use = 1;
     char *key = access_key(acc);
     if (!strvec_has(&x->written, key))
         x->pi[p].read_first = 1;
     free(key);
 }
 
-static void note_write(infer *x, const ch_ir *acc)
+/* One open loop's part in a subscript: coefficient c and trip count r (v = lo + u, u < r). */
+typedef struct dense_term {
+    const loop_var *loop;
+    ch_poly *coef, *trips;
+} dense_term;
+
+static int mentions_open_loop(const infer *x, const ch_poly *p)
+{
+    for (size_t i = 0; i < x->n_loops; i++)
+        if (x->loops[i].name[0] && poly_mentions(p, x->loops[i].name))
+            return 1;
+    return 0;
+}
+
+static int poly_equal(const ch_poly *a, const ch_poly *b)
+{
+    ch_poly *d = poly_sub(a, b);
+    int eq = d->n == 0;
+    poly_free(d);
+    return eq;
+}
+
+/* How many elements the subscript sub reaches over the open loops when it reaches exactly
+ * [0, count) with no element twice, else NULL. Sufficient test: sub = sum of c_v * v over
+ * loops v with unit steps and rectangular bounds, each loop in it once and in no other
+ * dimension (used), the value at the loops' lower bounds 0, and the coefficients a mixed-radix
+ * chain: one is 1, each next is the previous times its loop's trip count (i*m + j with j < m). */
+static ch_poly *dense_size(const infer *x, const ch_ir *sub, ch_strvec *used)
+{
+    ch_poly *s = to_poly(x, sub);
+    dense_term t[16];
+    int n = 0, ok = s != NULL;
+    for (size_t i = x->n_loops; ok && i-- > 0;) {
+        const loop_var *L = &x->loops[i];
+        if (!L->name[0] || !poly_mentions(s, L->name))
+            continue;
+        ok = n < 16 && L->lo && L->hi && L->unit_step && poly_degree_in(s, L->name) == 1 &&
+             !strvec_has(used, L->name);
+        if (!ok)
+            break;
+        ch_poly *one = poly_const(1), *span = poly_sub(L->hi, L->lo);
+        ch_poly *coef = poly_coeff(s, L->name);
+        /* a negative coefficient walks down from the upper bound: v = hi - u */
+        int down = poly_sign(coef) < 0;
+        if (down) {
+            ch_poly *minus = poly_const(-1), *neg = poly_mul(coef, minus);
+            poly_free(minus);
+            poly_free(coef);
+            coef = neg;
+        }
+        t[n] = (dense_term){L, coef, poly_add(span, one)};
+        poly_free(one);
+        poly_free(span);
+        ch_poly *at_start = poly_subst(s, L->name, down ? L->hi : L->lo);
+        poly_free(s);
+        s = at_start;
+        ok = !mentions_open_loop(x, t[n].coef) && !mentions_open_loop(x, t[n].trips);
+        n++;
+    }
+    ok = ok && s->n == 0; /* no constant offset, no loop left (a triangle's bound) */
+    ch_poly *count = poly_const(1);
+    for (int done = 0; ok && done < n; done++) {
+        int k = 0;
+        while (k < n && (!t[k].coef || !poly_equal(t[k].coef, count)))
+            k++;
+        ok = k < n;
+        if (ok) {
+            ch_poly *next = poly_mul(count, t[k].trips);
+            poly_free(count);
+            count = next;
+            poly_free(t[k].coef);
+            t[k].coef = NULL; /* used */
+            ch_strvec_push(used, t[k].loop->name);
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        poly_free(t[k].coef);
+        poly_free(t[k].trips);
+    }
+    poly_free(s);
+    if (!ok) {
+        poly_free(count);
+        return NULL;
+    }
+    return count;
+}
+
+/* The number of elements an unconditional `acc = ...` reaches from element 0, when every
+ * dimension is dense (inner dimensions whole) and every open loop either walks a dimension or
+ * runs a constant number (>= 1) of times; NULL otherwise. */
+static ch_poly *write_coverage(const infer *x, const ch_ir *acc)
+{
+    const ch_param *p = &x->e->params[access_base(acc)->param_index];
+    size_t nsubs = 0;
+    for (const ch_ir *s = acc; s->kind == CH_IR_INDEX; s = s->kids[0])
+        nsubs++;
+    if (x->cond_depth || x->early_exit ||
+        (p->role == CH_ROLE_ARRAY ? nsubs != p->ndims : nsubs != 1))
+        return NULL;
+    ch_strvec used;
+    ch_strvec_init(&used);
+    ch_poly *total = poly_const(1);
+    size_t dim = nsubs;
+    for (const ch_ir *s = acc; total && s->kind == CH_IR_INDEX; s = s->kids[0]) {
+        dim--;
+        ch_poly *d = dense_size(x, s->kids[1], &used);
+        ch_poly *declared = dim > 0 ? poly_parse(p->dims[dim]) : NULL;
+        int whole = d && (dim == 0 || (declared && poly_equal(d, declared)));
+        ch_poly *next = whole ? poly_mul(total, d) : NULL;
+        poly_free(declared);
+        poly_free(d);
+        poly_free(total);
+        total = next;
+    }
+    for (size_t i = 0; total && i < x->n_loops; i++) {
+        const loop_var *L = &x->loops[i];
+        long long lo, hi;
+        if (strvec_has(&used, L->name))
+            continue;
+        if (!L->lo || !L->hi || !poly_is_const(L->lo, &lo) || !poly_is_const(L->hi, &hi) ||
+            hi < lo) {
+            poly_free(total); /* a loop that may run zero times: the write may not happen */
+            total = NULL;
+        }
+    }
+    ch_strvec_free(&used);
+    return total;
+}
+
+static void note_write(infer *x, const ch_ir *acc, int plain)
 {
     int p = access_base(acc)->param_index;
     x->pi[p].written = 1;
+    ch_poly *covered = plain ? write_coverage(x, acc) : NULL;
+    if (covered) {
+        pinfo *pi = &x->pi[p];
+        pi->covers = ch_xrealloc(pi->covers, (size_t)(pi->n_covers + 1) * sizeof *pi->covers);
+        pi->covers[pi->n_covers++] = covered;
+    }
     ch_strvec_push_owned(&x->written, access_key(acc));
 }
 
@@ -360,7 +517,10 @@ static void walk_update(infer *x, const ch_ir *lhs, int reads_old)
         note_access(x, lhs);
         if (reads_old)
             note_read(x, lhs);
-        note_write(x, lhs);
+        note_write(x, lhs, !reads_old);
+    } else if (is_buffer(x, lhs)) {
+        /* the parameter itself moves (`p++` until a sentinel): no subscript bounds it */
+        mark_unbounded(&x->pi[lhs->param_index], lhs);
     } else if (lhs && lhs->kind != CH_IR_VAR) {
         walk_expr(x, lhs);
     }
@@ -394,6 +554,15 @@ static void walk_expr(infer *x, const ch_ir *n)
     }
     if (is_buffer(x, n)) {
         x->pi[n->param_index].escapes = 1;
+        return;
+    }
+    if (n->kind == CH_IR_OPAQUE) {
+        /* its subscripts still bound the extent, but what it does with the buffers is
+         * unknown: any buffer inside may be written (inout unless const) */
+        x->opaque_depth++;
+        for (size_t i = 0; i < n->nkids; i++)
+            walk_expr(x, n->kids[i]);
+        x->opaque_depth--;
         return;
     }
     for (size_t i = 0; i < n->nkids; i++)
@@ -436,9 +605,15 @@ static void push_loop(infer *x, const ch_ir *f)
         name = var_name(init->kids[0]->kids[0]);
         start = init->kids[0]->kids[1];
     }
-    loop_var L = {name ? name : "", NULL, NULL};
+    loop_var L = {name ? name : "", NULL, NULL, 0};
     int down = inc && ((inc->kind == CH_IR_UNARY && strcmp(inc->text, "--") == 0) ||
                        (inc->kind == CH_IR_ASSIGN && strcmp(inc->text, "-=") == 0));
+    L.unit_step = inc && ((inc->kind == CH_IR_UNARY && var_name(inc->kids[0]) &&
+                           strcmp(var_name(inc->kids[0]), L.name) == 0) ||
+                          (inc->kind == CH_IR_ASSIGN && inc->nkids == 2 &&
+                           (strcmp(inc->text, "+=") == 0 || strcmp(inc->text, "-=") == 0) &&
+                           var_name(inc->kids[0]) && strcmp(var_name(inc->kids[0]), L.name) == 0 &&
+                           inc->kids[1]->kind == CH_IR_INT_LIT && inc->kids[1]->ival == 1));
     if (name && cond && cond->kind == CH_IR_BINARY && cond->nkids == 2) {
         const char *op = cond->text;
         const ch_ir *bound = NULL;
@@ -511,6 +686,7 @@ static void walk_stmt(infer *x, const ch_ir *s)
         break;
     case CH_IR_WHILE:
     case CH_IR_DO:
+        x->cond_depth++;
         push_scope(x);
         for (size_t i = 0; i < s->nkids; i++) {
             if (s->kids[i] && s->kids[i]->kind >= CH_IR_INT_LIT)
@@ -519,14 +695,17 @@ static void walk_stmt(infer *x, const ch_ir *s)
                 walk_stmt(x, s->kids[i]);
         }
         pop_scope(x);
+        x->cond_depth--;
         break;
     case CH_IR_IF:
         walk_expr(x, s->kids[0]);
+        x->cond_depth++;
         for (size_t i = 1; i < 3 && i < s->nkids; i++) {
             push_scope(x);
             walk_stmt(x, s->kids[i]);
             pop_scope(x);
         }
+        x->cond_depth--;
         break;
     case CH_IR_EXPR_STMT:
     case CH_IR_RETURN:
@@ -557,6 +736,25 @@ static void collect_assigned(const ch_ir *n, ch_strvec *out)
         collect_assigned(n->kids[i], out);
 }
 
+/* Whether the body leaves a loop or the function early anywhere (a write after it may not run).
+ * An unmodelled statement may be a goto; an unmodelled expression cannot jump. */
+static int has_exit(const ch_ir *n, int statement)
+{
+    if (!n)
+        return 0;
+    if (n->kind == CH_IR_BREAK || n->kind == CH_IR_CONTINUE || n->kind == CH_IR_RETURN ||
+        (n->kind == CH_IR_OPAQUE && statement))
+        return 1;
+    for (size_t i = 0; i < n->nkids; i++) {
+        int sub = n->kind == CH_IR_BLOCK || (n->kind == CH_IR_FOR && i == 3) ||
+                  (n->kind == CH_IR_WHILE && i == 1) || (n->kind == CH_IR_DO && i == 0) ||
+                  (n->kind == CH_IR_IF && i > 0);
+        if (has_exit(n->kids[i], sub))
+            return 1;
+    }
+    return 0;
+}
+
 /* --- results --- */
 
 static int named_in(char **v, size_t n, const char *name)
@@ -565,6 +763,34 @@ static int named_in(char **v, size_t n, const char *name)
         if (strcmp(v[i], name) == 0)
             return 1;
     return 0;
+}
+
+static int covered_by(const pinfo *pi, const ch_poly *count)
+{
+    for (int i = 0; i < pi->n_covers; i++)
+        if (poly_equal(pi->covers[i], count))
+            return 1;
+    return 0;
+}
+
+/* Whether the writes of p reach all of its extent (known by now): one write reaches it, or,
+ * for an inferred pointer extent (the C max of incomparable maxima), each maximum + 1 is the
+ * count of a write from element 0, so together they reach up to the largest. */
+static int covers_all(const ch_param *p, const pinfo *pi)
+{
+    ch_poly *extent = p->extent ? poly_parse(p->extent) : NULL;
+    int all = extent && covered_by(pi, extent);
+    poly_free(extent);
+    if (all || extent || p->extent_explicit || p->role != CH_ROLE_POINTER || !pi->max)
+        return all;
+    all = 1;
+    for (int i = -1; i < pi->n_alts && all; i++) {
+        ch_poly *one = poly_const(1), *count = poly_add(i < 0 ? pi->max : pi->alts[i], one);
+        all = covered_by(pi, count);
+        poly_free(one);
+        poly_free(count);
+    }
+    return all;
 }
 
 static void set_direction(ch_entry *e, ch_param *p, const pinfo *pi)
@@ -584,9 +810,11 @@ static void set_direction(ch_entry *e, ch_param *p, const pinfo *pi)
         else if (!e->has_body)
             p->dir = CH_DIR_OUT;
         else if (!pi->written)
-            p->dir = pi->escapes ? CH_DIR_INOUT : CH_DIR_IN;
+            p->dir = pi->escapes || pi->opaque_use ? CH_DIR_INOUT : CH_DIR_IN;
         else
-            p->dir = pi->read_first || pi->escapes ? CH_DIR_INOUT : CH_DIR_OUT;
+            p->dir = pi->read_first || pi->escapes || pi->opaque_use || !covers_all(p, pi)
+                         ? CH_DIR_INOUT
+                         : CH_DIR_OUT;
     }
 }
 
@@ -659,7 +887,6 @@ static int finish(infer *x, ch_error *err)
         ch_param *p = &e->params[i];
         if (p->role == CH_ROLE_SCALAR)
             continue;
-        set_direction(e, p, &x->pi[i]);
         const char *given = clause_extent(e, p->name);
         free(p->extent);
         p->extent = NULL;
@@ -671,11 +898,19 @@ static int finish(infer *x, ch_error *err)
         } else if (e->has_body) {
             p->extent = pointer_extent(&x->pi[i]);
         }
+        const pinfo *pi = &x->pi[i];
+        if (!p->extent && pi->unbounded && pi->unbounded_line)
+            return ch_error_at(err, e->file, pi->unbounded_line, pi->unbounded_col,
+                               "cannot infer the extent of '%s' in '%s': nothing bounds this "
+                               "use of it (a sentinel loop or a moving pointer); add extent(%s: "
+                               "<number of elements>) to the #pragma harness at %u:%u",
+                               p->name, e->name, p->name, e->line, e->col);
         if (!p->extent && (e->has_body || p->role == CH_ROLE_ARRAY))
             return ch_error_at(err, e->file, e->line, e->col,
                                "cannot infer the extent of '%s' in '%s' from its subscripts; add "
                                "extent(%s: <number of elements>) to the #pragma harness",
                                p->name, e->name, p->name);
+        set_direction(e, p, &x->pi[i]);
     }
     for (size_t i = 0; i < e->n_params; i++) {
         ch_param *p = &e->params[i];
@@ -700,6 +935,7 @@ int ch_infer_entry(ch_entry *e, ch_error *err)
     ch_strvec_init(&x.assigned);
     ch_strvec_init(&x.written);
     collect_assigned(e->body, &x.assigned);
+    x.early_exit = has_exit(e->body, 1);
     walk_stmt(&x, e->body);
     int rc = finish(&x, err);
     for (size_t i = 0; i < e->n_params; i++) {
@@ -707,6 +943,9 @@ int ch_infer_entry(ch_entry *e, ch_error *err)
         for (int k = 0; k < x.pi[i].n_alts; k++)
             poly_free(x.pi[i].alts[k]);
         free(x.pi[i].alts);
+        for (int k = 0; k < x.pi[i].n_covers; k++)
+            poly_free(x.pi[i].covers[k]);
+        free(x.pi[i].covers);
     }
     free(x.pi);
     free(x.loops);

@@ -67,47 +67,73 @@ static int word_char(char c)
     return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* The [dims] written after the parameter's name, from its tokens. */
-static void array_dims(CXTranslationUnit tu, CXCursor parm, const char *name, ch_param *p)
+/* Appends one dimension's expression (already printed by clang from the AST, so macros and
+ * typedefs are expanded) to p->dims, simplified when it is a polynomial. */
+static void push_dim(ch_param *p, const char *expr)
 {
-    CXToken *t;
-    unsigned n;
-    clang_tokenize(tu, clang_getCursorExtent(parm), &t, &n);
-    unsigned i = 0;
-    int stars = 0, konst = 0;
-    for (; i < n; i++) {
-        char *s = clx_str(clang_getTokenSpelling(tu, t[i]));
-        int hit = strcmp(s, name) == 0;
-        stars += strcmp(s, "*") == 0;
-        konst |= strcmp(s, "const") == 0 && stars == 0;
-        free(s);
-        if (hit)
-            break;
+    p->dims = ch_xrealloc(p->dims, (p->ndims + 1) * sizeof *p->dims);
+    char *simple = expr[0] ? ch_poly_simplify(expr) : NULL;
+    p->dims[p->ndims++] = simple ? simple : ch_xstrdup(expr);
+}
+
+/* Skips the qualifiers C99 allows inside a parameter's outermost brackets
+ * (`double A[static restrict const n]`). */
+static const char *skip_dim_qualifiers(const char *s)
+{
+    static const char *const quals[] = {"static", "restrict", "const", "volatile", NULL};
+    for (;;) {
+        while (*s == ' ')
+            s++;
+        size_t i = 0;
+        for (; quals[i]; i++) {
+            size_t n = strlen(quals[i]);
+            if (strncmp(s, quals[i], n) == 0 && !word_char(s[n]))
+                break;
+        }
+        if (!quals[i])
+            return s;
+        s += strlen(quals[i]);
+    }
+}
+
+/* The dimensions of a parameter's type, outermost first, from the spelling clang prints for the
+ * type as declared ("double[n][m]", "const float[static 4][12]", "double (*)[m]"). That
+ * spelling comes from the AST, not from the tokens, so declarators written through macros
+ * (PolyBench's `POLYBENCH_2D(A,N,M,n,m)`), typedef'd arrays and macro extents come out as C
+ * (libclang 14 keeps the declared, undecayed type of a parameter). A pointer to
+ * an array has an unsized outermost dimension (""). */
+static void array_dims(CXType declared, ch_param *p)
+{
+    /* canonical: a typedef'd array (`typedef float vec[8]`) shows its brackets */
+    CXType t = clang_getCanonicalType(declared);
+    char *spelled = clx_str(clang_getTypeSpelling(t));
+    const char *s = spelled;
+    if (t.kind == CXType_Pointer) {
+        push_dim(p, "");
+        const char *close = strstr(s, "(*");
+        s = close ? strchr(close, ')') : NULL;
+        s = s ? s + 1 : spelled + strlen(spelled);
+    } else {
+        s = strchr(s, '[');
+        s = s ? s : spelled + strlen(spelled);
     }
     ch_strbuf dim;
     ch_strbuf_init(&dim);
     int depth = 0;
-    for (i++; i < n; i++) {
-        char *s = clx_str(clang_getTokenSpelling(tu, t[i]));
-        if (strcmp(s, "[") == 0 && depth++ == 0) {
+    for (; *s; s++) {
+        if (*s == '[' && depth++ == 0) {
             ch_strbuf_reset(&dim);
-        } else if (strcmp(s, "]") == 0 && --depth == 0) {
-            p->dims = ch_xrealloc(p->dims, (p->ndims + 1) * sizeof *p->dims);
-            char *simple = ch_poly_simplify(dim.data);
-            p->dims[p->ndims++] = simple ? simple : ch_xstrdup(dim.data);
-        } else if (depth > 0 && strcmp(s, "static") != 0 && strcmp(s, "const") != 0 &&
-                   strcmp(s, "restrict") != 0) {
-            if (dim.len && word_char(dim.data[dim.len - 1]) && word_char(s[0]))
-                ch_strbuf_addc(&dim, ' ');
-            ch_strbuf_adds(&dim, s);
+            s = skip_dim_qualifiers(s + 1) - 1;
+        } else if (*s == ']' && --depth == 0) {
+            while (dim.len && dim.data[dim.len - 1] == ' ')
+                dim.data[--dim.len] = '\0';
+            push_dim(p, dim.data);
+        } else if (depth > 0) {
+            ch_strbuf_addc(&dim, *s);
         }
-        free(s);
     }
     ch_strbuf_free(&dim);
-    clang_disposeTokens(tu, t, n);
-    /* libclang loses the element's const through a decayed VLA parameter: trust the tokens */
-    if (p->ndims > 0 && konst)
-        p->is_const = 1;
+    free(spelled);
 }
 
 static int param_fail(ch_error *err, const char *file, CXCursor parm, const char *name,
@@ -142,7 +168,9 @@ static int fill_param(CXTranslationUnit tu, const char *file, CXCursor parm, ch_
     p->is_restrict = t.kind == CXType_Pointer && clang_isRestrictQualifiedType(t);
     CXType el = t.kind == CXType_Pointer ? clang_getPointeeType(t) : clang_getArrayElementType(t);
     int nested = 0;
-    p->is_const = clang_isConstQualifiedType(el);
+    /* a canonical array type carries its elements' qualifiers on itself */
+    p->is_const = clang_isConstQualifiedType(el) ||
+                  (t.kind != CXType_Pointer && clang_isConstQualifiedType(t));
     while (el.kind == CXType_ConstantArray || el.kind == CXType_VariableArray ||
            el.kind == CXType_IncompleteArray) {
         el = clang_getArrayElementType(el);
@@ -158,7 +186,8 @@ static int fill_param(CXTranslationUnit tu, const char *file, CXCursor parm, ch_
         return rc;
     }
     free(spelled);
-    array_dims(tu, parm, p->name, p);
+    if (nested > 0 || t.kind != CXType_Pointer)
+        array_dims(clang_getCursorType(parm), p);
     const char *cq = p->is_const ? "const " : "";
     const char *en = ch_scalar_name(p->elem);
     if (nested > 0 || t.kind != CXType_Pointer || p->ndims > 0) {
@@ -331,6 +360,7 @@ static int build_entry(CXTranslationUnit tu, const char *path, annot *a, ch_entr
         e->body_col = b.col;
         e->body = clx_build_body(tu, def, body);
         e->body_tokens = token_stream(e->body);
+        clx_collect_helpers(tu, def, body, e);
     }
     e->kind = !e->has_body ? CH_KIND_SPEC_DECL : e->spec ? CH_KIND_SPEC_DEF : CH_KIND_C_DEF;
     if (e->kind == CH_KIND_SPEC_DECL && !e->spec)

@@ -1,7 +1,9 @@
 /* The reference oracle as a host program: the user's own translation unit compiled with the
  * user's flags (static helpers and macros work because the whole TU is compiled), its `main`
  * renamed with objcopy, linked with a generated main that reads a set directory, calls the
- * function and writes every buffer back. Spec-decl entries link a test author's C source. */
+ * function (through a bridge, so static functions work) and writes every buffer back; sections
+ * that only the user's main reaches are dropped at the link. Spec-decl entries link a test author's
+ * C source. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,39 @@ static void add_c_param(ch_strbuf *o, const ch_ck_param *p)
     }
 }
 
+/* "T a, U b" in C for the checklist's parameters ("void" when none). */
+static void add_c_params(ch_strbuf *o, const ch_checklist *c)
+{
+    for (size_t i = 0; i < c->n_params; i++) {
+        if (i)
+            ch_strbuf_adds(o, ", ");
+        add_c_param(o, &c->params[i]);
+    }
+    if (!c->n_params)
+        ch_strbuf_adds(o, "void");
+}
+
+/* The header force-included (-include) before the user's file: a static declaration of the
+ * function and an external bridge that calls it. The function may be `static` (PolyBench's
+ * kernels are), `inline`, or defined after the user's own main; declared static first, it keeps
+ * internal linkage whatever its definition says (C11 6.2.2p3-5), and the bridge gives the
+ * generated main one external name to call. The prototype is printed from canonical types, so
+ * it needs none of the user's typedefs or macros. */
+static void gen_bridge(const ch_checklist *c, const char *bridge, ch_strbuf *o)
+{
+    ch_strbuf_addf(o, "/* ch-cc: the oracle's entry point for `%s` */\nstatic void %s(", c->name,
+                   c->name);
+    add_c_params(o, c);
+    ch_strbuf_addf(o, ");\nvoid %s(", bridge);
+    add_c_params(o, c);
+    ch_strbuf_addf(o, ");\nvoid %s(", bridge);
+    add_c_params(o, c);
+    ch_strbuf_addf(o, ")\n{\n    %s(", c->name);
+    for (size_t i = 0; i < c->n_params; i++)
+        ch_strbuf_addf(o, "%s%s", i ? ", " : "", c->params[i].name);
+    ch_strbuf_adds(o, ");\n}\n");
+}
+
 static void gen_main(const ch_checklist *c, const char *fn, ch_strbuf *o)
 {
     ch_strbuf_addf(o,
@@ -40,13 +75,7 @@ static void gen_main(const ch_checklist *c, const char *fn, ch_strbuf *o)
                    c->name);
     ch_scaffold_bufio_code(o);
     ch_strbuf_addf(o, "\nvoid %s(", fn);
-    for (size_t i = 0; i < c->n_params; i++) {
-        if (i)
-            ch_strbuf_adds(o, ", ");
-        add_c_param(o, &c->params[i]);
-    }
-    if (!c->n_params)
-        ch_strbuf_adds(o, "void");
+    add_c_params(o, c);
     ch_strbuf_adds(o, ");\n\nint main(int argc, char **argv)\n{\n"
                       "    char ch_pb[4096];\n"
                       "    if (argc != 2 && !(argc == 3 && strcmp(argv[2], \"time\") == 0)) {\n"
@@ -110,6 +139,28 @@ static void gen_main(const ch_checklist *c, const char *fn, ch_strbuf *o)
     ch_strbuf_adds(o, "    return 0;\n}\n");
 }
 
+/* The one line of a failed compile or link that says why: an undefined symbol named as the
+ * user can act on it (the oracle links the user's translation unit alone), else the tool's
+ * first `error:` line, else its first line. The whole output stays in the log. */
+static void failure_summary(const char *out, ch_strbuf *why)
+{
+    const char *undef = strstr(out, "undefined reference to `");
+    if (undef) {
+        undef += strlen("undefined reference to `");
+        size_t n = strcspn(undef, "'\n");
+        ch_strbuf_addf(why,
+                       "'%.*s' is not defined in this file, and the reference program links "
+                       "the file alone",
+                       (int)n, undef);
+        return;
+    }
+    const char *line = strstr(out, "error:");
+    while (line && line > out && line[-1] != '\n')
+        line--;
+    line = line ? line : out;
+    ch_strbuf_add(why, line, strcspn(line, "\n"));
+}
+
 /* Runs argv capturing output into log; nonzero exit is an error naming what. */
 static int run_step(char *const *argv, const char *what, ch_strbuf *log, ch_error *err)
 {
@@ -123,8 +174,12 @@ static int run_step(char *const *argv, const char *what, ch_strbuf *log, ch_erro
     ch_proc_result_init(&r);
     int rc = ch_proc_run(argv, &po, &r, err);
     if (rc == 0 && r.exit_code != 0) {
-        rc = ch_error_set(err, "reference: %s failed (exit %d)%s%.1500s", what, r.exit_code,
-                          r.out.len ? ":\n" : "", r.out.data);
+        ch_strbuf why;
+        ch_strbuf_init(&why);
+        failure_summary(r.out.data ? r.out.data : "", &why);
+        rc = ch_error_set(err, "reference: %s failed (exit %d)%s%s", what, r.exit_code,
+                          why.len ? ": " : "", why.len ? why.data : "");
+        ch_strbuf_free(&why);
     }
     if (log)
         ch_strbuf_add(log, r.out.data, r.out.len);
@@ -144,7 +199,9 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     char *obj = ch_path_join(dir, "oracle.o");
     char *impl_c = ch_path_join(dir, "ref_impl.c");
     char *out = ch_path_join(dir, "ref");
-    char *fn = o->tu_path ? ch_xstrdup(c->name) : ch_xasprintf("%s_reference", c->name);
+    char *bridge_h = ch_path_join(dir, "ref_bridge.h");
+    char *fn =
+        o->tu_path ? ch_xasprintf("%s__ch_oracle", c->name) : ch_xasprintf("%s_reference", c->name);
     ch_strbuf src;
     ch_strbuf_init(&src);
     gen_main(c, fn, &src);
@@ -155,12 +212,22 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         goto done;
     /* 1. the oracle object: the user's TU with the user's flags, or the reference source */
     if (o->tu_path) {
+        ch_strbuf_reset(&src);
+        gen_bridge(c, fn, &src);
+        if ((rc = ch_write_file_atomic(bridge_h, src.data, src.len, 0, err)))
+            goto done;
         for (char *const *a = o->cc_argv; a && *a; a++)
             ch_strvec_push(&argv, *a);
         if (!argv.len)
             ch_strvec_push(&argv, cc);
         /* the pragma is for ch-cc, not for -Werror builds of the oracle */
         ch_strvec_push(&argv, "-Wno-unknown-pragmas");
+        /* a section per function, so the link below can drop the user's main and whatever
+         * it alone calls (PolyBench's main calls polybench.c, which is not linked here) */
+        ch_strvec_push(&argv, "-ffunction-sections");
+        ch_strvec_push(&argv, "-fdata-sections");
+        ch_strvec_push(&argv, "-include");
+        ch_strvec_push(&argv, bridge_h);
         ch_strvec_push(&argv, "-c");
         ch_strvec_push(&argv, o->tu_path);
     } else {
@@ -194,6 +261,7 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     ch_strvec_push(&argv, "-w");
     ch_strvec_push(&argv, "-o");
     ch_strvec_push(&argv, out);
+    ch_strvec_push(&argv, "-Wl,--gc-sections");
     ch_strvec_push(&argv, main_c);
     ch_strvec_push(&argv, obj);
     ch_strvec_push(&argv, "-lm");
@@ -207,6 +275,7 @@ done:
     free(main_c);
     free(obj);
     free(impl_c);
+    free(bridge_h);
     free(out);
     free(fn);
     return rc;

@@ -1,7 +1,11 @@
 /* Stage 0, static checks on a candidate's source text (before anything is compiled): the
  * launcher exists with the entry's exact C signature, a kernel is launched, there is no main,
  * no file/process/network/environment call, only allowed headers, and the launcher does not
- * write outputs on the host. Text-level on purpose: cheap, and it sees what the author wrote. */
+ * write outputs on the host. Text-level on purpose: cheap, and it sees what the author wrote.
+ *
+ * The launcher is NAME_launcher, or NAME itself: users write a kernel's host function under the
+ * function's own name. ch_candidate_launcher_form renames the second form to the first in the
+ * copy that is compiled, so the scaffold and the emitted unit know one contract. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +91,97 @@ static const char *match(const char *p)
             return p;
     }
     return NULL;
+}
+
+/* Is the function named at p a kernel or device function (__global__, or __device__ without
+ * __host__, among the words of its declaration before the name)? */
+static int device_function(const char *code, const char *p)
+{
+    const char *b = p;
+    while (b > code && b[-1] != ';' && b[-1] != '}' && b[-1] != '{')
+        b--;
+    char *decl = ch_xstrndup(b, (size_t)(p - b));
+    int dev =
+        find_word(decl, decl, "__global__") != NULL ||
+        (find_word(decl, decl, "__device__") != NULL && find_word(decl, decl, "__host__") == NULL);
+    free(decl);
+    return dev;
+}
+
+/* The definition `fname(...) {` in code (comments and literals blanked): where the name is,
+ * with *pl and *pr at its parameter list's parentheses; NULL when there is none. With
+ * host_only, kernels and device functions do not count. */
+static const char *find_definition(const char *code, const char *fname, int host_only,
+                                   const char **pl, const char **pr)
+{
+    for (const char *p = find_word(code, code, fname); p; p = find_word(code, p + 1, fname)) {
+        const char *q = skip_ws(p + strlen(fname));
+        if (*q != '(')
+            continue;
+        const char *r = match(q);
+        if (!r || *skip_ws(r + 1) != '{' || (host_only && device_function(code, p)))
+            continue;
+        *pl = q;
+        *pr = r;
+        return p;
+    }
+    return NULL;
+}
+
+/* Whether the candidate's launcher is the entry's own name: it defines a host function NAME
+ * and never mentions NAME_launcher (a candidate that does mention it means that one). */
+static int launcher_is_name(const char *code, const char *name, const char *lname)
+{
+    const char *pl, *pr;
+    return !find_word(code, code, lname) && find_definition(code, name, 1, &pl, &pr);
+}
+
+/* Is the identifier at p qualified (x.NAME, x->NAME, ns::NAME: another entity), inside a
+ * string's remains (the kept "C"), or part of an #include line's header name? */
+static int not_the_function(const char *code, const char *p)
+{
+    const char *b = p;
+    while (b > code && (b[-1] == ' ' || b[-1] == '\t'))
+        b--;
+    if (b > code &&
+        (b[-1] == '.' || b[-1] == '"' || (b - code >= 2 && b[-1] == ':' && b[-2] == ':') ||
+         (b - code >= 2 && b[-1] == '>' && b[-2] == '-')))
+        return 1;
+    const char *line = p;
+    while (line > code && line[-1] != '\n')
+        line--;
+    line = skip_ws(line);
+    return *line == '#' && strncmp(skip_ws(line + 1), "include", 7) == 0;
+}
+
+/* Renaming, not a macro: -DNAME=NAME_launcher (or a #define before the candidate) would also
+ * rename NAME in every header included after it, so an entry called copy, fill, reduce or sort
+ * would break std::copy or thrust::reduce, and the emitted unit, which defines NAME itself (the
+ * dispatcher) after the candidate, would need an #undef. Renaming the candidate's own
+ * identifier tokens touches nothing else, keeps every line where it was (diagnostics of later
+ * stages point at the author's lines), and leaves an ordinary candidate to compile. */
+char *ch_candidate_launcher_form(const char *name, const char *src)
+{
+    char *code = strip(src, 1);
+    char *lname = ch_xasprintf("%s_launcher", name);
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    const char *copied = src; /* src is copied up to here */
+    size_t len = strlen(name);
+    if (launcher_is_name(code, name, lname)) {
+        for (const char *p = find_word(code, code, name); p; p = find_word(code, p + len, name)) {
+            if (not_the_function(code, p))
+                continue;
+            const char *at = src + (p - code);
+            ch_strbuf_add(&out, copied, (size_t)(at - copied));
+            ch_strbuf_adds(&out, lname);
+            copied = at + len;
+        }
+    }
+    ch_strbuf_adds(&out, copied);
+    free(lname);
+    free(code);
+    return ch_strbuf_detach(&out);
 }
 
 static int fail(ch_strbuf *msg, cJSON **details, const char *check, const char *code, size_t off,
@@ -314,21 +409,20 @@ int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSO
                   "defines %s: the scaffold provides main", "main()");
         goto done;
     }
-    /* the launcher definition */
-    const char *def = NULL, *pl = NULL, *pr = NULL;
-    for (const char *p = find_word(code, code, lname); p; p = find_word(code, p + 1, lname)) {
-        const char *q = skip_ws(p + strlen(lname));
-        if (*q != '(')
-            continue;
-        const char *r = match(q);
-        if (r && *skip_ws(r + 1) == '{') {
-            def = p, pl = q, pr = r;
-            break;
-        }
+    /* the launcher definition: NAME_launcher, or the entry's own name (as users write it) */
+    const char *pl = NULL, *pr = NULL;
+    int named = launcher_is_name(code, c->name, lname);
+    if (named) {
+        free(lname);
+        lname = ch_xstrdup(c->name);
     }
+    const char *def = find_definition(code, lname, named, &pl, &pr);
     if (!def) {
-        rc = fail(msg, details, "launcher", NULL, 0,
-                  "no definition of the launcher %s(...) { ... }", lname);
+        char *desc = ch_xasprintf("no definition of the launcher %s(...) { ... } (or of a host "
+                                  "function %s(...) { ... } with the entry's signature)",
+                                  lname, c->name);
+        rc = fail(msg, details, "launcher", NULL, 0, "%s", desc);
+        free(desc);
         goto done;
     }
     if (!strstr(code, "extern \"C\"") || strstr(code, "extern \"C\"") > def) {

@@ -907,8 +907,11 @@ static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int st
         break;
     }
     case CH_STAGE_COMPILE: {
+        /* the scaffold calls NAME_launcher: a candidate defining NAME is compiled renamed */
         char *cp = ch_path_join(b->work, "candidate.cu");
-        rc = ch_write_file_atomic(cp, src, strlen(src), 0, err);
+        char *unit = ch_candidate_launcher_form(c->name, src);
+        rc = ch_write_file_atomic(cp, unit, strlen(unit), 0, err);
+        free(unit);
         free(cp);
         if (rc == 0)
             rc = (failed = stage_compile(v, b->work, src, rep, err)) < 0 ? -1 : 0;

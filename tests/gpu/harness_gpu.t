@@ -81,7 +81,7 @@ start_llm() { # start_llm NAME FILE.cu... : a fake server replaying those kernel
     python3 "$CH_CC_SRC/tests/fakes/fake_llm.py" --script "$TEST_DIR/$1.json" \
         --record "$TEST_DIR/$1.jsonl" --port 0 --port-file "$TEST_DIR/$1.port" > /dev/null 2>&1 &
     llm_pid=$!
-    for _ in $(seq 50); do [ -s "$TEST_DIR/$1.port" ] && break; sleep 0.1; done
+    for _ in $(seq 300); do [ -s "$TEST_DIR/$1.port" ] && break; sleep 0.1; done
     export CH_CC_PROVIDER=openai CH_CC_MODEL=fake CH_CC_API_KEY=test-key \
            CH_CC_API_BASE="http://127.0.0.1:$(cat "$TEST_DIR/$1.port")/v1"
 }

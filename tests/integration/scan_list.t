@@ -91,7 +91,7 @@ bad 'int g;\n#pragma harness "s"\nint t[3];\n' \
 bad '#pragma harness "s"\nvoid f(int n, void *x);\n' \
     "bad.c:2:21: error: unsupported type 'void *' of harness parameter 'x'; use a scalar (int, long, size_t, float, double, ...), a pointer to one, or a C99 array such as double A[n][m]" "unsupported parameter type"
 bad '#pragma harness\nvoid f(int n, float *x)\n{\n    while (n-- > 0)\n        *x++ = 0;\n}\n' \
-    "bad.c:1:1: error: cannot infer the extent of 'x' in 'f' from its subscripts; add extent(x: <number of elements>) to the #pragma harness" "extent not inferable"
+    "bad.c:5:10: error: cannot infer the extent of 'x' in 'f': nothing bounds this use of it (a sentinel loop or a moving pointer); add extent(x: <number of elements>) to the #pragma harness at 1:1" "extent not inferable: located at the moving pointer"
 bad '#pragma harness\nvoid f(int n, float *x);\n' \
     "bad.c:1:1: error: bare #pragma harness on the declaration of 'f': there is no body to translate; add a spec (#pragma harness \"what it computes\") or a definition" "spec-decl without a spec"
 bad '#pragma harness "a"\n  #pragma harness "b"\nvoid f(int n, float *x);\n' \

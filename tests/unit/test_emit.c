@@ -54,7 +54,7 @@ Test(emit, host_source_renames_the_definition_and_keeps_lines)
     ch_entry_list l = scan_one("s.c", saxpy_src);
     const ch_entry *e = &l.items[0];
     size_t len = 0;
-    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, &len);
+    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
     cr_assert_eq(count_lines(host, len), count_lines(saxpy_src, strlen(saxpy_src)),
                  "line numbers must stay the user's:\n%s", host);
     /* the pragma line became the host name's prototype; the definition carries the host name */
@@ -69,7 +69,7 @@ Test(emit, host_source_renames_the_definition_and_keeps_lines)
     cr_assert_null(strstr(host, "#pragma"));
     free(host);
     /* without entries to rename, only the pragma is blanked */
-    host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), NULL, 0, &len);
+    host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), NULL, 0, 1, &len);
     cr_assert_eq(len, strlen(saxpy_src));
     cr_assert_null(strstr(host, "__host"));
     cr_assert_null(strstr(host, "#pragma"));
@@ -184,7 +184,7 @@ Test(emit, unit_compiles_and_merges)
     cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
     /* the host half: the user's code with the body renamed */
     size_t len;
-    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, &len);
+    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
     char *hc = ch_path_join(dir, "h.c"), *ho = ch_path_join(dir, "h.o");
     cr_assert_eq(ch_write_file_atomic(hc, host, len, 0, &err), 0);
     char *cc[] = {"cc", "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes",

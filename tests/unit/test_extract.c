@@ -62,6 +62,32 @@ Test(extract, cuda_joins_a_file_split_over_blocks)
     free(s);
 }
 
+/* Models, like users, also write the launcher under the entry's own name; a block that only
+ * calls it (a usage example) is not the kernel file. */
+Test(extract, cuda_takes_the_launcher_under_the_entry_name)
+{
+    const char *r = "Design: one thread per element\n```cuda\n#include <cuda_runtime.h>\n"
+                    "__global__ void k(float *y){}\nextern \"C\" void f(int n, float *y)\n"
+                    "{ k<<<1,1>>>(y); }\n```\nUse it like this:\n```c\nf(n, y);\n```\n";
+    ch_error err;
+    char *s = ch_extract_cuda(r, "f_launcher", &err);
+    cr_assert(s, "%s", err.msg);
+    cr_assert(strstr(s, "extern \"C\" void f(int n"), "%s", s);
+    free(s);
+    /* a block defining f_launcher wins over one defining f */
+    r = "```cuda\nextern \"C\" void f(int n) { }\n```\n"
+        "```cuda\n__global__ void k(){}\nextern \"C\" void f_launcher(int n) { k<<<1,1>>>(); "
+        "}\n```\n";
+    s = ch_extract_cuda(r, "f_launcher", &err);
+    cr_assert(s, "%s", err.msg);
+    cr_assert(strstr(s, "f_launcher"), "%s", s);
+    free(s);
+    /* only calls of f: nothing defines the launcher */
+    cr_assert_null(ch_extract_cuda("```cuda\nextern \"C\" void g(int n) { f(n); }\n```\n",
+                                   "f_launcher", &err));
+    cr_assert(strstr(err.msg, "defines f_launcher()"), "%s", err.msg);
+}
+
 Test(extract, cuda_rejections_say_what_is_missing)
 {
     ch_error err;

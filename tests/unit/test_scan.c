@@ -287,8 +287,9 @@ Test(scan_errors, pointer_to_pointer)
 Test(scan_errors, extent_not_inferable)
 {
     expect_error("#pragma harness\nvoid f(int n, float *x) { while (n--) *x++ = 0; }\n",
-                 "t.c:1:1: error: cannot infer the extent of 'x' in 'f' from its subscripts; add "
-                 "extent(x: <number of elements>) to the #pragma harness");
+                 "t.c:2:40: error: cannot infer the extent of 'x' in 'f': nothing bounds this use "
+                 "of it (a sentinel loop or a moving pointer); add extent(x: <number of "
+                 "elements>) to the #pragma harness at 1:1");
 }
 
 Test(scan_errors, spec_decl_without_spec)

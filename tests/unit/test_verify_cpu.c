@@ -296,6 +296,43 @@ static const struct {
      GOOD_KERNEL "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
                  "{\n  k<<<1, 1>>>(0, a, 0, 0);\n  memset(y, 0, n * 4);\n}\n",
      "writes output 'y' on the host"},
+    /* the launcher under the entry's own name, as users write it */
+    {"named as the entry",
+     GOOD_KERNEL
+     "extern \"C\" void saxpy(int n, float a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
+     NULL},
+    {"named as the entry, declared first",
+     GOOD_KERNEL "extern \"C\" void saxpy(int n, float a, const float *x, float *y);\n"
+                 "void saxpy(int n, float a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
+     NULL},
+    {"named as the entry, wrong parameter type",
+     GOOD_KERNEL
+     "extern \"C\" void saxpy(int n, double a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
+     "parameter 2 (a) has type 'double', the entry needs 'float'"},
+    {"named as the entry, too few parameters",
+     GOOD_KERNEL "extern \"C\" void saxpy(int n, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
+     "type 'const float *', the entry needs 'float'"},
+    {"named as the entry, not extern C",
+     GOOD_KERNEL "void saxpy(int n, float a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
+     "the launcher saxpy is not declared extern \"C\""},
+    {"named as the entry, returns int",
+     GOOD_KERNEL
+     "extern \"C\" int saxpy(int n, float a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
+     "must return void"},
+    {"named as the entry, host computes output",
+     GOOD_KERNEL "extern \"C\" void saxpy(int n, float a, const float *x, float *y)\n"
+                 "{\n  k<<<1, 1>>>(0, a, 0, 0);\n  for (int i = 0; i < n; i++)\n    y[i] = 0;\n}\n",
+     "writes output 'y' on the host"},
+    {"a kernel named as the entry is no launcher",
+     "#include <cuda_runtime.h>\n"
+     "extern \"C\" __global__ void saxpy(int n, float a, const float *x, float *y)\n"
+     "{ int i = threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n",
+     "no definition of the launcher saxpy_launcher(...) { ... } (or of a host function saxpy"},
+    {"launcher declared but defined only under the entry's name",
+     GOOD_KERNEL
+     "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y);\n"
+     "extern \"C\" void saxpy(int n, float a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY,
+     "no definition of the launcher saxpy_launcher"},
 };
 
 Test(static_check, catalog)
@@ -333,6 +370,63 @@ Test(static_check, device_convention_allows_pointer_use_and_array_params_are_poi
     ch_strbuf_init(&msg);
     cr_assert_eq(ch_static_check(&c, src, &msg, NULL), 0, "%s", msg.data);
     ch_strbuf_free(&msg);
+    fx_free(&c);
+}
+
+/* The copy the verifier compiles and the emitted unit holds: NAME renamed NAME_launcher. */
+Test(static_check, launcher_form_renames_the_entry_name_only)
+{
+    const char *src =
+        "#include <thrust/saxpy.h>\n" /* a header name is no identifier */
+        "// saxpy: the launcher\n"
+        "__global__ void saxpy_kernel(int n) { }\n"
+        "extern \"C\" void saxpy(int n, float a, const float *x, float *y);\n"
+        "extern \"C\" void saxpy(int n, float a, const float *x, float *y)\n"
+        "{\n  const char *why = \"saxpy\";\n  lib::saxpy(n); obj.saxpy(); p->saxpy();\n"
+        "  saxpy_kernel<<<1, 1>>>(n);\n}\n";
+    char *got = ch_candidate_launcher_form("saxpy", src);
+    const char *want =
+        "#include <thrust/saxpy.h>\n"
+        "// saxpy: the launcher\n"
+        "__global__ void saxpy_kernel(int n) { }\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y);\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+        "{\n  const char *why = \"saxpy\";\n  lib::saxpy(n); obj.saxpy(); p->saxpy();\n"
+        "  saxpy_kernel<<<1, 1>>>(n);\n}\n";
+    cr_expect_str_eq(got, want);
+    free(got);
+
+    /* a candidate with NAME_launcher, or one whose NAME is a kernel, is left as it is */
+    const char *keep[] = {GOOD_KERNEL GOOD_LAUNCHER,
+                          GOOD_KERNEL GOOD_LAUNCHER "static void saxpy(void) { }\n",
+                          "__global__ void saxpy(int n, float *y) { y[0] = n; }\n",
+                          "__device__ void saxpy(int n, float *y) { y[0] = n; }\n"};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        got = ch_candidate_launcher_form("saxpy", keep[i]);
+        cr_expect_str_eq(got, keep[i], "case %zu", i);
+        free(got);
+    }
+    /* __host__ __device__ is a host function */
+    got = ch_candidate_launcher_form("f", "__host__ __device__ void f(int n) { }\n");
+    cr_expect_str_eq(got, "__host__ __device__ void f_launcher(int n) { }\n");
+    free(got);
+}
+
+/* What stage 0 accepts in the entry-name form, stage 1 compiles: the renamed copy passes the
+ * check as an ordinary NAME_launcher candidate. */
+Test(static_check, launcher_form_passes_as_a_launcher)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    char *src = ch_candidate_launcher_form(
+        "saxpy", GOOD_KERNEL
+        "extern \"C\" void saxpy(int n, float a, const float *x, float *y)\n" GOOD_LAUNCHER_BODY);
+    cr_expect(strstr(src, "void saxpy_launcher(int n") != NULL, "%s", src);
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_static_check(&c, src, &msg, NULL), 0, "%s", msg.data);
+    ch_strbuf_free(&msg);
+    free(src);
     fx_free(&c);
 }
 
