@@ -24,7 +24,11 @@ DEB_PACKAGES := make gcc g++ libc6-dev perl python3 cmake valgrind clang libclan
                 libclang-14-dev libcjson-dev libxxhash-dev libcurl4-openssl-dev libcriterion-dev \
                 nginx-light libnginx-mod-http-dav-ext redis-server clang-format binutils file
 
-CPPFLAGS_ALL := -Iinclude -I$(LLVM_DIR)/include -D_GNU_SOURCE -DCH_CC_VERSION=\"$(VERSION)\"
+# the revision of ch-cc that recorded a refusal: a later one retries it (its agent may have
+# learnt to translate the entry)
+REVISION  := $(shell git describe --always --dirty 2>/dev/null || echo $(VERSION))
+CPPFLAGS_ALL := -Iinclude -I$(LLVM_DIR)/include -D_GNU_SOURCE -DCH_CC_VERSION=\"$(VERSION)\" \
+                -DCH_CC_REVISION=\"$(REVISION)\"
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -g
 LDLIBS_ALL   := -L$(LLVM_DIR)/lib -Wl,-rpath,$(LLVM_DIR)/lib -lclang -lcjson -lxxhash -lcurl \
                 -lpthread -lm -ldl

@@ -254,21 +254,6 @@ static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
     return ch_emit_gpu_min_size((double)size, r->host_ms, r->launcher_ms, r->small_ms);
 }
 
-/* The first call of the function name in the body, or NULL. */
-static const ch_ir *find_call(const ch_ir *n, const char *name)
-{
-    if (!n)
-        return NULL;
-    if (n->kind == CH_IR_CALL && n->text && strcmp(n->text, name) == 0)
-        return n;
-    for (size_t i = 0; i < n->nkids; i++) {
-        const ch_ir *hit = find_call(n->kids[i], name);
-        if (hit)
-            return hit;
-    }
-    return NULL;
-}
-
 /* A reference program that does not build. When the body calls a function the file does not
  * define (the reference links the user's file alone), the error is located at the call and so
  * recorded as this entry's refusal until the body changes; any other failure (a missing
@@ -282,7 +267,7 @@ static int reference_failure(const ch_entry *e, ch_error *err)
         begin--;
     if (begin && begin > err->msg && end > begin) {
         char *name = ch_xstrndup(begin, (size_t)(end - begin));
-        const ch_ir *call = find_call(e->body, name);
+        const ch_ir *call = ch_ir_find(e->body, CH_IR_CALL, name);
         int rc = 0;
         if (call)
             rc = ch_error_at(err, e->file, call->line, call->col,
@@ -410,6 +395,7 @@ static int generate(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn
         put_text(t, "checklist.json", json, err);
         free(json);
         ch_cache_txn_meta(t, "agent", agent->ops->name);
+        ch_cache_txn_meta(t, "version", CH_CC_REVISION);
         ch_cache_txn_meta(t, "model", ch_config_get(&b->d->cfg, "model"));
         rc = evolve_entry(b, e, tu, &c, reference_c, NULL, 0, agent, t, out, err);
     }
@@ -505,14 +491,18 @@ static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache
 static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t, ch_outcome *out,
                  ch_error *err);
 
-/* A "failed" or "unsupported" entry recorded by another provider than the configured one. */
+/* A "failed" or "unsupported" entry recorded by another provider than the configured one, or
+ * by another revision of ch-cc (whose builtin agent may translate what an older one refused). */
 static int retry_with_other_agent(ch_build *b, const ch_cache_hit *hit)
 {
     const char *status = ch_cache_hit_meta(hit, "status");
     const char *agent = ch_cache_hit_meta(hit, "agent");
+    const char *version = ch_cache_hit_meta(hit, "version");
     const char *now = ch_config_get(&b->d->cfg, "provider");
     if (!status || (strcmp(status, "failed") != 0 && strcmp(status, "unsupported") != 0))
         return 0;
+    if (!version || strcmp(version, CH_CC_REVISION) != 0)
+        return 1;
     return agent && *now && strcmp(agent, now) != 0;
 }
 
@@ -594,6 +584,7 @@ static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t
             ch_cache_abort(t);
         } else if (b->agent) {
             ch_cache_txn_meta(t, "agent", b->agent->ops->name);
+            ch_cache_txn_meta(t, "version", CH_CC_REVISION);
             ch_cache_txn_meta(t, "status", "unsupported");
             char *why = refusal_text(&gen_err);
             ch_cache_txn_meta(t, "reason", why);

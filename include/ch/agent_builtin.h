@@ -16,14 +16,21 @@
 #include "ch/ir.h"
 #include "ch/strbuf.h"
 
-/* A canonical counted loop: for (T v = lo; v < hi; v++) (or <=, ++v, v += 1, v = v + 1). */
+/* A canonical counted loop, normalised from the spellings C code uses. The counter takes the
+ * values first, first + step, first + 2*step, ... while it is below bound (at most bound when
+ * inclusive), or, counting down, first, first - step, ... while it is above bound (at least bound
+ * when inclusive). Accepted: `v < b`, `v <= b`, `v > b`, `v >= b` and their mirrors `b > v`, ...;
+ * `v++`, `++v`, `v--`, `--v`, `v += c`, `v -= c`, `v = v + c`, `v = c + v`, `v = v - c` with c an
+ * integer constant; a counter declared in the loop or assigned there (`for (i = 0; ...`). */
 typedef struct bi_loop {
-    const ch_ir *node; /* the CH_IR_FOR */
-    const char *var;   /* loop variable name (borrowed from the IR) */
-    const char *ctype; /* its declared type spelling */
-    const ch_ir *lo;   /* first value */
-    const ch_ir *hi;   /* bound */
-    int inclusive;     /* the bound is `<=` */
+    const ch_ir *node;  /* the CH_IR_FOR */
+    const char *var;    /* loop variable name (borrowed from the IR) */
+    const char *ctype;  /* its declared type spelling */
+    const ch_ir *first; /* the first value */
+    const ch_ir *bound; /* the other side of the condition */
+    int inclusive;      /* the condition is `<=` or `>=` */
+    int down;           /* the counter decreases */
+    long long step;     /* by how much each iteration moves the counter (>= 1) */
     const ch_ir *body;
 } bi_loop;
 
@@ -34,6 +41,13 @@ typedef struct bi_nest {
     bi_loop y;         /* dims == 2: mapped on threadIdx.y */
     int outer_is_x;    /* dims == 2: the C nest has x's loop outside */
     const ch_ir *body; /* what one thread runs for one (x[, y]) point */
+    /* The top-level DECLs of the scalars each thread declares for itself: declared at the top
+     * of the C function (C89 style), but assigned before any use in every iteration of the
+     * mapped loop and dead after it, so each iteration has its own. Counters of inner loops
+     * whose value is not used outside them are left to their loop (`for (int k = 0; ...`).
+     * The array is owned by the program; the DECLs are the entry's. */
+    const ch_ir **privates;
+    size_t n_privates;
     size_t host_first; /* enclosing host loops: program->host_loops[host_first ..] */
     size_t host_depth; /* how many (their variables become kernel arguments) */
 } bi_nest;
@@ -110,6 +124,7 @@ typedef struct bi_emit {
     const ch_entry *entry;
     const bi_program *prog;
     ch_strbuf *out;
+    const bi_nest *nest; /* the kernel whose body is printed, or NULL */
 } bi_emit;
 void bi_emit_expr(const bi_emit *em, const ch_ir *e);
 void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent);
@@ -118,6 +133,11 @@ void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent);
 ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e);
 /* Nonzero for the C library calls the translator prints on the device (math.h, abs). */
 int bi_known_call(const char *name);
+/* bi_known_call, or a helper of e that can be a device function (ch_entry_helper). */
+int bi_callable(const ch_entry *e, const char *name);
+/* The device_ok helpers of e as __host__ __device__ functions (typedefs they need first), each
+ * renamed by a macro to ch_user_NAME; nothing when there are none. */
+void bi_emit_helpers(const ch_entry *e, ch_strbuf *out);
 /* A local variable's declared scalar type anywhere in the body, or CH_T_UNKNOWN. */
 ch_scalar bi_local_type(const ch_entry *e, const char *name);
 

@@ -61,6 +61,7 @@ typedef struct ch_entry_helper {
     /* C text: `typedef` lines for the scalar typedefs it names, then its definition as clang
      * prints it from the AST (macros expanded), callees before callers */
     char *source;
+    size_t definition_at; /* offset in source where the definition follows the typedefs */
     /* scalar parameters and result, scalar locals, no static locals, no globals, calls only
      * to other such helpers or to library functions: it can run as a __device__ function */
     int device_ok;

@@ -61,6 +61,9 @@ ch_ir *ch_ir_new(ch_ir_kind kind, unsigned line, unsigned col);
 void ch_ir_add(ch_ir *parent, ch_ir *kid);
 void ch_ir_free(ch_ir *ir);
 ch_ir *ch_ir_clone(const ch_ir *ir);
+/* The first node of kind `kind` whose text is `text` in a pre-order walk of ir, or NULL
+ * (a declaration by its name, a call by its callee). */
+const ch_ir *ch_ir_find(const ch_ir *ir, ch_ir_kind kind, const char *text);
 
 /* C precedence levels, higher binds tighter: what the printers (this one and the builtin
  * agent's CUDA printer) parenthesise by. */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "ch/entry.h"
+#include "ch/error.h"
 #include "ch/ir.h"
 #include "ch/types.h"
 
@@ -40,5 +41,13 @@ ch_ir *clx_build_body(CXTranslationUnit tu, CXCursor fn, CXCursor body);
 /* Fills e->helpers: the functions body calls (transitively) whose definitions the TU shows
  * outside system headers, except fn itself; callees first. */
 void clx_collect_helpers(CXTranslationUnit tu, CXCursor fn, CXCursor body, ch_entry *e);
+
+/* Writes path preprocessed (`-E`, lang "c" or "c++", the scan's -I/-D/-U/-include/-std
+ * options) to out_path; see expand.c. */
+int clx_expand_file(const char *path, const char *lang, char *const *clang_args,
+                    const char *out_path, ch_error *err);
+/* For preprocessed text with line markers: map[k] is the line of user_path that line k of text
+ * comes from, 0 for lines from elsewhere and for markers; *n_lines entries. Caller frees. */
+unsigned *clx_expanded_lines(const char *text, size_t len, const char *user_path, size_t *n_lines);
 
 #endif

@@ -190,6 +190,7 @@ static void add_helper(collect *k, CXCursor def)
     ch_entry_helper *h = &e->helpers[e->n_helpers++];
     h->name = clx_str(clang_getCursorSpelling(def));
     char *text = pretty(def);
+    h->definition_at = u.typedefs.len;
     ch_strbuf_adds(&u.typedefs, text);
     free(text);
     h->source = ch_strbuf_detach(&u.typedefs);

@@ -48,3 +48,17 @@ ch_ir *ch_ir_clone(const ch_ir *ir)
         ch_ir_add(c, ch_ir_clone(ir->kids[i]));
     return c;
 }
+
+const ch_ir *ch_ir_find(const ch_ir *ir, ch_ir_kind kind, const char *text)
+{
+    if (!ir)
+        return NULL;
+    if (ir->kind == kind && ir->text && strcmp(ir->text, text) == 0)
+        return ir;
+    for (size_t i = 0; i < ir->nkids; i++) {
+        const ch_ir *hit = ch_ir_find(ir->kids[i], kind, text);
+        if (hit)
+            return hit;
+    }
+    return NULL;
+}

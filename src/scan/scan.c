@@ -25,6 +25,13 @@ typedef struct decl_list {
     size_t n;
 } decl_list;
 
+/* What the whole scan of one file shares. */
+typedef struct scan_ctx {
+    const char *path;
+    ch_lang lang;
+    char *const *clang_args;
+} scan_ctx;
+
 /* One annotation (pragma or attribute) bound to a function. */
 typedef struct annot {
     ch_pragma p;
@@ -311,8 +318,22 @@ static int check_names(const ch_entry *e, const ch_pragma *p, ch_error *err)
     return 0;
 }
 
-static int build_entry(CXTranslationUnit tu, const char *path, annot *a, ch_entry *e, ch_error *err)
+static ch_ir *expanded_body(const scan_ctx *sc, const char *fn_name);
+
+static size_t count_opaque(const ch_ir *n)
 {
+    if (!n)
+        return 0;
+    size_t c = n->kind == CH_IR_OPAQUE;
+    for (size_t i = 0; i < n->nkids; i++)
+        c += count_opaque(n->kids[i]);
+    return c;
+}
+
+static int build_entry(CXTranslationUnit tu, const scan_ctx *sc, annot *a, ch_entry *e,
+                       ch_error *err)
+{
+    const char *path = sc->path;
     CXCursor decl = a->fn, def = definition_of(a->fn);
     e->name = clx_str(clang_getCursorSpelling(decl));
     e->file = ch_xstrdup(path);
@@ -359,6 +380,14 @@ static int build_entry(CXTranslationUnit tu, const char *path, annot *a, ch_entr
         e->body_line = b.line;
         e->body_col = b.col;
         e->body = clx_build_body(tu, def, body);
+        size_t opaque = count_opaque(e->body);
+        ch_ir *expanded = opaque ? expanded_body(sc, e->name) : NULL;
+        if (expanded && count_opaque(expanded) < opaque) {
+            ch_ir_free(e->body);
+            e->body = expanded;
+        } else {
+            ch_ir_free(expanded);
+        }
         e->body_tokens = token_stream(e->body);
         clx_collect_helpers(tu, def, body, e);
     }
@@ -595,9 +624,10 @@ static int annot_cmp(const void *x, const void *y)
                               : (a->col > b->col) - (a->col < b->col);
 }
 
-static int scan_tu(CXTranslationUnit tu, const char *path, const char *text, ch_entry_list *out,
+static int scan_tu(CXTranslationUnit tu, const scan_ctx *sc, const char *text, ch_entry_list *out,
                    ch_error *err)
 {
+    const char *path = sc->path;
     decl_list dl = {NULL, 0};
     clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_top, &dl);
     annot *v;
@@ -610,7 +640,7 @@ static int scan_tu(CXTranslationUnit tu, const char *path, const char *text, ch_
     for (size_t i = 0; i < n && rc == 0; i++) {
         ch_entry *e = &out->items[out->len++];
         memset(e, 0, sizeof *e);
-        rc = build_entry(tu, path, &v[i], e, err);
+        rc = build_entry(tu, sc, &v[i], e, err);
     }
     if (rc != 0) {
         while (out->len > base)
@@ -625,6 +655,93 @@ static int scan_tu(CXTranslationUnit tu, const char *path, const char *text, ch_
     free(v);
     free(dl.v);
     return rc;
+}
+
+/* --- bodies through the preprocessor (expand.c) --- */
+
+typedef struct find_fn {
+    const char *name;
+    CXCursor def;
+} find_fn;
+
+static enum CXChildVisitResult visit_fn(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    find_fn *f = data;
+    if (c.kind == CXCursor_LinkageSpec || c.kind == CXCursor_Namespace)
+        return CXChildVisit_Recurse;
+    if (c.kind != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) ||
+        !clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+        return CXChildVisit_Continue;
+    char *name = clx_str(clang_getCursorSpelling(c));
+    int hit = strcmp(name, f->name) == 0;
+    free(name);
+    if (hit)
+        f->def = c;
+    return hit ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* Puts the user's line numbers on the nodes (0: a line from elsewhere, kept as it is). */
+static void remap_lines(ch_ir *n, const unsigned *map, size_t n_lines)
+{
+    if (!n)
+        return;
+    if (n->line < n_lines && map[n->line])
+        n->line = map[n->line];
+    for (size_t i = 0; i < n->nkids; i++)
+        remap_lines(n->kids[i], map, n_lines);
+}
+
+/* The IR of fn_name's body built from the preprocessed file, or NULL (C and C++ files only:
+ * a .cu file preprocessed for the host loses its device parts). */
+static ch_ir *expanded_body(const scan_ctx *sc, const char *fn_name)
+{
+    if (sc->lang == CH_LANG_CU)
+        return NULL;
+    ch_error err;
+    char *dir = ch_make_temp_dir("expand", &err);
+    if (!dir)
+        return NULL;
+    int cxx = sc->lang == CH_LANG_CXX;
+    char *out = ch_path_join(dir, cxx ? "expanded.cpp" : "expanded.c");
+    char *text = NULL;
+    size_t len = 0;
+    ch_ir *ir = NULL;
+    if (clx_expand_file(sc->path, cxx ? "c++" : "c", sc->clang_args, out, &err) == 0 &&
+        ch_read_file(out, &text, &len, &err) == 0) {
+        /* the expanded text needs no -I/-D/-include any more; the language standard stays */
+        ch_strvec std;
+        ch_strvec_init(&std);
+        for (size_t i = 0; sc->clang_args && sc->clang_args[i]; i++)
+            if (strncmp(sc->clang_args[i], "-std=", 5) == 0)
+                ch_strvec_push(&std, sc->clang_args[i]);
+        CXIndex idx = clang_createIndex(0, 0);
+        parse_setup setup;
+        CXTranslationUnit tu = parse_tu(idx, out, sc->lang, std.items, 0, &setup, &err);
+        find_fn f = {fn_name, clang_getNullCursor()};
+        if (tu)
+            clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_fn, &f);
+        CXCursor body = clang_getNullCursor();
+        if (!clang_Cursor_isNull(f.def))
+            clang_visitChildren(f.def, find_body, &body);
+        if (!clang_Cursor_isNull(body)) {
+            size_t n_lines;
+            unsigned *map = clx_expanded_lines(text, len, sc->path, &n_lines);
+            ir = clx_build_body(tu, f.def, body);
+            remap_lines(ir, map, n_lines);
+            free(map);
+        }
+        if (tu)
+            clang_disposeTranslationUnit(tu);
+        setup_free(&setup);
+        clang_disposeIndex(idx);
+        ch_strvec_free(&std);
+    }
+    ch_remove_tree(dir, &err);
+    free(dir);
+    free(out);
+    free(text);
+    return ir;
 }
 
 int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_entry_list *out,
@@ -651,7 +768,7 @@ int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_ent
     if (!tu)
         rc = ch_error_set(err, "%s: libclang could not parse the file", path);
     else
-        rc = scan_tu(tu, path, text, out, err);
+        rc = scan_tu(tu, &(scan_ctx){path, lang, clang_args}, text, out, err);
     if (tu)
         clang_disposeTranslationUnit(tu);
     setup_free(&setup);

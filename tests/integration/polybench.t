@@ -9,26 +9,24 @@
 # the gcc build's; and the entry is either pending (candidates wait for a GPU) or refused with a
 # reason located in the kernel's code, never "the reference does not build".
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/polybench.sh"
 command -v nvcc >/dev/null || skip_all "nvcc not installed"
-if have_gpu; then skip_all "a GPU is present: kernels would be verified, not left pending"; fi
-suite="${CH_CC_POLYBENCH:-$CH_CC_SRC/../shared/suites/polybench-4.2.1}"
-[ -d "$suite/utilities" ] || skip_all "PolyBench not found at $suite (set CH_CC_POLYBENCH)"
+if have_gpu; then skip_all "a GPU is present: tests/gpu/polybench_gpu.t verifies the kernels"; fi
+[ -d "$polybench_suite/utilities" ] ||
+    skip_all "PolyBench not found at $polybench_suite (set CH_CC_POLYBENCH)"
 export CH_CC_BUDGET=1 # one candidate per entry keeps the nvcc time down
 # the release binary: the sanitizer build of the same code runs under every other test, and
 # thirty programs under ASan would cost CI minutes for no extra coverage of this scenario
 bin="${CH_CC_REL_BIN:-$CH_CC_BIN}"
 
-cp -r "$suite" "$TEST_DIR/pb"
-chmod -R u+w "$TEST_DIR/pb"
+kernels=$(polybench_copy "$TEST_DIR/pb")
 cd "$TEST_DIR/pb"
 util="$TEST_DIR/pb/utilities"
-kernels=$(find . -name '*.c' ! -path './utilities/*' ! -name '*.orig.c' | sort)
 
 pending=0 refused=0 table=""
 for src in $kernels; do
     dir=$(dirname "$src")
     name=$(basename "$src" .c)
-    perl -0pi -e 's/^((?:static\s+)?void\s+kernel_\w+\s*\()/#pragma harness\n$1/m' "$src"
     pragma_line=$(grep -n '^#pragma harness' "$src" | cut -d: -f1)
     flags=(-O2 -I"$util" -I"$dir" -DMINI_DATASET -DPOLYBENCH_DUMP_ARRAYS)
 

@@ -1,10 +1,14 @@
 /* The builtin agent's C-to-CUDA translator on hand-built entries and IR: mappings, host loops,
  * precision, refusals with their locations, variants and feedback, staged copies (helpers,
- * their calls, the static check), and an nvcc compile of every kind of generated candidate. */
+ * their calls, the static check), and an nvcc compile of every kind of generated candidate.
+ * The last part scans C as people write it (PolyBench style: C89 declarations, count-down and
+ * strided loops, wide counters, math calls) and checks what the translator makes of it. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "scan_helpers.h"
 
 #include "ch/agent.h"
 #include "ch/agent_builtin.h"
@@ -1084,4 +1088,473 @@ Test(builtin, checklist_job_derives_from_the_body)
     }
     close_agent(ag);
     entry_free(e);
+}
+
+/* ---- C as people write it, scanned from source ---- */
+
+/* Scans src as "t.c"; the list owns its entries (ch_entry_list_free). */
+static ch_entry_list scanned(const char *src)
+{
+    ch_entry_list l;
+    ch_error err = {0};
+    cr_assert_eq(scan_text("t.c", src, CH_LANG_C, &l, &err), 0, "%s", err.msg);
+    cr_assert_geq(l.len, 1);
+    return l;
+}
+
+/* The candidates of variant 0 for every entry of src, one after the other: one nvcc run
+ * compiles them all (their helpers are named after their entries). */
+static char *translate_all(const ch_entry_list *l)
+{
+    ch_strbuf all;
+    ch_strbuf_init(&all);
+    for (size_t i = 0; i < l->len; i++) {
+        char *src = must_translate(&l->items[i], 0);
+        ch_strbuf_adds(&all, src);
+        free(src);
+    }
+    return ch_strbuf_detach(&all);
+}
+
+/* The kernel of entry `name` in a translate_all result. */
+static const char *kernel_of(const char *all, const char *name)
+{
+    char *sig = ch_xasprintf("__global__ void __launch_bounds__(256) %s_k0(", name);
+    const char *k = strstr(all, sig);
+    cr_assert(k, "no kernel %s in:\n%s", sig, all);
+    free(sig);
+    return k;
+}
+
+/* Whether `what` appears in the kernel starting at k (before its closing brace). */
+static int in_kernel(const char *k, const char *what)
+{
+    const char *end = strstr(k, "\n}\n");
+    const char *at = strstr(k, what);
+    return at && end && at < end;
+}
+
+Test(builtin, c89_scalar_assigned_first_is_private_to_each_thread)
+{
+    /* PolyBench symm: the counters and temp2 are declared at the top of the function */
+    ch_entry_list l = scanned(
+        "#pragma harness\n"
+        "void symm(int m, int n, double alpha, double beta, double C[m][n],\n"
+        "          double A[m][m], double B[m][n])\n"
+        "{\n"
+        "    int i, j, k;\n"
+        "    double temp2;\n"
+        "    for (i = 0; i < m; i++)\n"
+        "        for (j = 0; j < n; j++) {\n"
+        "            temp2 = 0;\n"
+        "            for (k = 0; k < i; k++) {\n"
+        "                C[k][j] += alpha * B[i][j] * A[i][k];\n"
+        "                temp2 += B[k][j] * A[i][k];\n"
+        "            }\n"
+        "            C[i][j] = beta * C[i][j] + alpha * B[i][j] * A[i][i] + alpha * temp2;\n"
+        "        }\n"
+        "}\n");
+    char *src = translate_all(&l);
+    /* i carries a dependence (C[k][j] for k < i): a host loop around a kernel over j, each
+     * thread a column, with its own temp2 declared before its first use */
+    cr_assert(strstr(src, "    for (int i = 0; i < m; i++) {\n"), "%s", src);
+    const char *k = kernel_of(src, "symm");
+    const char *j = strstr(k, "    const int j = (int)ch_x;\n");
+    const char *decl = strstr(k, "    double temp2;\n    temp2 = 0;\n");
+    cr_assert(j && decl && j < decl && in_kernel(k, "double temp2;"), "%s", src);
+    cr_assert(in_kernel(k, "each iteration assigns temp2 before use"), "%s", src);
+    cr_assert(in_kernel(k, "for (int k = 0; k < i; k++) {"),
+              "the inner counter stays its loop's: %s", src);
+    cr_assert(in_kernel(k, "temp2 += B[(size_t)(k) * (n) + (j)] * A[(size_t)(i) * (m) + (k)];"),
+              "%s", src);
+    cr_assert_eq(count_of(src, "double temp2;"), 1, "%s", src);
+    nvcc_compiles(src, "c89_symm");
+    free(src);
+    ch_entry_list_free(&l);
+}
+
+Test(builtin, c89_scalars_in_deeper_nests_2d_grids_and_counters_used_after_their_loop)
+{
+    ch_entry_list l = scanned(
+        /* a private scalar in a kernel under a host loop */
+        "#pragma harness\n"
+        "void deep(int T, int n, double A[n][n], double *x, double *y)\n"
+        "{\n"
+        "    int t, i, j;\n"
+        "    double s;\n"
+        "    for (t = 0; t < T; t++)\n"
+        "        for (i = 0; i < n; i++) {\n"
+        "            s = 0;\n"
+        "            for (j = 0; j < n; j++)\n"
+        "                s += A[i][j] * x[j];\n"
+        "            y[i] = s + y[i];\n"
+        "        }\n"
+        "}\n"
+        /* one in the thread of a 2-D grid, assigned on both branches of an if */
+        "#pragma harness\n"
+        "void grid(int n, int m, double A[n][m], double B[n][m])\n"
+        "{\n"
+        "    int i, j;\n"
+        "    double v;\n"
+        "    for (i = 0; i < n; i++)\n"
+        "        for (j = 0; j < m; j++) {\n"
+        "            if (A[i][j] > 0)\n"
+        "                v = A[i][j];\n"
+        "            else\n"
+        "                v = -A[i][j];\n"
+        "            B[i][j] = v * v;\n"
+        "        }\n"
+        "}\n"
+        /* a counter whose value after its loop is used: the thread declares it */
+        "#pragma harness extent(a: n)\n"
+        "void rank(int n, const float *a, const float *x, int *y)\n"
+        "{\n"
+        "    int i, k;\n"
+        "    for (i = 0; i < n; i++) {\n"
+        "        for (k = 0; k < n && a[k] < x[i]; k++)\n"
+        "            ;\n"
+        "        y[i] = k;\n"
+        "    }\n"
+        "}\n");
+    cr_assert_eq(l.len, 3);
+    char *src = translate_all(&l);
+    cr_assert(strstr(src, "    for (int t = 0; t < T; t++) {\n"), "%s", src);
+    const char *k = kernel_of(src, "deep");
+    cr_assert(in_kernel(k, "    double s;\n    s = 0;\n    for (int j = 0; j < n; j++) {"), "%s",
+              src);
+    k = kernel_of(src, "grid");
+    cr_assert(in_kernel(k, "        const int j = (int)ch_x;\n"), "%s", src);
+    cr_assert(in_kernel(k, "        double v;\n        if (A[(size_t)(i) * (m) + (j)] > 0) {"),
+              "%s", src);
+    k = kernel_of(src, "rank");
+    cr_assert(in_kernel(k, "    int k;\n    for (k = 0; k < n && a[k] < x[i]; k++) {"), "%s", src);
+    cr_assert(in_kernel(k, "y[i] = k;"), "%s", src);
+    nvcc_compiles(src, "c89_nests");
+    free(src);
+    ch_entry_list_free(&l);
+}
+
+Test(builtin, c89_scalar_whose_value_crosses_iterations_is_refused_where_it_is_read)
+{
+    /* read after the loop: the last iteration's value would be needed */
+    ch_entry_list l = scanned("#pragma harness\n"
+                              "void after(int n, const float *a, float *b, float *c)\n"
+                              "{\n"
+                              "    int i, j;\n"
+                              "    float t;\n"
+                              "    for (i = 0; i < n; i++) {\n"
+                              "        t = a[i];\n"
+                              "        b[i] = t;\n"
+                              "    }\n"
+                              "    for (j = 0; j < n; j++)\n"
+                              "        c[j] = t;\n"
+                              "}\n");
+    refuse(&l.items[0], "t.c:6:5: error:",
+           "assigns the scalar 't' (at 7:9) and the function reads it after the loop (at 11:16)");
+    ch_entry_list_free(&l);
+    /* read before this iteration assigns it */
+    l = scanned("#pragma harness\n"
+                "void shift(int n, const float *a, float *b)\n"
+                "{\n"
+                "    int i;\n"
+                "    float t;\n"
+                "    for (i = 0; i < n; i++) {\n"
+                "        b[i] = t;\n"
+                "        t = a[i];\n"
+                "    }\n"
+                "}\n");
+    refuse(&l.items[0], "t.c:6:5: error:",
+           "carries the scalar 't' from one iteration to the next: its read at 7:16");
+    ch_entry_list_free(&l);
+    /* assigned on one branch only: the other path reads an earlier iteration's value */
+    l = scanned("#pragma harness\n"
+                "void keep(int n, const float *a, float *b)\n"
+                "{\n"
+                "    int i;\n"
+                "    float t;\n"
+                "    for (i = 0; i < n; i++) {\n"
+                "        if (a[i] > 0)\n"
+                "            t = a[i];\n"
+                "        b[i] = t;\n"
+                "    }\n"
+                "}\n");
+    refuse(&l.items[0], "t.c:6:5: error:", "its read at 9:16 can see the value of an earlier");
+    ch_entry_list_free(&l);
+    /* accumulated across iterations: a reduction, as before */
+    l = scanned("#pragma harness\n"
+                "void total(int n, const float *a, float *out)\n"
+                "{\n"
+                "    int i;\n"
+                "    float s = 0;\n"
+                "    for (i = 0; i < n; i++)\n"
+                "        s += a[i];\n"
+                "    out[0] = s;\n"
+                "}\n");
+    refuse(&l.items[0], "t.c:6:5: error:", "reduction into 's'");
+    ch_entry_list_free(&l);
+    /* a global outlives the call */
+    l = scanned("float g;\n"
+                "#pragma harness\n"
+                "void glob(int n, const float *a, float *b)\n"
+                "{\n"
+                "    for (int i = 0; i < n; i++) {\n"
+                "        g = a[i];\n"
+                "        b[i] = g;\n"
+                "    }\n"
+                "}\n");
+    refuse(&l.items[0], "t.c:5:5: error:", "assigns 'g' (at 6:9), which is not declared in");
+    ch_entry_list_free(&l);
+}
+
+/* Checks that a 1-D kernel of variant 0 runs its counter `var` over the same values as the C
+ * loop `c_loop` (its header, `for (...)`, with the declarations it needs before it) for
+ * n = 0 .. 11: a C program runs both, the kernel's count and index taken from its text. */
+static void same_values(const char *src, const char *c_loop, const char *var)
+{
+    const char *c0 = strstr(src, "    if (ch_x >= ");
+    cr_assert(c0, "%s", src);
+    c0 += strlen("    if (ch_x >= ");
+    const char *c1 = strstr(c0, ")\n        return;\n");
+    cr_assert(c1, "%s", src);
+    char *needle = ch_xasprintf(" %s = (", var);
+    const char *d1 = strstr(c1, needle);
+    cr_assert(d1, "%s", src);
+    free(needle);
+    const char *d0 = d1;
+    while (d0 > c1 && d0[-1] != '\n')
+        d0--;
+    const char *d2 = strchr(d1, ';');
+    char *prog = ch_xasprintf(
+        "#include <stdio.h>\n#include <string.h>\n"
+        "static int want[1024], got[1024];\n"
+        "int main(void)\n{\n"
+        "    for (int n = 0; n < 12; n++) {\n"
+        "        memset(want, 0, sizeof want);\n"
+        "        memset(got, 0, sizeof got);\n"
+        "        %s\n            want[%s + 512]++;\n"
+        "        for (long long ch_x = 0; ch_x < %.*s; ch_x++) {\n"
+        "            %.*s\n            got[%s + 512]++;\n        }\n"
+        "        if (memcmp(want, got, sizeof want) != 0) {\n"
+        "            printf(\"n = %%d: the kernel's values differ from the loop's\\n\", n);\n"
+        "            return 1;\n        }\n    }\n    return 0;\n}\n",
+        c_loop, var, (int)(c1 - c0), c0, (int)(d2 + 1 - d0), d0, var);
+    ch_error err = {0};
+    char *dir = ch_make_temp_dir("builtin", &err);
+    cr_assert(dir, "%s", err.msg);
+    char *c = ch_xasprintf("%s/values.c", dir), *bin = ch_xasprintf("%s/values", dir);
+    cr_assert_eq(ch_write_file_atomic(c, prog, strlen(prog), 0, &err), 0, "%s", err.msg);
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    char *cc[] = {"cc", "-std=c11", "-Wall", "-Werror", "-o", bin, c, NULL};
+    cr_assert_eq(ch_proc_capture(cc, &out, &err), 0, "cc: %s %s\n%s", err.msg, out.data, prog);
+    char *run[] = {bin, NULL};
+    cr_assert_eq(ch_proc_capture(run, &out, &err), 0, "%s\n%s\n---\n%s", out.data, prog, src);
+    ch_strbuf_free(&out);
+    ch_remove_tree(dir, &err);
+    free(c);
+    free(bin);
+    free(dir);
+    free(prog);
+}
+
+Test(builtin, count_down_and_strided_loops_cover_the_same_values)
+{
+    static const struct {
+        const char *decl, *loop, *sub, *range;
+    } loops[] = {
+        /* PolyBench nussinov's outer loop, with its C89 counter */
+        {"int i;", "for (i = n - 1; i >= 0; i--)", "i",
+         "i in [0, n - 1], counting down from n - 1"},
+        {"", "for (int i = n; i > 0; --i)", "i - 1", "i in (0, n], counting down from n"},
+        {"", "for (long i = n - 1; 0 <= i; i -= 2)", "i",
+         "i in [0, n - 1], counting down from n - 1, step 2"},
+        {"", "for (long i = n; i >= 1; i = i - 3)", "i - 1",
+         "i in [1, n], counting down from n, step 3"},
+        {"", "for (int i = 1; n > i; i = i + 3)", "i", "i in [1, n), step 3"},
+        {"", "for (int i = 0; i < n; i += 2)", "i", "i in [0, n), step 2"},
+        {"", "for (unsigned i = 1; i <= n; i++)", "i - 1", "i in [1, n]"},
+        {"", "for (size_t i = 0; i < (size_t)n; ++i)", "i", "i in [0, (unsigned long)n)"},
+    };
+    for (size_t t = 0; t < sizeof loops / sizeof *loops; t++) {
+        char *text = ch_xasprintf("#include <stddef.h>\n"
+                                  "#pragma harness extent(x: n, y: n)\n"
+                                  "void f(int n, const float *x, float *y)\n"
+                                  "{\n"
+                                  "    %s\n"
+                                  "    %s\n"
+                                  "        y[%s] = 2.0f * x[%s];\n"
+                                  "}\n",
+                                  loops[t].decl, loops[t].loop, loops[t].sub, loops[t].sub);
+        ch_entry_list l = scanned(text);
+        char *src = must_translate(&l.items[0], 0);
+        cr_assert(strstr(src, loops[t].range), "'%s' missing for %s:\n%s", loops[t].range,
+                  loops[t].loop, src);
+        char *c_loop = ch_xasprintf("%s %s", loops[t].decl, loops[t].loop);
+        same_values(src, c_loop, "i");
+        if (t == 0)
+            nvcc_compiles(src, "count_down");
+        free(c_loop);
+        free(src);
+        ch_entry_list_free(&l);
+        free(text);
+    }
+}
+
+Test(builtin, count_down_loop_that_carries_a_dependence_runs_in_order_on_the_host)
+{
+    ch_entry_list l = scanned("#pragma harness\n"
+                              "void sweep(int n, int m, double A[n][m])\n"
+                              "{\n"
+                              "    int i, j;\n"
+                              "    for (i = n - 1; i >= 1; i -= 2)\n"
+                              "        for (j = 0; j < m; j++)\n"
+                              "            A[i - 1][j] = A[i - 1][j] + A[i][j];\n"
+                              "}\n");
+    char *src = translate_all(&l);
+    cr_assert(strstr(src, "in the C loop's order"), "%s", src);
+    cr_assert(strstr(src, "    for (int i = n - 1; i >= 1; i -= 2) {\n        { /* kernel 0 */"),
+              "%s", src);
+    const char *k = kernel_of(src, "sweep");
+    cr_assert(in_kernel(k, "const int j = (int)ch_x;"), "%s", src);
+    cr_assert(in_kernel(k, "sweep_k0(int n, int m, double *A, int i)"), "%s", src);
+    nvcc_compiles(src, "sweep");
+    free(src);
+    ch_entry_list_free(&l);
+}
+
+Test(builtin, loops_whose_step_or_direction_is_wrong_are_refused)
+{
+    ch_entry_list l = scanned("#pragma harness extent(a: n)\n"
+                              "void stride(int n, int s, float *a)\n"
+                              "{\n"
+                              "    for (int i = 0; i < n; i += s)\n"
+                              "        a[i] = 0;\n"
+                              "}\n"
+                              "#pragma harness extent(a: n)\n"
+                              "void wrong(int n, float *a)\n"
+                              "{\n"
+                              "    for (int i = n - 1; i < n; i--)\n"
+                              "        a[i] = 0;\n"
+                              "}\n"
+                              "#pragma harness extent(a: n)\n"
+                              "void neq(int n, float *a)\n"
+                              "{\n"
+                              "    for (int i = 0; i != n; i++)\n"
+                              "        a[i] = 0;\n"
+                              "}\n");
+    cr_assert_eq(l.len, 3);
+    refuse(&l.items[0], "t.c:4:5: error:", "does not step its counter 'i' by a constant");
+    refuse(&l.items[1], "t.c:10:5: error:",
+           "decreases its counter 'i' but its condition `i < ...` bounds it from above");
+    refuse(&l.items[2],
+           "t.c:16:5: error:", "condition does not compare its counter 'i' with a bound");
+    ch_entry_list_free(&l);
+}
+
+Test(builtin, inclusive_bounds_compound_assignments_and_wide_counters)
+{
+    ch_entry_list l = scanned("#include <stddef.h>\n"
+                              "#pragma harness extent(x: n, y: n)\n"
+                              "void ops(size_t n, float a, const float *x, float *y)\n"
+                              "{\n"
+                              "    size_t i;\n"
+                              "    long j;\n"
+                              "    unsigned k;\n"
+                              "    float t;\n"
+                              "    for (i = 1; i <= n; i++) {\n"
+                              "        t = x[i - 1];\n"
+                              "        t *= a;\n"
+                              "        t -= 1.0f;\n"
+                              "        y[i - 1] += t;\n"
+                              "    }\n"
+                              "    for (j = 0; j <= (long)n - 1; j++)\n"
+                              "        y[j] *= 2.0f;\n"
+                              "    for (k = 0; k < n; k++)\n"
+                              "        y[k] /= a;\n"
+                              "}\n");
+    char *src = translate_all(&l);
+    cr_assert(strstr(src, "const unsigned long i = (unsigned long)((1) + ch_x);"), "%s", src);
+    cr_assert(strstr(src, "ch_x >= (long long)(n) - (long long)(1) + 1"), "%s", src);
+    cr_assert(strstr(src, "    float t;\n    t = x[i - 1];\n    t *= a;\n    t -= 1.0f;\n"
+                          "    y[i - 1] += t;\n"),
+              "%s", src);
+    cr_assert(strstr(src, "const long j = (long)ch_x;"), "%s", src);
+    cr_assert(strstr(src, "y[j] *= 2.0f;"), "%s", src);
+    cr_assert(strstr(src, "const unsigned int k = (unsigned int)ch_x;"), "%s", src);
+    cr_assert(strstr(src, "y[k] /= a;"), "%s", src);
+    cr_assert_eq(count_of(src, "__global__"), 3);
+    nvcc_compiles(src, "ops");
+    free(src);
+    ch_entry_list_free(&l);
+}
+
+Test(builtin, math_calls_translate_in_the_precision_written)
+{
+    ch_entry_list l = scanned(
+        "#include <math.h>\n"
+        "#pragma harness\n"
+        "void dm(int n, const double *x, double *y)\n"
+        "{\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        y[i] = sqrt(x[i]) + exp(x[i]) + pow(x[i], 2) + fabs(x[i]) + fmax(x[i], 0.0) +\n"
+        "               fmin(x[i], 1) + log(x[i] + 1) + sin(x[i]) + cos(x[i]) + floor(x[i]) +\n"
+        "               sqrt(n);\n"
+        "}\n"
+        "#pragma harness\n"
+        "void fm(int n, const float *x, float *y)\n"
+        "{\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        y[i] = sqrtf(x[i]) + expf(x[i]) + powf(x[i], 2) + fabsf(x[i]) +\n"
+        "               fmaxf(x[i], 0.0f) + fminf(x[i], 1) + logf(x[i] + 1) + sinf(x[i]) +\n"
+        "               cosf(x[i]) + floorf(x[i]) + sqrtf(n);\n"
+        "}\n");
+    char *src = translate_all(&l);
+    /* integer arguments are converted as C converts them: CUDA C++ would otherwise pick the
+     * host library's integer overloads (`sqrt(n)`), which device code cannot call */
+    cr_assert(in_kernel(kernel_of(src, "dm"),
+                        "y[i] = sqrt(x[i]) + exp(x[i]) + pow(x[i], 2.0) + fabs(x[i]) + "
+                        "fmax(x[i], 0.0) + fmin(x[i], 1.0) + log(x[i] + 1) + sin(x[i]) + "
+                        "cos(x[i]) + floor(x[i]) + sqrt((double)n);"),
+              "%s", src);
+    cr_assert(in_kernel(kernel_of(src, "fm"),
+                        "y[i] = sqrtf(x[i]) + expf(x[i]) + powf(x[i], 2.0f) + fabsf(x[i]) + "
+                        "fmaxf(x[i], 0.0f) + fminf(x[i], 1.0f) + logf(x[i] + 1) + sinf(x[i]) + "
+                        "cosf(x[i]) + floorf(x[i]) + sqrtf((float)n);"),
+              "%s", src);
+    nvcc_compiles(src, "math_calls");
+    free(src);
+    ch_entry_list_free(&l);
+}
+
+/* ---- the file's own functions, called from the body ---- */
+
+Test(builtin_helpers, pure_static_helpers_become_device_functions)
+{
+    ch_entry_list l =
+        scanned("typedef double real;\n#define SQ(x) ((x) * (x))\n"
+                "static inline real sq(real v) { return SQ(v); }\n"
+                "static real soft(real a) { real t = sq(a) - 1; return t > 0 ? t : 0; "
+                "}\n"
+                "#pragma harness\nvoid f(int n, const double *a, double *b)\n"
+                "{ for (int i = 0; i < n; i++) b[i] = soft(a[i]) + sq(2.0); }\n");
+    char *src = must_translate(&l.items[0], 0);
+    /* callees first, each for host and device, renamed away from CUDA's own names */
+    const char *sq = strstr(src, "__host__ __device__ static inline real sq(real v)");
+    const char *soft = strstr(src, "__host__ __device__ static real soft(real a)");
+    cr_expect(sq && soft && sq < soft, "%s", src);
+    cr_expect(strstr(src, "#define sq ch_user_sq") != NULL);
+    cr_expect(strstr(src, "typedef double real;") != NULL);
+    cr_expect(strstr(src, "b[i] = soft(a[i]) + sq(2.0)") != NULL, "%s", src);
+    nvcc_compiles(src, "helpers");
+    free(src);
+    ch_entry_list_free(&l);
+}
+
+Test(builtin_helpers, a_helper_with_state_is_refused_at_its_call)
+{
+    ch_entry_list l = scanned("int calls;\nstatic double count(double v) { calls++; return v; }\n"
+                              "#pragma harness\nvoid f(int n, const double *a, double *b)\n"
+                              "{ for (int i = 0; i < n; i++) b[i] = count(a[i]); }\n");
+    refuse(&l.items[0], "t.c:5:", "the call to 'count' is not translated");
+    ch_entry_list_free(&l);
 }

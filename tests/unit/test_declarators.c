@@ -281,3 +281,20 @@ Test(helpers, a_changed_helper_changes_the_entry_key)
     ch_entry_list_free(&l1);
     ch_entry_list_free(&l2);
 }
+
+Test(opaque_macros, operators_inside_a_macro_definition_come_from_the_expanded_file)
+{
+    ch_entry_list l;
+    ch_entry e = scan_one("#define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)\n"
+                          "#pragma harness\nvoid f(int n, const int *a, int *b)\n{\n"
+                          "  for (int i = 0; i < n; i++)\n"
+                          "    b[i] = max_score(a[i], 0);\n}\n",
+                          &l);
+    cr_expect(strstr(e.body_tokens, "a [ i ] >= 0 ? a [ i ] : 0") != NULL, "%s", e.body_tokens);
+    cr_expect(strstr(e.body_tokens, "max_score") == NULL, "%s", e.body_tokens);
+    /* places are still the user's lines */
+    cr_assert(e.body->nkids >= 1);
+    cr_expect_eq(e.body->kids[0]->kind, CH_IR_FOR);
+    cr_expect_eq(e.body->kids[0]->line, 5);
+    ch_entry_list_free(&l);
+}

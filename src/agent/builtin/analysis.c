@@ -4,19 +4,27 @@
  * nests), or a located refusal naming what could not be translated or proved.
  *
  * How parallelism is proved. For a loop L with variable v, every name bound inside L (v, inner
- * loop counters, locals declared in the body) is "varying"; everything else (scalar parameters,
- * top-level constants, enclosing host loop counters) is invariant. Each subscript of a parameter
- * array is turned into an affine form sum(c_k * syms_k * var_k) + invariant terms, where syms are
- * invariant factors compared by their printed text. L is parallel when
- *   - for every array X that L writes, all accesses of X in L (reads and writes) have the same
- *     affine form F, so an iteration only ever touches the elements it writes itself, and
- *   - F determines v: flat subscripts are v alone (c*v + ...), or a two-term mixed radix
- *     u + K*w where u's loop runs within [0, K) (the `a[i*m + j]` of row-major code); C99 array
- *     subscripts `A[i][j]` have at most one varying variable per dimension, each in one dimension;
- *   - scalars written in L are declared inside L (private to the iteration).
+ * loop counters, locals declared in the body, and the scalars private to L's iterations, below)
+ * is "varying"; everything else (scalar parameters, top-level constants, enclosing host loop
+ * counters) is invariant. Each subscript of a parameter array is turned into an affine form
+ * sum(c_k * syms_k * var_k) + invariant terms, where syms are invariant factors compared by
+ * their printed text. L is parallel when, for every array X that L writes,
+ *   - each write's subscripts F determine v: flat subscripts are v alone (c*v + ...), or a
+ *     two-term mixed radix u + K*w where u's loop runs within [0, K) (the `a[i*m + j]` of
+ *     row-major code); C99 array subscripts `A[i][j]` have a dimension that is c*v + invariant;
+ *   - every other access of X (reads and writes) has the same forms as the write, or agrees
+ *     with it in a dimension that is c*v + invariant, so an iteration only ever touches
+ *     elements that no other iteration touches;
+ *   - scalars written in L are private to the iteration: declared inside L, or declared
+ *     outside (C89 style) but assigned before any read in every iteration and dead after L.
  * Distinct pointer parameters are assumed not to alias (as the C body's callers already must for
  * restrict-style code); a write through a subscript that is not affine, a read of another
- * iteration's element, or a write to an outer scalar (a reduction) is a dependence. */
+ * iteration's element, or a write to an outer scalar whose value crosses iterations (a
+ * reduction) is a dependence.
+ *
+ * Loops are normalised by canonical() (first value, bound, direction, constant step), so count-
+ * down loops and strided loops map to threads like any other; a loop that carries a dependence
+ * runs on the host in its C order. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +152,7 @@ static int host_evaluable(const actx *c, const ch_ir *e)
             return 0;
         break;
     case CH_IR_CALL:
-        if (!e->text || !bi_known_call(e->text))
+        if (!e->text || !bi_callable(c->e, e->text))
             return 0;
         break;
     case CH_IR_BINARY:
@@ -176,9 +184,68 @@ static int is_var(const ch_ir *x, const char *name)
     return x && x->kind == CH_IR_VAR && x->text && strcmp(x->text, name) == 0;
 }
 
-static int is_one(const ch_ir *x)
+/* The value of an integer constant expression as the IR keeps it (a literal, maybe negated or
+ * cast to an integer type); 0 when it is not one. */
+static int const_int(const ch_ir *x, long long *v)
 {
-    return x && x->kind == CH_IR_INT_LIT && x->ival == 1;
+    if (!x)
+        return 0;
+    if (x->kind == CH_IR_INT_LIT) {
+        *v = x->ival;
+        return 1;
+    }
+    if (x->kind == CH_IR_UNARY && x->text && !strcmp(x->text, "-") && const_int(x->kids[0], v)) {
+        *v = -*v;
+        return 1;
+    }
+    if (x->kind == CH_IR_CAST && ch_scalar_is_integer(ch_scalar_parse(x->ctype ? x->ctype : "")))
+        return const_int(x->kids[0], v);
+    return 0;
+}
+
+/* How the increment `inc` moves the counter `v`: +c or -c; 0 when it is not a constant step. */
+static long long step_of(const ch_ir *inc, const char *v)
+{
+    long long c;
+    if (!inc)
+        return 0;
+    if (inc->kind == CH_IR_UNARY && inc->text && is_var(inc->kids[0], v)) {
+        if (!strcmp(inc->text, "++"))
+            return 1;
+        if (!strcmp(inc->text, "--"))
+            return -1;
+        return 0;
+    }
+    if (inc->kind != CH_IR_ASSIGN || !inc->text || !is_var(inc->kids[0], v))
+        return 0;
+    const ch_ir *r = inc->kids[1];
+    if (!strcmp(inc->text, "+=") && const_int(r, &c))
+        return c;
+    if (!strcmp(inc->text, "-=") && const_int(r, &c))
+        return -c;
+    if (strcmp(inc->text, "=") != 0 || !r || r->kind != CH_IR_BINARY || !r->text)
+        return 0;
+    if (!strcmp(r->text, "+") && is_var(r->kids[0], v) && const_int(r->kids[1], &c))
+        return c;
+    if (!strcmp(r->text, "+") && is_var(r->kids[1], v) && const_int(r->kids[0], &c))
+        return c;
+    if (!strcmp(r->text, "-") && is_var(r->kids[0], v) && const_int(r->kids[1], &c))
+        return -c;
+    return 0;
+}
+
+/* The comparison `a op b` written the other way round: `b mirror(op) a`. */
+static const char *mirrored(const char *op)
+{
+    if (!strcmp(op, "<"))
+        return ">";
+    if (!strcmp(op, ">"))
+        return "<";
+    if (!strcmp(op, "<="))
+        return ">=";
+    if (!strcmp(op, ">="))
+        return "<=";
+    return op;
 }
 
 static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_loop *out,
@@ -193,12 +260,12 @@ static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_
     if (init && init->kind == CH_IR_DECL && init->nkids && init->kids[0]) {
         out->var = init->text;
         out->ctype = init->ctype;
-        out->lo = init->kids[0];
+        out->first = init->kids[0];
     } else if (init && init->kind == CH_IR_EXPR_STMT && init->kids[0]->kind == CH_IR_ASSIGN &&
                strcmp(init->kids[0]->text, "=") == 0 && init->kids[0]->kids[0]->kind == CH_IR_VAR &&
                init->kids[0]->kids[0]->param_index < 0) {
         out->var = init->kids[0]->kids[0]->text;
-        out->lo = init->kids[0]->kids[1];
+        out->first = init->kids[0]->kids[1];
         out->ctype = decl_type_of(e, out->var, p);
         if (!out->ctype) {
             ch_scalar t = bi_local_type(e, out->var);
@@ -209,50 +276,48 @@ static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_
                            "this loop is not a canonical counted loop: it must start as "
                            "`for (int i = lo; ...` or `for (i = lo; ...`");
     }
-    ch_scalar vt = bi_local_type(e, out->var);
+    const char *v = out->var;
+    ch_scalar vt = bi_local_type(e, v);
     if (out->ctype && ch_scalar_parse(out->ctype) != CH_T_UNKNOWN)
         vt = ch_scalar_parse(out->ctype);
     if (vt != CH_T_UNKNOWN && !ch_scalar_is_integer(vt))
         return ch_error_at(err, e->file, f->line, f->col,
-                           "the counter '%s' of this loop is not an integer", out->var);
-    if (!cond || cond->kind != CH_IR_BINARY || !cond->text)
-        return ch_error_at(err, e->file, f->line, f->col,
-                           "this loop has no `%s < bound` or `%s <= bound` condition", out->var,
-                           out->var);
-    if (is_var(cond->kids[0], out->var) &&
-        (!strcmp(cond->text, "<") || !strcmp(cond->text, "<="))) {
-        out->hi = cond->kids[1];
-        out->inclusive = cond->text[1] == '=';
-    } else if (is_var(cond->kids[1], out->var) &&
-               (!strcmp(cond->text, ">") || !strcmp(cond->text, ">="))) {
-        out->hi = cond->kids[0];
-        out->inclusive = cond->text[1] == '=';
-    } else {
-        return ch_error_at(err, e->file, f->line, f->col,
-                           "this loop's condition is not `%s < bound` or `%s <= bound`", out->var,
-                           out->var);
+                           "the counter '%s' of this loop is not an integer", v);
+    /* the condition, turned so that the counter is on the left: `n > i` reads `i < n` */
+    const char *rel = NULL;
+    if (cond && cond->kind == CH_IR_BINARY && cond->text && cond->nkids == 2) {
+        if (is_var(cond->kids[0], v)) {
+            rel = cond->text;
+            out->bound = cond->kids[1];
+        } else if (is_var(cond->kids[1], v)) {
+            rel = mirrored(cond->text);
+            out->bound = cond->kids[0];
+        }
     }
-    if (refs_name(out->hi, out->var))
+    int up = rel && (!strcmp(rel, "<") || !strcmp(rel, "<="));
+    int down = rel && (!strcmp(rel, ">") || !strcmp(rel, ">="));
+    if (!up && !down)
         return ch_error_at(err, e->file, f->line, f->col,
-                           "the bound of this loop depends on its counter '%s'", out->var);
-    int inc_ok = 0;
-    if (inc && inc->kind == CH_IR_UNARY && inc->text && !strcmp(inc->text, "++") &&
-        is_var(inc->kids[0], out->var))
-        inc_ok = 1;
-    else if (inc && inc->kind == CH_IR_ASSIGN && is_var(inc->kids[0], out->var)) {
-        const ch_ir *r = inc->kids[1];
-        if (!strcmp(inc->text, "+=") && is_one(r))
-            inc_ok = 1;
-        else if (!strcmp(inc->text, "=") && r->kind == CH_IR_BINARY && !strcmp(r->text, "+") &&
-                 ((is_var(r->kids[0], out->var) && is_one(r->kids[1])) ||
-                  (is_var(r->kids[1], out->var) && is_one(r->kids[0]))))
-            inc_ok = 1;
-    }
-    if (!inc_ok)
+                           "this loop's condition does not compare its counter '%s' with a bound "
+                           "(`%s < hi`, `%s <= hi`, `%s > lo` or `%s >= lo`)",
+                           v, v, v, v, v);
+    out->inclusive = rel[1] == '=';
+    out->down = down;
+    if (refs_name(out->bound, v))
         return ch_error_at(err, e->file, f->line, f->col,
-                           "this loop does not step its counter '%s' by one (`%s++`, `++%s` or "
-                           "`%s += 1`)",
-                           out->var, out->var, out->var, out->var);
+                           "the bound of this loop depends on its counter '%s'", v);
+    long long step = step_of(inc, v);
+    if (step == 0)
+        return ch_error_at(err, e->file, f->line, f->col,
+                           "this loop does not step its counter '%s' by a constant (`%s++`, "
+                           "`%s--`, `%s += 2`, `%s -= 2`, `%s = %s + 1`, ...)",
+                           v, v, v, v, v, v, v);
+    if ((step > 0) != up)
+        return ch_error_at(err, e->file, f->line, f->col,
+                           "this loop %s its counter '%s' but its condition `%s %s ...` bounds it "
+                           "from %s: it never ends or never runs",
+                           step > 0 ? "increases" : "decreases", v, v, rel, up ? "above" : "below");
+    out->step = step > 0 ? step : -step;
     return 0;
 }
 
@@ -391,12 +456,22 @@ typedef struct access {
     int write, compound;
 } access;
 
+/* Why a scalar declared outside a loop and assigned in it cannot be private to its iterations. */
+typedef struct fate {
+    const char *name;
+    enum { FATE_EXPOSED, FATE_LIVE_AFTER, FATE_NOT_LOCAL } kind;
+    const ch_ir *at; /* EXPOSED: the read before any assignment; LIVE_AFTER: the read after L */
+} fate;
+
 typedef struct lstate {
     actx *c;
     const bi_loop *L;
     names inner;    /* names bound inside L (and L's counter) */
     names loopvars; /* counters of L and of loops inside it */
     names written;  /* scalar names assigned inside L */
+    names privates; /* scalars declared outside L that each iteration owns (also in inner) */
+    fate *fates;    /* why the other scalars declared outside L and assigned in it are not */
+    size_t nfates;
     bi_loop loops[32];
     size_t nloops;
     access *acc;
@@ -411,7 +486,257 @@ static void ls_free(lstate *ls)
     names_free(&ls->inner);
     names_free(&ls->loopvars);
     names_free(&ls->written);
+    names_free(&ls->privates);
+    free(ls->fates);
     free(ls->acc);
+}
+
+/* ---- scalars declared outside a loop (C89 style) ----
+ *
+ * `double t; ... for (i...) { t = 0; for (k...) t += ...; c[i] = t; }` is the same program as
+ * one that declares t inside the loop when two things hold: every iteration assigns t before
+ * it reads it (t is "killed" at the top of the iteration on every path), and nothing reads the
+ * value the loop leaves in t. Then each thread gets its own t. The walks below decide the first
+ * by a must-assign pass in evaluation order (branches join by "assigned on both"; a loop body
+ * may run zero times, so what it assigns does not count after it) and the second by looking for
+ * a read that the loop's exit can reach before another assignment. Both err on the side of a
+ * read: an answer they cannot give makes the loop keep its refusal. */
+
+/* Finds a read of `v` in e that no assignment before it (in this walk) covers; *killed says
+ * whether v is assigned on every path so far and is updated. Returns 1 with *at the read. */
+static int exp_expr(const ch_ir *e, const char *v, int *killed, const ch_ir **at)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case CH_IR_VAR:
+        if (!*killed && e->text && strcmp(e->text, v) == 0) {
+            *at = e;
+            return 1;
+        }
+        return 0;
+    case CH_IR_ASSIGN:
+        if (is_var(e->kids[0], v)) {
+            /* `v op= x` reads v first; `v = x` reads only x, then v is set */
+            if (strcmp(e->text, "=") != 0 && !*killed) {
+                *at = e->kids[0];
+                return 1;
+            }
+            if (exp_expr(e->kids[1], v, killed, at))
+                return 1;
+            *killed = 1;
+            return 0;
+        }
+        break;
+    case CH_IR_UNARY:
+        if (is_var(e->kids[0], v) && e->text &&
+            (!strcmp(e->text, "++") || !strcmp(e->text, "--") || !strcmp(e->text, "&"))) {
+            if (!*killed || e->text[0] == '&') {
+                *at = e->kids[0];
+                return 1;
+            }
+            return 0;
+        }
+        break;
+    case CH_IR_BINARY:
+        if (e->text && (!strcmp(e->text, "&&") || !strcmp(e->text, "||"))) {
+            /* the right side may not run: what it assigns is not certain */
+            int k = *killed;
+            return exp_expr(e->kids[0], v, killed, at) || exp_expr(e->kids[1], v, &k, at);
+        }
+        break;
+    case CH_IR_COND: {
+        if (exp_expr(e->kids[0], v, killed, at))
+            return 1;
+        int k1 = *killed, k2 = *killed;
+        if (exp_expr(e->kids[1], v, &k1, at) || exp_expr(e->kids[2], v, &k2, at))
+            return 1;
+        *killed = k1 && k2;
+        return 0;
+    }
+    default:
+        break;
+    }
+    for (size_t i = 0; i < e->nkids; i++)
+        if (exp_expr(e->kids[i], v, killed, at))
+            return 1;
+    return 0;
+}
+
+static int exp_stmt(const ch_ir *s, const char *v, int *killed, const ch_ir **at)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case CH_IR_BLOCK: {
+        /* a declaration of the same name starts another variable, whose uses up to the end of
+         * the block are not v's; v's state comes back after it */
+        int shadowed = 0, outer = 0;
+        for (size_t i = 0; i < s->nkids; i++) {
+            const ch_ir *k = s->kids[i];
+            if (!shadowed && k && k->kind == CH_IR_DECL && k->text && !strcmp(k->text, v)) {
+                if (k->nkids && exp_expr(k->kids[0], v, killed, at))
+                    return 1;
+                shadowed = 1;
+                outer = *killed;
+                *killed = 1;
+                continue;
+            }
+            if (exp_stmt(k, v, killed, at))
+                return 1;
+        }
+        if (shadowed)
+            *killed = outer;
+        return 0;
+    }
+    case CH_IR_DECL:
+        return s->nkids && exp_expr(s->kids[0], v, killed, at);
+    case CH_IR_IF: {
+        if (exp_expr(s->kids[0], v, killed, at))
+            return 1;
+        int k1 = *killed, k2 = *killed;
+        if (exp_stmt(s->kids[1], v, &k1, at) || (s->nkids > 2 && exp_stmt(s->kids[2], v, &k2, at)))
+            return 1;
+        *killed = k1 && k2;
+        return 0;
+    }
+    case CH_IR_FOR: {
+        /* init and the first test always run; the body and the step may not, and a `continue`
+         * reaches the step past the body's assignments: both start from the state before it */
+        const ch_ir *init = s->kids[0];
+        if (exp_stmt(init, v, killed, at))
+            return 1;
+        if (init && init->kind == CH_IR_DECL && init->text && !strcmp(init->text, v))
+            return 0; /* the loop's own counter of that name: none of its uses are v's */
+        if (exp_expr(s->kids[1], v, killed, at))
+            return 1;
+        int kb = *killed, ki = *killed;
+        return exp_stmt(s->kids[3], v, &kb, at) || exp_expr(s->kids[2], v, &ki, at);
+    }
+    case CH_IR_WHILE: {
+        if (exp_expr(s->kids[0], v, killed, at))
+            return 1;
+        int k = *killed;
+        return exp_stmt(s->kids[1], v, &k, at);
+    }
+    case CH_IR_DO: {
+        /* treated like a while loop: a `continue` reaches the test past the body */
+        int kb = *killed, kc = *killed;
+        return exp_stmt(s->kids[0], v, &kb, at) || exp_expr(s->kids[1], v, &kc, at);
+    }
+    default:
+        for (size_t i = 0; i < s->nkids; i++)
+            if (exp_expr(s->kids[i], v, killed, at))
+                return 1;
+        return 0;
+    }
+}
+
+static int contains(const ch_ir *s, const ch_ir *x)
+{
+    if (!s)
+        return 0;
+    if (s == x)
+        return 1;
+    for (size_t i = 0; i < s->nkids; i++)
+        if (contains(s->kids[i], x))
+            return 1;
+    return 0;
+}
+
+static int is_loop(const ch_ir *s)
+{
+    return s && (s->kind == CH_IR_FOR || s->kind == CH_IR_WHILE || s->kind == CH_IR_DO);
+}
+
+/* Looks for a read of v that the exit of L reaches before v is assigned again: in what follows
+ * L, and anywhere in the loops around L (their next iteration runs their body again). A loop
+ * that does not contain L is read with the must-assign walk from its start; other statements
+ * one by one. *after: L has been passed. Returns 1 with *at the read. */
+static int live_walk(const ch_ir *s, const ch_ir *L, const char *v, int *after, int around,
+                     const ch_ir **at)
+{
+    if (!s)
+        return 0;
+    if (s == L) {
+        *after = 1;
+        return 0;
+    }
+    int k = 0;
+    if (!contains(s, L))
+        return (*after || around) && exp_stmt(s, v, &k, at);
+    switch (s->kind) {
+    case CH_IR_BLOCK:
+        for (size_t i = 0; i < s->nkids; i++)
+            if (live_walk(s->kids[i], L, v, after, around, at))
+                return 1;
+        return 0;
+    case CH_IR_FOR:
+        /* the test and the step run again after L; the init does not */
+        if (exp_expr(s->kids[1], v, &k, at) || exp_expr(s->kids[2], v, &k, at))
+            return 1;
+        return live_walk(s->kids[3], L, v, after, 1, at);
+    case CH_IR_WHILE:
+        if (exp_expr(s->kids[0], v, &k, at))
+            return 1;
+        return live_walk(s->kids[1], L, v, after, 1, at);
+    case CH_IR_DO:
+        if (exp_expr(s->kids[1], v, &k, at))
+            return 1;
+        return live_walk(s->kids[0], L, v, after, 1, at);
+    case CH_IR_IF:
+        if (around && exp_expr(s->kids[0], v, &k, at))
+            return 1;
+        for (size_t i = 1; i < s->nkids; i++)
+            if (live_walk(s->kids[i], L, v, after, around, at))
+                return 1;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* A top-level declaration of `name`: the function's own local, outside any loop. */
+static const ch_ir *top_decl(const ch_ir *s, const char *name)
+{
+    if (!s || is_loop(s))
+        return NULL;
+    if (s->kind == CH_IR_DECL && s->text && strcmp(s->text, name) == 0)
+        return s;
+    for (size_t i = 0; i < s->nkids; i++) {
+        const ch_ir *d = top_decl(s->kids[i], name);
+        if (d)
+            return d;
+    }
+    return NULL;
+}
+
+/* Sorts the scalars L assigns but does not declare: private ones join inner (each iteration,
+ * hence each thread, has its own), the others keep a fate that scalar_write reports. */
+static void classify_scalars(lstate *ls)
+{
+    const actx *c = ls->c;
+    for (size_t i = 0; i < ls->written.n; i++) {
+        const char *v = ls->written.v[i];
+        if (names_has(&ls->inner, v) || ch_entry_param(c->e, v) || is_host_var(c, v) ||
+            names_has(&c->outer, v))
+            continue; /* declared in L, or refused (parameters, enclosing counters) as written */
+        fate f = {v, FATE_NOT_LOCAL, NULL}; /* no declaration: a global, which outlives the call */
+        int killed = 0, after = 0;
+        if (top_decl(c->e->body, v)) {
+            if (exp_stmt(ls->L->body, v, &killed, &f.at)) {
+                f.kind = FATE_EXPOSED;
+            } else if (live_walk(c->e->body, ls->L->node, v, &after, 0, &f.at)) {
+                f.kind = FATE_LIVE_AFTER;
+            } else {
+                names_add(&ls->inner, v);
+                names_add(&ls->privates, v);
+                continue;
+            }
+        }
+        ls->fates = ch_xrealloc(ls->fates, (ls->nfates + 1) * sizeof *ls->fates);
+        ls->fates[ls->nfates++] = f;
+    }
 }
 
 static void set_dep(lstate *ls, int scalar, const ch_ir *at, const char *fmt, const char *a,
@@ -440,7 +765,7 @@ static char *expr_text(const actx *c, const ch_ir *e)
 {
     ch_strbuf sb;
     ch_strbuf_init(&sb);
-    bi_emit em = {c->e, c->p, &sb};
+    bi_emit em = {c->e, c->p, &sb, NULL};
     bi_emit_expr(&em, e);
     return ch_strbuf_detach(&sb);
 }
@@ -454,16 +779,16 @@ static void prepass(lstate *ls, const ch_ir *s)
     if (s->kind == CH_IR_FOR) {
         const ch_ir *init = s->kids[0];
         const char *v = NULL;
+        /* a counter declared by its loop is bound inside L (the DECL adds it); one declared
+         * outside L is a scalar L assigns, private when every iteration sets it first */
         if (init && init->kind == CH_IR_DECL)
             v = init->text;
         else if (init && init->kind == CH_IR_EXPR_STMT && init->kids[0]->kind == CH_IR_ASSIGN &&
                  init->kids[0]->kids[0]->kind == CH_IR_VAR &&
                  init->kids[0]->kids[0]->param_index < 0)
             v = init->kids[0]->kids[0]->text;
-        if (v) {
-            names_add(&ls->inner, v);
+        if (v)
             names_add(&ls->loopvars, v);
-        }
         bi_loop l;
         ch_error scratch;
         if (ls->nloops < 32 && canonical(ls->c->e, ls->c->p, s, &l, &scratch) == 0)
@@ -493,7 +818,7 @@ static int invariant(const lstate *ls, const ch_ir *e)
             break;
         return 0;
     case CH_IR_CALL:
-        if (e->text && bi_known_call(e->text))
+        if (e->text && bi_callable(ls->c->e, e->text))
             break;
         return 0;
     default:
@@ -652,15 +977,39 @@ static int scalar_write(lstate *ls, const ch_ir *assign, const ch_ir *v, int com
         return hard(ls, v, "the loop counter '%s' is modified inside its loop", v->text);
     if (names_has(&ls->inner, v->text))
         return 0;
-    if (compound || refs_name(rhs, v->text))
+    const fate *f = NULL;
+    for (size_t i = 0; i < ls->nfates; i++)
+        if (strcmp(ls->fates[i].name, v->text) == 0)
+            f = &ls->fates[i];
+    if (f && f->kind == FATE_EXPOSED && (compound || refs_name(rhs, v->text))) {
         set_dep(ls, 1, assign,
                 "this loop carries a reduction into '%s'; reductions come in a later version",
                 v->text, NULL);
+        return 0;
+    }
+    char msg[512];
+    if (!f)
+        snprintf(msg, sizeof msg,
+                 "this loop assigns '%s' (at %u:%u), the counter of an enclosing loop", v->text,
+                 assign->line, assign->col);
+    else if (f->kind == FATE_EXPOSED)
+        snprintf(msg, sizeof msg,
+                 "this loop carries the scalar '%s' from one iteration to the next: its read at "
+                 "%u:%u can see the value of an earlier iteration (not every path through the "
+                 "iteration assigns it first; assignment at %u:%u)",
+                 v->text, f->at->line, f->at->col, assign->line, assign->col);
+    else if (f->kind == FATE_LIVE_AFTER)
+        snprintf(msg, sizeof msg,
+                 "this loop assigns the scalar '%s' (at %u:%u) and the function reads it after "
+                 "the loop (at %u:%u): that needs the value of the last iteration, and parallel "
+                 "iterations each keep their own",
+                 v->text, assign->line, assign->col, f->at->line, f->at->col);
     else
-        set_dep(ls, 1, assign,
-                "this loop assigns the scalar '%s', declared outside the loop, in every "
-                "iteration; declare it inside the loop to make it private",
-                v->text, NULL);
+        snprintf(msg, sizeof msg,
+                 "this loop assigns '%s' (at %u:%u), which is not declared in the function: its "
+                 "value outlives the call, so iterations cannot each keep their own",
+                 v->text, assign->line, assign->col);
+    set_dep(ls, 1, NULL, "%s%s", msg, "");
     return 0;
 }
 
@@ -723,10 +1072,11 @@ static int walk_expr(lstate *ls, const ch_ir *e)
         return walk_expr(ls, e->kids[0]);
     }
     case CH_IR_CALL:
-        if (!e->text || !bi_known_call(e->text))
+        if (!e->text || !bi_callable(ls->c->e, e->text))
             return hard(ls, e,
                         "the call to '%s' is not translated; the builtin agent knows the math.h "
-                        "functions only",
+                        "functions and the file's own pure scalar functions (scalar parameters "
+                        "and result, no globals, no static locals) whose definitions it sees",
                         e->text ? e->text : "?");
         break;
     case CH_IR_CAST:
@@ -833,17 +1183,24 @@ static int flat_injective(const lstate *ls, const aform *f)
         const bi_loop *ul = ls_loop(ls, unit->var);
         if (!ul)
             continue;
+        /* u's values lie in [lo + lo_add, hi + hi_add): a count-down loop runs from its first
+         * value down to just above (or at) its bound */
+        const ch_ir *lo_e = ul->down ? ul->bound : ul->first;
+        const ch_ir *hi_e = ul->down ? ul->first : ul->bound;
+        long long lo_add = ul->down && !ul->inclusive ? 1 : 0;
+        long long hi_add = ul->down || ul->inclusive ? 1 : 0;
         aform lo, hi;
-        if (aff(ls, ul->lo, &lo) != 0)
+        if (aff(ls, lo_e, &lo) != 0)
             continue;
-        int lo_ok = lo.n == 0 || (lo.n == 1 && !lo.t[0].var && !lo.t[0].syms[0] && lo.t[0].c >= 0);
+        int lo_ok =
+            lo.n == 0 || (lo.n == 1 && !lo.t[0].var && !lo.t[0].syms[0] && lo.t[0].c + lo_add >= 0);
         af_free(&lo);
-        if (!lo_ok || aff(ls, ul->hi, &hi) != 0)
+        if (!lo_ok || aff(ls, hi_e, &hi) != 0)
             continue;
-        /* hi - K must be a constant <= 0 (<= -1 for an inclusive bound) */
+        /* hi + hi_add - K must be a constant <= 0 */
         af_add(&hi, -other->c, NULL, other->syms);
         af_normalise(&hi);
-        long long d = 0;
+        long long d = hi_add;
         int ok = 1;
         for (size_t i = 0; i < hi.n; i++) {
             if (hi.t[i].var || hi.t[i].syms[0])
@@ -852,31 +1209,35 @@ static int flat_injective(const lstate *ls, const aform *f)
                 d += hi.t[i].c;
         }
         af_free(&hi);
-        if (ok && d <= (ul->inclusive ? -1 : 0))
+        if (ok && d <= 0)
             return 1;
     }
     return 0;
 }
 
+/* Whether F's only varying term is L's counter: then F tells iterations of L apart, whatever
+ * invariant terms it has. */
+static int only_v(const lstate *ls, const aform *f)
+{
+    int has_v = 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->t[i].var) {
+            if (strcmp(f->t[i].var, ls->L->var) != 0)
+                return 0;
+            has_v = 1;
+        }
+    return has_v;
+}
+
+/* C99 subscripts: the element determines L's counter when one dimension is c*v + invariant
+ * (`A[i][k]`, `A[k][i]`, the diagonal `A[i][i]`); the other dimensions may vary with inner
+ * loops, whose iterations run in the same thread. */
 static int multi_injective(const lstate *ls, const aform *f, size_t nd)
 {
-    names seen = {0};
-    int has_v = 0, ok = 1;
-    for (size_t d = 0; d < nd && ok; d++) {
-        int nv = 0;
-        for (size_t i = 0; i < f[d].n; i++)
-            if (f[d].t[i].var) {
-                nv++;
-                if (names_has(&seen, f[d].t[i].var))
-                    ok = 0;
-                names_add(&seen, f[d].t[i].var);
-                has_v |= strcmp(f[d].t[i].var, ls->L->var) == 0;
-            }
-        if (nv > 1)
-            ok = 0;
-    }
-    names_free(&seen);
-    return ok && has_v;
+    for (size_t d = 0; d < nd; d++)
+        if (only_v(ls, &f[d]))
+            return 1;
+    return 0;
 }
 
 static void sub_text(const lstate *ls, const access *a, char *buf, size_t n)
@@ -891,12 +1252,6 @@ static void check_arrays(lstate *ls)
     for (size_t i = 0; i < ls->nacc && !ls->dep; i++) {
         const access *w = &ls->acc[i];
         if (!w->write)
-            continue;
-        int seen_before = 0;
-        for (size_t j = 0; j < i; j++)
-            if (ls->acc[j].write && strcmp(ls->acc[j].base->text, w->base->text) == 0)
-                seen_before = 1;
-        if (seen_before)
             continue;
         const char *x = w->base->text;
         char wt[256], at[256];
@@ -945,21 +1300,27 @@ static void check_arrays(lstate *ls)
                         "of '%s' (%s)",
                         x, wt);
         }
+        /* Every other access of X must touch only elements this iteration owns: the same
+         * subscripts as w (which determine the counter), or subscripts that agree with w's in a
+         * dimension that is c*v + invariant (`C[k][j]` and `C[i][j]` in a loop over j: another
+         * iteration is another column). Pairs of writes are checked once. */
         for (size_t j = 0; j < ls->nacc && !ls->dep; j++) {
             const access *a = &ls->acc[j];
-            if (a == w || strcmp(a->base->text, x) != 0)
+            if (a == w || strcmp(a->base->text, x) != 0 || (a->write && j < i))
                 continue;
-            int same = a->nsubs == nd;
-            for (size_t d = 0; d < nd && same; d++) {
+            int same = a->nsubs == nd, apart = 0;
+            for (size_t d = 0; d < nd && a->nsubs == nd; d++) {
                 aform af;
                 if (aff(ls, a->subs[d], &af) != 0) {
-                    same = 0;
+                    same = apart = 0;
                     break;
                 }
-                same = af_equal(&af, &wf[d]);
+                int eq = af_equal(&af, &wf[d]);
+                same = same && eq;
+                apart = apart || (eq && only_v(ls, &af));
                 af_free(&af);
             }
-            if (!same) {
+            if (!same && !apart) {
                 sub_text(ls, a, at, sizeof at);
                 set_dep(ls, 0, a->node,
                         "this loop carries a dependence: %s touches an element that another "
@@ -983,6 +1344,7 @@ static int analyse_loop(actx *c, const bi_loop *L, lstate *ls)
     ls->loops[ls->nloops++] = *L;
     prepass(ls, L->body);
     collect_writes(L->body, &ls->written);
+    classify_scalars(ls);
     if (walk_stmt(ls, L->body, 0) != 0)
         return -1;
     check_arrays(ls);
@@ -1041,7 +1403,42 @@ static const char *unit_stride_var(const lstate *ls, const char *a, const char *
     return NULL;
 }
 
-static int add_nest(actx *c, const bi_loop *L, size_t depth)
+/* Whether every use of the counter v in s is inside a loop that starts by assigning it
+ * (`for (k = 0; ...`): then that loop can declare it (`for (int k = 0; ...`). */
+static int confined_to_loops(const ch_ir *s, const char *v)
+{
+    if (!s)
+        return 1;
+    if (s->kind == CH_IR_FOR && s->kids[0] && s->kids[0]->kind == CH_IR_EXPR_STMT) {
+        const ch_ir *a = s->kids[0]->kids[0];
+        if (a->kind == CH_IR_ASSIGN && strcmp(a->text, "=") == 0 && is_var(a->kids[0], v) &&
+            !refs_name(a->kids[1], v))
+            return 1;
+    }
+    if (s->kind == CH_IR_VAR && s->text && strcmp(s->text, v) == 0)
+        return 0;
+    for (size_t i = 0; i < s->nkids; i++)
+        if (!confined_to_loops(s->kids[i], v))
+            return 0;
+    return 1;
+}
+
+/* The declarations a thread makes for the scalars private to its iteration (see bi_nest). */
+static void thread_privates(actx *c, bi_nest *n, const names *privates)
+{
+    for (size_t i = 0; i < privates->n; i++) {
+        const char *v = privates->v[i];
+        const ch_ir *d = top_decl(c->e->body, v);
+        if (!d || !refs_name(n->body, v))
+            continue;
+        if (decl_type_of(c->e, v, c->p) && confined_to_loops(n->body, v))
+            continue; /* a counter its loops declare */
+        n->privates = ch_xrealloc(n->privates, (n->n_privates + 1) * sizeof *n->privates);
+        n->privates[n->n_privates++] = d;
+    }
+}
+
+static int add_nest(actx *c, const bi_loop *L, const lstate *ls, size_t depth)
 {
     bi_program *p = c->p;
     bi_nest n;
@@ -1056,7 +1453,7 @@ static int add_nest(actx *c, const bi_loop *L, size_t depth)
     bi_loop I;
     ch_error scratch;
     if (in && in->kind == CH_IR_FOR && canonical(c->e, p, in, &I, &scratch) == 0 &&
-        host_evaluable(c, I.lo) && host_evaluable(c, I.hi)) {
+        host_evaluable(c, I.first) && host_evaluable(c, I.bound)) {
         lstate ils;
         size_t nouter = c->outer.n;
         names_add(&c->outer, L->var);
@@ -1066,6 +1463,7 @@ static int add_nest(actx *c, const bi_loop *L, size_t depth)
             const char *ux = unit_stride_var(&ils, L->var, I.var);
             n.dims = 2;
             n.body = I.body;
+            thread_privates(c, &n, &ils.privates);
             if (ux && strcmp(ux, L->var) == 0) {
                 n.x = *L;
                 n.y = I;
@@ -1080,6 +1478,8 @@ static int add_nest(actx *c, const bi_loop *L, size_t depth)
         if (r < 0)
             return -1;
     }
+    if (n.dims == 1)
+        thread_privates(c, &n, &ls->privates);
     p->host_loops = ch_xrealloc(p->host_loops, (p->n_host_loops + c->nhosts + 1) * sizeof(bi_loop));
     for (size_t i = 0; i < c->nhosts; i++)
         p->host_loops[p->n_host_loops++] = c->hosts[i];
@@ -1096,7 +1496,7 @@ static int process_for(actx *c, const ch_ir *f, size_t depth)
     bi_loop L;
     if (canonical(c->e, c->p, f, &L, c->err) != 0)
         return -1;
-    if (!host_evaluable(c, L.lo) || !host_evaluable(c, L.hi))
+    if (!host_evaluable(c, L.first) || !host_evaluable(c, L.bound))
         return ch_error_at(c->err, c->e->file, f->line, f->col,
                            "the bounds of this loop must be computed from scalar parameters, "
                            "constants and outer loop counters");
@@ -1107,8 +1507,9 @@ static int process_for(actx *c, const ch_ir *f, size_t depth)
         return -1;
     }
     if (r == 0) {
+        r = add_nest(c, &L, &ls, depth);
         ls_free(&ls);
-        return add_nest(c, &L, depth);
+        return r;
     }
     /* It carries a dependence: a host loop of launches when its body is loop nests only. */
     const ch_ir *body = L.body;
@@ -1261,6 +1662,8 @@ int bi_analyse(const ch_entry *e, bi_program *out, ch_error *err)
 
 void bi_program_free(bi_program *p)
 {
+    for (size_t i = 0; i < p->n_nests; i++)
+        free(p->nests[i].privates);
     free(p->steps);
     free(p->nests);
     free(p->host_loops);

@@ -24,7 +24,7 @@ static char *text_of(const gen *g, const ch_ir *x)
 {
     ch_strbuf sb;
     ch_strbuf_init(&sb);
-    bi_emit em = {g->e, g->p, &sb};
+    bi_emit em = {g->e, g->p, &sb, NULL};
     bi_emit_expr(&em, x);
     return ch_strbuf_detach(&sb);
 }
@@ -43,28 +43,45 @@ static int is_zero(const ch_ir *x)
     return x && x->kind == CH_IR_INT_LIT && x->ival == 0;
 }
 
-/* Number of iterations of a canonical loop as a long long expression. */
+/* Number of iterations of a canonical loop as a long long expression (<= 0 when it does not
+ * run): the distance from the first value to the bound, in steps rounded up. */
 static char *count_text(const gen *g, const bi_loop *l)
 {
-    char *hi = text_of(g, l->hi);
-    char *r;
-    if (is_zero(l->lo)) {
-        r = ch_xasprintf("(long long)(%s)%s", hi, l->inclusive ? " + 1" : "");
+    const ch_ir *from = l->down ? l->bound : l->first, *to = l->down ? l->first : l->bound;
+    char *a = text_of(g, to);
+    char *span;
+    if (is_zero(from)) {
+        span = ch_xasprintf("(long long)(%s)%s", a, l->inclusive ? " + 1" : "");
     } else {
-        char *lo = text_of(g, l->lo);
-        r = ch_xasprintf("(long long)(%s) - (long long)(%s)%s", hi, lo, l->inclusive ? " + 1" : "");
-        free(lo);
+        char *b = text_of(g, from);
+        span =
+            ch_xasprintf("(long long)(%s) - (long long)(%s)%s", a, b, l->inclusive ? " + 1" : "");
+        free(b);
     }
-    free(hi);
+    free(a);
+    if (l->step == 1)
+        return span;
+    /* C division truncates toward zero: a span <= 0 still gives a count <= 0 */
+    char *r = ch_xasprintf("(%s + %lld) / %lld", span, l->step - 1, l->step);
+    free(span);
     return r;
 }
 
+/* "i in [0, n)", "i in [0, n - 1], counting down from n - 1", "i in [0, n), step 2" */
 static char *range_text(const gen *g, const bi_loop *l)
 {
-    char *lo = text_of(g, l->lo), *hi = text_of(g, l->hi);
-    char *r = ch_xasprintf("%s in [%s, %s%s", l->var, lo, hi, l->inclusive ? "]" : ")");
-    free(lo);
-    free(hi);
+    char *first = text_of(g, l->first), *bound = text_of(g, l->bound);
+    char step[64] = "";
+    if (l->step != 1)
+        snprintf(step, sizeof step, ", step %lld", l->step);
+    char *r;
+    if (l->down)
+        r = ch_xasprintf("%s in %c%s, %s], counting down from %s%s", l->var,
+                         l->inclusive ? '[' : '(', bound, first, first, step);
+    else
+        r = ch_xasprintf("%s in [%s, %s%c%s", l->var, first, bound, l->inclusive ? ']' : ')', step);
+    free(first);
+    free(bound);
     return r;
 }
 
@@ -74,17 +91,43 @@ static void indent_to(ch_strbuf *out, int n)
         ch_strbuf_adds(out, "    ");
 }
 
-/* `const int i = (int)(lo + ch_x);` */
+/* `const int i = (int)(first + ch_x);`, or `first - ch_x` counting down: the thread's index
+ * `lin` counts iterations in the C loop's order, times the step. */
 static void emit_counter(gen *g, const bi_loop *l, const char *lin, int indent)
 {
     const char *t = bare_type(l->ctype);
+    char *off = l->step == 1 ? ch_xasprintf("%s", lin) : ch_xasprintf("%s * %lld", lin, l->step);
     indent_to(g->out, indent);
-    if (is_zero(l->lo)) {
-        ch_strbuf_addf(g->out, "const %s %s = (%s)%s;\n", t, l->var, t, lin);
+    if (is_zero(l->first) && !l->down) {
+        ch_strbuf_addf(g->out, "const %s %s = (%s)%s%s%s;\n", t, l->var, t, l->step == 1 ? "" : "(",
+                       off, l->step == 1 ? "" : ")");
     } else {
-        char *lo = text_of(g, l->lo);
-        ch_strbuf_addf(g->out, "const %s %s = (%s)((%s) + %s);\n", t, l->var, t, lo, lin);
-        free(lo);
+        char *first = text_of(g, l->first);
+        ch_strbuf_addf(g->out, "const %s %s = (%s)((%s) %c %s);\n", t, l->var, t, first,
+                       l->down ? '-' : '+', off);
+        free(first);
+    }
+    free(off);
+}
+
+/* The scalars the C function declares at its top that are private to each iteration: every
+ * thread declares its own (see bi_nest). */
+static void emit_privates(gen *g, const bi_nest *n, int indent)
+{
+    if (!n->n_privates)
+        return;
+    indent_to(g->out, indent);
+    ch_strbuf_adds(g->out, "/* declared at the top of the C function; each iteration assigns ");
+    for (size_t i = 0; i < n->n_privates; i++)
+        ch_strbuf_addf(g->out, "%s%s", i ? (i + 1 == n->n_privates ? " and " : ", ") : "",
+                       n->privates[i]->text);
+    ch_strbuf_addf(g->out, " before use,\n");
+    indent_to(g->out, indent);
+    ch_strbuf_adds(g->out, " * so every thread has its own */\n");
+    for (size_t i = 0; i < n->n_privates; i++) {
+        const ch_ir *d = n->privates[i];
+        indent_to(g->out, indent);
+        ch_strbuf_addf(g->out, "%s %s;\n", bare_type(d->ctype), d->text);
     }
 }
 
@@ -250,7 +293,10 @@ static void emit_kernel(gen *g, size_t k)
     } else {
         emit_counter(g, &n->x, "ch_x", indent);
     }
+    emit_privates(g, n, indent);
+    g->em.nest = n;
     emit_body_stmts(g, n->body, indent);
+    g->em.nest = NULL;
     while (--indent > 0) {
         indent_to(out, indent);
         ch_strbuf_adds(out, "}\n");
@@ -324,20 +370,27 @@ static void emit_steps(gen *g, size_t from, size_t count, int indent)
             emit_launch(g, s->nest, indent);
         } else if (s->kind == BI_STEP_HOST_LOOP) {
             const bi_loop *l = &s->loop;
-            char *lo = text_of(g, l->lo), *hi = text_of(g, l->hi);
+            char *first = text_of(g, l->first), *bound = text_of(g, l->bound);
             indent_to(g->out, indent);
             ch_strbuf_addf(g->out,
                            "/* The loop over %s (%s:%u:%u) carries a dependence between its "
                            "iterations: it runs\n",
                            l->var, g->e->file, l->node->line, l->node->col);
             indent_to(g->out, indent);
-            ch_strbuf_adds(g->out, " * here, one round of launches per iteration, and the data "
-                                   "stays on the device. */\n");
+            ch_strbuf_adds(g->out, " * here, in the C loop's order, one round of launches per "
+                                   "iteration, and the data\n");
             indent_to(g->out, indent);
-            ch_strbuf_addf(g->out, "for (%s %s = %s; %s %s %s; %s++) {\n", bare_type(l->ctype),
-                           l->var, lo, l->var, l->inclusive ? "<=" : "<", hi, l->var);
-            free(lo);
-            free(hi);
+            ch_strbuf_adds(g->out, " * stays on the device. */\n");
+            indent_to(g->out, indent);
+            char *step = l->step == 1
+                             ? ch_xasprintf("%s%s", l->var, l->down ? "--" : "++")
+                             : ch_xasprintf("%s %c= %lld", l->var, l->down ? '-' : '+', l->step);
+            ch_strbuf_addf(g->out, "for (%s %s = %s; %s %s%s %s; %s) {\n", bare_type(l->ctype),
+                           l->var, first, l->var, l->down ? ">" : "<", l->inclusive ? "=" : "",
+                           bound, step);
+            free(step);
+            free(first);
+            free(bound);
             emit_steps(g, s->first, s->count, indent + 1);
             indent_to(g->out, indent);
             ch_strbuf_adds(g->out, "}\n");
@@ -655,7 +708,7 @@ char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
     ch_strbuf_init(&out);
     const ch_entry *e = p->entry;
     /* `device` launchers copy nothing: a staged variant is its plain twin there */
-    gen g = {p, e, v, sm_count, &out, {e, p, &out}, v->staged && !e->clauses.device};
+    gen g = {p, e, v, sm_count, &out, {e, p, &out, NULL}, v->staged && !e->clauses.device};
     ch_strbuf_addf(
         &out,
         "/* ch-cc builtin variant %d: 1-D blocks of %d threads, 2-D blocks of %dx%d, %s%s\n *\n",
@@ -671,6 +724,7 @@ char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
     if (!e->clauses.device)
         ch_strbuf_adds(&out, "#include <mutex>\n");
     ch_strbuf_addc(&out, '\n');
+    bi_emit_helpers(e, &out);
     for (size_t k = 0; k < p->n_nests; k++)
         emit_kernel(&g, k);
     emit_helpers(&g);

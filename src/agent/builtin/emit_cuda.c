@@ -8,12 +8,13 @@
 
 #include "ch/agent_builtin.h"
 
-/* C math functions with a float twin named NAME "f". */
+/* C math functions with a float twin named NAME "f", all of whose parameters are floating. */
 static const char *const math_fns[] = {
-    "sqrt",  "cbrt", "exp",   "exp2",  "expm1", "log",  "log2", "log10", "log1p",
-    "pow",   "sin",  "cos",   "tan",   "asin",  "acos", "atan", "atan2", "sinh",
-    "cosh",  "tanh", "asinh", "acosh", "atanh", "fabs", "fmin", "fmax",  "fmod",
-    "floor", "ceil", "round", "trunc", "hypot", "erf",  "erfc", "fma",   "copysign",
+    "sqrt",  "cbrt", "exp",    "exp2",   "expm1",     "log",       "log2", "log10", "log1p",
+    "pow",   "sin",  "cos",    "tan",    "asin",      "acos",      "atan", "atan2", "sinh",
+    "cosh",  "tanh", "asinh",  "acosh",  "atanh",     "fabs",      "fmin", "fmax",  "fmod",
+    "floor", "ceil", "round",  "trunc",  "hypot",     "erf",       "erfc", "fma",   "copysign",
+    "fdim",  "rint", "tgamma", "lgamma", "nearbyint", "remainder",
 };
 
 /* The double name of a math function (strips a trailing f of a float twin), or NULL. */
@@ -44,6 +45,38 @@ int bi_known_call(const char *name)
     return math_base(name, &f) != NULL || is_int_fn(name);
 }
 
+int bi_callable(const ch_entry *e, const char *name)
+{
+    const ch_entry_helper *h = ch_entry_helper_named(e, name);
+    return bi_known_call(name) || (h && h->device_ok);
+}
+
+void bi_emit_helpers(const ch_entry *e, ch_strbuf *out)
+{
+    int any = 0;
+    for (size_t i = 0; i < e->n_helpers; i++)
+        any |= e->helpers[i].device_ok;
+    if (!any)
+        return;
+    ch_strbuf_adds(out, "/* Functions of the user's file that the body calls, as clang printed "
+                        "them from the\n * source (macros expanded), compiled for host and "
+                        "device. Renamed so that none meets\n * a CUDA function of the same "
+                        "name. */\n");
+    for (size_t i = 0; i < e->n_helpers; i++)
+        if (e->helpers[i].device_ok)
+            ch_strbuf_addf(out, "#define %s ch_user_%s\n", e->helpers[i].name, e->helpers[i].name);
+    for (size_t i = 0; i < e->n_helpers; i++) {
+        const ch_entry_helper *h = &e->helpers[i];
+        if (!h->device_ok)
+            continue;
+        ch_strbuf_add(out, h->source, h->definition_at);
+        ch_strbuf_addf(out, "__host__ __device__ %s", h->source + h->definition_at);
+        if (out->len && out->data[out->len - 1] != '\n')
+            ch_strbuf_addc(out, '\n');
+    }
+    ch_strbuf_addc(out, '\n');
+}
+
 static ch_scalar strip_parse(const char *ctype)
 {
     if (!ctype)
@@ -55,23 +88,9 @@ static ch_scalar strip_parse(const char *ctype)
     return ch_scalar_parse(ctype);
 }
 
-static const ch_ir *find_decl(const ch_ir *s, const char *name)
-{
-    if (!s)
-        return NULL;
-    if (s->kind == CH_IR_DECL && s->text && strcmp(s->text, name) == 0)
-        return s;
-    for (size_t i = 0; i < s->nkids; i++) {
-        const ch_ir *d = find_decl(s->kids[i], name);
-        if (d)
-            return d;
-    }
-    return NULL;
-}
-
 ch_scalar bi_local_type(const ch_entry *e, const char *name)
 {
-    const ch_ir *d = find_decl(e->body, name);
+    const ch_ir *d = ch_ir_find(e->body, CH_IR_DECL, name);
     if (!d)
         return CH_T_UNKNOWN;
     ch_scalar t = strip_parse(d->ctype);
@@ -250,8 +269,8 @@ static void emit_call(const bi_emit *em, const ch_ir *e)
 {
     int ff;
     const char *base = e->text ? math_base(e->text, &ff) : NULL;
+    int use_float = base && bi_expr_type(em, e) == CH_T_FLOAT;
     if (base) {
-        int use_float = bi_expr_type(em, e) == CH_T_FLOAT;
         ch_strbuf_adds(em->out, base);
         if (use_float)
             ch_strbuf_addc(em->out, 'f');
@@ -260,9 +279,20 @@ static void emit_call(const bi_emit *em, const ch_ir *e)
     }
     ch_strbuf_addc(em->out, '(');
     for (size_t i = 0; i < e->nkids; i++) {
+        const ch_ir *a = e->kids[i];
         if (i)
             ch_strbuf_adds(em->out, ", ");
-        emit_prec(em, e->kids[i], CH_PREC_ASSIGN);
+        /* C converts an integer argument to the parameter's floating type; in CUDA C++ the
+         * overloads would pick the host library's integer templates (`sqrt(n)`, `fmin(x, 1)`),
+         * which device code cannot call. Convert it as C does. */
+        if (base && a && a->kind == CH_IR_INT_LIT) {
+            emit_float(em->out, (double)a->ival, use_float);
+        } else if (base && ch_scalar_is_integer(bi_expr_type(em, a))) {
+            ch_strbuf_adds(em->out, use_float ? "(float)" : "(double)");
+            emit_prec(em, a, CH_PREC_UNARY);
+        } else {
+            emit_prec(em, a, CH_PREC_ASSIGN);
+        }
     }
     ch_strbuf_addc(em->out, ')');
 }
@@ -378,10 +408,15 @@ static void emit_declarator(ch_strbuf *out, const char *ctype, const char *name)
     ch_strbuf_addf(out, "%s%s%s", ctype, n && ctype[n - 1] == '*' ? "" : " ", name);
 }
 
+/* A counter declared at the top of the C function that its loop declares in the kernel; not
+ * one the thread declares already (a private whose value is used outside its loops). */
 static int is_counter(const bi_emit *em, const char *name)
 {
     if (!em->prog || !name)
         return 0;
+    for (size_t i = 0; em->nest && i < em->nest->n_privates; i++)
+        if (strcmp(em->nest->privates[i]->text, name) == 0)
+            return 0;
     for (size_t i = 0; i < em->prog->n_counters; i++)
         if (strcmp(em->prog->counters[i]->text, name) == 0)
             return 1;
