@@ -594,17 +594,10 @@ static const char *var_name(const ch_ir *n)
 /* Recognises `for (i = lo; i < hi; i++)` (and <=, >, >=, --, += c) and pushes its variable. */
 static void push_loop(infer *x, const ch_ir *f)
 {
-    const ch_ir *init = f->kids[0], *cond = f->kids[1], *inc = f->kids[2];
-    const char *name = NULL;
-    const ch_ir *start = NULL;
-    if (init && init->kind == CH_IR_DECL && init->nkids == 1) {
-        name = init->text;
-        start = init->kids[0];
-    } else if (init && init->kind == CH_IR_EXPR_STMT && init->kids[0]->kind == CH_IR_ASSIGN &&
-               strcmp(init->kids[0]->text, "=") == 0) {
-        name = var_name(init->kids[0]->kids[0]);
-        start = init->kids[0]->kids[1];
-    }
+    const ch_ir *cond = f->kids[1], *inc = f->kids[2];
+    const char *name;
+    const ch_ir *start;
+    ch_ir_for_init(f, &name, &start);
     loop_var L = {name ? name : "", NULL, NULL, 0};
     int down = inc && ((inc->kind == CH_IR_UNARY && strcmp(inc->text, "--") == 0) ||
                        (inc->kind == CH_IR_ASSIGN && strcmp(inc->text, "-=") == 0));

@@ -62,3 +62,21 @@ const ch_ir *ch_ir_find(const ch_ir *ir, ch_ir_kind kind, const char *text)
     }
     return NULL;
 }
+
+int ch_ir_for_init(const ch_ir *f, const char **name, const ch_ir **start)
+{
+    const ch_ir *init = f && f->kind == CH_IR_FOR && f->nkids > 0 ? f->kids[0] : NULL;
+    *name = NULL;
+    *start = NULL;
+    if (init && init->kind == CH_IR_DECL && init->nkids == 1 && init->kids[0]) {
+        *name = init->text;
+        *start = init->kids[0];
+    } else if (init && init->kind == CH_IR_EXPR_STMT && init->nkids == 1 &&
+               init->kids[0]->kind == CH_IR_ASSIGN && strcmp(init->kids[0]->text, "=") == 0 &&
+               init->kids[0]->kids[0]->kind == CH_IR_VAR &&
+               init->kids[0]->kids[0]->param_index < 0) {
+        *name = init->kids[0]->kids[0]->text;
+        *start = init->kids[0]->kids[1];
+    }
+    return *name ? 0 : -1;
+}

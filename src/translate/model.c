@@ -405,18 +405,6 @@ static int collect_reads(builder *b, size_t si, const ch_ir *n)
 }
 
 /* Does expression n mention a variable called name? */
-static int mentions(const ch_ir *n, const char *name)
-{
-    if (!n)
-        return 0;
-    if (n->kind == CH_IR_VAR && strcmp(n->text, name) == 0)
-        return 1;
-    for (size_t i = 0; i < n->nkids; i++)
-        if (mentions(n->kids[i], name))
-            return 1;
-    return 0;
-}
-
 static int same_expr(const ch_ir *a, const ch_ir *b)
 {
     ch_strbuf x, y;
@@ -440,7 +428,7 @@ static const char *reduction_op(const ch_ir *assign, const char *array)
     if (strcmp(assign->text, "=") != 0) {
         for (size_t i = 0; ops[i]; i++)
             if (assign->text[0] == ops[i][0] && strcmp(assign->text + 1, "=") == 0)
-                return mentions(rhs, array) ? NULL : names[i];
+                return ch_ir_find(rhs, CH_IR_VAR, array) ? NULL : names[i];
         return NULL;
     }
     if (rhs->kind == CH_IR_BINARY && rhs->nkids == 2) {
@@ -449,7 +437,8 @@ static const char *reduction_op(const ch_ir *assign, const char *array)
                 continue;
             /* X = X - e, or X = e op X for the commutative ones */
             for (int side = 0; side < (i == 1 ? 1 : 2); side++)
-                if (same_expr(rhs->kids[side], lhs) && !mentions(rhs->kids[1 - side], array))
+                if (same_expr(rhs->kids[side], lhs) &&
+                    !ch_ir_find(rhs->kids[1 - side], CH_IR_VAR, array))
                     return names[i];
         }
         return NULL;
@@ -461,7 +450,8 @@ static const char *reduction_op(const ch_ir *assign, const char *array)
         else if (strncmp(rhs->text, "fmax", 4) == 0 || strcmp(rhs->text, "max") == 0)
             op = "max";
         for (int side = 0; op && side < 2; side++)
-            if (same_expr(rhs->kids[side], lhs) && !mentions(rhs->kids[1 - side], array))
+            if (same_expr(rhs->kids[side], lhs) &&
+                !ch_ir_find(rhs->kids[1 - side], CH_IR_VAR, array))
                 return op;
     }
     return NULL;
@@ -605,18 +595,10 @@ static const char *var_name(const ch_ir *n)
  * agrees with op. Its domain constraints are exact when start and bound are affine. */
 static int for_loop(builder *b, const ch_ir *f)
 {
-    const ch_ir *init = f->kids[0], *cond = f->kids[1], *inc = f->kids[2];
-    const char *name = NULL;
-    const ch_ir *start = NULL;
-    if (init && init->kind == CH_IR_DECL && init->nkids == 1) {
-        name = init->text;
-        start = init->kids[0];
-    } else if (init && init->kind == CH_IR_EXPR_STMT && init->kids[0]->kind == CH_IR_ASSIGN &&
-               strcmp(init->kids[0]->text, "=") == 0) {
-        name = var_name(init->kids[0]->kids[0]);
-        start = init->kids[0]->kids[1];
-    }
-    if (!name || !start)
+    const ch_ir *cond = f->kids[1], *inc = f->kids[2];
+    const char *name;
+    const ch_ir *start;
+    if (ch_ir_for_init(f, &name, &start) != 0)
         return refuse(b, f, "a for loop that does not start by setting one counter");
     if (open_counter(b, name) >= 0 || ch_entry_param(b->e, name))
         return refuse(b, f, "a loop counter that shadows an enclosing counter or a parameter");

@@ -31,6 +31,12 @@
 
 #include "ch/agent_builtin.h"
 
+/* Whether name is used as a variable anywhere in e. */
+static int mentions_var(const ch_ir *e, const char *name)
+{
+    return ch_ir_find(e, CH_IR_VAR, name) != NULL;
+}
+
 /* ---- small name sets (borrowed strings) ---- */
 
 typedef struct names {
@@ -115,18 +121,6 @@ static void collect_writes(const ch_ir *s, names *w)
         names_add(w, s->kids[0]->text);
     for (size_t i = 0; i < s->nkids; i++)
         collect_writes(s->kids[i], w);
-}
-
-static int refs_name(const ch_ir *e, const char *name)
-{
-    if (!e)
-        return 0;
-    if (e->kind == CH_IR_VAR && e->text && strcmp(e->text, name) == 0)
-        return 1;
-    for (size_t i = 0; i < e->nkids; i++)
-        if (refs_name(e->kids[i], name))
-            return 1;
-    return 0;
 }
 
 /* An expression the launcher can evaluate: literals, scalar parameters, top-level constants and
@@ -303,7 +297,7 @@ static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_
                            v, v, v, v, v);
     out->inclusive = rel[1] == '=';
     out->down = down;
-    if (refs_name(out->bound, v))
+    if (mentions_var(out->bound, v))
         return ch_error_at(err, e->file, f->line, f->col,
                            "the bound of this loop depends on its counter '%s'", v);
     long long step = step_of(inc, v);
@@ -981,7 +975,7 @@ static int scalar_write(lstate *ls, const ch_ir *assign, const ch_ir *v, int com
     for (size_t i = 0; i < ls->nfates; i++)
         if (strcmp(ls->fates[i].name, v->text) == 0)
             f = &ls->fates[i];
-    if (f && f->kind == FATE_EXPOSED && (compound || refs_name(rhs, v->text))) {
+    if (f && f->kind == FATE_EXPOSED && (compound || mentions_var(rhs, v->text))) {
         set_dep(ls, 1, assign,
                 "this loop carries a reduction into '%s'; reductions come in a later version",
                 v->text, NULL);
@@ -1412,7 +1406,7 @@ static int confined_to_loops(const ch_ir *s, const char *v)
     if (s->kind == CH_IR_FOR && s->kids[0] && s->kids[0]->kind == CH_IR_EXPR_STMT) {
         const ch_ir *a = s->kids[0]->kids[0];
         if (a->kind == CH_IR_ASSIGN && strcmp(a->text, "=") == 0 && is_var(a->kids[0], v) &&
-            !refs_name(a->kids[1], v))
+            !mentions_var(a->kids[1], v))
             return 1;
     }
     if (s->kind == CH_IR_VAR && s->text && strcmp(s->text, v) == 0)
@@ -1429,7 +1423,7 @@ static void thread_privates(actx *c, bi_nest *n, const names *privates)
     for (size_t i = 0; i < privates->n; i++) {
         const char *v = privates->v[i];
         const ch_ir *d = top_decl(c->e->body, v);
-        if (!d || !refs_name(n->body, v))
+        if (!d || !mentions_var(n->body, v))
             continue;
         if (decl_type_of(c->e, v, c->p) && confined_to_loops(n->body, v))
             continue; /* a counter its loops declare */
