@@ -232,9 +232,13 @@ static void build_open(ch_build *b, ch_driver *d)
     const char *host_cc = ch_config_get(&d->cfg, "host_cc");
     ch_strvec_push(&b->ref_cc, *host_cc ? host_cc : "cc");
     ch_strvec_pushv(&b->ref_cc, &d->args.scan_args);
+    ch_strvec_push(&b->ref_nvcc, b->nvcc);
+    ch_strvec_pushv(&b->ref_nvcc, &d->args.scan_args);
     /* the oracle is also the host path whose time the dispatcher weighs: the user's -O */
     if (d->args.opt)
         ch_strvec_push_owned(&b->ref_cc, ch_xasprintf("-O%s", d->args.opt));
+    if (d->args.opt)
+        ch_strvec_push_owned(&b->ref_nvcc, ch_xasprintf("-O%s", d->args.opt));
     for (size_t i = 0; ch_settings[i].key; i++)
         if (strcmp(ch_settings[i].key, "budget") == 0)
             b->budget_source = d->cfg.src[i];
@@ -258,6 +262,7 @@ static void build_close(ch_build *b)
     ch_agent_close(b->agent);
     ch_strvec_free(&b->archs);
     ch_strvec_free(&b->ref_cc);
+    ch_strvec_free(&b->ref_nvcc);
     free(b->nvcc);
     free(b->nvcc_ident);
     pthread_mutex_destroy(&b->lock);

@@ -226,7 +226,10 @@ static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const c
 {
     const ch_config *cfg = &b->d->cfg;
     s->oracle.tu_path = reference_c ? NULL : tu;
-    s->oracle.cc_argv = b->ref_cc.items;
+    /* a .cu file is CUDA C++: nvcc compiles its oracle, as it compiles the file itself */
+    size_t tl = tu ? strlen(tu) : 0;
+    s->oracle.cuda = tl > 3 && strcmp(tu + tl - 3, ".cu") == 0;
+    s->oracle.cc_argv = s->oracle.cuda ? b->ref_nvcc.items : b->ref_cc.items;
     s->oracle.reference_c = reference_c;
     s->nvcc = b->nvcc;
     s->arch = b->archs.items[0];

@@ -19,11 +19,12 @@ typedef struct ch_build {
     ch_error cache_err;
     ch_gpu_info gpu; /* the GPU of this machine (probed once, by ch_build_gpu) */
     int gpu_probed;
-    int have_gpu;     /* verification can run: a device here, or CH_CC_RUNNER */
-    ch_strvec archs;  /* target architectures of kernels (at least one) */
-    char *nvcc;       /* the real nvcc */
-    char *nvcc_ident; /* its identity for object keys, read once (NULL until then) */
-    ch_strvec ref_cc; /* host compiler + the user's preprocessor flags and -O (the oracle) */
+    int have_gpu;       /* verification can run: a device here, or CH_CC_RUNNER */
+    ch_strvec archs;    /* target architectures of kernels (at least one) */
+    char *nvcc;         /* the real nvcc */
+    char *nvcc_ident;   /* its identity for object keys, read once (NULL until then) */
+    ch_strvec ref_cc;   /* host compiler + the user's preprocessor flags and -O (the oracle) */
+    ch_strvec ref_nvcc; /* the same with nvcc, for the oracle of a .cu file */
     ch_cfg_source budget_source;
     ch_agent *agent; /* opened on the first miss */
     int agent_failed;

@@ -108,6 +108,7 @@ typedef struct ch_oracle {
     char *const *cc_argv;
     /* spec-decl entries: a C source defining NAME_reference with the entry's signature */
     const char *reference_c;
+    int cuda; /* tu_path is CUDA C++ and cc_argv is nvcc with the user's flags */
 } ch_oracle;
 
 /* Builds the reference program in dir: `ref SETDIR` reads SETDIR/P.bin and writes

@@ -47,14 +47,16 @@ static void add_c_params(ch_strbuf *o, const ch_checklist *c)
  * internal linkage whatever its definition says (C11 6.2.2p3-5), and the bridge gives the
  * generated main one external name to call. The prototype is printed from canonical types, so
  * it needs none of the user's typedefs or macros. */
-static void gen_bridge(const ch_checklist *c, const char *bridge, ch_strbuf *o)
+static void gen_bridge(const ch_checklist *c, const char *bridge, int cxx, ch_strbuf *o)
 {
+    /* in a CUDA C++ file the bridge keeps C linkage: the generated main is C */
+    const char *linkage = cxx ? "extern \"C\" " : "";
     ch_strbuf_addf(o, "/* ch-cc: the oracle's entry point for `%s` */\nstatic void %s(", c->name,
                    c->name);
     add_c_params(o, c);
-    ch_strbuf_addf(o, ");\nvoid %s(", bridge);
+    ch_strbuf_addf(o, ");\n%svoid %s(", linkage, bridge);
     add_c_params(o, c);
-    ch_strbuf_addf(o, ");\nvoid %s(", bridge);
+    ch_strbuf_addf(o, ");\n%svoid %s(", linkage, bridge);
     add_c_params(o, c);
     ch_strbuf_addf(o, ")\n{\n    %s(", c->name);
     for (size_t i = 0; i < c->n_params; i++)
@@ -213,19 +215,24 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     /* 1. the oracle object: the user's TU with the user's flags, or the reference source */
     if (o->tu_path) {
         ch_strbuf_reset(&src);
-        gen_bridge(c, fn, &src);
+        gen_bridge(c, fn, o->cuda, &src);
         if ((rc = ch_write_file_atomic(bridge_h, src.data, src.len, 0, err)))
             goto done;
         for (char *const *a = o->cc_argv; a && *a; a++)
             ch_strvec_push(&argv, *a);
         if (!argv.len)
             ch_strvec_push(&argv, cc);
-        /* the pragma is for ch-cc, not for -Werror builds of the oracle */
-        ch_strvec_push(&argv, "-Wno-unknown-pragmas");
-        /* a section per function, so the link below can drop the user's main and whatever
-         * it alone calls (PolyBench's main calls polybench.c, which is not linked here) */
-        ch_strvec_push(&argv, "-ffunction-sections");
-        ch_strvec_push(&argv, "-fdata-sections");
+        /* the pragma is for ch-cc, not for -Werror builds of the oracle; a section per
+         * function, so the link below can drop the user's main and whatever it alone calls
+         * (PolyBench's main calls polybench.c, which is not linked here) */
+        if (o->cuda) {
+            ch_strvec_push(&argv, "-Xcompiler");
+            ch_strvec_push(&argv, "-Wno-unknown-pragmas,-ffunction-sections,-fdata-sections");
+        } else {
+            ch_strvec_push(&argv, "-Wno-unknown-pragmas");
+            ch_strvec_push(&argv, "-ffunction-sections");
+            ch_strvec_push(&argv, "-fdata-sections");
+        }
         ch_strvec_push(&argv, "-include");
         ch_strvec_push(&argv, bridge_h);
         ch_strvec_push(&argv, "-c");
@@ -255,13 +262,16 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     /* 3. link */
     ch_strvec_free(&argv);
     ch_strvec_init(&argv);
-    ch_strvec_push(&argv, cc);
+    /* a CUDA oracle links through nvcc (its runtime and C++ library); nvcc compiles the
+     * generated main as C */
+    ch_strvec_push(&argv, o->cuda && o->cc_argv ? o->cc_argv[0] : cc);
     ch_strvec_push(&argv, "-O1");
-    ch_strvec_push(&argv, "-std=gnu11");
+    if (!o->cuda)
+        ch_strvec_push(&argv, "-std=gnu11");
     ch_strvec_push(&argv, "-w");
     ch_strvec_push(&argv, "-o");
     ch_strvec_push(&argv, out);
-    ch_strvec_push(&argv, "-Wl,--gc-sections");
+    ch_strvec_push(&argv, o->cuda ? "-Xlinker=--gc-sections" : "-Wl,--gc-sections");
     ch_strvec_push(&argv, main_c);
     ch_strvec_push(&argv, obj);
     ch_strvec_push(&argv, "-lm");

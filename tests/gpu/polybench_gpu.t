@@ -101,4 +101,30 @@ CH_CC_FORCE_GPU=1 CH_CC_TRACE=1 ./h > got.out 2> trace.err
 python3 -c "import sys; a, b = float(open('got.out').read()), float(open('want.out').read()); sys.exit(abs(a - b) > 1e-9 * abs(b))"
 ok $? "the GPU path computes what the C does ($(cat got.out) against $(cat want.out))"
 like "$(cat trace.err)" "ch-cc: shape: gpu" "through the kernel"
+
+# ---- a static function of a CUDA C++ file: nvcc builds its oracle, C++ callers reach it -----
+cat > k.cu <<'EOF'
+#include <cstdio>
+#pragma harness tune(n = 1 << 22)
+static void axpb(int n, float a, const float *x, float *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = a * x[i] + 1.0f;
+}
+int main()
+{
+    const int n = 1 << 22;
+    static float x[1 << 22], y[1 << 22];
+    for (int i = 0; i < n; i++)
+        x[i] = (float)(i % 1000);
+    axpb(n, 0.5f, x, y);
+    std::printf("%g %g\n", y[0], y[n - 1]);
+    return 0;
+}
+EOF
+"$CH_CC_BIN" -O2 k.cu -o k 2> k.err
+ok $? "a .cu file with an annotated static function builds"
+like "$(cat k.err)" "axpb: verified kernel linked" "its kernel is verified against the nvcc-built oracle"
+is "$(CH_CC_FORCE_GPU=1 CH_CC_TRACE=1 ./k 2> k.trace)" "1 152.5" "the GPU path computes what the C++ does"
+like "$(cat k.trace)" "ch-cc: axpb: gpu" "through the kernel"
 done_testing

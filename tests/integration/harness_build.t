@@ -203,6 +203,41 @@ ok $? "two objects with the same static kernel function link into one program"
 is "$(CH_CC_TRACE=1 ./st_prog 2> st_trace.err)" "4 8 12 16" "the program computes through the dispatcher"
 is "$(grep -c 'ch-cc: twice: host' st_trace.err)" 2 "both calls went through the static function's dispatcher"
 
+# ---- a static function in a .cu file: the oracle is CUDA C++, built by nvcc -----------------
+printf '#include <cstdio>
+typedef float real;
+#pragma harness
+static void add(int n, const real *a, const real *b, real *c)
+{
+    for (int i = 0; i < n; i++)
+        c[i] = a[i] + b[i];
+}
+__global__ void unrelated(float *x) { x[threadIdx.x] = 0; }
+int main()
+{
+    float a[8], b[8], c[8];
+    for (int i = 0; i < 8; i++) { a[i] = i; b[i] = 2 * i; }
+    add(8, a, b, c);
+    std::printf("%%g\\n", c[7]);
+    return 0;
+}
+' > st_cu.cu
+"$CH_CC_BIN" -O2 st_cu.cu -o st_cu 2> st_cu.err
+ok $? "a .cu file with an annotated static function builds"
+like "$(cat st_cu.err)" "st_cu.cu:3:1: warning: add: host path linked: nothing can be verified here" \
+    "its reference program builds (nvcc, C++ linkage) and its candidates wait for a GPU"
+is "$(./st_cu)" 21 "the program runs on the host path"
+"$CH_CC_BIN" --harness-propose=cucands --harness-budget=1 st_cu.cu > /dev/null
+ckey=$(key_of st_cu.cu 0)
+"$CH_CC_BIN" --harness-checklist st_cu.cu | python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)[0]))" > cuchecklist.json
+"$seed" "$ckey" kernel.cu=cucands/add.0.cu checklist.json=cuchecklist.json meta:status=verified \
+    meta:name=add meta:kind=c-def meta:agent=builtin "meta:design=seeded by the test"
+"$CH_CC_BIN" -O2 st_cu.cu -o st_cu2 2> st_cu2.err
+ok $? "with a verified kernel the .cu program builds and links"
+is "$(grep -c warning st_cu2.err)" 0 "no fallback warning"
+is "$(CH_CC_TRACE=1 ./st_cu2 2> cu_trace.err)" 21 "the program computes through the dispatcher"
+like "$(cat cu_trace.err)" "ch-cc: add: host" "the static function of a C++ file reached its dispatcher"
+
 # ---- a spec-only entry with a model (the fake server): the test author's reference is the ----
 # ---- host path until a kernel verifies ------------------------------------------------------
 cp -r "$CH_CC_SRC/tests/integration/data/specdecl" "$TEST_DIR/spec"

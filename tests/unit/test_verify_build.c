@@ -211,7 +211,7 @@ Test(reference, user_tu_with_static_helpers_macros_flags_and_main)
     char *tu = ch_path_join(dir, "user.c");
     ch_write_file_atomic(tu, user_tu, strlen(user_tu), 0, &err);
     char *cc_argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-DOFFSET=0.5f", NULL};
-    ch_oracle o = {tu, cc_argv, NULL};
+    ch_oracle o = {tu, cc_argv, NULL, 0};
     char *exe = NULL;
     ch_strbuf log;
     ch_strbuf_init(&log);
@@ -272,7 +272,7 @@ Test(reference, spec_decl_reference_source_and_build_errors)
     char *dir = ch_make_temp_dir("reftest", &err);
     const char *ref = "void gather_reference(int n, int m, const double *src, const int *idx, "
                       "double *out)\n{ for (int i = 0; i < n; i++) out[i] = src[idx[i]]; }\n";
-    ch_oracle o = {NULL, NULL, ref};
+    ch_oracle o = {NULL, NULL, ref, 0};
     char *exe = NULL;
     ch_strbuf log;
     ch_strbuf_init(&log);
@@ -295,7 +295,7 @@ Test(reference, spec_decl_reference_source_and_build_errors)
     free(op);
     free(exe);
     /* a broken reference is an error carrying the compiler's words */
-    ch_oracle bad = {NULL, NULL, "void gather_reference(int n) { undeclared_thing(); }\n"};
+    ch_oracle bad = {NULL, NULL, "void gather_reference(int n) { undeclared_thing(); }\n", 0};
     cr_assert_neq(ch_reference_build(&c, &bad, dir, &exe, &log, &err), 0);
     cr_assert_not_null(strstr(err.msg, "reference:"), "%s", err.msg);
     ch_strbuf_free(&out);
@@ -319,7 +319,7 @@ Test(verifier, stages_static_compile_and_no_device, .timeout = 240)
     char *cc_argv[] = {"cc", "-DOFFSET=0.0f", NULL};
     ch_verify_setup s = {0};
     s.checklist = &c;
-    s.oracle = (ch_oracle){tu, cc_argv, NULL};
+    s.oracle = (ch_oracle){tu, cc_argv, NULL, 0};
     s.nvcc = nvcc();
     s.arch = arch();
     s.last_stage = -1;
