@@ -10,22 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ch/fsutil.h"
 #include "ch/proc.h"
 #include "clx.h"
 
-/* The preprocessor: clang when installed (it agrees with libclang on every predefined macro
- * and builtin), else the system's cc. */
+/* The preprocessor: the clang found (it agrees with libclang on every predefined macro and
+ * builtin), else the system's cc from PATH. Static storage: the path is one of the literals. */
 static const char *preprocessor(void)
 {
-    static const char *const dirs[] = {"/usr/bin", "/usr/local/bin", "/usr/lib/llvm-14/bin", NULL};
-    for (size_t i = 0; dirs[i]; i++) {
-        char *p = ch_path_join(dirs[i], "clang");
-        int ok = access(p, X_OK) == 0;
-        free(p);
-        if (ok)
-            return "clang";
-    }
+    static const char *const clangs[] = {"/usr/bin/clang", "/usr/local/bin/clang",
+                                         "/usr/lib/llvm-14/bin/clang", NULL};
+    for (size_t i = 0; clangs[i]; i++)
+        if (access(clangs[i], X_OK) == 0)
+            return clangs[i];
     return "cc";
 }
 

@@ -29,7 +29,9 @@ static int scalar_type(CXType t)
 /* What one helper's body uses, gathered by a recursive visit. */
 typedef struct uses {
     CXCursor fn;
-    ch_strvec calls;    /* functions called that have visible definitions */
+    CXCursor callees[MAX_HELPERS]; /* definitions of the functions called, each once */
+    size_t n_callees;
+    int too_many_callees;
     ch_strbuf typedefs; /* "typedef double real;\n" for each scalar typedef named */
     ch_strvec typedef_names;
     int device_ok;
@@ -84,10 +86,14 @@ static void note_call(uses *u, CXCursor c)
     CXCursor def = clang_getCursorDefinition(callee);
     if (clang_Cursor_isNull(def) || clang_Location_isInSystemHeader(clang_getCursorLocation(def)))
         return; /* the C library (math.h): the translator knows its device twins */
-    char *name = clx_str(clang_getCursorSpelling(callee));
-    if (!strvec_has(&u->calls, name))
-        ch_strvec_push(&u->calls, name);
-    free(name);
+    CXCursor canon = clang_getCanonicalCursor(def);
+    for (size_t i = 0; i < u->n_callees; i++)
+        if (clang_equalCursors(clang_getCanonicalCursor(u->callees[i]), canon))
+            return;
+    if (u->n_callees == MAX_HELPERS)
+        u->too_many_callees = 1;
+    else
+        u->callees[u->n_callees++] = def;
 }
 
 static enum CXChildVisitResult visit_use(CXCursor c, CXCursor parent, CXClientData data)
@@ -122,26 +128,6 @@ static int seen(collect *k, CXCursor def)
     return 0;
 }
 
-/* The definition of a function called name among the calls of scope, or a null cursor. */
-typedef struct find_def {
-    const char *name;
-    CXCursor def;
-} find_def;
-
-static enum CXChildVisitResult visit_find(CXCursor c, CXCursor parent, CXClientData data)
-{
-    (void)parent;
-    find_def *f = data;
-    if (c.kind != CXCursor_CallExpr)
-        return CXChildVisit_Recurse;
-    CXCursor callee = clang_getCursorReferenced(c);
-    char *name = clx_str(clang_getCursorSpelling(callee));
-    if (strcmp(name, f->name) == 0 && callee.kind == CXCursor_FunctionDecl)
-        f->def = clang_getCursorDefinition(callee);
-    free(name);
-    return clang_Cursor_isNull(f->def) ? CXChildVisit_Recurse : CXChildVisit_Break;
-}
-
 static char *pretty(CXCursor def)
 {
     CXPrintingPolicy pol = clang_getCursorPrintingPolicy(def);
@@ -153,17 +139,23 @@ static char *pretty(CXCursor def)
 
 static void add_helper(collect *k, CXCursor def);
 
-/* The helpers scope calls, each added (after its own callees) unless already there. */
-static void add_callees(collect *k, CXCursor scope, const ch_strvec *calls)
+/* The helpers u calls, each added (after its own callees) unless already there. */
+static void add_callees(collect *k, const uses *u)
 {
-    for (size_t i = 0; i < calls->len; i++) {
-        find_def f = {calls->items[i], clang_getNullCursor()};
-        clang_visitChildren(scope, visit_find, &f);
-        if (!clang_Cursor_isNull(f.def) && !seen(k, f.def) &&
-            !clang_equalCursors(clang_getCanonicalCursor(f.def),
-                                clang_getCanonicalCursor(k->entry_fn)))
-            add_helper(k, f.def);
-    }
+    for (size_t i = 0; i < u->n_callees; i++)
+        if (!seen(k, u->callees[i]) && !clang_equalCursors(clang_getCanonicalCursor(u->callees[i]),
+                                                           clang_getCanonicalCursor(k->entry_fn)))
+            add_helper(k, u->callees[i]);
+}
+
+/* A fresh record of what fn uses. */
+static void uses_init(uses *u, CXCursor fn)
+{
+    memset(u, 0, sizeof *u);
+    u->fn = fn;
+    u->device_ok = 1;
+    ch_strbuf_init(&u->typedefs);
+    ch_strvec_init(&u->typedef_names);
 }
 
 static void add_helper(collect *k, CXCursor def)
@@ -171,19 +163,20 @@ static void add_helper(collect *k, CXCursor def)
     if (k->n_seen == MAX_HELPERS)
         return;
     k->seen[k->n_seen++] = clang_getCanonicalCursor(def);
-    uses u = {def, {0}, {0}, {0}, 1};
-    ch_strvec_init(&u.calls);
-    ch_strbuf_init(&u.typedefs);
-    ch_strvec_init(&u.typedef_names);
+    uses u;
+    uses_init(&u, def);
     u.device_ok = scalar_type(clang_getResultType(clang_getCursorType(def)));
     int np = clang_Cursor_getNumArguments(def);
     for (int i = 0; i < np; i++)
         u.device_ok &= scalar_type(clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)i)));
     clang_visitChildren(def, visit_use, &u);
-    add_callees(k, def, &u.calls);
-    for (size_t i = 0; i < u.calls.len; i++) {
-        const ch_entry_helper *h = ch_entry_helper_named(k->e, u.calls.items[i]);
-        u.device_ok &= h && h->device_ok; /* a callee without a visible definition, or impure */
+    add_callees(k, &u);
+    u.device_ok &= !u.too_many_callees;
+    for (size_t i = 0; i < u.n_callees; i++) {
+        char *name = clx_str(clang_getCursorSpelling(u.callees[i]));
+        const ch_entry_helper *h = ch_entry_helper_named(k->e, name);
+        u.device_ok &= h && h->device_ok; /* a callee not collected (recursion), or impure */
+        free(name);
     }
     ch_entry *e = k->e;
     e->helpers = ch_xrealloc(e->helpers, (e->n_helpers + 1) * sizeof *e->helpers);
@@ -195,7 +188,6 @@ static void add_helper(collect *k, CXCursor def)
     free(text);
     h->source = ch_strbuf_detach(&u.typedefs);
     h->device_ok = u.device_ok;
-    ch_strvec_free(&u.calls);
     ch_strvec_free(&u.typedef_names);
 }
 
@@ -206,13 +198,10 @@ void clx_collect_helpers(CXTranslationUnit tu, CXCursor fn, CXCursor body, ch_en
     memset(&k, 0, sizeof k);
     k.entry_fn = fn;
     k.e = e;
-    uses top = {fn, {0}, {0}, {0}, 1};
-    ch_strvec_init(&top.calls);
-    ch_strbuf_init(&top.typedefs);
-    ch_strvec_init(&top.typedef_names);
+    uses top;
+    uses_init(&top, fn);
     clang_visitChildren(body, visit_use, &top);
-    add_callees(&k, body, &top.calls);
-    ch_strvec_free(&top.calls);
+    add_callees(&k, &top);
     ch_strbuf_free(&top.typedefs);
     ch_strvec_free(&top.typedef_names);
 }

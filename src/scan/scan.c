@@ -25,11 +25,18 @@ typedef struct decl_list {
     size_t n;
 } decl_list;
 
-/* What the whole scan of one file shares. */
+/* What the whole scan of one file shares. The preprocessed copy of the file (expand.c) is made
+ * and parsed at most once, for the first entry that needs it, and kept for the others. */
 typedef struct scan_ctx {
     const char *path;
     ch_lang lang;
     char *const *clang_args;
+    int expand_tried;
+    char *expand_dir; /* holds the preprocessed copy */
+    CXIndex expand_index;
+    CXTranslationUnit expand_tu; /* NULL when preprocessing or parsing failed */
+    unsigned *expand_lines;      /* its lines -> the user's (clx_expanded_lines) */
+    size_t n_expand_lines;
 } scan_ctx;
 
 /* One annotation (pragma or attribute) bound to a function. */
@@ -318,7 +325,7 @@ static int check_names(const ch_entry *e, const ch_pragma *p, ch_error *err)
     return 0;
 }
 
-static ch_ir *expanded_body(const scan_ctx *sc, const char *fn_name);
+static ch_ir *expanded_body(scan_ctx *sc, const char *fn_name);
 
 static size_t count_opaque(const ch_ir *n)
 {
@@ -330,8 +337,7 @@ static size_t count_opaque(const ch_ir *n)
     return c;
 }
 
-static int build_entry(CXTranslationUnit tu, const scan_ctx *sc, annot *a, ch_entry *e,
-                       ch_error *err)
+static int build_entry(CXTranslationUnit tu, scan_ctx *sc, annot *a, ch_entry *e, ch_error *err)
 {
     const char *path = sc->path;
     CXCursor decl = a->fn, def = definition_of(a->fn);
@@ -624,7 +630,7 @@ static int annot_cmp(const void *x, const void *y)
                               : (a->col > b->col) - (a->col < b->col);
 }
 
-static int scan_tu(CXTranslationUnit tu, const scan_ctx *sc, const char *text, ch_entry_list *out,
+static int scan_tu(CXTranslationUnit tu, scan_ctx *sc, const char *text, ch_entry_list *out,
                    ch_error *err)
 {
     const char *path = sc->path;
@@ -692,21 +698,18 @@ static void remap_lines(ch_ir *n, const unsigned *map, size_t n_lines)
         remap_lines(n->kids[i], map, n_lines);
 }
 
-/* The IR of fn_name's body built from the preprocessed file, or NULL (C and C++ files only:
- * a .cu file preprocessed for the host loses its device parts). */
-static ch_ir *expanded_body(const scan_ctx *sc, const char *fn_name)
+/* The preprocessed copy of the file, parsed (C and C++ files only: a .cu file preprocessed for
+ * the host loses its device parts); sc->expand_tu stays NULL when that fails. */
+static void expanded_open(scan_ctx *sc)
 {
-    if (sc->lang == CH_LANG_CU)
-        return NULL;
+    sc->expand_tried = 1;
     ch_error err;
-    char *dir = ch_make_temp_dir("expand", &err);
-    if (!dir)
-        return NULL;
+    if (sc->lang == CH_LANG_CU || !(sc->expand_dir = ch_make_temp_dir("expand", &err)))
+        return;
     int cxx = sc->lang == CH_LANG_CXX;
-    char *out = ch_path_join(dir, cxx ? "expanded.cpp" : "expanded.c");
+    char *out = ch_path_join(sc->expand_dir, cxx ? "expanded.cpp" : "expanded.c");
     char *text = NULL;
     size_t len = 0;
-    ch_ir *ir = NULL;
     if (clx_expand_file(sc->path, cxx ? "c++" : "c", sc->clang_args, out, &err) == 0 &&
         ch_read_file(out, &text, &len, &err) == 0) {
         /* the expanded text needs no -I/-D/-include any more; the language standard stays */
@@ -715,32 +718,47 @@ static ch_ir *expanded_body(const scan_ctx *sc, const char *fn_name)
         for (size_t i = 0; sc->clang_args && sc->clang_args[i]; i++)
             if (strncmp(sc->clang_args[i], "-std=", 5) == 0)
                 ch_strvec_push(&std, sc->clang_args[i]);
-        CXIndex idx = clang_createIndex(0, 0);
+        sc->expand_index = clang_createIndex(0, 0);
         parse_setup setup;
-        CXTranslationUnit tu = parse_tu(idx, out, sc->lang, std.items, 0, &setup, &err);
-        find_fn f = {fn_name, clang_getNullCursor()};
-        if (tu)
-            clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_fn, &f);
-        CXCursor body = clang_getNullCursor();
-        if (!clang_Cursor_isNull(f.def))
-            clang_visitChildren(f.def, find_body, &body);
-        if (!clang_Cursor_isNull(body)) {
-            size_t n_lines;
-            unsigned *map = clx_expanded_lines(text, len, sc->path, &n_lines);
-            ir = clx_build_body(tu, f.def, body);
-            remap_lines(ir, map, n_lines);
-            free(map);
-        }
-        if (tu)
-            clang_disposeTranslationUnit(tu);
+        sc->expand_tu = parse_tu(sc->expand_index, out, sc->lang, std.items, 0, &setup, &err);
         setup_free(&setup);
-        clang_disposeIndex(idx);
         ch_strvec_free(&std);
+        sc->expand_lines = clx_expanded_lines(text, len, sc->path, &sc->n_expand_lines);
     }
-    ch_remove_tree(dir, &err);
-    free(dir);
     free(out);
     free(text);
+}
+
+static void expanded_close(scan_ctx *sc)
+{
+    if (sc->expand_tu)
+        clang_disposeTranslationUnit(sc->expand_tu);
+    if (sc->expand_index)
+        clang_disposeIndex(sc->expand_index);
+    if (sc->expand_dir) {
+        ch_error err;
+        ch_remove_tree(sc->expand_dir, &err);
+        free(sc->expand_dir);
+    }
+    free(sc->expand_lines);
+}
+
+/* The IR of fn_name's body built from the preprocessed file, or NULL. */
+static ch_ir *expanded_body(scan_ctx *sc, const char *fn_name)
+{
+    if (!sc->expand_tried)
+        expanded_open(sc);
+    if (!sc->expand_tu)
+        return NULL;
+    find_fn f = {fn_name, clang_getNullCursor()};
+    clang_visitChildren(clang_getTranslationUnitCursor(sc->expand_tu), visit_fn, &f);
+    CXCursor body = clang_getNullCursor();
+    if (!clang_Cursor_isNull(f.def))
+        clang_visitChildren(f.def, find_body, &body);
+    if (clang_Cursor_isNull(body))
+        return NULL;
+    ch_ir *ir = clx_build_body(sc->expand_tu, f.def, body);
+    remap_lines(ir, sc->expand_lines, sc->n_expand_lines);
     return ir;
 }
 
@@ -765,10 +783,12 @@ int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_ent
         tu = parse_tu(idx, path, lang, clang_args, 1, &setup, err);
     }
     int rc;
+    scan_ctx sc = {path, lang, clang_args, 0, NULL, NULL, NULL, NULL, 0};
     if (!tu)
         rc = ch_error_set(err, "%s: libclang could not parse the file", path);
     else
-        rc = scan_tu(tu, &(scan_ctx){path, lang, clang_args}, text, out, err);
+        rc = scan_tu(tu, &sc, text, out, err);
+    expanded_close(&sc);
     if (tu)
         clang_disposeTranslationUnit(tu);
     setup_free(&setup);

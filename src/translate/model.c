@@ -404,7 +404,7 @@ static int collect_reads(builder *b, size_t si, const ch_ir *n)
     return 0;
 }
 
-/* Does expression n mention a variable called name? */
+/* Whether a and b print as the same expression. */
 static int same_expr(const ch_ir *a, const ch_ir *b)
 {
     ch_strbuf x, y;
