@@ -226,9 +226,8 @@ static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const c
 {
     const ch_config *cfg = &b->d->cfg;
     s->oracle.tu_path = reference_c ? NULL : tu;
-    /* a .cu file is CUDA C++: nvcc compiles its oracle, as it compiles the file itself */
-    size_t tl = tu ? strlen(tu) : 0;
-    s->oracle.cuda = tl > 3 && strcmp(tu + tl - 3, ".cu") == 0;
+    /* a CUDA file: nvcc compiles its oracle, as it compiles the file itself */
+    s->oracle.cuda = e->is_cuda;
     s->oracle.cc_argv = s->oracle.cuda ? b->ref_nvcc.items : b->ref_cc.items;
     s->oracle.reference_c = reference_c;
     s->nvcc = b->nvcc;
@@ -238,7 +237,6 @@ static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const c
     s->last_stage = ch_build_gpu(b)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
     ch_error err;
     ch_config_bool(cfg, "keep", &s->keep, &err);
-    (void)e;
 }
 
 /* Where the dispatcher switches to the GPU, from the kernel's and the host path's measured

@@ -83,6 +83,7 @@ typedef struct ch_entry {
         signature; /* canonical prototype: "void saxpy(int n, float a, const float *x, float *y)" */
     int has_body;
     int is_static;               /* declared `static`: only its own translation unit can call it */
+    int is_cuda;                 /* scanned as CUDA C++ (a .cu file, or -x cu) */
     size_t body_begin, body_end; /* byte offsets of `{` and one past `}` in the file */
     unsigned body_line, body_col;
     size_t name_offset;       /* byte offset of the function name token in the file */

@@ -349,6 +349,7 @@ static int build_entry(CXTranslationUnit tu, scan_ctx *sc, annot *a, ch_entry *e
     e->fn_line = fl.line;
     e->fn_col = fl.col;
     e->name_offset = fl.offset;
+    e->is_cuda = sc->lang == CH_LANG_CU;
     e->is_static = clang_Cursor_getStorageClass(decl) == CX_SC_Static ||
                    clang_Cursor_getStorageClass(def) == CX_SC_Static;
     e->spec = a->p.spec ? ch_xstrdup(a->p.spec) : NULL;

@@ -226,6 +226,9 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
          * function, so the link below can drop the user's main and whatever it alone calls
          * (PolyBench's main calls polybench.c, which is not linked here) */
         if (o->cuda) {
+            /* CUDA C++ whatever its suffix (`-x cu file.c`) */
+            ch_strvec_push(&argv, "-x");
+            ch_strvec_push(&argv, "cu");
             ch_strvec_push(&argv, "-Xcompiler");
             ch_strvec_push(&argv, "-Wno-unknown-pragmas,-ffunction-sections,-fdata-sections");
         } else {
