@@ -35,6 +35,16 @@ static inline int scan_text(const char *name, const char *text, ch_lang lang, ch
     return rc;
 }
 
+/* Scanning src as "t.c" fails with exactly the located error want. */
+static inline void expect_scan_error(const char *src, const char *want)
+{
+    ch_entry_list l;
+    ch_error err;
+    cr_assert_eq(scan_text("t.c", src, CH_LANG_C, &l, &err), -1, "no error for %s", src);
+    cr_expect(err.located);
+    cr_expect_str_eq(err.msg, want);
+}
+
 /* "name:dir:extent" for every pointer/array param, space-separated ("+idx<hi" for index
  * arrays). */
 static inline char *summary(const ch_entry *e)

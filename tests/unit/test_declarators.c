@@ -194,31 +194,22 @@ Test(whole_writes, constant_time_loop_around_a_whole_write)
 
 /* ---- a pointer nothing bounds: the located extent() error, never a silent 1 ---- */
 
-static void expect_extent_error(const char *src, const char *want)
-{
-    ch_entry_list l;
-    ch_error err;
-    cr_assert_eq(scan_text("t.c", src, CH_LANG_C, &l, &err), -1, "no error for %s", src);
-    cr_expect(err.located);
-    cr_expect_str_eq(err.msg, want);
-}
-
 Test(unbounded, sentinel_loop)
 {
-    expect_extent_error("#pragma harness\nvoid len(const char *s, int *out)\n"
-                        "{ int i = 0; while (s[i] != 0) i++; out[0] = i; }\n",
-                        "t.c:3:23: error: cannot infer the extent of 's' in 'len': nothing "
-                        "bounds this use of it (a sentinel loop or a moving pointer); add "
-                        "extent(s: <number of elements>) to the #pragma harness at 1:1");
+    expect_scan_error("#pragma harness\nvoid len(const char *s, int *out)\n"
+                      "{ int i = 0; while (s[i] != 0) i++; out[0] = i; }\n",
+                      "t.c:3:23: error: cannot infer the extent of 's' in 'len': nothing "
+                      "bounds this use of it (a sentinel loop or a moving pointer); add "
+                      "extent(s: <number of elements>) to the #pragma harness at 1:1");
 }
 
 Test(unbounded, pointer_walked_until_a_value)
 {
-    expect_extent_error("#pragma harness\nvoid count(const char *s, int *out)\n"
-                        "{ int n = 0; for (; *s; s++) n++; out[0] = n; }\n",
-                        "t.c:3:25: error: cannot infer the extent of 's' in 'count': nothing "
-                        "bounds this use of it (a sentinel loop or a moving pointer); add "
-                        "extent(s: <number of elements>) to the #pragma harness at 1:1");
+    expect_scan_error("#pragma harness\nvoid count(const char *s, int *out)\n"
+                      "{ int n = 0; for (; *s; s++) n++; out[0] = n; }\n",
+                      "t.c:3:25: error: cannot infer the extent of 's' in 'count': nothing "
+                      "bounds this use of it (a sentinel loop or a moving pointer); add "
+                      "extent(s: <number of elements>) to the #pragma harness at 1:1");
 }
 
 /* ---- macros the IR cannot see through ---- */

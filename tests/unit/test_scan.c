@@ -11,15 +11,6 @@ static ch_entry_list scan_ok(const char *name, const char *src, ch_lang lang)
     return l;
 }
 
-static void expect_error(const char *src, const char *want)
-{
-    ch_entry_list l;
-    ch_error err;
-    cr_assert_eq(scan_text("t.c", src, CH_LANG_C, &l, &err), -1, "no error for %s", src);
-    cr_expect(err.located);
-    cr_expect_str_eq(err.msg, want);
-}
-
 Test(scan, types_typedefs_restrict)
 {
     ch_entry_list l =
@@ -230,86 +221,98 @@ Test(scan, blank_keeps_length_and_lines)
 
 Test(scan_errors, unknown_clause)
 {
-    expect_error("#pragma harness frob(x)\nvoid f(int n, float *x);\n",
-                 "t.c:1:17: error: unknown harness clause 'frob'; expected extent, in, out, inout, "
-                 "tune, tol, device or budget");
+    expect_scan_error(
+        "#pragma harness frob(x)\nvoid f(int n, float *x);\n",
+        "t.c:1:17: error: unknown harness clause 'frob'; expected extent, in, out, inout, "
+        "tune, tol, device or budget");
 }
 
 Test(scan_errors, malformed)
 {
-    expect_error("#pragma harness \"spec\n",
-                 "t.c:1:17: error: unterminated string in #pragma harness; close the spec with \"");
+    expect_scan_error(
+        "#pragma harness \"spec\n",
+        "t.c:1:17: error: unterminated string in #pragma harness; close the spec with \"");
 }
 
 Test(scan_errors, clause_names_no_parameter)
 {
-    expect_error("#pragma harness \"s\" in(z)\nvoid f(int n, float *x);\n",
-                 "t.c:1:24: error: 'z' in in() names no pointer or array parameter of 'f'; use one "
-                 "of: x");
+    expect_scan_error(
+        "#pragma harness \"s\" in(z)\nvoid f(int n, float *x);\n",
+        "t.c:1:24: error: 'z' in in() names no pointer or array parameter of 'f'; use one "
+        "of: x");
 }
 
 Test(scan_errors, tune_names_no_scalar)
 {
-    expect_error("#pragma harness \"s\" tune(x = 4)\nvoid f(int n, float *x);\n",
-                 "t.c:1:26: error: 'x' in tune() names no scalar parameter of 'f'; use one of: n");
+    expect_scan_error(
+        "#pragma harness \"s\" tune(x = 4)\nvoid f(int n, float *x);\n",
+        "t.c:1:26: error: 'x' in tune() names no scalar parameter of 'f'; use one of: n");
 }
 
 Test(scan_errors, not_followed_by_function)
 {
-    expect_error("#pragma harness \"s\"\nint table[4];\nvoid f(int n, float *x);\n",
-                 "t.c:1:1: error: #pragma harness is not followed by a function; put it directly "
-                 "before the function's declaration or definition");
+    expect_scan_error(
+        "#pragma harness \"s\"\nint table[4];\nvoid f(int n, float *x);\n",
+        "t.c:1:1: error: #pragma harness is not followed by a function; put it directly "
+        "before the function's declaration or definition");
 }
 
 Test(scan_errors, pragma_at_end)
 {
-    expect_error("void f(int n, float *x);\n  #pragma harness\n",
-                 "t.c:2:3: error: #pragma harness is not followed by a function; put it directly "
-                 "before the function's declaration or definition");
+    expect_scan_error(
+        "void f(int n, float *x);\n  #pragma harness\n",
+        "t.c:2:3: error: #pragma harness is not followed by a function; put it directly "
+        "before the function's declaration or definition");
 }
 
 Test(scan_errors, unsupported_parameter)
 {
-    expect_error("struct s { int a; };\n#pragma harness \"s\"\nvoid f(int n, struct s *p);\n",
-                 "t.c:3:25: error: unsupported type 'struct s *' of harness parameter 'p'; use a "
-                 "scalar (int, long, size_t, float, double, ...), a pointer to one, or a C99 array "
-                 "such as double A[n][m]");
+    expect_scan_error(
+        "struct s { int a; };\n#pragma harness \"s\"\nvoid f(int n, struct s *p);\n",
+        "t.c:3:25: error: unsupported type 'struct s *' of harness parameter 'p'; use a "
+        "scalar (int, long, size_t, float, double, ...), a pointer to one, or a C99 array "
+        "such as double A[n][m]");
 }
 
 Test(scan_errors, pointer_to_pointer)
 {
-    expect_error("#pragma harness \"s\"\nvoid f(int n, float **p);\n",
-                 "t.c:2:23: error: unsupported type 'float **' of harness parameter 'p'; use a "
-                 "scalar (int, long, size_t, float, double, ...), a pointer to one, or a C99 array "
-                 "such as double A[n][m]");
+    expect_scan_error(
+        "#pragma harness \"s\"\nvoid f(int n, float **p);\n",
+        "t.c:2:23: error: unsupported type 'float **' of harness parameter 'p'; use a "
+        "scalar (int, long, size_t, float, double, ...), a pointer to one, or a C99 array "
+        "such as double A[n][m]");
 }
 
 Test(scan_errors, extent_not_inferable)
 {
-    expect_error("#pragma harness\nvoid f(int n, float *x) { while (n--) *x++ = 0; }\n",
-                 "t.c:2:40: error: cannot infer the extent of 'x' in 'f': nothing bounds this use "
-                 "of it (a sentinel loop or a moving pointer); add extent(x: <number of "
-                 "elements>) to the #pragma harness at 1:1");
+    expect_scan_error(
+        "#pragma harness\nvoid f(int n, float *x) { while (n--) *x++ = 0; }\n",
+        "t.c:2:40: error: cannot infer the extent of 'x' in 'f': nothing bounds this use "
+        "of it (a sentinel loop or a moving pointer); add extent(x: <number of "
+        "elements>) to the #pragma harness at 1:1");
 }
 
 Test(scan_errors, spec_decl_without_spec)
 {
-    expect_error("#pragma harness extent(x: n)\nvoid f(int n, float *x);\n",
-                 "t.c:1:1: error: bare #pragma harness on the declaration of 'f': there is no body "
-                 "to translate; add a spec (#pragma harness \"what it computes\") or a "
-                 "definition");
+    expect_scan_error(
+        "#pragma harness extent(x: n)\nvoid f(int n, float *x);\n",
+        "t.c:1:1: error: bare #pragma harness on the declaration of 'f': there is no body "
+        "to translate; add a spec (#pragma harness \"what it computes\") or a "
+        "definition");
 }
 
 Test(scan_errors, two_pragmas)
 {
-    expect_error("#pragma harness \"a\"\n#pragma harness \"b\"\nvoid f(int n, float *x);\n",
-                 "t.c:2:1: error: second harness annotation on 'f'; merge the clauses into one "
-                 "#pragma harness");
+    expect_scan_error(
+        "#pragma harness \"a\"\n#pragma harness \"b\"\nvoid f(int n, float *x);\n",
+        "t.c:2:1: error: second harness annotation on 'f'; merge the clauses into one "
+        "#pragma harness");
 }
 
 Test(scan_errors, non_void_return)
 {
-    expect_error("#pragma harness \"s\"\nint f(int n, float *x);\n",
-                 "t.c:1:1: error: harness function 'f' returns 'int'; it must return void (write "
-                 "results through an out pointer)");
+    expect_scan_error(
+        "#pragma harness \"s\"\nint f(int n, float *x);\n",
+        "t.c:1:1: error: harness function 'f' returns 'int'; it must return void (write "
+        "results through an out pointer)");
 }
