@@ -30,6 +30,9 @@ static void print_help(void)
         "admin commands:\n"
         "  --harness-list [options] FILE        entries of FILE as JSON\n"
         "  --harness-checklist [options] FILE   checklist entries of FILE as JSON\n"
+        "  --harness-plan [--harness-entry=NAME] [options] FILE\n"
+        "                                       what the builtin translator makes of each body:\n"
+        "                                       dependences, parallel loops, kernels\n"
         "  --harness-verify=CAND.cu [--harness-entry=NAME] [options] FILE\n"
         "                                       verify a hand-written candidate\n"
         "  --harness-propose=DIR [--harness-entry=NAME] [options] FILE\n"
@@ -71,6 +74,10 @@ int ch_admin_run(ch_driver *d, int *exit_code)
     }
     if (ch_admin_option(d, "list", &present), present) {
         *exit_code = ch_admin_list(d, 0);
+        return 1;
+    }
+    if (ch_admin_option(d, "plan", &present), present) {
+        *exit_code = ch_admin_plan(d);
         return 1;
     }
     if (ch_admin_option(d, "checklist", &present), present) {

@@ -63,6 +63,8 @@ int ch_driver_spawn(char *const *argv);
 
 /* Admin commands of the modules (one file each under driver/). */
 int ch_admin_list(ch_driver *d, int checklist_form);
+/* --harness-plan: the builtin translator's analysis and plans (admin_plan.c). */
+int ch_admin_plan(ch_driver *d);
 int ch_admin_args(ch_driver *d);
 int ch_admin_cache(ch_driver *d, const char *command, const char *value);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);

@@ -112,9 +112,9 @@ int ch_driver_delegate(char **argv)
 }
 
 /* Commands and their modifiers; every other --harness-KEY=VALUE is a setting. */
-static const char *const admin_words[] = {"help",   "config",  "args",    "list",       "checklist",
-                                          "verify", "entry",   "report",  "stats",      "clean",
-                                          "evict",  "explain", "propose", "link-flags", NULL};
+static const char *const admin_words[] = {
+    "help",  "config", "args",  "list",    "checklist", "verify",     "entry", "report",
+    "stats", "clean",  "evict", "explain", "propose",   "link-flags", "plan",  NULL};
 
 int ch_admin_is_command(const char *name, size_t len)
 {

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "ch/cexpr.h"
 #include "ch/entry.h"
 #include "ch/error.h"
 #include "ch/ir.h"
@@ -118,28 +119,6 @@ int bi_variant_choose(const unsigned char *tried, const char *feedback, int fres
                       int parent, int host_pointers);
 /* The variant a generated source declares in its header comment, or -1. */
 int bi_variant_of_source(const char *src);
-
-/* Expression and statement printing for kernels (emit_cuda.c). */
-typedef struct bi_emit {
-    const ch_entry *entry;
-    const bi_program *prog;
-    ch_strbuf *out;
-    const bi_nest *nest; /* the kernel whose body is printed, or NULL */
-} bi_emit;
-void bi_emit_expr(const bi_emit *em, const ch_ir *e);
-void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent);
-/* The scalar type an expression has as the user wrote it (declared types, float math stays
- * float), used for math-function precision. */
-ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e);
-/* Nonzero for the C library calls the translator prints on the device (math.h, abs). */
-int bi_known_call(const char *name);
-/* bi_known_call, or a helper of e that can be a device function (ch_entry_helper). */
-int bi_callable(const ch_entry *e, const char *name);
-/* The device_ok helpers of e as __host__ __device__ functions (typedefs they need first), each
- * renamed by a macro to ch_user_NAME; nothing when there are none. */
-void bi_emit_helpers(const ch_entry *e, ch_strbuf *out);
-/* A local variable's declared scalar type anywhere in the body, or CH_T_UNKNOWN. */
-ch_scalar bi_local_type(const ch_entry *e, const char *name);
 
 /* The whole candidate source for a variant (codegen.c). */
 char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count);

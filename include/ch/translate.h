@@ -16,7 +16,9 @@
 #include <stddef.h>
 
 #include <isl/ctx.h>
+#include <isl/aff_type.h>
 #include <isl/map_type.h>
+#include <isl/schedule_type.h>
 #include <isl/set_type.h>
 #include <isl/union_map_type.h>
 #include <isl/union_set_type.h>
@@ -31,6 +33,7 @@ typedef struct ch_tr_loop {
     char *counter; /* the loop variable's name (owned) */
     unsigned line, col;
     size_t depth;    /* 1 for an outermost loop */
+    int down;        /* the counter decreases: the schedule runs it as -counter */
     size_t parent;   /* index of the enclosing loop, or (size_t)-1 */
     const ch_ir *ir; /* the CH_IR_FOR node (borrowed from the entry) */
 } ch_tr_loop;
@@ -39,7 +42,9 @@ typedef struct ch_tr_loop {
 typedef struct ch_tr_array {
     char *name; /* the C name, which is also the isl tuple name (owned) */
     size_t ndims;
-    int is_scalar; /* a local scalar of the body, modelled as a zero-dimensional array */
+    int is_scalar;         /* a local scalar of the body, modelled as a zero-dimensional array */
+    const ch_ir *decl;     /* a local's declaration (borrowed), NULL for a parameter */
+    long long local_elems; /* a local array's element count (one constant dimension) */
     isl_union_map *reads, *must_writes, *may_writes; /* this array's accesses; may_writes are
                                                         the writes that are not must-writes */
 } ch_tr_array;
@@ -52,7 +57,13 @@ typedef struct ch_tr_stmt {
     char *text;      /* the statement as C, one line (owned) */
     size_t *loops;   /* indices of the enclosing loops, outermost first (owned) */
     size_t n_loops;
-    int may;            /* conditional or over-approximated domain: its writes are may-writes */
+    int may;              /* conditional or over-approximated domain: its writes are may-writes */
+    int unbounded;        /* inside a loop whose start or bound is not affine: no exact domain */
+    const ch_ir **guards; /* conditions of the enclosing `if`s that the domain does not hold
+                             (not affine, or an else branch), outermost first (owned array) */
+    unsigned char *guard_neg; /* per guard: the statement runs when it is false (else) */
+    size_t n_guards;
+    long *pos;          /* its 2d+1 schedule positions, counters as 0 (owned) */
     isl_set *domain;    /* owned */
     isl_map *schedule;  /* owned: S[i..] -> [2d+1 dims, padded with zeros] */
     size_t red_array;   /* reduction form `X op= e` / `X = X op e` on this array, or -1 */
@@ -107,11 +118,77 @@ typedef struct ch_tr_deps {
     isl_union_map *flow, *anti, *output; /* all arrays together, statement instance spaces */
     ch_tr_loop_par *loops;               /* one per model loop */
     size_t n_loops;
+    size_t *expand_loop; /* per array: for a local scalar, the deepest loop it is private to
+                            (its value never crosses that loop's iterations), else -1 */
 } ch_tr_deps;
 
 /* Computes the dependences of m and the parallelism of its loops. */
 int ch_tr_deps_compute(const ch_tr_model *m, ch_tr_deps **out, ch_error *err);
 void ch_tr_deps_free(ch_tr_deps *d);
+
+/* --- schedule and mapping (schedule.c) --- */
+
+/* Where the new order of the statement instances comes from. */
+typedef enum ch_tr_strategy {
+    CH_TR_ISL_SCHEDULE = 0, /* isl's scheduler (Pluto-style: fusion, interchange, skewing),
+                               asked for outer parallel (coincident) dimensions */
+    CH_TR_ORIGINAL = 1      /* the C body's own loop structure */
+} ch_tr_strategy;
+const char *ch_tr_strategy_name(ch_tr_strategy s); /* "isl scheduler", "original loop order" */
+
+/* One kernel: a subtree of the schedule below a "kernel" mark. */
+typedef struct ch_tr_kernel {
+    size_t depth;          /* band members above it: the host loops' iterators c0..c{depth-1} */
+    int n_mapped;          /* 0: one thread runs the subtree; 1 or 2: its band's outer members
+                              are spread over threads (the innermost on x) */
+    isl_union_set *domain; /* the statement instances it runs (owned) */
+    isl_multi_union_pw_aff *thread_key; /* prefix schedule through the mapped members: two
+                                           instances with equal keys run on one thread */
+    isl_pw_aff *extent[2]; /* per mapped member (outermost first): how many values it takes,
+                              over the parameters and c0..c{depth-1} (owned) */
+} ch_tr_kernel;
+
+/* How a local scalar is stored in the translation. */
+typedef enum ch_tr_storage {
+    CH_TR_NOT_SCALAR = 0,
+    CH_TR_THREAD_LOCAL, /* a variable of each thread of the kernels that use it */
+    CH_TR_DEVICE        /* one location in device memory, shared by every kernel */
+} ch_tr_storage;
+
+typedef struct ch_tr_plan {
+    const ch_tr_model *m; /* borrowed */
+    ch_tr_strategy strategy;
+    isl_schedule *schedule; /* the new order, with a "kernel" mark above each kernel (owned);
+                               the marks' ids carry the kernel's index + 1 */
+    ch_tr_kernel *kernels;
+    size_t n_kernels;
+    ch_tr_storage *storage; /* per array */
+    unsigned char *uses;    /* [kernel * n_arrays + array]: the kernel accesses the array */
+} ch_tr_plan;
+
+/* Computes a legal new order of m's statement instances (checked against every dependence,
+ * with private scalars' dependences limited to their loops' iterations), cuts it into kernels
+ * whose outer one or two dimensions carry no dependence, and decides where each local scalar
+ * lives. -1 with err set when no legal plan is found. */
+int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy,
+                     ch_tr_plan **out, ch_error *err);
+void ch_tr_plan_free(ch_tr_plan *p);
+/* "kernel 0: 2 mapped dimensions below 1 host loop: S1 S2" per kernel, and the schedule
+ * tree (for golden tests and reports). */
+void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p);
+
+/* --- CUDA (cuda.c) --- */
+
+typedef struct ch_tr_cuda_opts {
+    int block1;             /* threads per block of kernels with one mapped dimension */
+    int block2_x, block2_y; /* block shape of kernels with two */
+    long long grid_cap;     /* most blocks along x (grid-stride loops cover the rest) */
+    const char *header;     /* the first line of the file's opening comment, or NULL */
+} ch_tr_cuda_opts;
+
+/* The candidate source of plan p: kernels, the NAME_launcher of the scaffold contract and
+ * their helpers, formatted and commented (malloc'd). */
+char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o);
 
 /* What ch_tr_print writes (bits). */
 enum {

@@ -283,6 +283,16 @@ int ch_tr_deps_compute(const ch_tr_model *m, ch_tr_deps **out, ch_error *err)
         d->loops = ch_xcalloc(m->n_loops ? m->n_loops : 1, sizeof *d->loops);
         for (size_t l = 0; l < m->n_loops; l++)
             analyse_loop(m, d, l, no_source);
+        d->expand_loop = ch_xcalloc(m->n_arrays ? m->n_arrays : 1, sizeof *d->expand_loop);
+        for (size_t a = 0; a < m->n_arrays; a++) {
+            d->expand_loop[a] = (size_t)-1;
+            for (size_t l = 0; l < m->n_loops; l++)
+                for (size_t i = 0; i < d->loops[l].n_privates; i++)
+                    if (d->loops[l].privates[i] == a &&
+                        (d->expand_loop[a] == (size_t)-1 ||
+                         m->loops[l].depth > m->loops[d->expand_loop[a]].depth))
+                        d->expand_loop[a] = l;
+        }
     }
     for (size_t a = 0; a < m->n_arrays; a++)
         isl_union_map_free(no_source[a]);
@@ -310,6 +320,7 @@ void ch_tr_deps_free(ch_tr_deps *d)
             free(d->loops[l].privates);
         }
     free(d->loops);
+    free(d->expand_loop);
     isl_union_map_free(d->flow);
     isl_union_map_free(d->anti);
     isl_union_map_free(d->output);

@@ -24,6 +24,7 @@
 #include <isl/union_map.h>
 #include <isl/union_set.h>
 
+#include "ch/cexpr.h"
 #include "ch/translate.h"
 
 /* --- affine forms --- */
@@ -117,7 +118,11 @@ typedef struct builder {
     long *pos;      /* next textual position per depth */
     long *cur;      /* position of the open element per depth */
     size_t pos_cap;
-    int may_depth;       /* > 0: inside something whose domain is over-approximated */
+    int may_depth;        /* > 0: inside something whose domain is over-approximated */
+    int unbounded_depth;  /* > 0: inside a loop whose start or bound is not affine */
+    const ch_ir **guards; /* enclosing conditions the domain does not hold (see ch_tr_stmt) */
+    unsigned char *guard_neg;
+    size_t n_guards;
     const ch_ir **extra; /* conditions and bounds: their reads belong to every statement below */
     size_t n_extra;
     long **spos; /* per statement: its 2d+1 schedule positions (counters as 0) */
@@ -289,6 +294,33 @@ static int add_access(builder *b, size_t si, size_t ai, const char *subs, int wr
 
 static int collect_reads(builder *b, size_t si, const ch_ir *n);
 
+/* The model's array for a local array variable (declared in the body, see walk), or -1. */
+static size_t local_array(const builder *b, const ch_ir *v)
+{
+    if (!v || v->kind != CH_IR_VAR || v->param_index >= 0 || !v->text)
+        return (size_t)-1;
+    for (size_t i = 0; i < b->m->n_arrays; i++)
+        if (b->m->arrays[i].local_elems && strcmp(b->m->arrays[i].name, v->text) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+/* A local scalar's array (found or added), or -1 after refusing a name that is not a local
+ * scalar of the body (a file-scope variable, a local array used whole). */
+static size_t local_scalar(builder *b, const ch_ir *v)
+{
+    const ch_ir *d = ch_ir_find(b->e->body, CH_IR_DECL, v->text);
+    if (!d || local_array(b, v) != (size_t)-1) {
+        refuse(b, v,
+               d ? "a local array used other than by subscript"
+                 : "a variable that is neither a parameter nor a local of the function");
+        return (size_t)-1;
+    }
+    size_t a = find_array(b, v->text, 0, 1);
+    b->m->arrays[a].decl = d;
+    return a;
+}
+
 /* An element access a[..] / A[..][..] of a parameter: its array and subscripts as isl text;
  * *affine cleared when some subscript is not affine. The reads inside subscripts are
  * collected for statement si. */
@@ -304,12 +336,20 @@ static int element(builder *b, size_t si, const ch_ir *n, size_t *ai, ch_strbuf 
         base = base->kids[0];
     }
     const ch_param *p = param_of(b, base);
-    if (!p || p->role == CH_ROLE_SCALAR)
-        return refuse(b, n, "a subscript of something that is not an array or pointer parameter");
-    size_t ndims = p->role == CH_ROLE_ARRAY ? p->ndims : 1;
-    if (k != ndims)
-        return refuse(b, n, "an array accessed with fewer or more subscripts than it has");
-    *ai = find_array(b, p->name, ndims, 0);
+    size_t local = local_array(b, base);
+    if (local != (size_t)-1) {
+        if (k != 1)
+            return refuse(b, n, "a local array accessed with fewer or more subscripts than it has");
+        *ai = local;
+    } else {
+        if (!p || p->role == CH_ROLE_SCALAR)
+            return refuse(b, n,
+                          "a subscript of something that is not an array or pointer parameter");
+        size_t ndims = p->role == CH_ROLE_ARRAY ? p->ndims : 1;
+        if (k != ndims)
+            return refuse(b, n, "an array accessed with fewer or more subscripts than it has");
+        *ai = find_array(b, p->name, ndims, 0);
+    }
     *affine = 1;
     for (size_t d = 0; d < k; d++) {
         const ch_ir *x = idx[k - 1 - d];
@@ -332,20 +372,7 @@ static int element(builder *b, size_t si, const ch_ir *n, size_t *ai, ch_strbuf 
  * helpers that the scanner found fit to run as device functions (scalars only, no globals). */
 static int pure_call(const builder *b, const char *name)
 {
-    static const char *const math[] = {
-        "sqrt", "cbrt",  "exp",  "exp2",  "expm1", "log",  "log2",   "log10",    "log1p", "pow",
-        "sin",  "cos",   "tan",  "asin",  "acos",  "atan", "atan2",  "sinh",     "cosh",  "tanh",
-        "fabs", "floor", "ceil", "round", "trunc", "fmod", "fmin",   "fmax",     "fma",   "hypot",
-        "erf",  "erfc",  "abs",  "labs",  "llabs", "rint", "lround", "copysign", NULL};
-    for (size_t i = 0; math[i]; i++) {
-        size_t n = strlen(math[i]);
-        if (strcmp(name, math[i]) == 0 ||
-            (strncmp(name, math[i], n) == 0 &&
-             (strcmp(name + n, "f") == 0 || strcmp(name + n, "l") == 0)))
-            return 1;
-    }
-    const ch_entry_helper *h = ch_entry_helper_named(b->e, name);
-    return h && h->device_ok;
+    return ch_cx_callable(b->e, name);
 }
 
 /* Every read in expression n, as accesses of statement si. */
@@ -367,7 +394,8 @@ static int collect_reads(builder *b, size_t si, const ch_ir *n)
         if (closed_counter(b, n->text))
             return refuse(b, n,
                           "a loop counter used after its loop (its last value is not modelled)");
-        return add_access(b, si, find_array(b, n->text, 0, 1), "", 0, 1);
+        size_t a = local_scalar(b, n);
+        return a == (size_t)-1 ? -1 : add_access(b, si, a, "", 0, 1);
     case CH_IR_INDEX: {
         ch_strbuf subs;
         ch_strbuf_init(&subs);
@@ -496,7 +524,15 @@ static int new_stmt(builder *b, const ch_ir *s, size_t *out)
     if (d)
         memcpy(st->loops, b->open, d * sizeof *st->loops);
     st->may = b->may_depth > 0;
+    st->unbounded = b->unbounded_depth > 0;
     st->red_array = (size_t)-1;
+    if (b->n_guards) {
+        st->guards = ch_xcalloc(b->n_guards, sizeof *st->guards);
+        st->guard_neg = ch_xcalloc(b->n_guards, 1);
+        memcpy(st->guards, b->guards, b->n_guards * sizeof *st->guards);
+        memcpy(st->guard_neg, b->guard_neg, b->n_guards);
+        st->n_guards = b->n_guards;
+    }
     long *pos = ch_xcalloc(2 * d + 1, sizeof *pos);
     for (size_t i = 0; i <= d; i++)
         pos[2 * i] = b->cur[i];
@@ -523,15 +559,11 @@ static int new_stmt(builder *b, const ch_ir *s, size_t *out)
     return 0;
 }
 
-/* The statement `lhs op= rhs` (op "=" for plain assignment, "++"/"--" with rhs NULL). */
-static int assignment(builder *b, const ch_ir *s, const ch_ir *lhs, const ch_ir *rhs,
-                      const char *op, const ch_ir *assign)
+/* The writes of statement si to target lhs (and its read, for a read-modify-write); *ai is
+ * the array written. */
+static int write_target(builder *b, size_t si, const ch_ir *lhs, int rmw, const ch_ir *rhs,
+                        size_t *ai)
 {
-    size_t si = 0;
-    if (new_stmt(b, s, &si) != 0)
-        return -1;
-    int rmw = strcmp(op, "=") != 0;
-    size_t ai = 0;
     ch_strbuf subs;
     ch_strbuf_init(&subs);
     int affine = 1, rc = 0;
@@ -543,21 +575,43 @@ static int assignment(builder *b, const ch_ir *s, const ch_ir *lhs, const ch_ir 
             rc = refuse(b, lhs, "an assignment to a loop counter inside its loop");
         else if (closed_counter(b, lhs->text))
             rc = refuse(b, lhs, "an assignment to the counter of an earlier loop");
-        else
-            ai = find_array(b, lhs->text, 0, 1);
+        else if ((*ai = local_scalar(b, lhs)) == (size_t)-1)
+            rc = -1;
     } else if (lhs->kind == CH_IR_INDEX) {
-        rc = element(b, si, lhs, &ai, &subs, &affine);
+        rc = element(b, si, lhs, ai, &subs, &affine);
     } else {
         rc = refuse(b, lhs, "an assignment to something other than a variable or an element");
     }
     if (rc == 0 && rmw)
-        rc = add_access(b, si, ai, subs.data, 0, 1);
-    if (rc == 0)
+        rc = add_access(b, si, *ai, subs.data, 0, 1);
+    if (rc == 0 && rhs)
         rc = collect_reads(b, si, rhs);
     if (rc == 0)
-        rc = add_access(b, si, ai, subs.data, 1, affine && !b->m->stmts[si].may);
+        rc = add_access(b, si, *ai, subs.data, 1, affine && !b->m->stmts[si].may);
     ch_strbuf_free(&subs);
-    if (rc == 0) {
+    return rc;
+}
+
+/* The statement `lhs op= rhs` (op "=" for plain assignment, "++"/"--" with rhs NULL). A chain
+ * `a = b = e` is one statement that writes every target. */
+static int assignment(builder *b, const ch_ir *s, const ch_ir *lhs, const ch_ir *rhs,
+                      const char *op, const ch_ir *assign)
+{
+    size_t si = 0;
+    if (new_stmt(b, s, &si) != 0)
+        return -1;
+    int rmw = strcmp(op, "=") != 0;
+    size_t ai = 0;
+    const ch_ir *value = rhs;
+    while (!rmw && value && value->kind == CH_IR_ASSIGN && strcmp(value->text, "=") == 0)
+        value = value->kids[1];
+    int chained = value != rhs;
+    int rc = write_target(b, si, lhs, rmw, value, &ai);
+    for (const ch_ir *t = rhs; rc == 0 && t != value; t = t->kids[1]) {
+        size_t inner = 0;
+        rc = write_target(b, si, t->kids[0], 0, NULL, &inner);
+    }
+    if (rc == 0 && !chained) {
         /* x++ and x-- are sums too */
         const char *red = assign ? reduction_op(assign, b->m->arrays[ai].name) : "+";
         if (red) {
@@ -576,6 +630,52 @@ static void push_extra(builder *b, const ch_ir *x)
         return;
     b->extra = ch_xrealloc(b->extra, (b->n_extra + 1) * sizeof *b->extra);
     b->extra[b->n_extra++] = x;
+}
+
+static void push_guard(builder *b, const ch_ir *cond, int neg)
+{
+    b->guards = ch_xrealloc(b->guards, (b->n_guards + 1) * sizeof *b->guards);
+    b->guard_neg = ch_xrealloc(b->guard_neg, b->n_guards + 1);
+    b->guards[b->n_guards] = cond;
+    b->guard_neg[b->n_guards++] = (unsigned char)neg;
+}
+
+/* The variable an assignment or increment in n writes (the base of an element), or NULL. */
+static const char *written_base(const ch_ir *n)
+{
+    const ch_ir *t = NULL;
+    if (n->kind == CH_IR_ASSIGN)
+        t = n->kids[0];
+    else if (n->kind == CH_IR_UNARY && (strcmp(n->text, "++") == 0 || strcmp(n->text, "--") == 0))
+        t = n->kids[0];
+    else if (n->kind == CH_IR_DECL)
+        return n->text;
+    while (t && t->kind == CH_IR_INDEX)
+        t = t->kids[0];
+    return t && t->kind == CH_IR_VAR ? t->text : NULL;
+}
+
+static int writes_one_of(const ch_ir *n, const ch_ir *cond)
+{
+    if (!n)
+        return 0;
+    const char *w = written_base(n);
+    if (w && ch_ir_find(cond, CH_IR_VAR, w))
+        return 1;
+    for (size_t i = 0; i < n->nkids; i++)
+        if (writes_one_of(n->kids[i], cond))
+            return 1;
+    return 0;
+}
+
+/* Does a branch of `if` statement s assign a variable its condition reads? Then statements of
+ * the branch cannot each test the condition again. */
+static int changes_what_it_reads(const ch_ir *s)
+{
+    for (size_t i = 1; i < s->nkids; i++)
+        if (writes_one_of(s->kids[i], s->kids[0]))
+            return 1;
+    return 0;
 }
 
 static void pop_cons(builder *b, size_t mark)
@@ -650,6 +750,7 @@ static int for_loop(builder *b, const ch_ir *f)
     L->line = f->line;
     L->col = f->col;
     L->depth = b->n_open + 1;
+    L->down = step < 0;
     L->parent = b->n_open ? b->open[b->n_open - 1] : (size_t)-1;
     L->ir = f;
     size_t li = m->n_loops++;
@@ -703,12 +804,32 @@ static int for_loop(builder *b, const ch_ir *f)
     push_extra(b, start);
     push_extra(b, bound);
     b->may_depth += may;
+    b->unbounded_depth += may;
     int rc = walk(b, f->kids[3]);
     b->may_depth -= may;
+    b->unbounded_depth -= may;
     b->n_extra = extra_mark;
     pop_cons(b, mark);
     b->n_open--;
     return rc;
+}
+
+/* `T a[N];` with N a constant: a scratch array the translation keeps in device memory. */
+static int local_array_decl(builder *b, const ch_ir *s)
+{
+    const char *br = strchr(s->ctype, '[');
+    char *end = NULL;
+    long long n = strtoll(br + 1, &end, 10);
+    if (n <= 0 || !end || strcmp(end, "]") != 0 || s->nkids)
+        return refuse(b, s,
+                      "a local array other than one dimension of constant size without an "
+                      "initialiser");
+    if (open_counter(b, s->text) >= 0 || ch_entry_param(b->e, s->text) || b->n_open)
+        return refuse(b, s, "a local array declared inside a loop or shadowing a name");
+    size_t a = find_array(b, s->text, 1, 0);
+    b->m->arrays[a].decl = s;
+    b->m->arrays[a].local_elems = n;
+    return 0;
 }
 
 static int walk(builder *b, const ch_ir *s)
@@ -724,8 +845,10 @@ static int walk(builder *b, const ch_ir *s)
     case CH_IR_NULL_STMT:
         return 0;
     case CH_IR_DECL:
+        if (s->ctype && strchr(s->ctype, '[') && !strchr(s->ctype, '*'))
+            return local_array_decl(b, s);
         if (!s->ctype || strchr(s->ctype, '[') || strchr(s->ctype, '*'))
-            return refuse(b, s, "a local array or pointer");
+            return refuse(b, s, "a local pointer");
         if (open_counter(b, s->text) >= 0 || ch_entry_param(b->e, s->text))
             return refuse(b, s, "a local that shadows a loop counter or a parameter");
         if (s->nkids == 1 && s->kids[0]) {
@@ -748,24 +871,35 @@ static int walk(builder *b, const ch_ir *s)
     case CH_IR_FOR:
         return for_loop(b, s);
     case CH_IR_IF: {
+        if (changes_what_it_reads(s))
+            return refuse(b, s,
+                          "an if whose branches assign what its condition reads (the condition "
+                          "would be evaluated again per statement)");
         size_t mark = b->cons.len, extra_mark = b->n_extra;
         ch_strbuf c;
         ch_strbuf_init(&c);
         int affine = cond_text(b, s->kids[0], &c) == 0;
         push_extra(b, s->kids[0]);
         /* an affine condition restricts the then-branch exactly; anything else (and every
-         * else-branch) keeps the whole domain and makes the writes may-writes */
+         * else-branch) keeps the whole domain, makes the writes may-writes and guards the
+         * statements with the condition */
         if (affine)
             ch_strvec_push(&b->cons, c.data);
+        else
+            push_guard(b, s->kids[0], 0);
         ch_strbuf_free(&c);
         b->may_depth += !affine;
         int rc = walk(b, s->kids[1]);
         b->may_depth -= !affine;
+        if (!affine)
+            b->n_guards--;
         pop_cons(b, mark);
         if (rc == 0 && s->nkids > 2 && s->kids[2]) {
+            push_guard(b, s->kids[0], 1);
             b->may_depth++;
             rc = walk(b, s->kids[2]);
             b->may_depth--;
+            b->n_guards--;
         }
         b->n_extra = extra_mark;
         return rc;
@@ -801,9 +935,12 @@ static int build_schedule(builder *b)
         for (size_t d = 0; d < m->sched_dims; d++) {
             if (d)
                 ch_strbuf_adds(&sb, ", ");
-            if (d % 2 == 1 && d / 2 < s->n_loops)
+            if (d % 2 == 1 && d / 2 < s->n_loops) {
+                /* a loop counting down runs its counter's values in decreasing order */
+                if (m->loops[s->loops[d / 2]].down)
+                    ch_strbuf_addc(&sb, '-');
                 add_isl_name(&sb, m->loops[s->loops[d / 2]].counter);
-            else
+            } else
                 ch_strbuf_addf(&sb, "%ld", d <= 2 * s->n_loops ? b->spos[i][d] : 0L);
         }
         ch_strbuf_adds(&sb, "] }");
@@ -845,13 +982,15 @@ int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err)
     if (rc == 0)
         rc = build_schedule(&b);
     for (size_t i = 0; i < m->n_stmts; i++)
-        free(b.spos[i]);
+        m->stmts[i].pos = b.spos[i];
     free(b.spos);
     free(b.params);
     free(b.open);
     free(b.pos);
     free(b.cur);
     free(b.extra);
+    free(b.guards);
+    free(b.guard_neg);
     ch_strvec_free(&b.cons);
     if (rc != 0) {
         ch_tr_model_free(m);
@@ -870,6 +1009,9 @@ void ch_tr_model_free(ch_tr_model *m)
         free(s->name);
         free(s->text);
         free(s->loops);
+        free(s->guards);
+        free(s->guard_neg);
+        free(s->pos);
         isl_set_free(s->domain);
         isl_map_free(s->schedule);
     }

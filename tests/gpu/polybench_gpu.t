@@ -45,8 +45,11 @@ num = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
 a = num.findall(open(sys.argv[1]).read())
 b = num.findall(open(sys.argv[2]).read())
 # PolyBench prints two decimals: one unit in the last place, plus a relative 1e-6
-bad = len(a) != len(b) or any(abs(float(x) - float(y)) > 0.0100001 + 1e-6 * abs(float(x)) for x, y in zip(a, b))
-sys.exit(1 if bad or not a else 0)
+bad = [(i, x, y) for i, (x, y) in enumerate(zip(a, b))
+       if abs(float(x) - float(y)) > 0.0100001 + 1e-6 * abs(float(x))]
+if bad or len(a) != len(b):
+    print("# %d of %d values differ; first: %s" % (len(bad), len(a), bad[:3]))
+sys.exit(1 if bad or len(a) != len(b) or not a else 0)
 EOF
             ok $? "$name: the GPU path's array dump equals gcc's to the last printed digit"
         fi

@@ -73,11 +73,12 @@ is "$(stat agent_requests)" "$before" "neither asked an agent"
 
 # ---- what the builtin agent cannot translate is refused once, with its reason --------------
 cat > prefix.c <<'EOF'
-#pragma harness
+#pragma harness extent(x: n, s: n)
 void prefix(int n, const float *x, float *s)
 {
+    int i = 0;
     s[0] = x[0];
-    for (int i = 1; i < n; i++)
+    while (++i < n)
         s[i] = s[i - 1] + x[i];
 }
 EOF

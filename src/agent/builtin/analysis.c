@@ -146,7 +146,7 @@ static int host_evaluable(const actx *c, const ch_ir *e)
             return 0;
         break;
     case CH_IR_CALL:
-        if (!e->text || !bi_callable(c->e, e->text))
+        if (!e->text || !ch_cx_callable(c->e, e->text))
             return 0;
         break;
     case CH_IR_BINARY:
@@ -262,7 +262,7 @@ static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_
         out->first = init->kids[0]->kids[1];
         out->ctype = decl_type_of(e, out->var, p);
         if (!out->ctype) {
-            ch_scalar t = bi_local_type(e, out->var);
+            ch_scalar t = ch_cx_local_type(e, out->var);
             out->ctype = t != CH_T_UNKNOWN ? ch_scalar_name(t) : "int";
         }
     } else {
@@ -271,7 +271,7 @@ static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_
                            "`for (int i = lo; ...` or `for (i = lo; ...`");
     }
     const char *v = out->var;
-    ch_scalar vt = bi_local_type(e, v);
+    ch_scalar vt = ch_cx_local_type(e, v);
     if (out->ctype && ch_scalar_parse(out->ctype) != CH_T_UNKNOWN)
         vt = ch_scalar_parse(out->ctype);
     if (vt != CH_T_UNKNOWN && !ch_scalar_is_integer(vt))
@@ -759,8 +759,8 @@ static char *expr_text(const actx *c, const ch_ir *e)
 {
     ch_strbuf sb;
     ch_strbuf_init(&sb);
-    bi_emit em = {c->e, c->p, &sb, NULL};
-    bi_emit_expr(&em, e);
+    ch_cx em = {.entry = c->e, .out = &sb};
+    ch_cx_expr(&em, e);
     return ch_strbuf_detach(&sb);
 }
 
@@ -812,7 +812,7 @@ static int invariant(const lstate *ls, const ch_ir *e)
             break;
         return 0;
     case CH_IR_CALL:
-        if (e->text && bi_callable(ls->c->e, e->text))
+        if (e->text && ch_cx_callable(ls->c->e, e->text))
             break;
         return 0;
     default:
@@ -1066,7 +1066,7 @@ static int walk_expr(lstate *ls, const ch_ir *e)
         return walk_expr(ls, e->kids[0]);
     }
     case CH_IR_CALL:
-        if (!e->text || !bi_callable(ls->c->e, e->text))
+        if (!e->text || !ch_cx_callable(ls->c->e, e->text))
             return hard(ls, e,
                         "the call to '%s' is not translated; the builtin agent knows the math.h "
                         "functions and the file's own pure scalar functions (scalar parameters "
@@ -1567,7 +1567,7 @@ static int process_top(actx *c, const ch_ir *s, int last)
     case CH_IR_FOR:
         return process_for(c, s, 0);
     case CH_IR_DECL: {
-        ch_scalar t = bi_local_type(e, s->text);
+        ch_scalar t = ch_cx_local_type(e, s->text);
         int has_init = s->nkids && s->kids[0];
         if (names_has(&c->mutable_, s->text)) {
             if (!has_init && ch_scalar_is_integer(t)) {

@@ -1,11 +1,35 @@
 /* The builtin agent (DESIGN §4): offline and deterministic. Its kernel job translates a harness
- * function's C body to CUDA (analysis.c, plan.c, codegen.c) and walks through the mapping
- * variants as evolution feeds back; entries without a body need an LLM provider. */
+ * function's C body to CUDA and walks through variants as evolution feeds back; entries
+ * without a body need an LLM provider.
+ *
+ * The translator is src/translate (isl: model, dependences, schedule, mapping, CUDA); its
+ * variants are a schedule strategy and block shapes. Bodies it cannot model yet (early
+ * `return`s, while loops, loops with data-dependent bounds) go to the older direct mapper of
+ * this folder (analysis.c, plan.c, codegen.c), which maps parallel loops as written. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ch/agent.h"
 #include "ch/agent_builtin.h"
+#include "ch/translate.h"
+
+/* The translator's variants: where the order comes from and the block shapes. The first is
+ * what a new entry gets; evolution asks for the others. */
+typedef struct tr_variant {
+    int id;
+    ch_tr_strategy strategy;
+    int block1, bx, by;
+    int sm_capped; /* grid capped at a few waves of blocks per SM (threads loop more) */
+} tr_variant;
+
+static const tr_variant tr_variants[] = {
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0},
+    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1},
+    {3, CH_TR_ORIGINAL, 128, 32, 4, 1},
+};
+#define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
+#define TR_MARK       "ch-cc translator variant "
 
 #define NEED_LLM                                                                                   \
     "the builtin agent only translates C bodies; configure an LLM provider "                       \
@@ -15,6 +39,7 @@
 typedef struct bi_memory {
     char *key; /* entry name + signature */
     unsigned char *tried;
+    unsigned char tr_tried[N_TR_VARIANTS];
 } bi_memory;
 
 typedef struct bi_state {
@@ -32,6 +57,7 @@ static bi_memory *memory_for(bi_state *st, const ch_entry *e)
         }
     st->mem = ch_xrealloc(st->mem, (st->n + 1) * sizeof *st->mem);
     bi_memory *m = &st->mem[st->n++];
+    memset(m, 0, sizeof *m);
     m->key = key;
     m->tried = ch_xcalloc(bi_variant_count(), 1);
     return m;
@@ -58,6 +84,61 @@ static int builtin_test_author(ch_agent *ag, const ch_checklist *c, char **refer
                         c->name ? c->name : "entry");
 }
 
+static int tr_variant_of_source(const char *src)
+{
+    const char *p = src ? strstr(src, TR_MARK) : NULL;
+    int v = p ? atoi(p + strlen(TR_MARK)) : -1;
+    return v >= 0 && (size_t)v < N_TR_VARIANTS ? v : -1;
+}
+
+/* The next translator variant for e: 0 with the source; 1 when the translator cannot translate
+ * the body (err says why); 2 when it has proposed every variant it has. */
+static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_kernel_request *req,
+                     char **cuda_src, char **design, ch_error *err)
+{
+    int parent = tr_variant_of_source(req->parent_source);
+    if (parent >= 0)
+        mem->tr_tried[parent] = 1;
+    ch_tr_model *model = NULL;
+    ch_tr_deps *deps = NULL;
+    if (ch_tr_model_build(e, &model, err) != 0)
+        return 1;
+    int rc = 1;
+    if (ch_tr_deps_compute(model, &deps, err) == 0)
+        for (size_t v = 0; v < N_TR_VARIANTS && rc != 0; v++) {
+            const tr_variant *tv = &tr_variants[v];
+            if (mem->tr_tried[v]) {
+                rc = 2;
+                continue;
+            }
+            mem->tr_tried[v] = 1;
+            ch_tr_plan *plan = NULL;
+            if (ch_tr_plan_build(model, deps, tv->strategy, &plan, err) != 0)
+                continue;
+            char *head = ch_xasprintf(TR_MARK "%d: %s, 1-D blocks of %d threads, 2-D blocks of "
+                                              "%dx%d%s",
+                                      tv->id, ch_tr_strategy_name(plan->strategy), tv->block1,
+                                      tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
+            int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
+            ch_tr_cuda_opts o = {.block1 = tv->block1,
+                                 .block2_x = tv->bx,
+                                 .block2_y = tv->by,
+                                 .grid_cap =
+                                     tv->sm_capped ? 4LL * sm * (2048 / tv->block1) : 2147483647LL,
+                                 .header = head};
+            *cuda_src = ch_tr_cuda(plan, &o);
+            if (design)
+                *design =
+                    ch_xasprintf("translator v%d: %s", tv->id, ch_tr_strategy_name(plan->strategy));
+            free(head);
+            ch_tr_plan_free(plan);
+            rc = 0;
+        }
+    ch_tr_deps_free(deps);
+    ch_tr_model_free(model);
+    return rc;
+}
+
 static int builtin_kernel(ch_agent *ag, const ch_kernel_request *req, char **cuda_src,
                           char **design, ch_error *err)
 {
@@ -71,10 +152,18 @@ static int builtin_kernel(ch_agent *ag, const ch_kernel_request *req, char **cud
                             NEED_LLM);
     if (!e->has_body || !e->body || e->kind == CH_KIND_SPEC_DECL)
         return ch_error_at(err, e->file, e->line, e->col, "%s: %s", e->name, NEED_LLM);
-    bi_program prog;
-    if (bi_analyse(e, &prog, err) != 0)
-        return -1;
     bi_memory *m = memory_for(ag->impl, e);
+    ch_error tr_err = {0};
+    int rc = translate(ag, e, m, req, cuda_src, design, &tr_err);
+    if (rc != 1)
+        return rc == 0 ? 0 : 1; /* a source, or the translator's variants were all there is */
+    bi_program prog;
+    if (bi_analyse(e, &prog, err) != 0) {
+        /* the translator's reason is the one that names what to change */
+        if (tr_err.msg[0])
+            *err = tr_err;
+        return -1;
+    }
     int parent = bi_variant_of_source(req->parent_source);
     if (parent >= 0)
         m->tried[parent] = 1;

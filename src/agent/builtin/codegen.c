@@ -16,16 +16,31 @@ typedef struct gen {
     const bi_variant *v;
     int sm_count;
     ch_strbuf *out;
-    bi_emit em;
-    int staged; /* the variant stages copies and the launcher has copies to stage */
+    ch_cx em;            /* prints into out; its ctx is this gen */
+    const bi_nest *nest; /* the kernel whose body is printed, or NULL */
+    int staged;          /* the variant stages copies and the launcher has copies to stage */
 } gen;
+
+/* A counter declared at the top of the C function that its loop declares in the kernel; not
+ * one the thread declares already (a private whose value is used outside its loops). */
+static const char *declare_counter(void *ctx, const char *name)
+{
+    const gen *g = ctx;
+    for (size_t i = 0; g->nest && i < g->nest->n_privates; i++)
+        if (strcmp(g->nest->privates[i]->text, name) == 0)
+            return NULL;
+    for (size_t i = 0; i < g->p->n_counters; i++)
+        if (strcmp(g->p->counters[i]->text, name) == 0)
+            return g->p->counters[i]->ctype ? g->p->counters[i]->ctype : "int";
+    return NULL;
+}
 
 static char *text_of(const gen *g, const ch_ir *x)
 {
     ch_strbuf sb;
     ch_strbuf_init(&sb);
-    bi_emit em = {g->e, g->p, &sb, NULL};
-    bi_emit_expr(&em, x);
+    ch_cx em = {.entry = g->e, .out = &sb};
+    ch_cx_expr(&em, x);
     return ch_strbuf_detach(&sb);
 }
 
@@ -135,9 +150,9 @@ static void emit_body_stmts(gen *g, const ch_ir *body, int indent)
 {
     if (body && body->kind == CH_IR_BLOCK) {
         for (size_t i = 0; i < body->nkids; i++)
-            bi_emit_stmt(&g->em, body->kids[i], indent);
+            ch_cx_stmt(&g->em, body->kids[i], indent);
     } else {
-        bi_emit_stmt(&g->em, body, indent);
+        ch_cx_stmt(&g->em, body, indent);
     }
 }
 
@@ -294,9 +309,9 @@ static void emit_kernel(gen *g, size_t k)
         emit_counter(g, &n->x, "ch_x", indent);
     }
     emit_privates(g, n, indent);
-    g->em.nest = n;
+    g->nest = n;
     emit_body_stmts(g, n->body, indent);
-    g->em.nest = NULL;
+    g->nest = NULL;
     while (--indent > 0) {
         indent_to(out, indent);
         ch_strbuf_adds(out, "}\n");
@@ -478,7 +493,7 @@ static void emit_launcher(gen *g)
     for (size_t i = 0; i < p->n_steps; i++) {
         const bi_step *s = &p->steps[i];
         if (s->kind == BI_STEP_UNIFORM || s->kind == BI_STEP_EARLY_RET)
-            bi_emit_stmt(&g->em, s->node, 1);
+            ch_cx_stmt(&g->em, s->node, 1);
     }
     if (!device) {
         ch_strbuf_adds(out, "    static std::mutex ch_lock;\n");
@@ -708,7 +723,8 @@ char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
     ch_strbuf_init(&out);
     const ch_entry *e = p->entry;
     /* `device` launchers copy nothing: a staged variant is its plain twin there */
-    gen g = {p, e, v, sm_count, &out, {e, p, &out, NULL}, v->staged && !e->clauses.device};
+    gen g = {p, e, v, sm_count, &out, {0}, NULL, v->staged && !e->clauses.device};
+    g.em = (ch_cx){.entry = e, .out = &out, .declare_counter = declare_counter, .ctx = &g};
     ch_strbuf_addf(
         &out,
         "/* ch-cc builtin variant %d: 1-D blocks of %d threads, 2-D blocks of %dx%d, %s%s\n *\n",
@@ -724,7 +740,7 @@ char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
     if (!e->clauses.device)
         ch_strbuf_adds(&out, "#include <mutex>\n");
     ch_strbuf_addc(&out, '\n');
-    bi_emit_helpers(e, &out);
+    ch_cx_helpers(e, &out);
     for (size_t k = 0; k < p->n_nests; k++)
         emit_kernel(&g, k);
     emit_helpers(&g);

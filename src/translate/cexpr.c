@@ -1,4 +1,4 @@
-/* CUDA-oriented printing of body IR for the builtin agent: expressions with minimal parentheses,
+/* CUDA-oriented printing of body IR (ch/cexpr.h): expressions with minimal parentheses,
  * float literals in their own precision, math calls in the precision the user wrote (float stays
  * float), and C99 array parameters flattened to row-major subscripts of device pointers. */
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch/agent_builtin.h"
+#include "ch/cexpr.h"
 
 /* C math functions with a float twin named NAME "f", all of whose parameters are floating. */
 static const char *const math_fns[] = {
@@ -39,19 +39,19 @@ static int is_int_fn(const char *name)
 }
 
 /* Nonzero when the builtin agent knows how to print a call to NAME on the device. */
-int bi_known_call(const char *name)
+int ch_cx_known_call(const char *name)
 {
     int f;
     return math_base(name, &f) != NULL || is_int_fn(name);
 }
 
-int bi_callable(const ch_entry *e, const char *name)
+int ch_cx_callable(const ch_entry *e, const char *name)
 {
     const ch_entry_helper *h = ch_entry_helper_named(e, name);
-    return bi_known_call(name) || (h && h->device_ok);
+    return ch_cx_known_call(name) || (h && h->device_ok);
 }
 
-void bi_emit_helpers(const ch_entry *e, ch_strbuf *out)
+void ch_cx_helpers(const ch_entry *e, ch_strbuf *out)
 {
     int any = 0;
     for (size_t i = 0; i < e->n_helpers; i++)
@@ -88,7 +88,7 @@ static ch_scalar strip_parse(const char *ctype)
     return ch_scalar_parse(ctype);
 }
 
-ch_scalar bi_local_type(const ch_entry *e, const char *name)
+ch_scalar ch_cx_local_type(const ch_entry *e, const char *name)
 {
     const ch_ir *d = ch_ir_find(e->body, CH_IR_DECL, name);
     if (!d)
@@ -136,7 +136,7 @@ static const ch_ir *index_base(const ch_ir *e)
     return e;
 }
 
-ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e)
+ch_scalar ch_cx_expr_type(const ch_cx *em, const ch_ir *e)
 {
     if (!e)
         return CH_T_UNKNOWN;
@@ -152,7 +152,7 @@ ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e)
         const ch_param *p = e->param_index >= 0 ? param_of(em->entry, e) : NULL;
         if (p)
             return p->elem;
-        ch_scalar t = e->text ? bi_local_type(em->entry, e->text) : CH_T_UNKNOWN;
+        ch_scalar t = e->text ? ch_cx_local_type(em->entry, e->text) : CH_T_UNKNOWN;
         return t != CH_T_UNKNOWN ? t : e->type;
     }
     case CH_IR_INDEX: {
@@ -161,7 +161,7 @@ ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e)
             const ch_param *p = b->param_index >= 0 ? param_of(em->entry, b) : NULL;
             if (p)
                 return p->elem;
-            ch_scalar t = b->text ? bi_local_type(em->entry, b->text) : CH_T_UNKNOWN;
+            ch_scalar t = b->text ? ch_cx_local_type(em->entry, b->text) : CH_T_UNKNOWN;
             if (t != CH_T_UNKNOWN)
                 return t;
         }
@@ -177,19 +177,19 @@ ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e)
             !strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "&&") || !strcmp(op, "||"))
             return CH_T_INT;
         if (!strcmp(op, ","))
-            return bi_expr_type(em, e->kids[1]);
+            return ch_cx_expr_type(em, e->kids[1]);
         if (!strcmp(op, "<<") || !strcmp(op, ">>"))
-            return bi_expr_type(em, e->kids[0]);
-        return wider(bi_expr_type(em, e->kids[0]), bi_expr_type(em, e->kids[1]));
+            return ch_cx_expr_type(em, e->kids[0]);
+        return wider(ch_cx_expr_type(em, e->kids[0]), ch_cx_expr_type(em, e->kids[1]));
     }
     case CH_IR_UNARY:
         if (e->text && strcmp(e->text, "!") == 0)
             return CH_T_INT;
-        return bi_expr_type(em, e->kids[0]);
+        return ch_cx_expr_type(em, e->kids[0]);
     case CH_IR_ASSIGN:
-        return bi_expr_type(em, e->kids[0]);
+        return ch_cx_expr_type(em, e->kids[0]);
     case CH_IR_COND:
-        return wider(bi_expr_type(em, e->kids[1]), bi_expr_type(em, e->kids[2]));
+        return wider(ch_cx_expr_type(em, e->kids[1]), ch_cx_expr_type(em, e->kids[2]));
     case CH_IR_CALL: {
         int ff;
         if (!e->text)
@@ -202,7 +202,7 @@ ch_scalar bi_expr_type(const bi_emit *em, const ch_ir *e)
             return CH_T_FLOAT;
         ch_scalar w = CH_T_UNKNOWN;
         for (size_t i = 0; i < e->nkids; i++)
-            w = wider(w, bi_expr_type(em, e->kids[i]));
+            w = wider(w, ch_cx_expr_type(em, e->kids[i]));
         return w == CH_T_FLOAT ? CH_T_FLOAT : CH_T_DOUBLE;
     }
     default:
@@ -231,10 +231,10 @@ static void emit_float(ch_strbuf *out, double v, int is_float)
         ch_strbuf_addc(out, 'f');
 }
 
-static void emit_prec(const bi_emit *em, const ch_ir *e, int min);
+static void emit_prec(const ch_cx *em, const ch_ir *e, int min);
 
 /* A[i][j] on a C99 array parameter double A[n][m] becomes A[(size_t)(i) * (m) + (j)]. */
-static int emit_array_index(const bi_emit *em, const ch_ir *e)
+static int emit_array_index(const ch_cx *em, const ch_ir *e)
 {
     const ch_ir *subs[8];
     size_t n = 0;
@@ -265,11 +265,11 @@ static int emit_array_index(const bi_emit *em, const ch_ir *e)
     return 1;
 }
 
-static void emit_call(const bi_emit *em, const ch_ir *e)
+static void emit_call(const ch_cx *em, const ch_ir *e)
 {
     int ff;
     const char *base = e->text ? math_base(e->text, &ff) : NULL;
-    int use_float = base && bi_expr_type(em, e) == CH_T_FLOAT;
+    int use_float = base && ch_cx_expr_type(em, e) == CH_T_FLOAT;
     if (base) {
         ch_strbuf_adds(em->out, base);
         if (use_float)
@@ -287,7 +287,7 @@ static void emit_call(const bi_emit *em, const ch_ir *e)
          * which device code cannot call. Convert it as C does. */
         if (base && a && a->kind == CH_IR_INT_LIT) {
             emit_float(em->out, (double)a->ival, use_float);
-        } else if (base && ch_scalar_is_integer(bi_expr_type(em, a))) {
+        } else if (base && ch_scalar_is_integer(ch_cx_expr_type(em, a))) {
             ch_strbuf_adds(em->out, use_float ? "(float)" : "(double)");
             emit_prec(em, a, CH_PREC_UNARY);
         } else {
@@ -297,7 +297,25 @@ static void emit_call(const bi_emit *em, const ch_ir *e)
     ch_strbuf_addc(em->out, ')');
 }
 
-static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
+/* A floating product as __fmul_rn / __dmul_rn, which nvcc never contracts with an addition
+ * into a fused multiply-add: the result is rounded after the product as C on the host does.
+ * 0 when the product is not floating (printed as written). */
+static int emit_exact_mul(const ch_cx *em, const ch_ir *e)
+{
+    ch_scalar t = ch_cx_expr_type(em, e);
+    if (t != CH_T_FLOAT && t != CH_T_DOUBLE)
+        return 0;
+    /* C's usual conversions: a float operand of a double product is widened first, an integer
+     * one converted to the product's type; the intrinsic's parameters do the same */
+    ch_strbuf_adds(em->out, t == CH_T_FLOAT ? "__fmul_rn(" : "__dmul_rn(");
+    emit_prec(em, e->kids[0], CH_PREC_ASSIGN);
+    ch_strbuf_adds(em->out, ", ");
+    emit_prec(em, e->kids[1], CH_PREC_ASSIGN);
+    ch_strbuf_addc(em->out, ')');
+    return 1;
+}
+
+static void emit_prec(const ch_cx *em, const ch_ir *e, int min)
 {
     ch_strbuf *out = em->out;
     if (!e) {
@@ -316,11 +334,13 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
             ch_strbuf_addf(out, "%lld", e->ival);
         break;
     case CH_IR_FLOAT_LIT:
-        emit_float(out, e->fval, bi_expr_type(em, e) == CH_T_FLOAT);
+        emit_float(out, e->fval, ch_cx_expr_type(em, e) == CH_T_FLOAT);
         break;
-    case CH_IR_VAR:
-        ch_strbuf_adds(out, e->text ? e->text : "?");
+    case CH_IR_VAR: {
+        const char *as = em->rename && e->text ? em->rename(em->ctx, e->text) : NULL;
+        ch_strbuf_adds(out, as ? as : e->text ? e->text : "?");
         break;
+    }
     case CH_IR_INDEX:
         if (!emit_array_index(em, e)) {
             emit_prec(em, e->kids[0], CH_PREC_POSTFIX);
@@ -331,6 +351,8 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
         break;
     case CH_IR_BINARY: {
         const char *op = e->text ? e->text : ",";
+        if (em->exact_mul && strcmp(op, "*") == 0 && emit_exact_mul(em, e))
+            break;
         emit_prec(em, e->kids[0], p);
         ch_strbuf_adds(out, strcmp(op, ",") == 0 ? ", " : " ");
         if (strcmp(op, ",") != 0) {
@@ -381,7 +403,7 @@ static void emit_prec(const bi_emit *em, const ch_ir *e, int min)
         ch_strbuf_addc(out, ')');
 }
 
-void bi_emit_expr(const bi_emit *em, const ch_ir *e)
+void ch_cx_expr(const ch_cx *em, const ch_ir *e)
 {
     emit_prec(em, e, CH_PREC_COMMA);
 }
@@ -408,30 +430,13 @@ static void emit_declarator(ch_strbuf *out, const char *ctype, const char *name)
     ch_strbuf_addf(out, "%s%s%s", ctype, n && ctype[n - 1] == '*' ? "" : " ", name);
 }
 
-/* A counter declared at the top of the C function that its loop declares in the kernel; not
- * one the thread declares already (a private whose value is used outside its loops). */
-static int is_counter(const bi_emit *em, const char *name)
+/* The type a `for (v = ...)` init must declare v with, or NULL when v is declared already. */
+static const char *declared_counter(const ch_cx *em, const char *name)
 {
-    if (!em->prog || !name)
-        return 0;
-    for (size_t i = 0; em->nest && i < em->nest->n_privates; i++)
-        if (strcmp(em->nest->privates[i]->text, name) == 0)
-            return 0;
-    for (size_t i = 0; i < em->prog->n_counters; i++)
-        if (strcmp(em->prog->counters[i]->text, name) == 0)
-            return 1;
-    return 0;
+    return em->declare_counter && name ? em->declare_counter(em->ctx, name) : NULL;
 }
 
-static const char *counter_type(const bi_emit *em, const char *name)
-{
-    for (size_t i = 0; i < em->prog->n_counters; i++)
-        if (strcmp(em->prog->counters[i]->text, name) == 0)
-            return em->prog->counters[i]->ctype;
-    return "int";
-}
-
-static void emit_decl_inline(const bi_emit *em, const ch_ir *s)
+static void emit_decl_inline(const ch_cx *em, const ch_ir *s)
 {
     emit_declarator(em->out, s->ctype ? s->ctype : "int", s->text ? s->text : "?");
     if (s->nkids && s->kids[0]) {
@@ -441,20 +446,20 @@ static void emit_decl_inline(const bi_emit *em, const ch_ir *s)
 }
 
 /* A body of a for/while/if: always braced. */
-static void emit_body(const bi_emit *em, const ch_ir *s, int indent)
+static void emit_body(const ch_cx *em, const ch_ir *s, int indent)
 {
     ch_strbuf_adds(em->out, " {\n");
     if (s && s->kind == CH_IR_BLOCK) {
         for (size_t i = 0; i < s->nkids; i++)
-            bi_emit_stmt(em, s->kids[i], indent + 1);
+            ch_cx_stmt(em, s->kids[i], indent + 1);
     } else if (s) {
-        bi_emit_stmt(em, s, indent + 1);
+        ch_cx_stmt(em, s, indent + 1);
     }
     indent_to(em->out, indent);
     ch_strbuf_addc(em->out, '}');
 }
 
-void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent)
+void ch_cx_stmt(const ch_cx *em, const ch_ir *s, int indent)
 {
     ch_strbuf *out = em->out;
     if (!s)
@@ -477,7 +482,7 @@ void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent)
         ch_strbuf_adds(out, ";\n");
         break;
     case CH_IR_EXPR_STMT:
-        bi_emit_expr(em, s->kids[0]);
+        ch_cx_expr(em, s->kids[0]);
         ch_strbuf_adds(out, ";\n");
         break;
     case CH_IR_FOR: {
@@ -488,17 +493,20 @@ void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent)
         } else if (init && init->kind == CH_IR_EXPR_STMT) {
             const ch_ir *x = init->kids[0];
             /* a counter declared at the top of the C function is declared by its loop here */
-            if (x->kind == CH_IR_ASSIGN && strcmp(x->text, "=") == 0 &&
-                x->kids[0]->kind == CH_IR_VAR && is_counter(em, x->kids[0]->text))
-                ch_strbuf_addf(out, "%s ", counter_type(em, x->kids[0]->text));
-            bi_emit_expr(em, x);
+            const char *t = x->kind == CH_IR_ASSIGN && strcmp(x->text, "=") == 0 &&
+                                    x->kids[0]->kind == CH_IR_VAR
+                                ? declared_counter(em, x->kids[0]->text)
+                                : NULL;
+            if (t)
+                ch_strbuf_addf(out, "%s ", t);
+            ch_cx_expr(em, x);
         }
         ch_strbuf_adds(out, "; ");
         if (s->kids[1])
-            bi_emit_expr(em, s->kids[1]);
+            ch_cx_expr(em, s->kids[1]);
         ch_strbuf_adds(out, "; ");
         if (s->kids[2])
-            bi_emit_expr(em, s->kids[2]);
+            ch_cx_expr(em, s->kids[2]);
         ch_strbuf_addc(out, ')');
         emit_body(em, s->kids[3], indent);
         ch_strbuf_addc(out, '\n');
@@ -506,7 +514,7 @@ void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent)
     }
     case CH_IR_WHILE:
         ch_strbuf_adds(out, "while (");
-        bi_emit_expr(em, s->kids[0]);
+        ch_cx_expr(em, s->kids[0]);
         ch_strbuf_addc(out, ')');
         emit_body(em, s->kids[1], indent);
         ch_strbuf_addc(out, '\n');
@@ -515,12 +523,12 @@ void bi_emit_stmt(const bi_emit *em, const ch_ir *s, int indent)
         ch_strbuf_adds(out, "do");
         emit_body(em, s->kids[0], indent);
         ch_strbuf_adds(out, " while (");
-        bi_emit_expr(em, s->kids[1]);
+        ch_cx_expr(em, s->kids[1]);
         ch_strbuf_adds(out, ");\n");
         break;
     case CH_IR_IF:
         ch_strbuf_adds(out, "if (");
-        bi_emit_expr(em, s->kids[0]);
+        ch_cx_expr(em, s->kids[0]);
         ch_strbuf_addc(out, ')');
         emit_body(em, s->kids[1], indent);
         if (s->nkids > 2 && s->kids[2]) {

@@ -1,0 +1,72 @@
+/* --harness-plan [--harness-entry=NAME] [options] FILE: what the builtin translator makes of
+ * each entry's body, as text a reader can check by hand: the statements and their iteration
+ * domains, every loop with what it carries (or "parallel") and its private scalars, and the
+ * plan of each schedule strategy (kernels, how many dimensions go to threads, where scalars
+ * live), or the located reason it refuses. The golden PolyBench plans of the tests are this
+ * output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/scan.h"
+#include "ch/translate.h"
+#include "driver.h"
+
+static void plan_entry(const ch_entry *e, ch_strbuf *out)
+{
+    ch_error err;
+    ch_error_clear(&err);
+    ch_strbuf_addf(out, "== %s (%s:%u)\n", e->name, e->file, e->line);
+    ch_tr_model *m = NULL;
+    ch_tr_deps *d = NULL;
+    if (ch_tr_model_build(e, &m, &err) != 0 || ch_tr_deps_compute(m, &d, &err) != 0) {
+        ch_strbuf_addf(out, "refused: %s\n", err.msg);
+        ch_tr_model_free(m);
+        return;
+    }
+    ch_tr_print(out, m, d, CH_TR_PRINT_STMTS | CH_TR_PRINT_LOOPS);
+    const ch_tr_strategy strategies[] = {CH_TR_ISL_SCHEDULE, CH_TR_ORIGINAL};
+    for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++) {
+        ch_tr_plan *p = NULL;
+        if (ch_tr_plan_build(m, d, strategies[i], &p, &err) != 0) {
+            ch_strbuf_addf(out, "strategy: %s\nrefused: %s\n", ch_tr_strategy_name(strategies[i]),
+                           err.msg);
+            continue;
+        }
+        ch_tr_plan_print(out, p);
+        ch_tr_plan_free(p);
+    }
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+}
+
+int ch_admin_plan(ch_driver *d)
+{
+    ch_error err;
+    ch_error_clear(&err);
+    const ch_input *in = ch_admin_source(d);
+    if (!in) {
+        ch_error_set(&err, "--harness-plan needs a source file");
+        ch_driver_report(&err);
+        return 1;
+    }
+    int present;
+    const char *name = ch_admin_option(d, "entry", &present);
+    ch_entry_list l;
+    ch_entry_list_init(&l);
+    const ch_entry *first = NULL;
+    if (ch_admin_scan_entries(d, in, name, 0, &l, &first, &err) != 0) {
+        ch_driver_report(&err);
+        ch_entry_list_free(&l);
+        return 1;
+    }
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    for (size_t i = 0; i < l.len; i++)
+        if (!name || strcmp(l.items[i].name, name) == 0)
+            plan_entry(&l.items[i], &out);
+    fputs(out.data, stdout);
+    ch_strbuf_free(&out);
+    ch_entry_list_free(&l);
+    return 0;
+}

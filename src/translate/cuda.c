@@ -1,0 +1,914 @@
+/* CUDA from a plan (ch_tr_cuda): isl generates the loops of the new order (isl_ast_build), and
+ * this file prints them: the host part as the launcher, each marked subtree as a __global__
+ * kernel.
+ *
+ * In a kernel, the loops over the mapped schedule dimensions become grid-stride loops: thread
+ * g of n starts at the loop's first value plus g steps and moves by n steps. Each value of a
+ * mapped dimension is then run by exactly one thread whatever the grid's size, in the order
+ * the schedule gives, so the grid size is only a matter of speed (it is computed from the
+ * dimension's extent). Code that isl placed outside a mapped loop (a dimension with a single
+ * value there) runs on the thread whose index in that dimension is 0.
+ *
+ * A statement instance is printed as a block that binds the C loop counters to their values
+ * in the new order (`const int i = c1;`) and then runs the statement as the user wrote it,
+ * under the conditions the domain does not hold. Scalars the plan keeps in device memory are
+ * fields of one struct (`ch_s->t`); scalars private to a kernel's threads are its locals. */
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/aff.h>
+#include <isl/ast.h>
+#include <isl/ast_build.h>
+#include <isl/id.h>
+#include <isl/schedule.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/union_set.h>
+#include <isl/val.h>
+
+#include "ch/cexpr.h"
+#include "ch/translate.h"
+
+typedef struct printer {
+    const ch_tr_plan *p;
+    const ch_tr_model *m;
+    const ch_entry *e;
+    const ch_tr_cuda_opts *o;
+    ch_strbuf kernels;     /* the kernel functions, in the order their launches appear */
+    ch_strbuf *out;        /* where the node printer writes */
+    size_t n_functions;    /* kernel functions emitted */
+    ch_strvec host_iters;  /* the host loops' iterators in scope, outermost first */
+    const ch_tr_kernel *k; /* inside a kernel: its plan entry, else NULL */
+    int covered[2];        /* inside the loop of mapped member q */
+    int any_device;        /* some scalar lives in device memory */
+    char rename[96];       /* ch_cx rename result */
+} printer;
+
+static void indent_to(ch_strbuf *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        ch_strbuf_adds(out, "    ");
+}
+
+/* --- isl AST expressions --- */
+
+/* The C spelling of an isl name: the model appends '_' to parameter names that isl reads as
+ * keywords. */
+static const char *c_name(const printer *pr, const char *isl_name)
+{
+    size_t n = strlen(isl_name);
+    if (n > 1 && isl_name[n - 1] == '_')
+        for (size_t i = 0; i < pr->e->n_params; i++)
+            if (strlen(pr->e->params[i].name) == n - 1 &&
+                strncmp(pr->e->params[i].name, isl_name, n - 1) == 0)
+                return pr->e->params[i].name;
+    return isl_name;
+}
+
+static void print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x);
+
+static void print_args(const printer *pr, ch_strbuf *out, isl_ast_expr *x, int from,
+                       const char *sep)
+{
+    isl_size n = isl_ast_expr_op_get_n_arg(x);
+    for (int i = from; i < n; i++) {
+        isl_ast_expr *a = isl_ast_expr_op_get_arg(x, i);
+        if (i > from)
+            ch_strbuf_adds(out, sep);
+        print_expr(pr, out, a);
+        isl_ast_expr_free(a);
+    }
+}
+
+/* min/max of n arguments as nested two-argument calls. */
+static void print_minmax(const printer *pr, ch_strbuf *out, isl_ast_expr *x, const char *fn)
+{
+    isl_size n = isl_ast_expr_op_get_n_arg(x);
+    for (int i = 0; i + 1 < n; i++)
+        ch_strbuf_addf(out, "%s(", fn);
+    for (int i = 0; i < n; i++) {
+        isl_ast_expr *a = isl_ast_expr_op_get_arg(x, i);
+        if (i)
+            ch_strbuf_adds(out, ", ");
+        print_expr(pr, out, a);
+        if (i)
+            ch_strbuf_addc(out, ')');
+        isl_ast_expr_free(a);
+    }
+}
+
+static const char *binary_op(enum isl_ast_expr_op_type t)
+{
+    switch (t) {
+    case isl_ast_expr_op_and:
+    case isl_ast_expr_op_and_then:
+        return " && ";
+    case isl_ast_expr_op_or:
+    case isl_ast_expr_op_or_else:
+        return " || ";
+    case isl_ast_expr_op_add:
+        return " + ";
+    case isl_ast_expr_op_sub:
+        return " - ";
+    case isl_ast_expr_op_mul:
+        return " * ";
+    case isl_ast_expr_op_div:
+    case isl_ast_expr_op_pdiv_q:
+        return " / ";
+    case isl_ast_expr_op_pdiv_r:
+    case isl_ast_expr_op_zdiv_r:
+        return " % ";
+    case isl_ast_expr_op_eq:
+        return " == ";
+    case isl_ast_expr_op_le:
+        return " <= ";
+    case isl_ast_expr_op_lt:
+        return " < ";
+    case isl_ast_expr_op_ge:
+        return " >= ";
+    case isl_ast_expr_op_gt:
+        return " > ";
+    default:
+        return NULL;
+    }
+}
+
+/* Fully parenthesised: the expressions are short and read as isl wrote them. */
+static void print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x)
+{
+    switch (isl_ast_expr_get_type(x)) {
+    case isl_ast_expr_id: {
+        isl_id *id = isl_ast_expr_get_id(x);
+        ch_strbuf_adds(out, c_name(pr, isl_id_get_name(id)));
+        isl_id_free(id);
+        return;
+    }
+    case isl_ast_expr_int: {
+        isl_val *v = isl_ast_expr_get_val(x);
+        ch_strbuf_addf(out, "%ld", isl_val_get_num_si(v));
+        isl_val_free(v);
+        return;
+    }
+    case isl_ast_expr_op:
+        break;
+    default:
+        ch_strbuf_adds(out, "/* ? */ 0");
+        return;
+    }
+    enum isl_ast_expr_op_type t = isl_ast_expr_op_get_type(x);
+    const char *op = binary_op(t);
+    if (op) {
+        ch_strbuf_addc(out, '(');
+        print_args(pr, out, x, 0, op);
+        ch_strbuf_addc(out, ')');
+        return;
+    }
+    switch (t) {
+    case isl_ast_expr_op_max:
+        print_minmax(pr, out, x, "ch_isl_max");
+        return;
+    case isl_ast_expr_op_min:
+        print_minmax(pr, out, x, "ch_isl_min");
+        return;
+    case isl_ast_expr_op_minus:
+        ch_strbuf_adds(out, "(-");
+        print_args(pr, out, x, 0, "");
+        ch_strbuf_addc(out, ')');
+        return;
+    case isl_ast_expr_op_fdiv_q:
+        ch_strbuf_adds(out, "ch_isl_floord(");
+        print_args(pr, out, x, 0, ", ");
+        ch_strbuf_addc(out, ')');
+        return;
+    case isl_ast_expr_op_cond:
+    case isl_ast_expr_op_select: {
+        isl_ast_expr *c = isl_ast_expr_op_get_arg(x, 0), *a = isl_ast_expr_op_get_arg(x, 1),
+                     *b = isl_ast_expr_op_get_arg(x, 2);
+        ch_strbuf_addc(out, '(');
+        print_expr(pr, out, c);
+        ch_strbuf_adds(out, " ? ");
+        print_expr(pr, out, a);
+        ch_strbuf_adds(out, " : ");
+        print_expr(pr, out, b);
+        ch_strbuf_addc(out, ')');
+        isl_ast_expr_free(c);
+        isl_ast_expr_free(a);
+        isl_ast_expr_free(b);
+        return;
+    }
+    default:
+        ch_strbuf_adds(out, "/* unsupported isl expression */ 0");
+        return;
+    }
+}
+
+static int is_int(isl_ast_expr *x, long v)
+{
+    if (isl_ast_expr_get_type(x) != isl_ast_expr_int)
+        return 0;
+    isl_val *val = isl_ast_expr_get_val(x);
+    int eq = isl_val_cmp_si(val, v) == 0;
+    isl_val_free(val);
+    return eq;
+}
+
+/* --- statements --- */
+
+static size_t stmt_named(const ch_tr_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_stmts; i++)
+        if (strcmp(m->stmts[i].name, name) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+static size_t array_named(const ch_tr_model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n_arrays; i++)
+        if (strcmp(m->arrays[i].name, name) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+static const char *rename_var(void *ctx, const char *name)
+{
+    printer *pr = ctx;
+    size_t a = array_named(pr->m, name);
+    if (a == (size_t)-1 || pr->p->storage[a] != CH_TR_DEVICE)
+        return NULL;
+    snprintf(pr->rename, sizeof pr->rename, "ch_s->%s", name);
+    return pr->rename;
+}
+
+/* The C type a loop's counter was declared with. */
+static const char *counter_type(const printer *pr, const ch_tr_loop *l)
+{
+    const ch_ir *init = l->ir->kids[0];
+    if (init && init->kind == CH_IR_DECL && init->ctype)
+        return init->ctype;
+    ch_scalar t = ch_cx_local_type(pr->e, l->counter);
+    return t != CH_T_UNKNOWN ? ch_scalar_name(t) : "long long";
+}
+
+static void comment_text(ch_strbuf *out, const char *text)
+{
+    for (const char *c = text; *c; c++) {
+        if (c[0] == '*' && c[1] == '/')
+            ch_strbuf_adds(out, "* /");
+        else if (*c == '\n')
+            ch_strbuf_addc(out, ' ');
+        else
+            ch_strbuf_addc(out, *c);
+        if (c[0] == '*' && c[1] == '/')
+            c++;
+    }
+}
+
+static void print_user(printer *pr, isl_ast_node *node, int indent)
+{
+    ch_strbuf *out = pr->out;
+    isl_ast_expr *call = isl_ast_node_user_get_expr(node);
+    isl_ast_expr *fn = isl_ast_expr_op_get_arg(call, 0);
+    isl_id *id = isl_ast_expr_get_id(fn);
+    size_t si = stmt_named(pr->m, isl_id_get_name(id));
+    isl_id_free(id);
+    isl_ast_expr_free(fn);
+    assert(si != (size_t)-1);
+    const ch_tr_stmt *s = &pr->m->stmts[si];
+    indent_to(out, indent);
+    ch_strbuf_addf(out, "{ /* %s (%s:%u): ", s->name, pr->e->file, s->line);
+    comment_text(out, s->text);
+    ch_strbuf_adds(out, " */\n");
+    for (size_t i = 0; i < s->n_loops; i++) {
+        const ch_tr_loop *l = &pr->m->loops[s->loops[i]];
+        isl_ast_expr *v = isl_ast_expr_op_get_arg(call, (int)i + 1);
+        const char *t = counter_type(pr, l);
+        indent_to(out, indent + 1);
+        ch_strbuf_addf(out, "const %s %s = (%s)", t, l->counter, t);
+        print_expr(pr, out, v);
+        ch_strbuf_adds(out, ";\n");
+        isl_ast_expr_free(v);
+    }
+    isl_ast_expr_free(call);
+    int inner = indent + 1;
+    /* a mapped dimension with a single value here: the thread at index 0 of it runs this */
+    int guard = 0;
+    for (int q = 0; pr->k && q < pr->k->n_mapped; q++)
+        if (!pr->covered[q]) {
+            if (!guard) {
+                indent_to(out, inner);
+                ch_strbuf_adds(out, "if (");
+            }
+            ch_strbuf_addf(out, "%sch_g%d == 0", guard ? " && " : "", q);
+            guard = 1;
+        }
+    if (guard) {
+        ch_strbuf_adds(out, ") {\n");
+        inner++;
+    }
+    ch_cx cx = {.entry = pr->e, .out = out, .rename = rename_var, .ctx = pr, .exact_mul = 1};
+    for (size_t g = 0; g < s->n_guards; g++) {
+        indent_to(out, inner);
+        ch_strbuf_adds(out, s->guard_neg[g] ? "if (!(" : "if (");
+        ch_cx_expr(&cx, s->guards[g]);
+        ch_strbuf_adds(out, s->guard_neg[g] ? ")) {\n" : ") {\n");
+        inner++;
+    }
+    if (s->ir->kind == CH_IR_DECL) {
+        const char *as = rename_var(pr, s->ir->text);
+        indent_to(out, inner);
+        ch_strbuf_addf(out, "%s = ", as ? as : s->ir->text);
+        ch_cx_expr(&cx, s->ir->kids[0]);
+        ch_strbuf_adds(out, ";\n");
+    } else {
+        ch_cx_stmt(&cx, s->ir, inner);
+    }
+    while (inner > indent + 1) {
+        indent_to(out, --inner);
+        ch_strbuf_adds(out, "}\n");
+    }
+    indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+}
+
+/* --- loops, conditions, kernels --- */
+
+static void print_node(printer *pr, isl_ast_node *node, int indent);
+static size_t mark_kernel(const printer *pr, isl_ast_node *node);
+static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent);
+
+static int one_thread_mark(const printer *pr, isl_ast_node *node)
+{
+    return !pr->k && isl_ast_node_get_type(node) == isl_ast_node_mark &&
+           pr->p->kernels[mark_kernel(pr, node)].n_mapped == 0;
+}
+
+static void print_list(printer *pr, isl_ast_node_list *list, int indent)
+{
+    isl_size n = isl_ast_node_list_n_ast_node(list);
+    for (int i = 0; i < n;) {
+        isl_ast_node *c = isl_ast_node_list_get_ast_node(list, i);
+        if (!one_thread_mark(pr, c)) {
+            print_node(pr, c, indent);
+            isl_ast_node_free(c);
+            i++;
+            continue;
+        }
+        /* consecutive kernels of one thread each: one launch */
+        isl_ast_node **run = ch_xcalloc((size_t)(n - i), sizeof *run);
+        size_t len = 0;
+        run[len++] = c;
+        for (i++; i < n; i++) {
+            isl_ast_node *next = isl_ast_node_list_get_ast_node(list, i);
+            if (!one_thread_mark(pr, next)) {
+                isl_ast_node_free(next);
+                break;
+            }
+            run[len++] = next;
+        }
+        print_marks(pr, run, len, indent);
+        for (size_t j = 0; j < len; j++)
+            isl_ast_node_free(run[j]);
+        free(run);
+    }
+}
+
+/* The mapped member whose iterator is `name` in the current kernel, or -1. */
+static int mapped_member(const printer *pr, const char *name)
+{
+    for (int q = 0; pr->k && q < pr->k->n_mapped; q++) {
+        char it[32];
+        snprintf(it, sizeof it, "c%zu", pr->k->depth + (size_t)q);
+        if (strcmp(name, it) == 0)
+            return q;
+    }
+    return -1;
+}
+
+static void print_for(printer *pr, isl_ast_node *node, int indent)
+{
+    ch_strbuf *out = pr->out;
+    isl_ast_expr *it = isl_ast_node_for_get_iterator(node);
+    isl_id *id = isl_ast_expr_get_id(it);
+    const char *name = isl_id_get_name(id);
+    isl_ast_expr *init = isl_ast_node_for_get_init(node);
+    isl_ast_node *body = isl_ast_node_for_get_body(node);
+    int q = mapped_member(pr, name);
+    int host = !pr->k;
+    indent_to(out, indent);
+    if (isl_ast_node_for_is_degenerate(node) == isl_bool_true) {
+        if (q >= 0)
+            ch_strbuf_addf(out, "if (ch_g%d == 0) { /* %s takes one value here */\n", q, name);
+        else
+            ch_strbuf_adds(out, "{\n");
+        indent_to(out, indent + 1);
+        ch_strbuf_addf(out, "const long long %s = ", name);
+        print_expr(pr, out, init);
+        ch_strbuf_adds(out, ";\n");
+    } else {
+        isl_ast_expr *cond = isl_ast_node_for_get_cond(node);
+        isl_ast_expr *inc = isl_ast_node_for_get_inc(node);
+        int unit = is_int(inc, 1);
+        ch_strbuf_addf(out, "for (long long %s = ", name);
+        if (q < 0 || !is_int(init, 0))
+            print_expr(pr, out, init);
+        if (q >= 0) {
+            ch_strbuf_addf(out, "%sch_g%d", is_int(init, 0) ? "" : " + ", q);
+            if (!unit) {
+                ch_strbuf_adds(out, " * ");
+                print_expr(pr, out, inc);
+            }
+        }
+        ch_strbuf_adds(out, "; ");
+        print_expr(pr, out, cond);
+        ch_strbuf_addf(out, "; %s", name);
+        if (q >= 0) {
+            ch_strbuf_addf(out, " += ch_n%d", q);
+            if (!unit) {
+                ch_strbuf_adds(out, " * ");
+                print_expr(pr, out, inc);
+            }
+        } else if (unit) {
+            ch_strbuf_adds(out, "++");
+        } else {
+            ch_strbuf_adds(out, " += ");
+            print_expr(pr, out, inc);
+        }
+        ch_strbuf_addf(out, ") {%s\n",
+                       q >= 0 ? " /* spread over the threads (grid-stride) */"
+                       : host ? " /* carries a dependence: runs on the host */"
+                              : "");
+        isl_ast_expr_free(cond);
+        isl_ast_expr_free(inc);
+    }
+    if (host)
+        ch_strvec_push(&pr->host_iters, name);
+    int was = q >= 0 ? pr->covered[q] : 0;
+    if (q >= 0)
+        pr->covered[q] = 1;
+    print_node(pr, body, indent + 1);
+    if (q >= 0)
+        pr->covered[q] = was;
+    if (host)
+        free(pr->host_iters.items[--pr->host_iters.len]);
+    indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    isl_ast_node_free(body);
+    isl_ast_expr_free(init);
+    isl_id_free(id);
+    isl_ast_expr_free(it);
+}
+
+static void print_if(printer *pr, isl_ast_node *node, int indent)
+{
+    ch_strbuf *out = pr->out;
+    isl_ast_expr *cond = isl_ast_node_if_get_cond(node);
+    isl_ast_node *then = isl_ast_node_if_get_then_node(node);
+    indent_to(out, indent);
+    ch_strbuf_adds(out, "if ");
+    print_expr(pr, out, cond);
+    ch_strbuf_adds(out, " {\n");
+    print_node(pr, then, indent + 1);
+    indent_to(out, indent);
+    ch_strbuf_adds(out, "}");
+    if (isl_ast_node_if_has_else_node(node) == isl_bool_true) {
+        isl_ast_node *els = isl_ast_node_if_get_else_node(node);
+        ch_strbuf_adds(out, " else {\n");
+        print_node(pr, els, indent + 1);
+        indent_to(out, indent);
+        ch_strbuf_adds(out, "}");
+        isl_ast_node_free(els);
+    }
+    ch_strbuf_addc(out, '\n');
+    isl_ast_node_free(then);
+    isl_ast_expr_free(cond);
+}
+
+static const char *axis_of(const ch_tr_kernel *k, int q)
+{
+    return q == k->n_mapped - 1 ? "x" : "y";
+}
+
+/* The kernels' parameter list (decl: "double *A, long long c0") or the launch's arguments
+ * ("(double *)ch_d_A, c0"): the entry's parameters, the local arrays, the scalar struct and the
+ * host loops' iterators in scope, in that order. */
+static void kernel_params(printer *pr, ch_strbuf *out, int decl)
+{
+    const ch_entry *e = pr->e;
+    const char *sep = "";
+    for (size_t i = 0; i < e->n_params; i++, sep = ", ") {
+        const ch_param *p = &e->params[i];
+        const char *t = ch_scalar_name(p->elem);
+        if (p->role == CH_ROLE_SCALAR)
+            ch_strbuf_addf(out, decl ? "%s%s %s" : "%s%.0s%s", sep, t, p->name);
+        else if (decl)
+            ch_strbuf_addf(out, "%s%s%s *%s", sep, p->is_const ? "const " : "", t, p->name);
+        else if (e->clauses.device)
+            ch_strbuf_addf(out, "%s%s", sep, p->name);
+        else
+            ch_strbuf_addf(out, "%s(%s *)ch_d_%s", sep, t, p->name);
+    }
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        if (pr->m->arrays[a].local_elems) {
+            const char *t = ch_scalar_name(ch_cx_local_type(e, pr->m->arrays[a].name));
+            ch_strbuf_addf(out, decl ? "%s%s *%s" : "%s(%s *)ch_d_%s", sep, t,
+                           pr->m->arrays[a].name);
+            sep = ", ";
+        }
+    if (pr->any_device) {
+        ch_strbuf_addf(out, decl ? "%s%s_scalars *ch_s" : "%s(%s_scalars *)ch_d_ch_s", sep,
+                       e->name);
+        sep = ", ";
+    }
+    for (size_t i = 0; i < pr->host_iters.len; i++, sep = ", ")
+        ch_strbuf_addf(out, "%s%s%s", sep, decl ? "long long " : "", pr->host_iters.items[i]);
+    if (decl && !*sep)
+        ch_strbuf_adds(out, "void");
+}
+
+/* The statements a kernel function runs: those of the kernels of marks[0..n). */
+static void comment_stmts(const printer *pr, ch_strbuf *out, isl_ast_node **marks, size_t n)
+{
+    const ch_tr_model *m = pr->m;
+    for (size_t s = 0; s < m->n_stmts; s++) {
+        isl_union_set *one = isl_union_set_from_set(isl_set_copy(m->stmts[s].domain));
+        int in = 0;
+        for (size_t i = 0; i < n && !in; i++)
+            in = isl_union_set_is_subset(one, pr->p->kernels[mark_kernel(pr, marks[i])].domain) ==
+                 isl_bool_true;
+        if (in)
+            ch_strbuf_addf(out, " %s (line %u)", m->stmts[s].name, m->stmts[s].line);
+        isl_union_set_free(one);
+    }
+}
+
+static void kernel_comment(printer *pr, ch_strbuf *out, isl_ast_node **marks, size_t n, size_t fn)
+{
+    const ch_tr_kernel *k = &pr->p->kernels[mark_kernel(pr, marks[0])];
+    ch_strbuf_addf(out, "/* Kernel %zu runs", fn);
+    comment_stmts(pr, out, marks, n);
+    ch_strbuf_adds(out, ".\n");
+    if (k->n_mapped == 0) {
+        ch_strbuf_adds(out, " * Every loop here carries a dependence (or there is none): one "
+                            "thread runs them in\n * order, so that the data stays on the "
+                            "device between the parallel kernels.\n");
+    } else {
+        for (int q = 0; q < k->n_mapped; q++)
+            ch_strbuf_addf(out,
+                           " * c%zu -> %s: no dependence is carried by this dimension of the "
+                           "schedule (checked\n *   with isl), so its values run on different "
+                           "threads, grid-stride.\n",
+                           k->depth + (size_t)q, axis_of(k, q));
+        if (k->n_mapped == 2)
+            ch_strbuf_addf(out, " * The inner one is on x, so that neighbouring threads of a "
+                                "warp take neighbouring\n * values of it (usually the "
+                                "unit-stride subscript).\n");
+        ch_strbuf_adds(out, " * Deeper dimensions run in order inside each thread (the statement "
+                            "blocks bind the C\n * loop counters to them).\n");
+    }
+    if (pr->host_iters.len)
+        ch_strbuf_addf(out,
+                       " * Launched once per iteration of the host loop%s over %s..%s, "
+                       "passed as arguments.\n",
+                       pr->host_iters.len > 1 ? "s" : "", pr->host_iters.items[0],
+                       pr->host_iters.items[pr->host_iters.len - 1]);
+    ch_strbuf_adds(out, " */\n");
+}
+
+static size_t mark_kernel(const printer *pr, isl_ast_node *node)
+{
+    isl_id *id = isl_ast_node_mark_get_id(node);
+    size_t ki = (size_t)(uintptr_t)isl_id_get_user(id) - 1;
+    isl_id_free(id);
+    assert(ki < pr->p->n_kernels);
+    return ki;
+}
+
+/* Emits one kernel function for marks[0..n) (several only when they are consecutive kernels
+ * of one thread: one launch instead of many) into pr->kernels, and its launch at `indent`. */
+static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
+{
+    size_t ki = mark_kernel(pr, marks[0]);
+    const ch_tr_kernel *k = &pr->p->kernels[ki];
+    assert(n == 1 || k->n_mapped == 0);
+    size_t fn = pr->n_functions++;
+    const ch_entry *e = pr->e;
+    int threads = k->n_mapped == 2   ? pr->o->block2_x * pr->o->block2_y
+                  : k->n_mapped == 1 ? pr->o->block1
+                                     : 1;
+
+    /* the kernel */
+    ch_strbuf *out = &pr->kernels;
+    kernel_comment(pr, out, marks, n, fn);
+    ch_strbuf_addf(out, "__global__ void __launch_bounds__(%d) %s_k%zu(", threads, e->name, fn);
+    kernel_params(pr, out, 1);
+    ch_strbuf_adds(out, ")\n{\n");
+    for (int q = 0; q < k->n_mapped; q++) {
+        const char *ax = axis_of(k, q);
+        ch_strbuf_addf(out,
+                       "    const long long ch_g%d = (long long)blockIdx.%s * blockDim.%s + "
+                       "threadIdx.%s;\n    const long long ch_n%d = (long long)gridDim.%s * "
+                       "blockDim.%s;\n",
+                       q, ax, ax, ax, q, ax, ax);
+    }
+    for (size_t a = 0; a < pr->m->n_arrays; a++) {
+        int used = 0;
+        for (size_t i = 0; i < n; i++)
+            used |= pr->p->uses[mark_kernel(pr, marks[i]) * pr->m->n_arrays + a];
+        if (pr->p->storage[a] == CH_TR_THREAD_LOCAL && used) {
+            ch_scalar t = ch_cx_local_type(e, pr->m->arrays[a].name);
+            ch_strbuf_addf(out, "    %s %s; /* private to each iteration that uses it */\n",
+                           ch_scalar_name(t), pr->m->arrays[a].name);
+        }
+    }
+    ch_strbuf *saved = pr->out;
+    pr->out = out;
+    pr->k = k;
+    pr->covered[0] = pr->covered[1] = 0;
+    for (size_t i = 0; i < n; i++) {
+        isl_ast_node *body = isl_ast_node_mark_get_node(marks[i]);
+        print_node(pr, body, 1);
+        isl_ast_node_free(body);
+    }
+    pr->k = NULL;
+    pr->out = saved;
+    ch_strbuf_adds(out, "}\n\n");
+
+    /* its launch */
+    out = pr->out;
+    indent_to(out, indent);
+    ch_strbuf_addf(out, "{ /* kernel %zu */\n", fn);
+    isl_ctx *ctx = pr->m->ctx;
+    const char *cond = "1";
+    for (int q = 0; q < k->n_mapped; q++) {
+        isl_pw_aff *ext = isl_pw_aff_copy(k->extent[q]);
+        isl_ast_build *b = isl_ast_build_from_context(
+            isl_set_universe(isl_space_params(isl_pw_aff_get_space(ext))));
+        isl_ast_expr *x = isl_ast_build_expr_from_pw_aff(b, ext);
+        indent_to(out, indent + 1);
+        ch_strbuf_addf(out, "const long long ch_e%d = ", q);
+        if (x)
+            print_expr(pr, out, x);
+        else
+            ch_strbuf_adds(out, "1");
+        ch_strbuf_adds(out, "; /* values of c");
+        ch_strbuf_addf(out, "%zu */\n", k->depth + (size_t)q);
+        isl_ast_expr_free(x);
+        isl_ast_build_free(b);
+        cond = k->n_mapped == 2 ? "ch_e0 > 0 && ch_e1 > 0" : "ch_e0 > 0";
+    }
+    (void)ctx;
+    indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "if (%s) {\n", cond);
+    indent_to(out, indent + 2);
+    if (k->n_mapped == 2)
+        ch_strbuf_addf(out,
+                       "const dim3 ch_block(%d, %d), ch_grid(%s_blocks(ch_e1, %d, %lldLL), "
+                       "%s_blocks(ch_e0, %d, 65535LL));\n",
+                       pr->o->block2_x, pr->o->block2_y, e->name, pr->o->block2_x, pr->o->grid_cap,
+                       e->name, pr->o->block2_y);
+    else if (k->n_mapped == 1)
+        ch_strbuf_addf(out, "const dim3 ch_block(%d), ch_grid(%s_blocks(ch_e0, %d, %lldLL));\n",
+                       pr->o->block1, e->name, pr->o->block1, pr->o->grid_cap);
+    else
+        ch_strbuf_adds(out, "const dim3 ch_block(1), ch_grid(1);\n");
+    indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "%s_k%zu<<<ch_grid, ch_block>>>(", e->name, fn);
+    kernel_params(pr, out, 0);
+    ch_strbuf_adds(out, ");\n");
+    indent_to(out, indent + 2);
+    ch_strbuf_adds(out, "if (cudaGetLastError() != cudaSuccess)\n");
+    indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "return;\n");
+    indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+}
+
+static void print_node(printer *pr, isl_ast_node *node, int indent)
+{
+    switch (isl_ast_node_get_type(node)) {
+    case isl_ast_node_for:
+        print_for(pr, node, indent);
+        return;
+    case isl_ast_node_if:
+        print_if(pr, node, indent);
+        return;
+    case isl_ast_node_block: {
+        isl_ast_node_list *l = isl_ast_node_block_get_children(node);
+        print_list(pr, l, indent);
+        isl_ast_node_list_free(l);
+        return;
+    }
+    case isl_ast_node_mark:
+        assert(!pr->k); /* kernels do not nest */
+        print_marks(pr, &node, 1, indent);
+        return;
+    case isl_ast_node_user:
+        assert(pr->k); /* every statement is inside a kernel */
+        print_user(pr, node, indent);
+        return;
+    default:
+        indent_to(pr->out, indent);
+        ch_strbuf_adds(pr->out, "/* unsupported isl AST node */\n");
+        return;
+    }
+}
+
+/* --- the file --- */
+
+static char *extent_text(const ch_param *p)
+{
+    if (p->extent)
+        return ch_xasprintf("%s", p->extent);
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    for (size_t d = 0; d < p->ndims; d++)
+        ch_strbuf_addf(&sb, "%s(%s)", d ? " * " : "", p->dims[d]);
+    return ch_strbuf_detach(&sb);
+}
+
+static void emit_support(printer *pr, ch_strbuf *out)
+{
+    const char *n = pr->e->name;
+    ch_strbuf_adds(out,
+                   "/* Integer helpers of the loops isl generates. */\n"
+                   "static __host__ __device__ inline long long ch_isl_min(long long a, long "
+                   "long b) { return a < b ? a : b; }\n"
+                   "static __host__ __device__ inline long long ch_isl_max(long long a, long "
+                   "long b) { return a > b ? a : b; }\n"
+                   "/* floor(a / b) for b > 0 */\n"
+                   "static __host__ __device__ inline long long ch_isl_floord(long long a, long "
+                   "long b)\n{\n    return a >= 0 ? a / b : -((-a + b - 1) / b);\n}\n\n");
+    ch_strbuf_addf(out,
+                   "/* Blocks needed for `count` values at `per_block` each, at most `cap` (the "
+                   "loops are\n * grid-stride, so fewer blocks are still correct). */\nstatic "
+                   "unsigned %s_blocks(long long count, int per_block, long long cap)\n{\n    "
+                   "long long b = (count + per_block - 1) / per_block;\n    return (unsigned)(b "
+                   "< 1 ? 1 : b < cap ? b : cap);\n}\n\n",
+                   n);
+    if (pr->any_device) {
+        ch_strbuf_addf(out,
+                       "/* The C function's scalars that more than one kernel (or more than one "
+                       "thread) uses:\n * one copy in device memory. */\ntypedef struct %s_scalars "
+                       "{\n",
+                       n);
+        for (size_t a = 0; a < pr->m->n_arrays; a++)
+            if (pr->p->storage[a] == CH_TR_DEVICE)
+                ch_strbuf_addf(out, "    %s %s;\n",
+                               ch_scalar_name(ch_cx_local_type(pr->e, pr->m->arrays[a].name)),
+                               pr->m->arrays[a].name);
+        ch_strbuf_addf(out, "} %s_scalars;\n\n", n);
+    }
+    int scratch = pr->any_device;
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        scratch |= pr->m->arrays[a].local_elems > 0;
+    if (pr->e->clauses.device && !scratch)
+        return;
+    ch_strbuf_addf(out,
+                   "/* Grows a device buffer kept across calls to at least `bytes`; 0 on "
+                   "success. */\nstatic int %s_reserve(void **buf, size_t *have, size_t bytes)\n"
+                   "{\n    if (bytes <= *have)\n        return 0;\n    if (*buf) {\n"
+                   "        cudaError_t rc = cudaFree(*buf);\n        *buf = NULL;\n"
+                   "        *have = 0;\n        if (rc != cudaSuccess)\n            return -1;\n"
+                   "    }\n    if (cudaMalloc(buf, bytes ? bytes : 1) != cudaSuccess) {\n"
+                   "        *buf = NULL;\n        return -1;\n    }\n    *have = bytes;\n"
+                   "    return 0;\n}\n\n",
+                   n);
+}
+
+static int copied_back(const ch_param *p)
+{
+    return !p->is_const && (p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT);
+}
+
+/* A device buffer the launcher keeps across calls: `ch_d_NAME` of `bytes` (a C expression). */
+static void emit_buffer(ch_strbuf *out, const char *entry, const char *name, const char *bytes)
+{
+    ch_strbuf_addf(out,
+                   "    static void *ch_d_%s = NULL;\n    static size_t ch_d_%s_bytes = 0;\n"
+                   "    const size_t ch_n_%s = %s;\n"
+                   "    if (%s_reserve(&ch_d_%s, &ch_d_%s_bytes, ch_n_%s) != 0)\n"
+                   "        return;\n",
+                   name, name, name, bytes, entry, name, name, name);
+}
+
+static void emit_launcher(printer *pr, ch_strbuf *out, isl_ast_node *tree)
+{
+    const ch_entry *e = pr->e;
+    int device = e->clauses.device;
+    ch_strbuf_adds(out, "/* The launcher: ");
+    if (device)
+        ch_strbuf_adds(out, "the pointers are device pointers (`device` clause).");
+    else
+        ch_strbuf_adds(out, "host-pointer convention. Device buffers are kept across calls "
+                            "(grown when a call\n * needs more) under a mutex. Every buffer is "
+                            "copied in, out buffers too: the C body may\n * leave elements "
+                            "untouched, and those must come back unchanged.");
+    ch_strbuf_adds(out, " The kernels run in the new order;\n * loops that carry a dependence "
+                        "run here and launch the kernels inside them. A CUDA\n * error ends "
+                        "the call early without output. */\n");
+    ch_strbuf_addf(out, "extern \"C\" void %s_launcher(", e->name);
+    if (e->n_params)
+        ch_entry_cxx_params(e, out);
+    else
+        ch_strbuf_adds(out, "void");
+    ch_strbuf_adds(out, ")\n{\n    static std::mutex ch_lock;\n"
+                        "    std::lock_guard<std::mutex> ch_guard(ch_lock);\n");
+    for (size_t i = 0; !device && i < e->n_params; i++) {
+        const ch_param *q = &e->params[i];
+        if (q->role == CH_ROLE_SCALAR)
+            continue;
+        char *ext = extent_text(q);
+        char *bytes = ch_xasprintf("(size_t)(%s) * sizeof(%s)", ext, ch_scalar_name(q->elem));
+        emit_buffer(out, e->name, q->name, bytes);
+        ch_strbuf_addf(out,
+                       "    if (ch_n_%s && cudaMemcpy(ch_d_%s, %s, ch_n_%s, "
+                       "cudaMemcpyHostToDevice) != cudaSuccess)\n        return;\n",
+                       q->name, q->name, q->name, q->name);
+        free(bytes);
+        free(ext);
+    }
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        if (pr->m->arrays[a].local_elems) {
+            const char *name = pr->m->arrays[a].name;
+            char *bytes = ch_xasprintf("(size_t)%lld * sizeof(%s)", pr->m->arrays[a].local_elems,
+                                       ch_scalar_name(ch_cx_local_type(e, name)));
+            ch_strbuf_addf(out, "    /* the C function's local array %s */\n", name);
+            emit_buffer(out, e->name, name, bytes);
+            free(bytes);
+        }
+    if (pr->any_device) {
+        char *bytes = ch_xasprintf("sizeof(%s_scalars)", e->name);
+        emit_buffer(out, e->name, "ch_s", bytes);
+        free(bytes);
+    }
+    ch_strbuf_addc(out, '\n');
+    pr->out = out;
+    print_node(pr, tree, 1);
+    ch_strbuf_adds(out, "    if (cudaDeviceSynchronize() != cudaSuccess)\n        return;\n");
+    for (size_t i = 0; !device && i < e->n_params; i++) {
+        const ch_param *q = &e->params[i];
+        if (q->role == CH_ROLE_SCALAR || !copied_back(q))
+            continue;
+        ch_strbuf_addf(out,
+                       "    if (ch_n_%s && cudaMemcpy(%s, ch_d_%s, ch_n_%s, "
+                       "cudaMemcpyDeviceToHost) != cudaSuccess)\n        return;\n",
+                       q->name, q->name, q->name, q->name);
+    }
+    ch_strbuf_adds(out, "}\n");
+}
+
+char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
+{
+    const ch_tr_model *m = p->m;
+    printer pr = {.p = p, .m = m, .e = m->entry, .o = o};
+    ch_strbuf_init(&pr.kernels);
+    ch_strvec_init(&pr.host_iters);
+    for (size_t a = 0; a < m->n_arrays; a++)
+        pr.any_device |= p->storage[a] == CH_TR_DEVICE;
+
+    isl_ast_build *build = isl_ast_build_alloc(m->ctx);
+    isl_ast_node *tree = isl_ast_build_node_from_schedule(build, isl_schedule_copy(p->schedule));
+    isl_ast_build_free(build);
+    ch_strbuf launcher;
+    ch_strbuf_init(&launcher);
+    emit_launcher(&pr, &launcher, tree);
+    isl_ast_node_free(tree);
+
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_strbuf_addf(&out, "/* %s\n *\n", o->header ? o->header : "ch-cc translator");
+    ch_strbuf_addf(&out,
+                   " * CUDA translation of %s (%s:%u) by the ch-cc translator on isl: the "
+                   "statements' order\n * comes from the %s, checked against every "
+                   "dependence; %zu kernel%s,\n * launched by %s_launcher.\n",
+                   m->entry->name, m->entry->file, m->entry->fn_line,
+                   ch_tr_strategy_name(p->strategy), pr.n_functions, pr.n_functions == 1 ? "" : "s",
+                   m->entry->name);
+    ch_strbuf_adds(&out, " *\n * Plan:\n");
+    ch_strbuf plan;
+    ch_strbuf_init(&plan);
+    ch_tr_plan_print(&plan, p);
+    for (char *line = plan.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        ch_strbuf_adds(&out, " *   ");
+        ch_strbuf_add(&out, line, nl ? (size_t)(nl - line) : strlen(line));
+        ch_strbuf_addc(&out, '\n');
+    }
+    ch_strbuf_free(&plan);
+    ch_strbuf_adds(&out, " */\n#include <cuda_runtime.h>\n#include <math.h>\n#include "
+                         "<stddef.h>\n#include <mutex>\n\n");
+    ch_cx_helpers(m->entry, &out);
+    emit_support(&pr, &out);
+    ch_strbuf_add(&out, pr.kernels.data, pr.kernels.len);
+    ch_strbuf_add(&out, launcher.data, launcher.len);
+    ch_strbuf_free(&launcher);
+    ch_strbuf_free(&pr.kernels);
+    ch_strvec_free(&pr.host_iters);
+    return ch_strbuf_detach(&out);
+}

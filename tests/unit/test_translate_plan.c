@@ -1,0 +1,361 @@
+/* The translator's schedule, mapping and CUDA (src/translate: schedule.c, cuda.c) on small
+ * bodies of each class: for each, the exact plan of both strategies (which statements each
+ * kernel runs, which schedule dimensions go to threads, in the statements' own terms, and where
+ * scalars live), as --harness-plan prints it, and the lines of CUDA that carry the mapping.
+ * Each comment says why the answer is right. Line:col count from the pragma on line 1. */
+#include "ch/translate.h"
+#include "scan_helpers.h"
+
+/* The model of "#pragma harness CLAUSES\nBODY"; the caller frees m, d and l. */
+static void model_of(const char *clauses, const char *body, ch_entry_list *l, ch_tr_model **m,
+                     ch_tr_deps **d)
+{
+    ch_error err;
+    char *text = ch_xasprintf("#pragma harness%s%s\n%s", *clauses ? " " : "", clauses, body);
+    cr_assert_eq(scan_text("t.c", text, CH_LANG_C, l, &err), 0, "scan failed: %s", err.msg);
+    free(text);
+    cr_assert_eq(l->len, 1);
+    cr_assert_eq(ch_tr_model_build(&l->items[0], m, &err), 0, "model: %s", err.msg);
+    cr_assert_eq(ch_tr_deps_compute(*m, d, &err), 0, "deps: %s", err.msg);
+}
+
+/* The statements (without their domains), loops and both strategies' plans equal want. */
+static void expect_plan(const char *clauses, const char *body, const char *want)
+{
+    ch_entry_list l;
+    ch_tr_model *m;
+    ch_tr_deps *d;
+    model_of(clauses, body, &l, &m, &d);
+    ch_strbuf all, got;
+    ch_strbuf_init(&all);
+    ch_strbuf_init(&got);
+    ch_tr_print(&all, m, d, CH_TR_PRINT_STMTS | CH_TR_PRINT_LOOPS);
+    for (int s = CH_TR_ISL_SCHEDULE; s <= CH_TR_ORIGINAL; s++) {
+        ch_tr_plan *p = NULL;
+        ch_error err;
+        cr_assert_eq(ch_tr_plan_build(m, d, (ch_tr_strategy)s, &p, &err), 0, "plan: %s", err.msg);
+        ch_tr_plan_print(&all, p);
+        ch_tr_plan_free(p);
+    }
+    /* the domains are the model's tests' business */
+    for (char *line = all.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (strncmp(line, "  [", 3) != 0)
+            ch_strbuf_add(&got, line, nl ? (size_t)(nl - line) + 1 : strlen(line));
+    }
+    cr_expect_str_eq(got.data, want, "got:\n%s\nwant:\n%s", got.data, want);
+    ch_strbuf_free(&all);
+    ch_strbuf_free(&got);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+}
+
+/* The CUDA of strategy s for the body (malloc'd). */
+static char *cuda_of(const char *clauses, const char *body, ch_tr_strategy s)
+{
+    ch_entry_list l;
+    ch_tr_model *m;
+    ch_tr_deps *d;
+    model_of(clauses, body, &l, &m, &d);
+    ch_tr_plan *p = NULL;
+    ch_error err;
+    cr_assert_eq(ch_tr_plan_build(m, d, s, &p, &err), 0, "plan: %s", err.msg);
+    ch_tr_cuda_opts o = {.block1 = 256, .block2_x = 32, .block2_y = 8, .grid_cap = 1024};
+    char *src = ch_tr_cuda(p, &o);
+    ch_tr_plan_free(p);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+    return src;
+}
+
+static void expect_has(const char *src, const char *line)
+{
+    cr_expect(strstr(src, line), "missing \"%s\" in:\n%s", line, src);
+}
+
+/* A symmetric matrix filled from its upper triangle: iteration (i, j) writes cov[i][j] and
+ * cov[j][i], and no element is written by two iterations (for j >= i the pairs (i, j) are
+ * distinct), so exact dependence analysis finds both loops parallel (the old "same affine form"
+ * test refused this). isl's scheduler maps both to threads; the original order maps i. */
+Test(translate_plan, cov_fill)
+{
+    expect_plan("",
+                "void cov_fill(int n, const double *d, double cov[n][n])\n"
+                "{\n"
+                "    for (int i = 0; i < n; i++)\n"
+                "        for (int j = i; j < n; j++) {\n"
+                "            cov[i][j] = d[i] * d[j];\n"
+                "            cov[j][i] = cov[i][j];\n"
+                "        }\n"
+                "}\n",
+                "S1 at 6:13: cov[i][j] = d[i] * d[j];\n"
+                "S2 at 7:13: cov[j][i] = cov[i][j];\n"
+                "loop i at 4:5: parallel\n"
+                "loop j at 5:9: parallel\n"
+                "strategy: isl scheduler\n"
+                "kernel 0: 2 parallel dimensions on threads: S1 S2\n"
+                "  c0..c1: [n] -> [{ S2[i, j] -> [(i)]; S1[i, j] -> [(i)] }, { S2[i, j] -> [(j)]; "
+                "S1[i, j] -> [(j)] }]\n"
+                "strategy: original loop order\n"
+                "kernel 0: 1 parallel dimension on threads: S1 S2\n"
+                "  c0..c0: [n] -> [{ S2[i, j] -> [(i)] : i >= 0 and i <= j < n; S1[i, j] -> [(i)] "
+                ": i >= 0 and i <= j < n }]\n");
+}
+
+/* t is reset before each row's sum and read after it: private to iterations of i (its
+ * dependences are limited to one i), so i is parallel and t is a variable of each thread,
+ * while j carries the sum. */
+Test(translate_plan, rowsum)
+{
+    expect_plan("",
+                "void rowsum(int n, int m, const float a[n][m], float *y)\n"
+                "{\n"
+                "    float t;\n"
+                "    for (int i = 0; i < n; i++) {\n"
+                "        t = 0;\n"
+                "        for (int j = 0; j < m; j++)\n"
+                "            t += a[i][j];\n"
+                "        y[i] = t;\n"
+                "    }\n"
+                "}\n",
+                "S1 at 6:9: t = 0;\n"
+                "S2 at 8:13: t += a[i][j];\n"
+                "S3 at 9:9: y[i] = t;\n"
+                "loop i at 5:5: parallel (private t)\n"
+                "loop j at 7:9: carries flow/anti/output S2 -> S2 on t (reduction on t (+))\n"
+                "strategy: isl scheduler\n"
+                "kernel 0: 1 parallel dimension on threads: S1 S2 S3\n"
+                "  c0..c0: [n, m] -> [{ S3[i] -> [(i)]; S2[i, j] -> [(i)]; S1[i] -> [(i)] }]\n"
+                "scalar t: a variable of each thread\n"
+                "strategy: original loop order\n"
+                "kernel 0: 1 parallel dimension on threads: S1 S2 S3\n"
+                "  c0..c0: [n, m] -> [{ S3[i] -> [(i)] : 0 <= i < n; S2[i, j] -> [(i)] : 0 <= i < "
+                "n and 0 <= j < m; S1[i] -> [(i)] : 0 <= i < n }]\n"
+                "scalar t: a variable of each thread\n");
+}
+
+/* A loop counting down: iteration i reads y[i+1], which the previous iteration (i+1) wrote.
+ * The schedule runs the counter in decreasing order, so this is a flow dependence carried by
+ * i, and the whole loop runs in order on one thread. */
+Test(translate_plan, suffix)
+{
+    expect_plan("",
+                "void suffix(int n, const float *x, float *y)\n"
+                "{\n"
+                "    for (int i = n - 2; i >= 0; i--)\n"
+                "        y[i] = y[i + 1] + x[i];\n"
+                "}\n",
+                "S1 at 5:9: y[i] = y[i + 1] + x[i];\n"
+                "loop i at 4:5: carries flow S1 -> S1 on y\n"
+                "strategy: isl scheduler\n"
+                "kernel 0: one thread: S1\n"
+                "strategy: original loop order\n"
+                "kernel 0: one thread: S1\n");
+}
+
+/* A statement outside any loop writes s, which every iteration reads: s lives in device
+ * memory, written by a one-thread kernel before the parallel one reads it. */
+Test(translate_plan, scale_then)
+{
+    expect_plan("",
+                "void scale_then(int n, const double *r, double *y)\n"
+                "{\n"
+                "    double s = r[0] * 2.0;\n"
+                "    for (int i = 0; i < n; i++)\n"
+                "        y[i] = y[i] * s;\n"
+                "}\n",
+                "S1 at 4:5: double s = r[0] * 2.0;\n"
+                "S2 at 6:9: y[i] = y[i] * s;\n"
+                "loop i at 5:5: parallel\n"
+                "strategy: isl scheduler\n"
+                "kernel 0: one thread: S1\n"
+                "kernel 1: 1 parallel dimension on threads: S2\n"
+                "  c0..c0: [n] -> [{ S2[i] -> [(i)] }]\n"
+                "scalar s: in device memory\n"
+                "strategy: original loop order\n"
+                "kernel 0: one thread: S1\n"
+                "kernel 1: 1 parallel dimension on threads: S2\n"
+                "  c0..c0: [n] -> [{ S2[i] -> [(i)] : 0 <= i < n }]\n"
+                "scalar s: in device memory\n");
+}
+
+/* The branches of an if whose condition is not affine: both statements keep the whole domain
+ * (may-writes) and run under their condition (tested in the CUDA below); i stays parallel. */
+Test(translate_plan, clampneg)
+{
+    expect_plan(
+        "",
+        "void clampneg(int n, const float *x, float *y)\n"
+        "{\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        if (x[i] > 0)\n"
+        "            y[i] = x[i];\n"
+        "        else\n"
+        "            y[i] = 0;\n"
+        "}\n",
+        "S1 at 6:13 (may): y[i] = x[i];\n"
+        "S2 at 8:13 (may): y[i] = 0;\n"
+        "loop i at 4:5: parallel\n"
+        "strategy: isl scheduler\n"
+        "kernel 0: 1 parallel dimension on threads: S1 S2\n"
+        "  c0..c0: [n] -> [{ S1[i] -> [(i)]; S2[i] -> [(i)] }]\n"
+        "strategy: original loop order\n"
+        "kernel 0: 1 parallel dimension on threads: S1 S2\n"
+        "  c0..c0: [n] -> [{ S1[i] -> [(i)] : 0 <= i < n; S2[i] -> [(i)] : 0 <= i < n }]\n");
+}
+
+/* A local array is device scratch memory. isl fuses the two loops by reversing the first
+ * (S1 at 63 - i), so each thread writes z[63 - i] and reads it back; the original order keeps
+ * two kernels. */
+Test(translate_plan, scratch)
+{
+    expect_plan("",
+                "void scratch(int n, const double *x, double *y)\n"
+                "{\n"
+                "    double z[64];\n"
+                "    for (int i = 0; i < 64; i++)\n"
+                "        z[i] = x[i] * 2;\n"
+                "    for (int i = 0; i < 64; i++)\n"
+                "        y[i] = z[63 - i];\n"
+                "}\n",
+                "S1 at 6:9: z[i] = x[i] * 2;\n"
+                "S2 at 8:9: y[i] = z[63 - i];\n"
+                "loop i at 5:5: parallel\n"
+                "loop i at 7:5: parallel\n"
+                "strategy: isl scheduler\n"
+                "kernel 0: 1 parallel dimension on threads: S1 S2\n"
+                "  c0..c0: [n] -> [{ S1[i] -> [(63 - i)]; S2[i] -> [(i)] }]\n"
+                "strategy: original loop order\n"
+                "kernel 0: 1 parallel dimension on threads: S1\n"
+                "  c0..c0: [n] -> [{ S1[i] -> [(i)] : 0 <= i <= 63 }]\n"
+                "kernel 1: 1 parallel dimension on threads: S2\n"
+                "  c0..c0: [n] -> [{ S2[i] -> [(i)] : 0 <= i <= 63 }]\n");
+}
+
+/* The i-k-j order: j, the unit-stride subscript, sits inside the reduction loop k. isl's
+ * scheduler still maps i and j to threads (k runs inside each thread); the original order
+ * can only map i. */
+Test(translate_plan, gemm)
+{
+    expect_plan(
+        "",
+        "void gemm(int n, double C[n][n], const double A[n][n], const double B[n][n])\n"
+        "{\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        for (int k = 0; k < n; k++)\n"
+        "            for (int j = 0; j < n; j++)\n"
+        "                C[i][j] += A[i][k] * B[k][j];\n"
+        "}\n",
+        "S1 at 7:17: C[i][j] += A[i][k] * B[k][j];\n"
+        "loop i at 4:5: parallel\n"
+        "loop k at 5:9: carries flow/anti/output S1 -> S1 on C (reduction on C (+))\n"
+        "loop j at 6:13: parallel\n"
+        "strategy: isl scheduler\n"
+        "kernel 0: 2 parallel dimensions on threads: S1\n"
+        "  c0..c1: [n] -> [{ S1[i, k, j] -> [(i)] }, { S1[i, k, j] -> [(j)] }]\n"
+        "strategy: original loop order\n"
+        "kernel 0: 1 parallel dimension on threads: S1\n"
+        "  c0..c0: [n] -> [{ S1[i, k, j] -> [(i)] : 0 <= i < n and 0 <= k < n and 0 <= j < n }]\n");
+}
+/* The CUDA of the plans above carries the mapping: grid-stride loops over the mapped
+ * dimensions, the counters bound to them, the conditions of the branches, the scalars where
+ * the plan put them, the local array as a kept device buffer. */
+Test(translate_plan, cuda_lines)
+{
+    char *src = cuda_of("",
+                        "void gemm(int n, double C[n][n], const double A[n][n], const double "
+                        "B[n][n])\n{\n    for (int i = 0; i < n; i++)\n        for (int k = 0; k "
+                        "< n; k++)\n            for (int j = 0; j < n; j++)\n                "
+                        "C[i][j] += A[i][k] * B[k][j];\n}\n",
+                        CH_TR_ISL_SCHEDULE);
+    /* i on y, j on x (neighbouring threads, neighbouring elements), k inside the thread */
+    expect_has(src, "const long long ch_g0 = (long long)blockIdx.y * blockDim.y + threadIdx.y;");
+    expect_has(src, "const long long ch_g1 = (long long)blockIdx.x * blockDim.x + threadIdx.x;");
+    expect_has(src, "for (long long c0 = ch_g0; (c0 < n); c0 += ch_n0) {");
+    expect_has(src, "for (long long c1 = ch_g1; (c1 < n); c1 += ch_n1) {");
+    expect_has(src, "for (long long c2 = 0; (c2 < n); c2++) {");
+    expect_has(src, "const int i = (int)c0;");
+    expect_has(src, "const int k = (int)c2;");
+    expect_has(src, "const int j = (int)c1;");
+    /* the product rounds before the sum, as on the host: no fused multiply-add */
+    expect_has(src, "C[(size_t)(i) * (n) + (j)] += __dmul_rn(A[(size_t)(i) * (n) + (k)], "
+                    "B[(size_t)(k) * (n) + (j)]);");
+    expect_has(src, "const dim3 ch_block(32, 8), ch_grid(gemm_blocks(ch_e1, 32, 1024LL), "
+                    "gemm_blocks(ch_e0, 8, 65535LL));");
+    free(src);
+
+    src = cuda_of("",
+                  "void clampneg(int n, const float *x, float *y)\n{\n    for (int i = 0; i < n; "
+                  "i++)\n        if (x[i] > 0)\n            y[i] = x[i];\n        else\n          "
+                  "  y[i] = 0;\n}\n",
+                  CH_TR_ORIGINAL);
+    expect_has(src, "if (x[i] > 0) {");
+    expect_has(src, "if (!(x[i] > 0)) {");
+    free(src);
+
+    src = cuda_of("",
+                  "void scale_then(int n, const double *r, double *y)\n{\n    double s = r[0] * "
+                  "2.0;\n    for (int i = 0; i < n; i++)\n        y[i] = y[i] * s;\n}\n",
+                  CH_TR_ORIGINAL);
+    expect_has(src, "typedef struct scale_then_scalars {\n    double s;\n} scale_then_scalars;");
+    expect_has(src, "ch_s->s = __dmul_rn(r[0], 2.0);");
+    expect_has(src, "y[i] = __dmul_rn(y[i], ch_s->s);");
+    expect_has(src, "const dim3 ch_block(1), ch_grid(1);");
+    free(src);
+
+    src = cuda_of("",
+                  "void rowsum(int n, int m, const float a[n][m], float *y)\n{\n    float t;\n    "
+                  "for (int i = 0; i < n; i++) {\n        t = 0;\n        for (int j = 0; j < m; "
+                  "j++)\n            t += a[i][j];\n        y[i] = t;\n    }\n}\n",
+                  CH_TR_ISL_SCHEDULE);
+    expect_has(src, "    float t; /* private to each iteration that uses it */");
+    free(src);
+
+    src = cuda_of("",
+                  "void scratch(int n, const double *x, double *y)\n{\n    double z[64];\n    for "
+                  "(int i = 0; i < 64; i++)\n        z[i] = x[i] * 2;\n    for (int i = 0; i < "
+                  "64; i++)\n        y[i] = z[63 - i];\n}\n",
+                  CH_TR_ORIGINAL);
+    expect_has(src, "const size_t ch_n_z = (size_t)64 * sizeof(double);");
+    expect_has(src, "(double *)ch_d_z");
+    free(src);
+}
+
+/* What the plan refuses, located: an if whose branch changes what its condition reads (each
+ * statement would test the condition again), and a loop whose bounds are data (CSR rows: no
+ * exact domain to generate loops from; the builtin agent's direct mapper takes those). */
+Test(translate_plan, refusals)
+{
+    ch_entry_list l;
+    ch_error err;
+    cr_assert_eq(scan_text("t.c",
+                           "#pragma harness\nvoid flip(int n, float *x, float *y)\n{\n    for (int "
+                           "i = 0; i < n; i++)\n        if (x[i] > 0) {\n            x[i] = 0;\n   "
+                           "         y[i] = 1;\n        }\n}\n",
+                           CH_LANG_C, &l, &err),
+                 0);
+    ch_tr_model *m = NULL;
+    cr_assert_neq(ch_tr_model_build(&l.items[0], &m, &err), 0);
+    cr_expect(strstr(err.msg, "t.c:5:9: error: cannot translate flip: an if whose branches "
+                              "assign what its condition reads"),
+              "%s", err.msg);
+    ch_entry_list_free(&l);
+
+    ch_tr_deps *d;
+    model_of("extent(col: rowptr[n], val: rowptr[n], rowptr: n + 1, x: n)",
+             "void spmv(int n, const int *rowptr, const int *col, const double *val, const double "
+             "*x, double *y)\n{\n    for (int i = 0; i < n; i++) {\n        double s = 0;\n        "
+             "for (int j = rowptr[i]; j < rowptr[i + 1]; j++)\n            s += val[j] * "
+             "x[col[j]];\n        y[i] = s;\n    }\n}\n",
+             &l, &m, &d);
+    ch_tr_plan *p = NULL;
+    cr_assert_neq(ch_tr_plan_build(m, d, CH_TR_ISL_SCHEDULE, &p, &err), 0);
+    cr_expect(strstr(err.msg, "t.c:7:13: error: cannot translate spmv: this statement is inside "
+                              "a loop whose start or bound is not an affine expression"),
+              "%s", err.msg);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+}
