@@ -146,6 +146,9 @@ typedef struct ch_tr_kernel {
                                            instances with equal keys run on one thread */
     isl_pw_aff *extent[2]; /* per mapped member (outermost first): how many values it takes,
                               over the parameters and c0..c{depth-1} (owned) */
+    size_t reduction;      /* a sum `X += e` into one element per launch whose instances the
+                              threads share (partial sums, then one atomic per warp): the
+                              statement's index, or -1 */
 } ch_tr_kernel;
 
 /* How a local scalar is stored in the translation. */
@@ -158,6 +161,7 @@ typedef enum ch_tr_storage {
 typedef struct ch_tr_plan {
     const ch_tr_model *m; /* borrowed */
     ch_tr_strategy strategy;
+    int flags; /* as given to ch_tr_plan_build */
     isl_schedule *schedule; /* the new order, with a "kernel" mark above each kernel (owned);
                                the marks' ids carry the kernel's index + 1 */
     ch_tr_kernel *kernels;
@@ -170,8 +174,15 @@ typedef struct ch_tr_plan {
  * with private scalars' dependences limited to their loops' iterations), cuts it into kernels
  * whose outer one or two dimensions carry no dependence, and decides where each local scalar
  * lives. -1 with err set when no legal plan is found. */
+/* Bits of ch_tr_plan_build's flags. */
+enum {
+    /* A loop nest whose only dependences are a sum into one element (a dot product, a norm)
+     * runs on many threads with partial sums added atomically, instead of on one thread: the
+     * additions happen in another order, so floating results differ in rounding */
+    CH_TR_PARALLEL_SUMS = 1
+};
 int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy,
-                     ch_tr_plan **out, ch_error *err);
+                     int flags, ch_tr_plan **out, ch_error *err);
 void ch_tr_plan_free(ch_tr_plan *p);
 /* "kernel 0: 2 mapped dimensions below 1 host loop: S1 S2" per kernel, and the schedule
  * tree (for golden tests and reports). */

@@ -243,6 +243,47 @@ static const char *rename_var(void *ctx, const char *name)
     return pr->rename;
 }
 
+/* The element type of a model array: a parameter's, or a local's declared type. */
+static ch_scalar elem_type(const printer *pr, size_t a)
+{
+    const ch_param *p = ch_entry_param(pr->e, pr->m->arrays[a].name);
+    return p ? p->elem : ch_cx_local_type(pr->e, pr->m->arrays[a].name);
+}
+
+static int same_ir(const ch_ir *a, const ch_ir *b)
+{
+    ch_strbuf x, y;
+    ch_strbuf_init(&x);
+    ch_strbuf_init(&y);
+    ch_ir_dump(&x, a);
+    ch_ir_dump(&y, b);
+    int eq = strcmp(x.data, y.data) == 0;
+    ch_strbuf_free(&x);
+    ch_strbuf_free(&y);
+    return eq;
+}
+
+/* A kernel's shared sum `X += e`, `X -= e`, `X = X + e`, `X = e + X` or `X = X - e`: the
+ * thread remembers the element and adds e to its partial sum (see print_marks). */
+static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *assign, int indent)
+{
+    const ch_ir *lhs = assign->kids[0], *rhs = assign->kids[1];
+    const ch_ir *term = rhs;
+    int minus = strcmp(assign->text, "-=") == 0;
+    if (strcmp(assign->text, "=") == 0 && rhs->kind == CH_IR_BINARY && rhs->nkids == 2) {
+        minus = strcmp(rhs->text, "-") == 0;
+        term = same_ir(rhs->kids[0], lhs) ? rhs->kids[1] : rhs->kids[0];
+    }
+    indent_to(pr->out, indent);
+    ch_strbuf_adds(pr->out, "ch_target = &");
+    ch_cx_expr(cx, lhs);
+    ch_strbuf_adds(pr->out, ";\n");
+    indent_to(pr->out, indent);
+    ch_strbuf_addf(pr->out, "ch_acc %s= ", minus ? "-" : "+");
+    ch_cx_expr(cx, term);
+    ch_strbuf_adds(pr->out, ";\n");
+}
+
 /* The C type a loop's counter was declared with. */
 static const char *counter_type(const printer *pr, const ch_tr_loop *l)
 {
@@ -317,7 +358,9 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
         ch_strbuf_adds(out, s->guard_neg[g] ? ")) {\n" : ") {\n");
         inner++;
     }
-    if (s->ir->kind == CH_IR_DECL) {
+    if (pr->k && pr->k->reduction == si) {
+        print_partial_sum(pr, &cx, s->ir->kids[0], inner);
+    } else if (s->ir->kind == CH_IR_DECL) {
         const char *as = rename_var(pr, s->ir->text);
         indent_to(out, inner);
         ch_strbuf_addf(out, "%s = ", as ? as : s->ir->text);
@@ -624,6 +667,15 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                            ch_scalar_name(t), pr->m->arrays[a].name);
         }
     }
+    const char *acc_t = NULL;
+    if (k->reduction != (size_t)-1) {
+        acc_t = ch_scalar_name(elem_type(pr, pr->m->stmts[k->reduction].red_array));
+        ch_strbuf_addf(out,
+                       "    /* this thread's part of the sum, and the element it goes to (the "
+                       "same for every\n     * thread of the launch) */\n    %s ch_acc = 0;\n"
+                       "    %s *ch_target = NULL;\n",
+                       acc_t, acc_t);
+    }
     ch_strbuf *saved = pr->out;
     pr->out = out;
     pr->k = k;
@@ -635,6 +687,19 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     }
     pr->k = NULL;
     pr->out = saved;
+    if (acc_t)
+        ch_strbuf_addf(out,
+                       "    /* the warp's 32 partial sums are added with shuffles (every thread "
+                       "gets here: the\n     * loops are grid-stride), then lane 0 adds "
+                       "the warp's sum with one atomic */\n"
+                       "    for (int ch_o = 16; ch_o > 0; ch_o /= 2) {\n"
+                       "        ch_acc += __shfl_down_sync(0xffffffffu, ch_acc, ch_o);\n"
+                       "        %s *ch_t = (%s *)__shfl_down_sync(0xffffffffu, "
+                       "(unsigned long long)ch_target, ch_o);\n"
+                       "        if (!ch_target)\n            ch_target = ch_t;\n    }\n"
+                       "    if ((threadIdx.x & 31) == 0 && ch_target)\n"
+                       "        ch_atomic_add(ch_target, ch_acc);\n",
+                       acc_t, acc_t);
     ch_strbuf_adds(out, "}\n\n");
 
     /* its launch */
@@ -735,6 +800,31 @@ static char *extent_text(const ch_param *p)
 static void emit_support(printer *pr, ch_strbuf *out)
 {
     const char *n = pr->e->name;
+    int sums = 0;
+    for (size_t k = 0; k < pr->p->n_kernels; k++)
+        sums |= pr->p->kernels[k].reduction != (size_t)-1;
+    if (sums)
+        ch_strbuf_adds(out, "/* atomicAdd for the element types of C sums (64-bit integers "
+                            "through the unsigned\n * form: the bits of a two's complement sum "
+                            "are the same). */\n"
+                            "static __device__ inline void ch_atomic_add(float *p, float v) { "
+                            "atomicAdd(p, v); }\n"
+                            "static __device__ inline void ch_atomic_add(double *p, double v) { "
+                            "atomicAdd(p, v); }\n"
+                            "static __device__ inline void ch_atomic_add(int *p, int v) { "
+                            "atomicAdd(p, v); }\n"
+                            "static __device__ inline void ch_atomic_add(unsigned *p, unsigned v) "
+                            "{ atomicAdd(p, v); }\n"
+                            "static __device__ inline void ch_atomic_add(long long *p, long long "
+                            "v)\n{\n    atomicAdd((unsigned long long *)p, (unsigned long "
+                            "long)v);\n}\n"
+                            "static __device__ inline void ch_atomic_add(unsigned long long *p, "
+                            "unsigned long long v)\n{\n    atomicAdd(p, v);\n}\n"
+                            "static __device__ inline void ch_atomic_add(long *p, long v)\n{\n"
+                            "    atomicAdd((unsigned long long *)p, (unsigned long long)v);\n}\n"
+                            "static __device__ inline void ch_atomic_add(unsigned long *p, "
+                            "unsigned long v)\n{\n    atomicAdd((unsigned long long *)p, "
+                            "(unsigned long long)v);\n}\n\n");
     ch_strbuf_adds(out,
                    "/* Integer helpers of the loops isl generates. */\n"
                    "static __host__ __device__ inline long long ch_isl_min(long long a, long "

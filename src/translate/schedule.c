@@ -39,6 +39,7 @@
 #include <isl/union_set.h>
 #include <isl/val.h>
 
+#include "ch/cexpr.h"
 #include "ch/translate.h"
 
 /* Bound on isl's work in the scheduler (its "operations"): a body whose scheduling problem is
@@ -57,6 +58,7 @@ typedef struct planner {
     unsigned char *limited;  /* per array: scalar dependences limited to private iterations */
     unsigned char *touch;    /* [stmt * n_arrays + array]: the statement accesses the array */
     isl_union_map *validity; /* every dependence, limited as above */
+    int flags;               /* CH_TR_PARALLEL_SUMS */
 } planner;
 
 /* --- dependences --- */
@@ -246,6 +248,8 @@ static int member_parallel(const planner *pl, isl_schedule_node *node, int q)
     return ok == isl_bool_true;
 }
 
+static size_t parallel_sum(const planner *pl, isl_schedule_node *node);
+
 static int has_parallel(const planner *pl, isl_schedule_node *node)
 {
     int found = 0;
@@ -253,6 +257,8 @@ static int has_parallel(const planner *pl, isl_schedule_node *node)
         isl_size n = isl_schedule_node_band_n_member(node);
         for (int q = 0; q < n && !found; q++)
             found = member_parallel(pl, node, q);
+        if (!found && (pl->flags & CH_TR_PARALLEL_SUMS))
+            found = parallel_sum(pl, node) != (size_t)-1;
     }
     isl_size kids = isl_schedule_node_n_children(node);
     for (int i = 0; i < kids && !found; i++) {
@@ -282,6 +288,7 @@ static isl_schedule_node *add_kernel(planner *pl, isl_schedule_node *node, int n
     p->kernels = ch_xrealloc(p->kernels, (p->n_kernels + 1) * sizeof *p->kernels);
     ch_tr_kernel *k = &p->kernels[p->n_kernels];
     memset(k, 0, sizeof *k);
+    k->reduction = (size_t)-1;
     isl_size depth = isl_schedule_node_get_schedule_depth(node);
     k->depth = (size_t)depth;
     k->n_mapped = n_mapped;
@@ -314,6 +321,52 @@ static isl_schedule_node *add_kernel(planner *pl, isl_schedule_node *node, int n
 
 static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node);
 
+/* The one statement below node when it is a sum `X += e` (or -=) whose instances under one
+ * value of the outer dimensions all add into the same element of X; else -1. Its dependences
+ * below node are then all through that element (reduction_op: e does not read X), so the
+ * instances may run on different threads if their contributions are added atomically. */
+static size_t parallel_sum(const planner *pl, isl_schedule_node *node)
+{
+    const ch_tr_model *m = pl->m;
+    isl_union_set *dom = isl_schedule_node_get_domain(node);
+    size_t found = (size_t)-1, n = 0;
+    for (size_t s = 0; s < m->n_stmts; s++) {
+        isl_union_set *one = isl_union_set_from_set(isl_set_copy(m->stmts[s].domain));
+        if (isl_union_set_is_subset(one, dom) == isl_bool_true)
+            found = s, n++;
+        isl_union_set_free(one);
+    }
+    isl_union_set_free(dom);
+    if (n != 1 || m->stmts[found].red_array == (size_t)-1 ||
+        strcmp(m->stmts[found].red_op, "+") != 0 || m->stmts[found].ir->kind != CH_IR_EXPR_STMT ||
+        m->stmts[found].ir->kids[0]->kind != CH_IR_ASSIGN)
+        return (size_t)-1;
+    const ch_tr_stmt *S = &m->stmts[found];
+    const ch_param *param = ch_entry_param(m->entry, m->arrays[S->red_array].name);
+    ch_scalar t = param ? param->elem : ch_cx_local_type(m->entry, m->arrays[S->red_array].name);
+    if (t != CH_T_FLOAT && t != CH_T_DOUBLE && t != CH_T_INT && t != CH_T_UINT &&
+        t != CH_T_LONG && t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
+        return (size_t)-1; /* no atomicAdd for it */
+    isl_union_map *w = isl_union_map_intersect_domain(
+        isl_union_map_copy(m->arrays[S->red_array].must_writes),
+        isl_union_set_from_set(isl_set_copy(S->domain)));
+    if (isl_union_map_is_empty(w) == isl_bool_true) { /* a may-write: elements unknown */
+        isl_union_map_free(w);
+        return (size_t)-1;
+    }
+    /* pairs of instances with the same outer dimensions write the same element */
+    isl_union_map *back = isl_union_map_reverse(isl_union_map_copy(w));
+    isl_union_map *same_elem = isl_union_map_apply_range(w, back);
+    isl_union_map *pairs = isl_union_map_from_domain_and_range(
+        isl_union_set_from_set(isl_set_copy(S->domain)),
+        isl_union_set_from_set(isl_set_copy(S->domain)));
+    pairs = eq_at(pairs, isl_schedule_node_get_prefix_schedule_multi_union_pw_aff(node));
+    isl_bool one_elem = isl_union_map_is_subset(pairs, same_elem);
+    isl_union_map_free(pairs);
+    isl_union_map_free(same_elem);
+    return one_elem == isl_bool_true ? found : (size_t)-1;
+}
+
 static isl_schedule_node *map_children(planner *pl, isl_schedule_node *node)
 {
     isl_size n = isl_schedule_node_n_children(node);
@@ -337,6 +390,14 @@ static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node)
             if (par < n)
                 node = isl_schedule_node_band_split(node, par);
             return add_kernel(pl, node, par);
+        }
+        size_t sum = pl->flags & CH_TR_PARALLEL_SUMS ? parallel_sum(pl, node) : (size_t)-1;
+        if (sum != (size_t)-1) {
+            if (n > 1)
+                node = isl_schedule_node_band_split(node, 1);
+            node = add_kernel(pl, node, 1);
+            pl->p->kernels[pl->p->n_kernels - 1].reduction = sum;
+            return node;
         }
         if (!has_parallel(pl, node))
             return add_kernel(pl, node, 0);
@@ -546,7 +607,7 @@ static int plan_once(planner *pl, ch_error *err)
 }
 
 int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy,
-                     ch_tr_plan **out, ch_error *err)
+                     int flags, ch_tr_plan **out, ch_error *err)
 {
     *out = NULL;
     if (m->n_stmts == 0)
@@ -562,10 +623,11 @@ int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy s
     ch_tr_plan *p = ch_xcalloc(1, sizeof *p);
     p->m = m;
     p->strategy = strategy;
+    p->flags = flags;
     size_t na = m->n_arrays ? m->n_arrays : 1;
     p->storage = ch_xcalloc(na, sizeof *p->storage);
 
-    planner pl = {.m = m, .d = d, .p = p};
+    planner pl = {.m = m, .d = d, .p = p, .flags = flags};
     pl.limited = ch_xcalloc(na, 1);
     pl.touch = ch_xcalloc(m->n_stmts * na, 1);
     for (size_t a = 0; a < m->n_arrays; a++)
@@ -612,11 +674,14 @@ void ch_tr_plan_free(ch_tr_plan *p)
 void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
 {
     const ch_tr_model *m = p->m;
-    ch_strbuf_addf(out, "strategy: %s\n", ch_tr_strategy_name(p->strategy));
+    ch_strbuf_addf(out, "strategy: %s%s\n", ch_tr_strategy_name(p->strategy),
+                   p->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums" : "");
     for (size_t k = 0; k < p->n_kernels; k++) {
         const ch_tr_kernel *K = &p->kernels[k];
         ch_strbuf_addf(out, "kernel %zu: ", k);
-        if (K->n_mapped)
+        if (K->reduction != (size_t)-1)
+            ch_strbuf_addf(out, "a sum on threads (%s, atomically)", m->stmts[K->reduction].name);
+        else if (K->n_mapped)
             ch_strbuf_addf(out, "%d parallel dimension%s on threads", K->n_mapped,
                            K->n_mapped > 1 ? "s" : "");
         else

@@ -33,7 +33,8 @@ static void expect_plan(const char *clauses, const char *body, const char *want)
     for (int s = CH_TR_ISL_SCHEDULE; s <= CH_TR_ORIGINAL; s++) {
         ch_tr_plan *p = NULL;
         ch_error err;
-        cr_assert_eq(ch_tr_plan_build(m, d, (ch_tr_strategy)s, &p, &err), 0, "plan: %s", err.msg);
+        cr_assert_eq(ch_tr_plan_build(m, d, (ch_tr_strategy)s, 0, &p, &err), 0, "plan: %s",
+                     err.msg);
         ch_tr_plan_print(&all, p);
         ch_tr_plan_free(p);
     }
@@ -60,7 +61,7 @@ static char *cuda_of(const char *clauses, const char *body, ch_tr_strategy s)
     model_of(clauses, body, &l, &m, &d);
     ch_tr_plan *p = NULL;
     ch_error err;
-    cr_assert_eq(ch_tr_plan_build(m, d, s, &p, &err), 0, "plan: %s", err.msg);
+    cr_assert_eq(ch_tr_plan_build(m, d, s, 0, &p, &err), 0, "plan: %s", err.msg);
     ch_tr_cuda_opts o = {.block1 = 256, .block2_x = 32, .block2_y = 8, .grid_cap = 1024};
     char *src = ch_tr_cuda(p, &o);
     ch_tr_plan_free(p);
@@ -351,10 +352,93 @@ Test(translate_plan, refusals)
              "x[col[j]];\n        y[i] = s;\n    }\n}\n",
              &l, &m, &d);
     ch_tr_plan *p = NULL;
-    cr_assert_neq(ch_tr_plan_build(m, d, CH_TR_ISL_SCHEDULE, &p, &err), 0);
+    cr_assert_neq(ch_tr_plan_build(m, d, CH_TR_ISL_SCHEDULE, 0, &p, &err), 0);
     cr_expect(strstr(err.msg, "t.c:7:13: error: cannot translate spmv: this statement is inside "
                               "a loop whose start or bound is not an affine expression"),
               "%s", err.msg);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+}
+
+/* The plan of "#pragma harness CLAUSES\nBODY" with flags, as ch_tr_plan_print gives it. */
+static char *plan_with(const char *clauses, const char *body, ch_tr_strategy s, int flags)
+{
+    ch_entry_list l;
+    ch_tr_model *m;
+    ch_tr_deps *d;
+    model_of(clauses, body, &l, &m, &d);
+    ch_tr_plan *p = NULL;
+    ch_error err;
+    cr_assert_eq(ch_tr_plan_build(m, d, s, flags, &p, &err), 0, "plan: %s", err.msg);
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_tr_plan_print(&out, p);
+    ch_tr_plan_free(p);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+    return ch_strbuf_detach(&out);
+}
+
+/* A sum into one element (a norm into the local s): every dependence of the loop is the sum's,
+ * so with parallel sums its iterations go to threads, each adding its terms to a partial sum
+ * and each warp adding its part atomically; s then lives in device memory (three kernels use
+ * it). Without the flag the loop keeps the C order of the additions, on one thread. A column
+ * sum s[j] += a[i][j] needs no atomics: j is parallel and each thread adds its column in
+ * order. */
+Test(translate_plan, parallel_sums)
+{
+    const char *norm = "void norm(int n, const double *x, double *out)\n{\n    double s = 0;\n    "
+                       "for (int i = 0; i < n; i++)\n        s += x[i] * x[i];\n    out[0] = "
+                       "sqrt(s);\n}\n";
+    char *got = plan_with("extent(out: 1)", norm, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n"
+                          "kernel 0: one thread: S1\n"
+                          "kernel 1: a sum on threads (S2, atomically): S2\n"
+                          "  c0..c0: [n] -> [{ S2[i] -> [(i)] }]\n"
+                          "kernel 2: one thread: S3\n"
+                          "scalar s: in device memory\n");
+    free(got);
+    got = plan_with("extent(out: 1)", norm, CH_TR_ISL_SCHEDULE, 0);
+    cr_expect_str_eq(got, "strategy: isl scheduler\n"
+                          "kernel 0: one thread: S1 S2 S3\n"
+                          "scalar s: a variable of each thread\n");
+    free(got);
+    got = plan_with("",
+                    "void colsum(int n, int m, const double a[n][m], double *s)\n{\n    for (int j "
+                    "= 0; j < m; j++) {\n        s[j] = 0;\n        for (int i = 0; i < n; i++)\n "
+                    "           s[j] += a[i][j];\n    }\n}\n",
+                    CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect(strstr(got, "kernel 0: 1 parallel dimension on threads: S1 S2\n"), "%s", got);
+    cr_expect_null(strstr(got, "atomically"), "%s", got);
+    free(got);
+}
+
+/* The parallel sum's CUDA: the thread's partial sum, the element it belongs to, the warp's
+ * shuffles and one atomic per warp. */
+Test(translate_plan, parallel_sum_cuda)
+{
+    ch_entry_list l;
+    ch_tr_model *m;
+    ch_tr_deps *d;
+    model_of("extent(out: 1)",
+             "void dot(int n, const float *x, const float *y, float *out)\n{\n    out[0] = 0;\n  "
+             "  for (int i = 0; i < n; i++)\n        out[0] += x[i] * y[i];\n}\n",
+             &l, &m, &d);
+    ch_tr_plan *p = NULL;
+    ch_error err;
+    cr_assert_eq(ch_tr_plan_build(m, d, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS, &p, &err), 0);
+    ch_tr_cuda_opts o = {.block1 = 128, .block2_x = 32, .block2_y = 4, .grid_cap = 2112};
+    char *src = ch_tr_cuda(p, &o);
+    expect_has(src, "    float ch_acc = 0;\n    float *ch_target = NULL;\n");
+    expect_has(src, "ch_target = &out[0];");
+    expect_has(src, "ch_acc += __fmul_rn(x[i], y[i]);");
+    expect_has(src, "ch_acc += __shfl_down_sync(0xffffffffu, ch_acc, ch_o);");
+    expect_has(src, "if ((threadIdx.x & 31) == 0 && ch_target)\n        ch_atomic_add(ch_target, "
+                    "ch_acc);");
+    free(src);
+    ch_tr_plan_free(p);
     ch_tr_deps_free(d);
     ch_tr_model_free(m);
     ch_entry_list_free(&l);

@@ -20,13 +20,17 @@ typedef struct tr_variant {
     ch_tr_strategy strategy;
     int block1, bx, by;
     int sm_capped; /* grid capped at a few waves of blocks per SM (threads loop more) */
+    int flags;     /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS */
 } tr_variant;
 
+/* The first two keep the C body's order of every floating addition (results equal the host's
+ * to the last bit); the last two add sums in parallel, with capped grids so that each thread
+ * adds many terms before its warp's one atomic. */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0},
-    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1},
-    {3, CH_TR_ORIGINAL, 128, 32, 4, 1},
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0},
+    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS},
+    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS},
 };
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
@@ -113,11 +117,12 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
             }
             mem->tr_tried[v] = 1;
             ch_tr_plan *plan = NULL;
-            if (ch_tr_plan_build(model, deps, tv->strategy, &plan, err) != 0)
+            if (ch_tr_plan_build(model, deps, tv->strategy, tv->flags, &plan, err) != 0)
                 continue;
-            char *head = ch_xasprintf(TR_MARK "%d: %s, 1-D blocks of %d threads, 2-D blocks of "
-                                              "%dx%d%s",
-                                      tv->id, ch_tr_strategy_name(plan->strategy), tv->block1,
+            char *head = ch_xasprintf(TR_MARK "%d: %s%s, 1-D blocks of %d threads, 2-D blocks "
+                                              "of %dx%d%s",
+                                      tv->id, ch_tr_strategy_name(plan->strategy),
+                                      tv->flags ? ", parallel sums" : "", tv->block1,
                                       tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
             int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
             ch_tr_cuda_opts o = {.block1 = tv->block1,
