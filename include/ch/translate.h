@@ -146,9 +146,11 @@ typedef struct ch_tr_kernel {
                                            instances with equal keys run on one thread */
     isl_pw_aff *extent[2]; /* per mapped member (outermost first): how many values it takes,
                               over the parameters and c0..c{depth-1} (owned) */
-    size_t reduction;      /* a sum `X += e` into one element per launch whose instances the
-                              threads share (partial sums, then one atomic per warp): the
+    size_t reduction;      /* a sum `X += e` (or X++) whose instances the threads share: the
                               statement's index, or -1 */
+    int atomic_each;       /* reduction: the element varies (a histogram, a scatter): each
+                              instance adds atomically; else one element per launch: partial
+                              sums per thread, then one atomic per warp */
 } ch_tr_kernel;
 
 /* How a local scalar is stored in the translation. */
@@ -161,7 +163,7 @@ typedef enum ch_tr_storage {
 typedef struct ch_tr_plan {
     const ch_tr_model *m; /* borrowed */
     ch_tr_strategy strategy;
-    int flags; /* as given to ch_tr_plan_build */
+    int flags;              /* as given to ch_tr_plan_build */
     isl_schedule *schedule; /* the new order, with a "kernel" mark above each kernel (owned);
                                the marks' ids carry the kernel's index + 1 */
     ch_tr_kernel *kernels;
@@ -181,8 +183,8 @@ enum {
      * additions happen in another order, so floating results differ in rounding */
     CH_TR_PARALLEL_SUMS = 1
 };
-int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy,
-                     int flags, ch_tr_plan **out, ch_error *err);
+int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy, int flags,
+                     ch_tr_plan **out, ch_error *err);
 void ch_tr_plan_free(ch_tr_plan *p);
 /* "kernel 0: 2 mapped dimensions below 1 host loop: S1 S2" per kernel, and the schedule
  * tree (for golden tests and reports). */

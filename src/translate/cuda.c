@@ -263,24 +263,45 @@ static int same_ir(const ch_ir *a, const ch_ir *b)
     return eq;
 }
 
-/* A kernel's shared sum `X += e`, `X -= e`, `X = X + e`, `X = e + X` or `X = X - e`: the
- * thread remembers the element and adds e to its partial sum (see print_marks). */
-static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *assign, int indent)
+/* A kernel's shared sum `X += e`, `X -= e`, `X = X + e`, `X = e + X`, `X = X - e`, X++ or
+ * X--. With partial sums the thread remembers the element and adds e to its partial sum (see
+ * print_marks); else it adds e to the element atomically. */
+static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int indent)
 {
-    const ch_ir *lhs = assign->kids[0], *rhs = assign->kids[1];
-    const ch_ir *term = rhs;
-    int minus = strcmp(assign->text, "-=") == 0;
-    if (strcmp(assign->text, "=") == 0 && rhs->kind == CH_IR_BINARY && rhs->nkids == 2) {
-        minus = strcmp(rhs->text, "-") == 0;
-        term = same_ir(rhs->kids[0], lhs) ? rhs->kids[1] : rhs->kids[0];
+    const ch_ir *lhs = x->kids[0], *term = NULL;
+    int minus = 0;
+    if (x->kind == CH_IR_UNARY) {
+        minus = strcmp(x->text, "--") == 0;
+    } else {
+        const ch_ir *rhs = x->kids[1];
+        term = rhs;
+        minus = strcmp(x->text, "-=") == 0;
+        if (strcmp(x->text, "=") == 0 && rhs->kind == CH_IR_BINARY && rhs->nkids == 2) {
+            minus = strcmp(rhs->text, "-") == 0;
+            term = same_ir(rhs->kids[0], lhs) ? rhs->kids[1] : rhs->kids[0];
+        }
     }
     indent_to(pr->out, indent);
+    if (pr->k->atomic_each) {
+        ch_strbuf_adds(pr->out, "ch_atomic_add(&");
+        ch_cx_expr(cx, lhs);
+        ch_strbuf_addf(pr->out, ", %s", minus ? "-(" : "");
+        if (term)
+            ch_cx_expr(cx, term);
+        else
+            ch_strbuf_adds(pr->out, "1");
+        ch_strbuf_adds(pr->out, minus ? "));\n" : ");\n");
+        return;
+    }
     ch_strbuf_adds(pr->out, "ch_target = &");
     ch_cx_expr(cx, lhs);
     ch_strbuf_adds(pr->out, ";\n");
     indent_to(pr->out, indent);
     ch_strbuf_addf(pr->out, "ch_acc %s= ", minus ? "-" : "+");
-    ch_cx_expr(cx, term);
+    if (term)
+        ch_cx_expr(cx, term);
+    else
+        ch_strbuf_adds(pr->out, "1");
     ch_strbuf_adds(pr->out, ";\n");
 }
 
@@ -668,7 +689,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
         }
     }
     const char *acc_t = NULL;
-    if (k->reduction != (size_t)-1) {
+    if (k->reduction != (size_t)-1 && !k->atomic_each) {
         acc_t = ch_scalar_name(elem_type(pr, pr->m->stmts[k->reduction].red_array));
         ch_strbuf_addf(out,
                        "    /* this thread's part of the sum, and the element it goes to (the "

@@ -248,7 +248,7 @@ static int member_parallel(const planner *pl, isl_schedule_node *node, int q)
     return ok == isl_bool_true;
 }
 
-static size_t parallel_sum(const planner *pl, isl_schedule_node *node);
+static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each);
 
 static int has_parallel(const planner *pl, isl_schedule_node *node)
 {
@@ -257,8 +257,9 @@ static int has_parallel(const planner *pl, isl_schedule_node *node)
         isl_size n = isl_schedule_node_band_n_member(node);
         for (int q = 0; q < n && !found; q++)
             found = member_parallel(pl, node, q);
+        int each;
         if (!found && (pl->flags & CH_TR_PARALLEL_SUMS))
-            found = parallel_sum(pl, node) != (size_t)-1;
+            found = parallel_sum(pl, node, &each) != (size_t)-1;
     }
     isl_size kids = isl_schedule_node_n_children(node);
     for (int i = 0; i < kids && !found; i++) {
@@ -321,11 +322,13 @@ static isl_schedule_node *add_kernel(planner *pl, isl_schedule_node *node, int n
 
 static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node);
 
-/* The one statement below node when it is a sum `X += e` (or -=) whose instances under one
- * value of the outer dimensions all add into the same element of X; else -1. Its dependences
- * below node are then all through that element (reduction_op: e does not read X), so the
- * instances may run on different threads if their contributions are added atomically. */
-static size_t parallel_sum(const planner *pl, isl_schedule_node *node)
+/* The one statement below node when it is a sum `X += e` (-=, X++, X--) into an element type
+ * atomicAdd takes; else -1. Its dependences below node are then all through X (reduction_op: e
+ * does not read X), so its instances may run on different threads if their contributions are
+ * added atomically. *each: the element is not the same for every instance under one value of
+ * the outer dimensions (a histogram), so each instance adds atomically; else threads keep
+ * partial sums. */
+static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each)
 {
     const ch_tr_model *m = pl->m;
     isl_union_set *dom = isl_schedule_node_get_domain(node);
@@ -338,33 +341,36 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node)
     }
     isl_union_set_free(dom);
     if (n != 1 || m->stmts[found].red_array == (size_t)-1 ||
-        strcmp(m->stmts[found].red_op, "+") != 0 || m->stmts[found].ir->kind != CH_IR_EXPR_STMT ||
-        m->stmts[found].ir->kids[0]->kind != CH_IR_ASSIGN)
+        strcmp(m->stmts[found].red_op, "+") != 0 || m->stmts[found].ir->kind != CH_IR_EXPR_STMT)
+        return (size_t)-1;
+    const ch_ir *x = m->stmts[found].ir->kids[0];
+    if (x->kind != CH_IR_ASSIGN && x->kind != CH_IR_UNARY)
         return (size_t)-1;
     const ch_tr_stmt *S = &m->stmts[found];
     const ch_param *param = ch_entry_param(m->entry, m->arrays[S->red_array].name);
     ch_scalar t = param ? param->elem : ch_cx_local_type(m->entry, m->arrays[S->red_array].name);
-    if (t != CH_T_FLOAT && t != CH_T_DOUBLE && t != CH_T_INT && t != CH_T_UINT &&
-        t != CH_T_LONG && t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
+    if (t != CH_T_FLOAT && t != CH_T_DOUBLE && t != CH_T_INT && t != CH_T_UINT && t != CH_T_LONG &&
+        t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
         return (size_t)-1; /* no atomicAdd for it */
-    isl_union_map *w = isl_union_map_intersect_domain(
-        isl_union_map_copy(m->arrays[S->red_array].must_writes),
-        isl_union_set_from_set(isl_set_copy(S->domain)));
+    isl_union_map *w =
+        isl_union_map_intersect_domain(isl_union_map_copy(m->arrays[S->red_array].must_writes),
+                                       isl_union_set_from_set(isl_set_copy(S->domain)));
+    *each = 1;
     if (isl_union_map_is_empty(w) == isl_bool_true) { /* a may-write: elements unknown */
         isl_union_map_free(w);
-        return (size_t)-1;
+        return found;
     }
     /* pairs of instances with the same outer dimensions write the same element */
     isl_union_map *back = isl_union_map_reverse(isl_union_map_copy(w));
     isl_union_map *same_elem = isl_union_map_apply_range(w, back);
-    isl_union_map *pairs = isl_union_map_from_domain_and_range(
-        isl_union_set_from_set(isl_set_copy(S->domain)),
-        isl_union_set_from_set(isl_set_copy(S->domain)));
+    isl_union_map *pairs =
+        isl_union_map_from_domain_and_range(isl_union_set_from_set(isl_set_copy(S->domain)),
+                                            isl_union_set_from_set(isl_set_copy(S->domain)));
     pairs = eq_at(pairs, isl_schedule_node_get_prefix_schedule_multi_union_pw_aff(node));
-    isl_bool one_elem = isl_union_map_is_subset(pairs, same_elem);
+    *each = isl_union_map_is_subset(pairs, same_elem) != isl_bool_true;
     isl_union_map_free(pairs);
     isl_union_map_free(same_elem);
-    return one_elem == isl_bool_true ? found : (size_t)-1;
+    return found;
 }
 
 static isl_schedule_node *map_children(planner *pl, isl_schedule_node *node)
@@ -391,12 +397,14 @@ static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node)
                 node = isl_schedule_node_band_split(node, par);
             return add_kernel(pl, node, par);
         }
-        size_t sum = pl->flags & CH_TR_PARALLEL_SUMS ? parallel_sum(pl, node) : (size_t)-1;
+        int each = 0;
+        size_t sum = pl->flags & CH_TR_PARALLEL_SUMS ? parallel_sum(pl, node, &each) : (size_t)-1;
         if (sum != (size_t)-1) {
             if (n > 1)
                 node = isl_schedule_node_band_split(node, 1);
             node = add_kernel(pl, node, 1);
             pl->p->kernels[pl->p->n_kernels - 1].reduction = sum;
+            pl->p->kernels[pl->p->n_kernels - 1].atomic_each = each;
             return node;
         }
         if (!has_parallel(pl, node))
@@ -606,8 +614,8 @@ static int plan_once(planner *pl, ch_error *err)
                                       m->entry->name);
 }
 
-int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy,
-                     int flags, ch_tr_plan **out, ch_error *err)
+int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy, int flags,
+                     ch_tr_plan **out, ch_error *err)
 {
     *out = NULL;
     if (m->n_stmts == 0)
@@ -680,7 +688,8 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
         const ch_tr_kernel *K = &p->kernels[k];
         ch_strbuf_addf(out, "kernel %zu: ", k);
         if (K->reduction != (size_t)-1)
-            ch_strbuf_addf(out, "a sum on threads (%s, atomically)", m->stmts[K->reduction].name);
+            ch_strbuf_addf(out, "%s on threads (%s, atomically)",
+                           K->atomic_each ? "updates" : "a sum", m->stmts[K->reduction].name);
         else if (K->n_mapped)
             ch_strbuf_addf(out, "%d parallel dimension%s on threads", K->n_mapped,
                            K->n_mapped > 1 ? "s" : "");

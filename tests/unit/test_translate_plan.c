@@ -443,3 +443,20 @@ Test(translate_plan, parallel_sum_cuda)
     ch_tr_model_free(m);
     ch_entry_list_free(&l);
 }
+
+/* A histogram: h[data[i]]++ writes an element the model cannot name (a may-write), and its only
+ * dependences are the increments' own: with parallel sums each iteration runs on a thread and
+ * increments its element atomically. */
+Test(translate_plan, histogram_atomics)
+{
+    const char *hist = "void hist(int n, const unsigned char *data, int *h)\n{\n    for (int i = "
+                       "0; i < n; i++)\n        h[data[i]]++;\n}\n";
+    char *got = plan_with("extent(data: n, h: 256)", hist, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n"
+                          "kernel 0: updates on threads (S1, atomically): S1\n"
+                          "  c0..c0: [n] -> [{ S1[i] -> [(i)] }]\n");
+    free(got);
+    got = plan_with("extent(data: n, h: 256)", hist, CH_TR_ISL_SCHEDULE, 0);
+    cr_expect_str_eq(got, "strategy: isl scheduler\nkernel 0: one thread: S1\n");
+    free(got);
+}

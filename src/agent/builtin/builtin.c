@@ -122,8 +122,8 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
             char *head = ch_xasprintf(TR_MARK "%d: %s%s, 1-D blocks of %d threads, 2-D blocks "
                                               "of %dx%d%s",
                                       tv->id, ch_tr_strategy_name(plan->strategy),
-                                      tv->flags ? ", parallel sums" : "", tv->block1,
-                                      tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
+                                      tv->flags ? ", parallel sums" : "", tv->block1, tv->bx,
+                                      tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
             int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
             ch_tr_cuda_opts o = {.block1 = tv->block1,
                                  .block2_x = tv->bx,
