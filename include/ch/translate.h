@@ -178,9 +178,10 @@ typedef struct ch_tr_plan {
  * lives. -1 with err set when no legal plan is found. */
 /* Bits of ch_tr_plan_build's flags. */
 enum {
-    /* A loop nest whose only dependences are a sum into one element (a dot product, a norm)
-     * runs on many threads with partial sums added atomically, instead of on one thread: the
-     * additions happen in another order, so floating results differ in rounding */
+    /* A loop nest whose only dependences are a sum (a dot product, a norm, a histogram) runs
+     * on many threads whose contributions are added atomically, instead of on one thread.
+     * Floating sums only when the entry has a tol() clause: the additions happen in another
+     * order, so the results round differently */
     CH_TR_PARALLEL_SUMS = 1
 };
 int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy, int flags,

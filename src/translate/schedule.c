@@ -323,11 +323,11 @@ static isl_schedule_node *add_kernel(planner *pl, isl_schedule_node *node, int n
 static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node);
 
 /* The one statement below node when it is a sum `X += e` (-=, X++, X--) into an element type
- * atomicAdd takes; else -1. Its dependences below node are then all through X (reduction_op: e
- * does not read X), so its instances may run on different threads if their contributions are
- * added atomically. *each: the element is not the same for every instance under one value of
- * the outer dimensions (a histogram), so each instance adds atomically; else threads keep
- * partial sums. */
+ * atomicAdd takes (a floating one only under a tol() clause); else -1. Its dependences below node
+ * are then all through X (reduction_op: e does not read X), so its instances may run on different
+ * threads if their contributions are added atomically. *each: the element is not the same for every
+ * instance under one value of the outer dimensions (a histogram), so each instance adds atomically;
+ * else threads keep partial sums. */
 static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each)
 {
     const ch_tr_model *m = pl->m;
@@ -352,6 +352,10 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each
     if (t != CH_T_FLOAT && t != CH_T_DOUBLE && t != CH_T_INT && t != CH_T_UINT && t != CH_T_LONG &&
         t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
         return (size_t)-1; /* no atomicAdd for it */
+    /* threads add floating terms in another order, which rounds differently: only when the
+     * entry states the tolerance it accepts (tol(...)), as -fassociative-math lets gcc */
+    if ((t == CH_T_FLOAT || t == CH_T_DOUBLE) && !m->entry->clauses.has_tol)
+        return (size_t)-1;
     isl_union_map *w =
         isl_union_map_intersect_domain(isl_union_map_copy(m->arrays[S->red_array].must_writes),
                                        isl_union_set_from_set(isl_set_copy(S->domain)));

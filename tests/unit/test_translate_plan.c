@@ -382,17 +382,18 @@ static char *plan_with(const char *clauses, const char *body, ch_tr_strategy s, 
 }
 
 /* A sum into one element (a norm into the local s): every dependence of the loop is the sum's,
- * so with parallel sums its iterations go to threads, each adding its terms to a partial sum
- * and each warp adding its part atomically; s then lives in device memory (three kernels use
- * it). Without the flag the loop keeps the C order of the additions, on one thread. A column
- * sum s[j] += a[i][j] needs no atomics: j is parallel and each thread adds its column in
+ * so with parallel sums and a stated tolerance its iterations go to threads, each adding its terms
+ * to a partial sum and each warp adding its part atomically; s then lives in device memory (three
+ * kernels use it). Without the flag the loop keeps the C order of the additions, on one thread. A
+ * column sum s[j] += a[i][j] needs no atomics: j is parallel and each thread adds its column in
  * order. */
 Test(translate_plan, parallel_sums)
 {
     const char *norm = "void norm(int n, const double *x, double *out)\n{\n    double s = 0;\n    "
                        "for (int i = 0; i < n; i++)\n        s += x[i] * x[i];\n    out[0] = "
                        "sqrt(s);\n}\n";
-    char *got = plan_with("extent(out: 1)", norm, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    char *got =
+        plan_with("extent(out: 1) tol(1e-6)", norm, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
     cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n"
                           "kernel 0: one thread: S1\n"
                           "kernel 1: a sum on threads (S2, atomically): S2\n"
@@ -400,8 +401,14 @@ Test(translate_plan, parallel_sums)
                           "kernel 2: one thread: S3\n"
                           "scalar s: in device memory\n");
     free(got);
-    got = plan_with("extent(out: 1)", norm, CH_TR_ISL_SCHEDULE, 0);
+    got = plan_with("extent(out: 1) tol(1e-6)", norm, CH_TR_ISL_SCHEDULE, 0);
     cr_expect_str_eq(got, "strategy: isl scheduler\n"
+                          "kernel 0: one thread: S1 S2 S3\n"
+                          "scalar s: a variable of each thread\n");
+    free(got);
+    /* without a stated tolerance a floating sum keeps the C order of its additions */
+    got = plan_with("extent(out: 1)", norm, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n"
                           "kernel 0: one thread: S1 S2 S3\n"
                           "scalar s: a variable of each thread\n");
     free(got);
@@ -422,7 +429,7 @@ Test(translate_plan, parallel_sum_cuda)
     ch_entry_list l;
     ch_tr_model *m;
     ch_tr_deps *d;
-    model_of("extent(out: 1)",
+    model_of("extent(out: 1) tol(1e-5)",
              "void dot(int n, const float *x, const float *y, float *out)\n{\n    out[0] = 0;\n  "
              "  for (int i = 0; i < n; i++)\n        out[0] += x[i] * y[i];\n}\n",
              &l, &m, &d);
