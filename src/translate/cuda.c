@@ -315,6 +315,17 @@ static const char *counter_type(const printer *pr, const ch_tr_loop *l)
     return t != CH_T_UNKNOWN ? ch_scalar_name(t) : "long long";
 }
 
+/* Does statement s (or a condition guarding it) read variable name? */
+static int uses_var(const ch_tr_stmt *s, const char *name)
+{
+    if (ch_ir_find(s->ir, CH_IR_VAR, name))
+        return 1;
+    for (size_t g = 0; g < s->n_guards; g++)
+        if (ch_ir_find(s->guards[g], CH_IR_VAR, name))
+            return 1;
+    return 0;
+}
+
 static void comment_text(ch_strbuf *out, const char *text)
 {
     for (const char *c = text; *c; c++) {
@@ -346,6 +357,8 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
     ch_strbuf_adds(out, " */\n");
     for (size_t i = 0; i < s->n_loops; i++) {
         const ch_tr_loop *l = &pr->m->loops[s->loops[i]];
+        if (!uses_var(s, l->counter))
+            continue; /* bound only where the statement reads it */
         isl_ast_expr *v = isl_ast_expr_op_get_arg(call, (int)i + 1);
         const char *t = counter_type(pr, l);
         indent_to(out, indent + 1);
@@ -818,50 +831,64 @@ static char *extent_text(const ch_param *p)
     return ch_strbuf_detach(&sb);
 }
 
-static void emit_support(printer *pr, ch_strbuf *out)
+/* The file's helpers for `code` (the kernels and the launcher). */
+static void emit_support(printer *pr, ch_strbuf *out, const char *code)
 {
     const char *n = pr->e->name;
-    int sums = 0;
-    for (size_t k = 0; k < pr->p->n_kernels; k++)
-        sums |= pr->p->kernels[k].reduction != (size_t)-1;
-    if (sums)
-        ch_strbuf_adds(out, "/* atomicAdd for the element types of C sums (64-bit integers "
-                            "through the unsigned\n * form: the bits of a two's complement sum "
-                            "are the same). */\n"
-                            "static __device__ inline void ch_atomic_add(float *p, float v) { "
-                            "atomicAdd(p, v); }\n"
-                            "static __device__ inline void ch_atomic_add(double *p, double v) { "
-                            "atomicAdd(p, v); }\n"
-                            "static __device__ inline void ch_atomic_add(int *p, int v) { "
-                            "atomicAdd(p, v); }\n"
-                            "static __device__ inline void ch_atomic_add(unsigned *p, unsigned v) "
-                            "{ atomicAdd(p, v); }\n"
-                            "static __device__ inline void ch_atomic_add(long long *p, long long "
-                            "v)\n{\n    atomicAdd((unsigned long long *)p, (unsigned long "
-                            "long)v);\n}\n"
-                            "static __device__ inline void ch_atomic_add(unsigned long long *p, "
-                            "unsigned long long v)\n{\n    atomicAdd(p, v);\n}\n"
-                            "static __device__ inline void ch_atomic_add(long *p, long v)\n{\n"
-                            "    atomicAdd((unsigned long long *)p, (unsigned long long)v);\n}\n"
-                            "static __device__ inline void ch_atomic_add(unsigned long *p, "
-                            "unsigned long v)\n{\n    atomicAdd((unsigned long long *)p, "
-                            "(unsigned long long)v);\n}\n\n");
-    ch_strbuf_adds(out,
-                   "/* Integer helpers of the loops isl generates. */\n"
-                   "static __host__ __device__ inline long long ch_isl_min(long long a, long "
-                   "long b) { return a < b ? a : b; }\n"
-                   "static __host__ __device__ inline long long ch_isl_max(long long a, long "
-                   "long b) { return a > b ? a : b; }\n"
-                   "/* floor(a / b) for b > 0 */\n"
-                   "static __host__ __device__ inline long long ch_isl_floord(long long a, long "
-                   "long b)\n{\n    return a >= 0 ? a / b : -((-a + b - 1) / b);\n}\n\n");
-    ch_strbuf_addf(out,
-                   "/* Blocks needed for `count` values at `per_block` each, at most `cap` (the "
-                   "loops are\n * grid-stride, so fewer blocks are still correct). */\nstatic "
-                   "unsigned %s_blocks(long long count, int per_block, long long cap)\n{\n    "
-                   "long long b = (count + per_block - 1) / per_block;\n    return (unsigned)(b "
-                   "< 1 ? 1 : b < cap ? b : cap);\n}\n\n",
-                   n);
+    /* only what the kernels and the launcher use: nvcc warns of unused static functions */
+    int atomics_done[CH_T_COUNT_] = {0};
+    for (size_t k = 0; k < pr->p->n_kernels; k++) {
+        const ch_tr_kernel *K = &pr->p->kernels[k];
+        if (K->reduction == (size_t)-1)
+            continue;
+        ch_scalar t = elem_type(pr, pr->m->stmts[K->reduction].red_array);
+        if (atomics_done[t]++)
+            continue;
+        const char *tn = ch_scalar_name(t);
+        int wide = t == CH_T_LONG || t == CH_T_ULONG || t == CH_T_LLONG;
+        ch_strbuf_addf(out,
+                       "/* atomicAdd for %s%s */\nstatic __device__ inline void "
+                       "ch_atomic_add(%s *p, %s v)\n{\n",
+                       tn,
+                       wide ? " (through the unsigned 64-bit form: a two's complement sum "
+                              "has the same bits)"
+                            : "",
+                       tn, tn);
+        if (wide)
+            ch_strbuf_adds(out,
+                           "    atomicAdd((unsigned long long *)p, (unsigned long long)v);\n}\n\n");
+        else
+            ch_strbuf_adds(out, "    atomicAdd(p, v);\n}\n\n");
+    }
+    static const struct {
+        const char *name, *def;
+    } helpers[] = {
+        {"ch_isl_min(", "static __host__ __device__ inline long long ch_isl_min(long long a, long "
+                        "long b) { return a < b ? a : b; }\n"},
+        {"ch_isl_max(", "static __host__ __device__ inline long long ch_isl_max(long long a, long "
+                        "long b) { return a > b ? a : b; }\n"},
+        {"ch_isl_floord(", "/* floor(a / b) for b > 0 */\nstatic __host__ __device__ inline long "
+                           "long ch_isl_floord(long long a, long long b)\n{\n    return a >= 0 ? "
+                           "a / b : -((-a + b - 1) / b);\n}\n"},
+    };
+    int any = 0;
+    for (size_t i = 0; i < sizeof helpers / sizeof *helpers; i++)
+        if (strstr(code, helpers[i].name)) {
+            if (!any++)
+                ch_strbuf_adds(out, "/* Integer helpers of the loops isl generates. */\n");
+            ch_strbuf_adds(out, helpers[i].def);
+        }
+    if (any)
+        ch_strbuf_addc(out, '\n');
+    if (strstr(code, "_blocks(ch_e"))
+        ch_strbuf_addf(
+            out,
+            "/* Blocks needed for `count` values at `per_block` each, at most `cap` (the "
+            "loops are\n * grid-stride, so fewer blocks are still correct). */\nstatic "
+            "unsigned %s_blocks(long long count, int per_block, long long cap)\n{\n    "
+            "long long b = (count + per_block - 1) / per_block;\n    return (unsigned)(b "
+            "< 1 ? 1 : b < cap ? b : cap);\n}\n\n",
+            n);
     if (pr->any_device) {
         ch_strbuf_addf(out,
                        "/* The C function's scalars that more than one kernel (or more than one "
@@ -1015,7 +1042,11 @@ char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
     ch_strbuf_adds(&out, " */\n#include <cuda_runtime.h>\n#include <math.h>\n#include "
                          "<stddef.h>\n#include <mutex>\n\n");
     ch_cx_helpers(m->entry, &out);
-    emit_support(&pr, &out);
+    ch_strbuf code;
+    ch_strbuf_init(&code);
+    ch_strbuf_addf(&code, "%s%s", pr.kernels.data, launcher.data);
+    emit_support(&pr, &out, code.data);
+    ch_strbuf_free(&code);
     ch_strbuf_add(&out, pr.kernels.data, pr.kernels.len);
     ch_strbuf_add(&out, launcher.data, launcher.len);
     ch_strbuf_free(&launcher);

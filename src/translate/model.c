@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <isl/map.h>
+#include <isl/options.h>
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/union_map.h>
@@ -964,6 +965,9 @@ int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err)
                            "cannot translate %s: it has no body to translate", e->name);
     ch_tr_model *m = ch_xcalloc(1, sizeof *m);
     m->ctx = isl_ctx_alloc();
+    /* isl's failures (the scheduler's operation bound) come back as values the translator
+     * handles; they are not for the user's build output */
+    isl_options_set_on_error(m->ctx, ISL_ON_ERROR_CONTINUE);
     m->entry = e;
     builder b = {.m = m, .e = e, .err = err};
     ch_strvec_init(&b.cons);
