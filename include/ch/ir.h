@@ -99,5 +99,7 @@ void ch_ir_print(ch_strbuf *out, const ch_ir *ir, int indent, ch_ir_rename_fn re
 
 /* One-line structural dump used by tests and the cache key ("(for (decl i ...) ...)"). */
 void ch_ir_dump(ch_strbuf *out, const ch_ir *ir);
+/* Whether a and b are the same expression (equal dumps). */
+int ch_ir_same(const ch_ir *a, const ch_ir *b);
 
 #endif

@@ -89,6 +89,8 @@ typedef struct ch_tr_model {
  * arithmetic, local arrays, opaque nodes. */
 int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err);
 void ch_tr_model_free(ch_tr_model *m);
+/* The element type of array a: a parameter's, or a local's declared type. */
+ch_scalar ch_tr_array_elem(const ch_tr_model *m, size_t a);
 
 typedef enum ch_tr_dep_kind { CH_TR_FLOW = 0, CH_TR_ANTI, CH_TR_OUTPUT } ch_tr_dep_kind;
 const char *ch_tr_dep_kind_name(ch_tr_dep_kind k); /* "flow", "anti", "output" */

@@ -80,3 +80,16 @@ int ch_ir_for_init(const ch_ir *f, const char **name, const ch_ir **start)
     }
     return *name ? 0 : -1;
 }
+
+int ch_ir_same(const ch_ir *a, const ch_ir *b)
+{
+    ch_strbuf x, y;
+    ch_strbuf_init(&x);
+    ch_strbuf_init(&y);
+    ch_ir_dump(&x, a);
+    ch_ir_dump(&y, b);
+    int eq = strcmp(x.data, y.data) == 0;
+    ch_strbuf_free(&x);
+    ch_strbuf_free(&y);
+    return eq;
+}

@@ -243,26 +243,6 @@ static const char *rename_var(void *ctx, const char *name)
     return pr->rename;
 }
 
-/* The element type of a model array: a parameter's, or a local's declared type. */
-static ch_scalar elem_type(const printer *pr, size_t a)
-{
-    const ch_param *p = ch_entry_param(pr->e, pr->m->arrays[a].name);
-    return p ? p->elem : ch_cx_local_type(pr->e, pr->m->arrays[a].name);
-}
-
-static int same_ir(const ch_ir *a, const ch_ir *b)
-{
-    ch_strbuf x, y;
-    ch_strbuf_init(&x);
-    ch_strbuf_init(&y);
-    ch_ir_dump(&x, a);
-    ch_ir_dump(&y, b);
-    int eq = strcmp(x.data, y.data) == 0;
-    ch_strbuf_free(&x);
-    ch_strbuf_free(&y);
-    return eq;
-}
-
 /* A kernel's shared sum `X += e`, `X -= e`, `X = X + e`, `X = e + X`, `X = X - e`, X++ or
  * X--. With partial sums the thread remembers the element and adds e to its partial sum (see
  * print_marks); else it adds e to the element atomically. */
@@ -278,7 +258,7 @@ static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int 
         minus = strcmp(x->text, "-=") == 0;
         if (strcmp(x->text, "=") == 0 && rhs->kind == CH_IR_BINARY && rhs->nkids == 2) {
             minus = strcmp(rhs->text, "-") == 0;
-            term = same_ir(rhs->kids[0], lhs) ? rhs->kids[1] : rhs->kids[0];
+            term = ch_ir_same(rhs->kids[0], lhs) ? rhs->kids[1] : rhs->kids[0];
         }
     }
     indent_to(pr->out, indent);
@@ -703,7 +683,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     }
     const char *acc_t = NULL;
     if (k->reduction != (size_t)-1 && !k->atomic_each) {
-        acc_t = ch_scalar_name(elem_type(pr, pr->m->stmts[k->reduction].red_array));
+        acc_t = ch_scalar_name(ch_tr_array_elem(pr->m, pr->m->stmts[k->reduction].red_array));
         ch_strbuf_addf(out,
                        "    /* this thread's part of the sum, and the element it goes to (the "
                        "same for every\n     * thread of the launch) */\n    %s ch_acc = 0;\n"
@@ -841,7 +821,7 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
         const ch_tr_kernel *K = &pr->p->kernels[k];
         if (K->reduction == (size_t)-1)
             continue;
-        ch_scalar t = elem_type(pr, pr->m->stmts[K->reduction].red_array);
+        ch_scalar t = ch_tr_array_elem(pr->m, pr->m->stmts[K->reduction].red_array);
         if (atomics_done[t]++)
             continue;
         const char *tn = ch_scalar_name(t);

@@ -433,20 +433,6 @@ static int collect_reads(builder *b, size_t si, const ch_ir *n)
     return 0;
 }
 
-/* Whether a and b print as the same expression. */
-static int same_expr(const ch_ir *a, const ch_ir *b)
-{
-    ch_strbuf x, y;
-    ch_strbuf_init(&x);
-    ch_strbuf_init(&y);
-    ch_ir_dump(&x, a);
-    ch_ir_dump(&y, b);
-    int eq = strcmp(x.data, y.data) == 0;
-    ch_strbuf_free(&x);
-    ch_strbuf_free(&y);
-    return eq;
-}
-
 /* The reduction operator of `X op= e` or `X = X op e` / `X = op(X, e)` where e does not
  * mention X's array, or NULL. `X -= e` is a sum of negated terms, so it counts as "+". */
 static const char *reduction_op(const ch_ir *assign, const char *array)
@@ -466,7 +452,7 @@ static const char *reduction_op(const ch_ir *assign, const char *array)
                 continue;
             /* X = X - e, or X = e op X for the commutative ones */
             for (int side = 0; side < (i == 1 ? 1 : 2); side++)
-                if (same_expr(rhs->kids[side], lhs) &&
+                if (ch_ir_same(rhs->kids[side], lhs) &&
                     !ch_ir_find(rhs->kids[1 - side], CH_IR_VAR, array))
                     return names[i];
         }
@@ -479,7 +465,7 @@ static const char *reduction_op(const ch_ir *assign, const char *array)
         else if (strncmp(rhs->text, "fmax", 4) == 0 || strcmp(rhs->text, "max") == 0)
             op = "max";
         for (int side = 0; op && side < 2; side++)
-            if (same_expr(rhs->kids[side], lhs) &&
+            if (ch_ir_same(rhs->kids[side], lhs) &&
                 !ch_ir_find(rhs->kids[1 - side], CH_IR_VAR, array))
                 return op;
     }
@@ -1035,4 +1021,10 @@ void ch_tr_model_free(ch_tr_model *m)
     isl_union_map_free(m->schedule);
     isl_ctx_free(m->ctx);
     free(m);
+}
+
+ch_scalar ch_tr_array_elem(const ch_tr_model *m, size_t a)
+{
+    const ch_param *p = ch_entry_param(m->entry, m->arrays[a].name);
+    return p ? p->elem : ch_cx_local_type(m->entry, m->arrays[a].name);
 }

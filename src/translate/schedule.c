@@ -39,7 +39,6 @@
 #include <isl/union_set.h>
 #include <isl/val.h>
 
-#include "ch/cexpr.h"
 #include "ch/translate.h"
 
 /* Bound on isl's work in the scheduler (its "operations"): a body whose scheduling problem is
@@ -347,8 +346,7 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each
     if (x->kind != CH_IR_ASSIGN && x->kind != CH_IR_UNARY)
         return (size_t)-1;
     const ch_tr_stmt *S = &m->stmts[found];
-    const ch_param *param = ch_entry_param(m->entry, m->arrays[S->red_array].name);
-    ch_scalar t = param ? param->elem : ch_cx_local_type(m->entry, m->arrays[S->red_array].name);
+    ch_scalar t = ch_tr_array_elem(m, S->red_array);
     if (t != CH_T_FLOAT && t != CH_T_DOUBLE && t != CH_T_INT && t != CH_T_UINT && t != CH_T_LONG &&
         t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
         return (size_t)-1; /* no atomicAdd for it */
