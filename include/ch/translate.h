@@ -45,6 +45,8 @@ typedef struct ch_tr_array {
     int is_scalar;         /* a local scalar of the body, modelled as a zero-dimensional array */
     const ch_ir *decl;     /* a local's declaration (borrowed), NULL for a parameter */
     long long local_elems; /* a local array's element count (one constant dimension) */
+    char *shape; /* a flattened pointer split by its subscripts' row-major shape ("[*][n]"),
+                    else NULL (owned); ndims counts the split dimensions */
     isl_union_map *reads, *must_writes, *may_writes; /* this array's accesses; may_writes are
                                                         the writes that are not must-writes */
 } ch_tr_array;
@@ -71,8 +73,10 @@ typedef struct ch_tr_stmt {
 } ch_tr_stmt;
 
 typedef struct ch_tr_model {
-    isl_ctx *ctx; /* owned */
-    const ch_entry *entry;
+    isl_ctx *ctx;          /* owned */
+    const ch_entry *entry; /* the entry, or converted when that is set */
+    ch_entry *converted;   /* owned: the entry with its body if-converted (the ifs whose
+                              branches change what their condition reads), or NULL */
     ch_tr_stmt *stmts;
     size_t n_stmts;
     ch_tr_loop *loops; /* in textual order of their `for` */

@@ -27,6 +27,8 @@
 
 #include "ch/cexpr.h"
 #include "ch/translate.h"
+#include "delin.h"
+#include "ifconv.h"
 
 /* --- affine forms --- */
 
@@ -42,7 +44,7 @@ typedef struct lin {
 } lin;
 
 /* Names isl's parser reads as keywords get a trailing underscore in isl text. */
-static void add_isl_name(ch_strbuf *sb, const char *name)
+void ch_tr_isl_name(ch_strbuf *sb, const char *name)
 {
     static const char *const kw[] = {"and",  "or",   "not",  "exists",  "min",    "max",   "floor",
                                      "ceil", "mod",  "true", "false",   "infty",  "ceild", "floord",
@@ -96,7 +98,7 @@ static void lin_print(ch_strbuf *sb, const lin *l)
             ch_strbuf_adds(sb, l->k[i] < 0 ? (any ? " - " : "-") : " + ");
         if (llabs(l->k[i]) != 1)
             ch_strbuf_addf(sb, "%lld*", llabs(l->k[i]));
-        add_isl_name(sb, l->var[i]);
+        ch_tr_isl_name(sb, l->var[i]);
         any = 1;
     }
     if (!any)
@@ -107,6 +109,13 @@ static void lin_print(ch_strbuf *sb, const lin *l)
 }
 
 /* --- the builder --- */
+
+/* The shape every split subscript of a flattened array agrees on (see delin.h). */
+typedef struct shape {
+    const char *array; /* borrowed from the entry */
+    size_t ndims;      /* 0 once two subscripts disagree: the array stays one-dimensional */
+    const char *size[CH_TR_DELIN_MAX_DIMS];
+} shape;
 
 typedef struct builder {
     ch_tr_model *m;
@@ -129,6 +138,11 @@ typedef struct builder {
     long **spos; /* per statement: its 2d+1 schedule positions (counters as 0) */
     size_t max_depth;
     unsigned n_exists;
+    shape *shapes; /* per flattened array: the row-major shape its subscripts share */
+    size_t n_shapes;
+    const ch_strvec *unsplit; /* arrays whose split failed to prove in an earlier attempt */
+    const char *split_failed; /* set when an access of this array leaves its shape: the
+                                 model is built again with the array unsplit */
 } builder;
 
 static int refuse(builder *b, const ch_ir *n, const char *what)
@@ -265,7 +279,7 @@ static void add_tuple(ch_strbuf *sb, const builder *b, const ch_tr_stmt *s)
     for (size_t i = 0; i < s->n_loops; i++) {
         if (i)
             ch_strbuf_adds(sb, ", ");
-        add_isl_name(sb, b->m->loops[s->loops[i]].counter);
+        ch_tr_isl_name(sb, b->m->loops[s->loops[i]].counter);
     }
     ch_strbuf_addc(sb, ']');
 }
@@ -281,7 +295,7 @@ static int add_access(builder *b, size_t si, size_t ai, const char *subs, int wr
     ch_strbuf_addf(&sb, "%s -> { ", b->params);
     add_tuple(&sb, b, s);
     ch_strbuf_adds(&sb, " -> ");
-    add_isl_name(&sb, a->name);
+    ch_tr_isl_name(&sb, a->name);
     ch_strbuf_addf(&sb, "[%s] }", subs);
     isl_union_map *acc = isl_union_map_read_from_str(b->m->ctx, sb.data);
     ch_strbuf_free(&sb);
@@ -322,6 +336,145 @@ static size_t local_scalar(builder *b, const ch_ir *v)
     return a;
 }
 
+/* --- flattened arrays (delin.h) --- */
+
+/* Before the walk, any variable that is not a parameter is taken for a counter: the walk
+ * checks each split subscript again with the counters actually open. */
+static ch_tr_delin_var any_counter(const char *name, const void *ctx)
+{
+    const ch_param *p = ch_entry_param(((const builder *)ctx)->e, name);
+    return !p ? CH_TR_DV_COUNTER : is_int_param(p) ? CH_TR_DV_PARAM : CH_TR_DV_OTHER;
+}
+
+static ch_tr_delin_var open_counter_or_param(const char *name, const void *ctx)
+{
+    const builder *b = ctx;
+    const ch_param *p = ch_entry_param(b->e, name);
+    if (p)
+        return is_int_param(p) ? CH_TR_DV_PARAM : CH_TR_DV_OTHER;
+    return open_counter(b, name) >= 0 ? CH_TR_DV_COUNTER : CH_TR_DV_OTHER;
+}
+
+/* The parameter of an element access with one subscript into a one-dimensional pointer or
+ * array parameter, or NULL. */
+static const ch_param *flat_param(const builder *b, const ch_ir *n)
+{
+    if (n->kind != CH_IR_INDEX || n->nkids != 2 || !n->kids[0] || n->kids[0]->kind != CH_IR_VAR)
+        return NULL;
+    const ch_param *p = param_of(b, n->kids[0]);
+    if (!p || p->role == CH_ROLE_SCALAR || (p->role == CH_ROLE_ARRAY && p->ndims != 1))
+        return NULL;
+    return p;
+}
+
+static shape *shape_of(const builder *b, const char *array)
+{
+    for (size_t i = 0; i < b->n_shapes; i++)
+        if (strcmp(b->shapes[i].array, array) == 0)
+            return &b->shapes[i];
+    return NULL;
+}
+
+static int same_sizes(const shape *s, const ch_tr_delin *d)
+{
+    if (s->ndims != d->ndims)
+        return 0;
+    for (size_t i = 1; i < d->ndims; i++)
+        if (strcmp(s->size[i], d->size[i]) != 0)
+            return 0;
+    return 1;
+}
+
+static int kept_unsplit(const builder *b, const char *array)
+{
+    for (size_t i = 0; b->unsplit && i < b->unsplit->len; i++)
+        if (strcmp(b->unsplit->items[i], array) == 0)
+            return 1;
+    return 0;
+}
+
+/* The shape of every flattened array whose split subscripts in n all agree on one. */
+static void find_shapes(builder *b, const ch_ir *n)
+{
+    if (!n)
+        return;
+    const ch_param *p = flat_param(b, n);
+    ch_tr_delin d;
+    if (p && !kept_unsplit(b, p->name) && ch_tr_delinearize(n->kids[1], any_counter, b, &d) == 0) {
+        shape *s = shape_of(b, p->name);
+        if (!s) {
+            b->shapes = ch_xrealloc(b->shapes, (b->n_shapes + 1) * sizeof *b->shapes);
+            s = &b->shapes[b->n_shapes++];
+            memset(s, 0, sizeof *s);
+            s->array = p->name;
+            s->ndims = d.ndims;
+            memcpy(s->size, d.size, sizeof s->size);
+        } else if (s->ndims && !same_sizes(s, &d)) {
+            s->ndims = 0;
+        }
+        ch_tr_delin_free(&d);
+    }
+    for (size_t i = 0; i < n->nkids; i++)
+        find_shapes(b, n->kids[i]);
+}
+
+/* Does every instance of statement si keep the split subscripts within their sizes? Only
+ * then are distinct split elements distinct memory. */
+static int within_shape(const builder *b, size_t si, const ch_tr_delin *d)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    ch_strbuf_addf(&sb, "%s -> { ", b->params);
+    add_tuple(&sb, b, &b->m->stmts[si]);
+    for (size_t i = 1; i < d->ndims; i++) {
+        ch_strbuf_addf(&sb, "%s0 <= %s <= ", i > 1 ? " and " : " : ", d->dim[i].data);
+        ch_tr_isl_name(&sb, d->size[i]);
+        ch_strbuf_adds(&sb, " - 1");
+    }
+    ch_strbuf_adds(&sb, " }");
+    isl_set *bounds = isl_set_read_from_str(b->m->ctx, sb.data);
+    ch_strbuf_free(&sb);
+    isl_bool sub = bounds ? isl_set_is_subset(b->m->stmts[si].domain, bounds) : isl_bool_error;
+    isl_set_free(bounds);
+    return sub == isl_bool_true;
+}
+
+/* An element of a flattened array with a shape: its split subscripts, or every dimension
+ * free (an over-approximation) for a subscript of another form. A split that leaves the
+ * shape's bounds ends this attempt (b->split_failed). */
+static int split_element(builder *b, size_t si, const ch_ir *n, const shape *sh, size_t *ai,
+                         ch_strbuf *subs, int *affine)
+{
+    *ai = find_array(b, sh->array, sh->ndims, 0);
+    ch_tr_array *a = &b->m->arrays[*ai];
+    if (!a->shape) {
+        ch_strbuf t;
+        ch_strbuf_init(&t);
+        ch_strbuf_adds(&t, "[*]");
+        for (size_t i = 1; i < sh->ndims; i++)
+            ch_strbuf_addf(&t, "[%s]", sh->size[i]);
+        a->shape = ch_strbuf_detach(&t);
+    }
+    ch_tr_delin d;
+    *affine =
+        ch_tr_delinearize(n->kids[1], open_counter_or_param, b, &d) == 0 && same_sizes(sh, &d);
+    if (*affine && !within_shape(b, si, &d)) {
+        ch_tr_delin_free(&d);
+        b->split_failed = sh->array;
+        return -1;
+    }
+    for (size_t i = 0; i < sh->ndims; i++) {
+        if (i)
+            ch_strbuf_adds(subs, ", ");
+        if (*affine)
+            ch_strbuf_adds(subs, d.dim[i].data);
+        else
+            ch_strbuf_addf(subs, "__o%zu", i);
+    }
+    ch_tr_delin_free(&d);
+    return collect_reads(b, si, n->kids[1]);
+}
+
 /* An element access a[..] / A[..][..] of a parameter: its array and subscripts as isl text;
  * *affine cleared when some subscript is not affine. The reads inside subscripts are
  * collected for statement si. */
@@ -338,6 +491,9 @@ static int element(builder *b, size_t si, const ch_ir *n, size_t *ai, ch_strbuf 
     }
     const ch_param *p = param_of(b, base);
     size_t local = local_array(b, base);
+    const shape *sh = k == 1 && flat_param(b, n) ? shape_of(b, p->name) : NULL;
+    if (sh && sh->ndims)
+        return split_element(b, si, n, sh, ai, subs, affine);
     if (local != (size_t)-1) {
         if (k != 1)
             return refuse(b, n, "a local array accessed with fewer or more subscripts than it has");
@@ -369,6 +525,26 @@ static int element(builder *b, size_t si, const ch_ir *n, size_t *ai, ch_strbuf 
     return 0;
 }
 
+/* `*p` is p[0]: fills idx (with zero and kids, all on the caller's stack) as that element
+ * access and returns 1 when n is a dereference of a variable, else 0. */
+static int deref_as_element(const ch_ir *n, ch_ir *idx, ch_ir *zero, ch_ir *kids[2])
+{
+    if (n->kind != CH_IR_UNARY || strcmp(n->text, "*") != 0 || n->nkids != 1 ||
+        n->kids[0]->kind != CH_IR_VAR)
+        return 0;
+    *zero = (ch_ir){.kind = CH_IR_INT_LIT, .line = n->line, .col = n->col, .param_index = -1};
+    kids[0] = n->kids[0];
+    kids[1] = zero;
+    *idx = (ch_ir){.kind = CH_IR_INDEX,
+                   .line = n->line,
+                   .col = n->col,
+                   .type = n->type,
+                   .param_index = -1,
+                   .kids = kids,
+                   .nkids = 2};
+    return 1;
+}
+
 /* Calls the translator knows to be free of side effects: C math functions and the body's
  * helpers that the scanner found fit to run as device functions (scalars only, no globals). */
 static int pure_call(const builder *b, const char *name)
@@ -382,6 +558,7 @@ static int collect_reads(builder *b, size_t si, const ch_ir *n)
     if (!n)
         return 0;
     const ch_param *p;
+    ch_ir idx, zero, *kids[2];
     switch (n->kind) {
     case CH_IR_INT_LIT:
     case CH_IR_FLOAT_LIT:
@@ -397,6 +574,14 @@ static int collect_reads(builder *b, size_t si, const ch_ir *n)
                           "a loop counter used after its loop (its last value is not modelled)");
         size_t a = local_scalar(b, n);
         return a == (size_t)-1 ? -1 : add_access(b, si, a, "", 0, 1);
+    case CH_IR_UNARY:
+        if (deref_as_element(n, &idx, &zero, kids))
+            return collect_reads(b, si, &idx);
+        if (strcmp(n->text, "++") == 0 || strcmp(n->text, "--") == 0)
+            return refuse(b, n, "an increment inside an expression");
+        if (strcmp(n->text, "*") == 0 || strcmp(n->text, "&") == 0)
+            return refuse(b, n, "pointer dereference or address-of");
+        break;
     case CH_IR_INDEX: {
         ch_strbuf subs;
         ch_strbuf_init(&subs);
@@ -410,12 +595,6 @@ static int collect_reads(builder *b, size_t si, const ch_ir *n)
     }
     case CH_IR_ASSIGN:
         return refuse(b, n, "an assignment inside an expression");
-    case CH_IR_UNARY:
-        if (strcmp(n->text, "++") == 0 || strcmp(n->text, "--") == 0)
-            return refuse(b, n, "an increment inside an expression");
-        if (strcmp(n->text, "*") == 0 || strcmp(n->text, "&") == 0)
-            return refuse(b, n, "pointer dereference or address-of");
-        break;
     case CH_IR_CALL:
         if (!n->text || !pure_call(b, n->text))
             return refuse(b, n, "a call that may have side effects");
@@ -554,6 +733,7 @@ static int write_target(builder *b, size_t si, const ch_ir *lhs, int rmw, const 
     ch_strbuf subs;
     ch_strbuf_init(&subs);
     int affine = 1, rc = 0;
+    ch_ir idx, zero, *kids[2];
     if (lhs->kind == CH_IR_VAR) {
         const ch_param *p = param_of(b, lhs);
         if (p)
@@ -566,6 +746,8 @@ static int write_target(builder *b, size_t si, const ch_ir *lhs, int rmw, const 
             rc = -1;
     } else if (lhs->kind == CH_IR_INDEX) {
         rc = element(b, si, lhs, ai, &subs, &affine);
+    } else if (deref_as_element(lhs, &idx, &zero, kids)) {
+        rc = element(b, si, &idx, ai, &subs, &affine);
     } else {
         rc = refuse(b, lhs, "an assignment to something other than a variable or an element");
     }
@@ -625,44 +807,6 @@ static void push_guard(builder *b, const ch_ir *cond, int neg)
     b->guard_neg = ch_xrealloc(b->guard_neg, b->n_guards + 1);
     b->guards[b->n_guards] = cond;
     b->guard_neg[b->n_guards++] = (unsigned char)neg;
-}
-
-/* The variable an assignment or increment in n writes (the base of an element), or NULL. */
-static const char *written_base(const ch_ir *n)
-{
-    const ch_ir *t = NULL;
-    if (n->kind == CH_IR_ASSIGN)
-        t = n->kids[0];
-    else if (n->kind == CH_IR_UNARY && (strcmp(n->text, "++") == 0 || strcmp(n->text, "--") == 0))
-        t = n->kids[0];
-    else if (n->kind == CH_IR_DECL)
-        return n->text;
-    while (t && t->kind == CH_IR_INDEX)
-        t = t->kids[0];
-    return t && t->kind == CH_IR_VAR ? t->text : NULL;
-}
-
-static int writes_one_of(const ch_ir *n, const ch_ir *cond)
-{
-    if (!n)
-        return 0;
-    const char *w = written_base(n);
-    if (w && ch_ir_find(cond, CH_IR_VAR, w))
-        return 1;
-    for (size_t i = 0; i < n->nkids; i++)
-        if (writes_one_of(n->kids[i], cond))
-            return 1;
-    return 0;
-}
-
-/* Does a branch of `if` statement s assign a variable its condition reads? Then statements of
- * the branch cannot each test the condition again. */
-static int changes_what_it_reads(const ch_ir *s)
-{
-    for (size_t i = 1; i < s->nkids; i++)
-        if (writes_one_of(s->kids[i], s->kids[0]))
-            return 1;
-    return 0;
 }
 
 static void pop_cons(builder *b, size_t mark)
@@ -759,7 +903,7 @@ static int for_loop(builder *b, const ch_ir *f)
     b->open = ch_xrealloc(b->open, (b->n_open + 1) * sizeof *b->open);
     b->open[b->n_open++] = li;
     if (start_affine) {
-        add_isl_name(&c, name);
+        ch_tr_isl_name(&c, name);
         ch_strbuf_adds(&c, step > 0 ? " >= " : " <= ");
         lin_print(&c, &ls);
         ch_strvec_push(&b->cons, c.data);
@@ -769,7 +913,7 @@ static int for_loop(builder *b, const ch_ir *f)
              * bound just added) */
             unsigned e = b->n_exists++;
             ch_strbuf_addf(&c, "(exists (__e%u : ", e);
-            add_isl_name(&c, name);
+            ch_tr_isl_name(&c, name);
             ch_strbuf_adds(&c, " = ");
             lin_print(&c, &ls);
             ch_strbuf_addf(&c, " %c %lld*__e%u))", step > 0 ? '+' : '-', llabs(step), e);
@@ -780,7 +924,7 @@ static int for_loop(builder *b, const ch_ir *f)
         may = 1;
     }
     if (bound_affine) {
-        add_isl_name(&c, name);
+        ch_tr_isl_name(&c, name);
         ch_strbuf_addf(&c, " %s ", op);
         lin_print(&c, &lb);
         ch_strvec_push(&b->cons, c.data);
@@ -858,10 +1002,6 @@ static int walk(builder *b, const ch_ir *s)
     case CH_IR_FOR:
         return for_loop(b, s);
     case CH_IR_IF: {
-        if (changes_what_it_reads(s))
-            return refuse(b, s,
-                          "an if whose branches assign what its condition reads (the condition "
-                          "would be evaluated again per statement)");
         size_t mark = b->cons.len, extra_mark = b->n_extra;
         ch_strbuf c;
         ch_strbuf_init(&c);
@@ -926,7 +1066,7 @@ static int build_schedule(builder *b)
                 /* a loop counting down runs its counter's values in decreasing order */
                 if (m->loops[s->loops[d / 2]].down)
                     ch_strbuf_addc(&sb, '-');
-                add_isl_name(&sb, m->loops[s->loops[d / 2]].counter);
+                ch_tr_isl_name(&sb, m->loops[s->loops[d / 2]].counter);
             } else
                 ch_strbuf_addf(&sb, "%ld", d <= 2 * s->n_loops ? b->spos[i][d] : 0L);
         }
@@ -943,19 +1083,18 @@ static int build_schedule(builder *b)
     return 0;
 }
 
-int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err)
+/* One attempt at the model, with the arrays in unsplit kept one-dimensional. When a split
+ * subscript leaves its shape, *split_failed names the array (borrowed from e). */
+static int build_once(const ch_entry *e, const ch_strvec *unsplit, ch_tr_model **out, ch_error *err,
+                      const char **split_failed)
 {
-    *out = NULL;
-    if (!e->body)
-        return ch_error_at(err, e->file, e->line, e->col,
-                           "cannot translate %s: it has no body to translate", e->name);
     ch_tr_model *m = ch_xcalloc(1, sizeof *m);
     m->ctx = isl_ctx_alloc();
     /* isl's failures (the scheduler's operation bound) come back as values the translator
      * handles; they are not for the user's build output */
     isl_options_set_on_error(m->ctx, ISL_ON_ERROR_CONTINUE);
     m->entry = e;
-    builder b = {.m = m, .e = e, .err = err};
+    builder b = {.m = m, .e = e, .err = err, .unsplit = unsplit};
     ch_strvec_init(&b.cons);
     ch_strbuf p;
     ch_strbuf_init(&p);
@@ -964,15 +1103,17 @@ int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err)
         if (is_int_param(&e->params[i])) {
             if (p.len > 1)
                 ch_strbuf_adds(&p, ", ");
-            add_isl_name(&p, e->params[i].name);
+            ch_tr_isl_name(&p, e->params[i].name);
         }
     ch_strbuf_addc(&p, ']');
     b.params = ch_strbuf_detach(&p);
+    find_shapes(&b, e->body);
     int rc = walk(&b, e->body);
     if (rc == 0)
         rc = build_schedule(&b);
     for (size_t i = 0; i < m->n_stmts; i++)
         m->stmts[i].pos = b.spos[i];
+    *split_failed = b.split_failed;
     free(b.spos);
     free(b.params);
     free(b.open);
@@ -981,6 +1122,7 @@ int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err)
     free(b.extra);
     free(b.guards);
     free(b.guard_neg);
+    free(b.shapes);
     ch_strvec_free(&b.cons);
     if (rc != 0) {
         ch_tr_model_free(m);
@@ -988,6 +1130,29 @@ int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err)
     }
     *out = m;
     return 0;
+}
+
+int ch_tr_model_build(const ch_entry *e, ch_tr_model **out, ch_error *err)
+{
+    *out = NULL;
+    if (!e->body)
+        return ch_error_at(err, e->file, e->line, e->col,
+                           "cannot translate %s: it has no body to translate", e->name);
+    /* the model reads the if-converted body; its statements point into it */
+    ch_entry *converted = ch_tr_if_convert(e);
+    /* each failed attempt keeps one more array unsplit, so this ends */
+    ch_strvec unsplit;
+    ch_strvec_init(&unsplit);
+    int rc;
+    const char *failed = NULL;
+    while ((rc = build_once(converted ? converted : e, &unsplit, out, err, &failed)) != 0 && failed)
+        ch_strvec_push(&unsplit, failed);
+    ch_strvec_free(&unsplit);
+    if (rc == 0)
+        (*out)->converted = converted;
+    else
+        ch_tr_if_converted_free(converted);
+    return rc;
 }
 
 void ch_tr_model_free(ch_tr_model *m)
@@ -1012,6 +1177,7 @@ void ch_tr_model_free(ch_tr_model *m)
     for (size_t i = 0; i < m->n_arrays; i++) {
         ch_tr_array *a = &m->arrays[i];
         free(a->name);
+        free(a->shape);
         isl_union_map_free(a->reads);
         isl_union_map_free(a->must_writes);
         isl_union_map_free(a->may_writes);
@@ -1020,6 +1186,7 @@ void ch_tr_model_free(ch_tr_model *m)
     isl_union_set_free(m->domain);
     isl_union_map_free(m->schedule);
     isl_ctx_free(m->ctx);
+    ch_tr_if_converted_free(m->converted);
     free(m);
 }
 

@@ -57,6 +57,11 @@ void ch_tr_print(ch_strbuf *out, const ch_tr_model *m, const ch_tr_deps *d, int 
                            s->may ? " (may)" : "", s->text, dom);
             free(dom);
         }
+    if (what & CH_TR_PRINT_STMTS)
+        for (size_t i = 0; i < m->n_arrays; i++)
+            if (m->arrays[i].shape)
+                ch_strbuf_addf(out, "array %s: flattened, subscripts split as %s%s\n",
+                               m->arrays[i].name, m->arrays[i].name, m->arrays[i].shape);
     if ((what & CH_TR_PRINT_LOOPS) && d)
         for (size_t l = 0; l < m->n_loops; l++)
             print_loop(out, m, d, l);

@@ -132,8 +132,21 @@ static isl_multi_union_pw_aff *counter_schedule(const ch_tr_model *m, const size
     return isl_multi_union_pw_aff_from_union_pw_aff(u);
 }
 
-/* The C body's loop structure as a schedule tree: statements at one depth in textual order,
- * each loop a one-member band over its statements. stmts are in textual order. */
+/* Do the n statements (of one loop group) all sit inside one and the same loop at depth? */
+static int share_loop(const ch_tr_model *m, const size_t *stmts, size_t n, size_t depth)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ch_tr_stmt *s = &m->stmts[stmts[i]];
+        if (s->n_loops <= depth || s->loops[depth] != m->stmts[stmts[0]].loops[depth])
+            return 0;
+    }
+    return 1;
+}
+
+/* The C body's loop structure as a schedule tree: statements at one depth in textual order;
+ * perfectly nested loops (nothing between them) one band over their statements, so that the
+ * mapping can put two of them on threads, each other loop a one-member band. stmts are in
+ * textual order. */
 static isl_schedule *original_tree(const ch_tr_model *m, const size_t *stmts, size_t n,
                                    size_t depth)
 {
@@ -147,9 +160,15 @@ static isl_schedule *original_tree(const ch_tr_model *m, const size_t *stmts, si
         if (s->n_loops == depth) {
             child = isl_schedule_from_domain(isl_union_set_from_set(isl_set_copy(s->domain)));
         } else {
-            child = original_tree(m, stmts + i, j - i, depth + 1);
-            child = isl_schedule_insert_partial_schedule(
-                child, counter_schedule(m, stmts + i, j - i, depth));
+            size_t below = depth + 1;
+            while (share_loop(m, stmts + i, j - i, below))
+                below++;
+            isl_multi_union_pw_aff *band = counter_schedule(m, stmts + i, j - i, depth);
+            for (size_t d = depth + 1; d < below; d++)
+                band = isl_multi_union_pw_aff_flat_range_product(
+                    band, counter_schedule(m, stmts + i, j - i, d));
+            child = original_tree(m, stmts + i, j - i, below);
+            child = isl_schedule_insert_partial_schedule(child, band);
         }
         result = result ? isl_schedule_sequence(result, child) : child;
         i = j;

@@ -249,8 +249,10 @@ Test(translate, histogram_overapproximated)
            "output S1 -> S1 on h: [n] -> { S1[i] -> S1[i'] : i >= 0 and i < i' < n }\n");
 }
 
-/* b[i*n+j]: i*n is not affine, so the write is over-approximated as all of b and both loops
- * carry output dependences (the translator cannot prove this nest parallel; an honest
+/* b[i*n+j]: i*n is not affine, but the subscript is a row-major linearisation whose inner part
+ * j stays within 0..n-1, so it splits into b[i][j] (delin.c) and both loops are parallel, with
+ * the dependences exact. b[i*i + j] is no linearisation (i*i holds no parameter): the write is
+ * over-approximated as all of b and both loops carry output dependences (an honest
  * over-approximation). */
 Test(translate, flat_product_subscript)
 {
@@ -263,6 +265,20 @@ Test(translate, flat_product_subscript)
            "}\n",
            CH_TR_PRINT_STMTS | CH_TR_PRINT_LOOPS,
            "S1 at 6:13: b[i * n + j] = 2 * a[i * n + j];\n"
+           "  [m, n] -> { S1[i, j] : 0 <= i < m and 0 <= j < n }\n"
+           "array b: flattened, subscripts split as b[*][n]\n"
+           "array a: flattened, subscripts split as a[*][n]\n"
+           "loop i at 4:5: parallel\n"
+           "loop j at 5:9: parallel\n");
+    expect("extent(b: m * m + n)",
+           "void sq(int m, int n, const double *a, double *b)\n"
+           "{\n"
+           "    for (int i = 0; i < m; i++)\n"
+           "        for (int j = 0; j < n; j++)\n"
+           "            b[i * i + j] = 2 * a[j];\n"
+           "}\n",
+           CH_TR_PRINT_STMTS | CH_TR_PRINT_LOOPS,
+           "S1 at 6:13: b[i * i + j] = 2 * a[j];\n"
            "  [m, n] -> { S1[i, j] : 0 <= i < m and 0 <= j < n }\n"
            "loop i at 4:5: carries output S1 -> S1 on b\n"
            "loop j at 5:9: carries output S1 -> S1 on b\n");
