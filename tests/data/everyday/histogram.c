@@ -3,9 +3,13 @@
 #include <stdlib.h>
 
 static unsigned seed = 12345;
-static float rnd(void) { seed = seed * 1103515245u + 12345u; return (float)((seed >> 8) & 0xffff) / 65536.0f; }
+static float rnd(void)
+{
+    seed = seed * 1103515245u + 12345u;
+    return (float)((seed >> 8) & 0xffff) / 65536.0f;
+}
 
-#pragma harness extent(data: n, bins: 256)
+#pragma harness extent(data : n, bins : 256)
 void histogram(int n, const unsigned char *data, int *bins)
 {
     for (int b = 0; b < 256; b++)
@@ -19,8 +23,10 @@ int main(void)
     int n = 1 << 18;
     unsigned char *d = malloc(n);
     int bins[256];
-    for (int i = 0; i < n; i++) d[i] = (unsigned char)(rnd() * 256);
+    for (int i = 0; i < n; i++)
+        d[i] = (unsigned char)(rnd() * 256);
     histogram(n, d, bins);
-    for (int b = 0; b < 256; b++) printf("%d\n", bins[b]);
+    for (int b = 0; b < 256; b++)
+        printf("%d\n", bins[b]);
     return 0;
 }

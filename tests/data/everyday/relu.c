@@ -3,11 +3,18 @@
 #include <stdlib.h>
 
 static unsigned seed = 12345;
-static float rnd(void) { seed = seed * 1103515245u + 12345u; return (float)((seed >> 8) & 0xffff) / 65536.0f; }
+static float rnd(void)
+{
+    seed = seed * 1103515245u + 12345u;
+    return (float)((seed >> 8) & 0xffff) / 65536.0f;
+}
 
-static inline float relu1(float v) { return v > 0 ? v : 0; }
+static inline float relu1(float v)
+{
+    return v > 0 ? v : 0;
+}
 
-#pragma harness extent(x: n, y: n)
+#pragma harness extent(x : n, y : n)
 void relu(int n, const float *x, float *y)
 {
     for (int i = 0; i < n; i++)
@@ -18,8 +25,10 @@ int main(void)
 {
     int n = 1 << 18;
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    for (int i = 0; i < n; i++) x[i] = rnd() - 0.5f;
+    for (int i = 0; i < n; i++)
+        x[i] = rnd() - 0.5f;
     relu(n, x, y);
-    for (int i = 0; i < n; i += 1001) printf("%.6g\n", y[i]);
+    for (int i = 0; i < n; i += 1001)
+        printf("%.6g\n", y[i]);
     return 0;
 }
