@@ -246,8 +246,79 @@ static const char *rename_var(void *ctx, const char *name)
 /* A kernel's shared sum `X += e`, `X -= e`, `X = X + e`, `X = e + X`, `X = X - e`, X++ or
  * X--. With partial sums the thread remembers the element and adds e to its partial sum (see
  * print_marks); else it adds e to the element atomically. */
+static int is_extremum(const char *op)
+{
+    return strcmp(op, "min") == 0 || strcmp(op, "max") == 0;
+}
+
+/* The value a thread's part of a reduction starts from: nothing combined yet. */
+static const char *identity_of(const char *op, ch_scalar t)
+{
+    static const struct {
+        ch_scalar t;
+        const char *max, *min; /* the identities of max and of min */
+    } ids[] = {{CH_T_FLOAT, "-INFINITY", "INFINITY"},  {CH_T_DOUBLE, "-INFINITY", "INFINITY"},
+               {CH_T_INT, "INT_MIN", "INT_MAX"},       {CH_T_UINT, "0u", "UINT_MAX"},
+               {CH_T_LONG, "LONG_MIN", "LONG_MAX"},    {CH_T_ULONG, "0ul", "ULONG_MAX"},
+               {CH_T_LLONG, "LLONG_MIN", "LLONG_MAX"}, {CH_T_ULLONG, "0ull", "ULLONG_MAX"}};
+    if (!is_extremum(op))
+        return "0";
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (ids[i].t == t)
+            return strcmp(op, "max") == 0 ? ids[i].max : ids[i].min;
+    assert(!"no identity: parallel_sum admits only the types above");
+    return "0";
+}
+
+/* A kernel's shared minimum or maximum `X = f(X, e)`: like a sum. Each thread runs f itself on
+ * its partial result; the warp's and the element's are combined with ch_min/ch_max (C's fmin and
+ * fmax, or < and > for integers). An atomic update converts e to X's type first, which is what
+ * f does to it (fminf) or what the assignment does to f's result (fmin into a float: the
+ * rounding is monotonic, so the order of the two does not change the value). */
+static void print_partial_extremum(printer *pr, const ch_cx *cx, const ch_ir *x, const char *op,
+                                   int indent)
+{
+    const ch_ir *lhs = x->kids[0], *call = x->kids[1];
+    assert(call->kind == CH_IR_CALL && call->nkids == 2);
+    const ch_ir *term = ch_ir_same(call->kids[0], lhs) ? call->kids[1] : call->kids[0];
+    const char *t =
+        ch_scalar_name(ch_tr_array_elem(pr->m, pr->m->stmts[pr->k->reduction].red_array));
+    indent_to(pr->out, indent);
+    if (pr->k->atomic_each) {
+        ch_strbuf_addf(pr->out, "ch_atomic_%s(&", op);
+        ch_cx_expr(cx, lhs);
+        ch_strbuf_addf(pr->out, ", (%s)(", t);
+        ch_cx_expr(cx, term);
+        ch_strbuf_adds(pr->out, "));\n");
+        return;
+    }
+    ch_strbuf_adds(pr->out, "ch_target = &");
+    ch_cx_expr(cx, lhs);
+    ch_strbuf_adds(pr->out, ";\n");
+    /* the thread's own step is the C statement with ch_acc for X */
+    ch_ir acc = {.kind = CH_IR_VAR,
+                 .line = lhs->line,
+                 .col = lhs->col,
+                 .text = (char *)"ch_acc",
+                 .type = lhs->type,
+                 .param_index = -1};
+    ch_ir *args[2] = {call->kids[0], call->kids[1]};
+    args[term == call->kids[0] ? 1 : 0] = &acc;
+    ch_ir step = *call;
+    step.kids = args;
+    indent_to(pr->out, indent);
+    ch_strbuf_adds(pr->out, "ch_acc = ");
+    ch_cx_expr(cx, &step);
+    ch_strbuf_adds(pr->out, ";\n");
+}
+
 static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int indent)
 {
+    const char *op = pr->m->stmts[pr->k->reduction].red_op;
+    if (is_extremum(op)) {
+        print_partial_extremum(pr, cx, x, op, indent);
+        return;
+    }
     const ch_ir *lhs = x->kids[0], *term = NULL;
     int minus = 0;
     if (x->kind == CH_IR_UNARY) {
@@ -681,14 +752,16 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                            ch_scalar_name(t), pr->m->arrays[a].name);
         }
     }
-    const char *acc_t = NULL;
+    const char *acc_t = NULL, *red_op = NULL;
     if (k->reduction != (size_t)-1 && !k->atomic_each) {
-        acc_t = ch_scalar_name(ch_tr_array_elem(pr->m, pr->m->stmts[k->reduction].red_array));
+        ch_scalar t = ch_tr_array_elem(pr->m, pr->m->stmts[k->reduction].red_array);
+        acc_t = ch_scalar_name(t);
+        red_op = pr->m->stmts[k->reduction].red_op;
         ch_strbuf_addf(out,
-                       "    /* this thread's part of the sum, and the element it goes to (the "
-                       "same for every\n     * thread of the launch) */\n    %s ch_acc = 0;\n"
+                       "    /* this thread's part of the %s, and the element it goes to (the "
+                       "same for every\n     * thread of the launch) */\n    %s ch_acc = %s;\n"
                        "    %s *ch_target = NULL;\n",
-                       acc_t, acc_t);
+                       is_extremum(red_op) ? red_op : "sum", acc_t, identity_of(red_op, t), acc_t);
     }
     ch_strbuf *saved = pr->out;
     pr->out = out;
@@ -701,7 +774,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     }
     pr->k = NULL;
     pr->out = saved;
-    if (acc_t)
+    if (acc_t && !is_extremum(red_op))
         ch_strbuf_addf(out,
                        "    /* the warp's 32 partial sums are added with shuffles (every thread "
                        "gets here: the\n     * loops are grid-stride), then lane 0 adds "
@@ -714,6 +787,20 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        "    if ((threadIdx.x & 31) == 0 && ch_target)\n"
                        "        ch_atomic_add(ch_target, ch_acc);\n",
                        acc_t, acc_t);
+    else if (acc_t)
+        ch_strbuf_addf(out,
+                       "    /* the warp's 32 partial results are combined with shuffles (every "
+                       "thread gets here:\n     * the loops are grid-stride), then lane 0 "
+                       "combines the warp's with the element in one\n     * atomic */\n"
+                       "    for (int ch_o = 16; ch_o > 0; ch_o /= 2) {\n"
+                       "        ch_acc = ch_%s(ch_acc, __shfl_down_sync(0xffffffffu, ch_acc, "
+                       "ch_o));\n"
+                       "        %s *ch_t = (%s *)__shfl_down_sync(0xffffffffu, "
+                       "(unsigned long long)ch_target, ch_o);\n"
+                       "        if (!ch_target)\n            ch_target = ch_t;\n    }\n"
+                       "    if ((threadIdx.x & 31) == 0 && ch_target)\n"
+                       "        ch_atomic_%s(ch_target, ch_acc);\n",
+                       red_op, acc_t, acc_t, red_op);
     ch_strbuf_adds(out, "}\n\n");
 
     /* its launch */
@@ -811,17 +898,64 @@ static char *extent_text(const ch_param *p)
     return ch_strbuf_detach(&sb);
 }
 
+/* ch_min/ch_max and their atomic forms for type t. Integers have atomicMin/atomicMax (64-bit
+ * longs through the long long forms, the same bits); floating values go through a
+ * compare-and-swap loop on their bits with C's fmin/fmax, which ignore a NaN as C's do. */
+static void emit_extremum(ch_strbuf *out, const char *op, ch_scalar t)
+{
+    const char *tn = ch_scalar_name(t);
+    int max = strcmp(op, "max") == 0, fl = t == CH_T_FLOAT, db = t == CH_T_DOUBLE;
+    if (fl || db)
+        ch_strbuf_addf(out, "static __device__ inline %s ch_%s(%s a, %s b) { return %s(a, b); }\n",
+                       tn, op, tn, tn, fl ? (max ? "fmaxf" : "fminf") : (max ? "fmax" : "fmin"));
+    else
+        ch_strbuf_addf(out,
+                       "static __device__ inline %s ch_%s(%s a, %s b) { return a %s b ? a : b; }\n",
+                       tn, op, tn, tn, max ? ">" : "<");
+    ch_strbuf_addf(
+        out, "/* atomic %s for %s */\nstatic __device__ inline void ch_atomic_%s(%s *p, %s v)\n{\n",
+        op, tn, op, tn, tn);
+    if (fl || db) {
+        const char *bits = fl ? "unsigned int" : "unsigned long long";
+        ch_strbuf_addf(out,
+                       "    %s *a = (%s *)p, old = *a;\n"
+                       "    for (;;) {\n"
+                       "        %s want = %s(ch_%s(%s(old), v));\n"
+                       "        if (want == old)\n            return;\n"
+                       "        %s seen = atomicCAS(a, old, want);\n"
+                       "        if (seen == old)\n            return;\n"
+                       "        old = seen;\n    }\n}\n\n",
+                       bits, bits, bits,
+                       fl ? "__float_as_uint" : "(unsigned long long)__double_as_longlong", op,
+                       fl ? "__uint_as_float" : "__longlong_as_double", bits);
+        return;
+    }
+    const char *cast = t == CH_T_LONG    ? "(long long *)"
+                       : t == CH_T_ULONG ? "(unsigned long long *)"
+                                         : "";
+    const char *vcast = t == CH_T_LONG    ? "(long long)"
+                        : t == CH_T_ULONG ? "(unsigned long long)"
+                                          : "";
+    ch_strbuf_addf(out, "    atomic%s(%sp, %sv);\n}\n\n", max ? "Max" : "Min", cast, vcast);
+}
+
 /* The file's helpers for `code` (the kernels and the launcher). */
 static void emit_support(printer *pr, ch_strbuf *out, const char *code)
 {
     const char *n = pr->e->name;
     /* only what the kernels and the launcher use: nvcc warns of unused static functions */
-    int atomics_done[CH_T_COUNT_] = {0};
+    int atomics_done[CH_T_COUNT_] = {0}, extrema_done[2][CH_T_COUNT_] = {{0}};
     for (size_t k = 0; k < pr->p->n_kernels; k++) {
         const ch_tr_kernel *K = &pr->p->kernels[k];
         if (K->reduction == (size_t)-1)
             continue;
         ch_scalar t = ch_tr_array_elem(pr->m, pr->m->stmts[K->reduction].red_array);
+        const char *op = pr->m->stmts[K->reduction].red_op;
+        if (is_extremum(op)) {
+            if (!extrema_done[op[1] == 'a'][t]++)
+                emit_extremum(out, op, t);
+            continue;
+        }
         if (atomics_done[t]++)
             continue;
         const char *tn = ch_scalar_name(t);
@@ -1019,8 +1153,8 @@ char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
         ch_strbuf_addc(&out, '\n');
     }
     ch_strbuf_free(&plan);
-    ch_strbuf_adds(&out, " */\n#include <cuda_runtime.h>\n#include <math.h>\n#include "
-                         "<stddef.h>\n#include <mutex>\n\n");
+    ch_strbuf_adds(&out, " */\n#include <cuda_runtime.h>\n#include <limits.h>\n#include "
+                         "<math.h>\n#include <stddef.h>\n#include <mutex>\n\n");
     ch_cx_helpers(m->entry, &out);
     ch_strbuf code;
     ch_strbuf_init(&code);

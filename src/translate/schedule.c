@@ -359,19 +359,23 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each
     }
     isl_union_set_free(dom);
     if (n != 1 || m->stmts[found].red_array == (size_t)-1 ||
-        strcmp(m->stmts[found].red_op, "+") != 0 || m->stmts[found].ir->kind != CH_IR_EXPR_STMT)
-        return (size_t)-1;
-    const ch_ir *x = m->stmts[found].ir->kids[0];
-    if (x->kind != CH_IR_ASSIGN && x->kind != CH_IR_UNARY)
+        m->stmts[found].ir->kind != CH_IR_EXPR_STMT)
         return (size_t)-1;
     const ch_tr_stmt *S = &m->stmts[found];
+    const ch_ir *x = S->ir->kids[0];
+    int sum = strcmp(S->red_op, "+") == 0;
+    int extremum = strcmp(S->red_op, "min") == 0 || strcmp(S->red_op, "max") == 0;
+    if (!(sum && (x->kind == CH_IR_ASSIGN || x->kind == CH_IR_UNARY)) &&
+        !(extremum && x->kind == CH_IR_ASSIGN && x->kids[1]->kind == CH_IR_CALL))
+        return (size_t)-1;
     ch_scalar t = ch_tr_array_elem(m, S->red_array);
     if (t != CH_T_FLOAT && t != CH_T_DOUBLE && t != CH_T_INT && t != CH_T_UINT && t != CH_T_LONG &&
         t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
-        return (size_t)-1; /* no atomicAdd for it */
+        return (size_t)-1; /* no atomic for it */
     /* threads add floating terms in another order, which rounds differently: only when the
-     * entry states the tolerance it accepts (tol(...)), as -fassociative-math lets gcc */
-    if ((t == CH_T_FLOAT || t == CH_T_DOUBLE) && !m->entry->clauses.has_tol)
+     * entry states the tolerance it accepts (tol(...)), as -fassociative-math lets gcc. A
+     * minimum or maximum is the same value in any order. */
+    if (sum && (t == CH_T_FLOAT || t == CH_T_DOUBLE) && !m->entry->clauses.has_tol)
         return (size_t)-1;
     isl_union_map *w =
         isl_union_map_intersect_domain(isl_union_map_copy(m->arrays[S->red_array].must_writes),
@@ -708,10 +712,15 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
     for (size_t k = 0; k < p->n_kernels; k++) {
         const ch_tr_kernel *K = &p->kernels[k];
         ch_strbuf_addf(out, "kernel %zu: ", k);
-        if (K->reduction != (size_t)-1)
+        if (K->reduction != (size_t)-1) {
+            const char *op = m->stmts[K->reduction].red_op;
             ch_strbuf_addf(out, "%s on threads (%s, atomically)",
-                           K->atomic_each ? "updates" : "a sum", m->stmts[K->reduction].name);
-        else if (K->n_mapped)
+                           K->atomic_each           ? "updates"
+                           : strcmp(op, "+") == 0   ? "a sum"
+                           : strcmp(op, "max") == 0 ? "a maximum"
+                                                    : "a minimum",
+                           m->stmts[K->reduction].name);
+        } else if (K->n_mapped)
             ch_strbuf_addf(out, "%d parallel dimension%s on threads", K->n_mapped,
                            K->n_mapped > 1 ? "s" : "");
         else

@@ -529,22 +529,33 @@ Test(translate_plan, parallel_sums)
     free(got);
 }
 
-/* The parallel sum's CUDA: the thread's partial sum, the element it belongs to, the warp's
- * shuffles and one atomic per warp. */
-Test(translate_plan, parallel_sum_cuda)
+/* The CUDA of the isl scheduler's plan with parallel sums for the body (malloc'd). */
+static char *sums_cuda(const char *clauses, const char *body)
 {
     ch_entry_list l;
     ch_tr_model *m;
     ch_tr_deps *d;
-    model_of("extent(out: 1) tol(1e-5)",
-             "void dot(int n, const float *x, const float *y, float *out)\n{\n    out[0] = 0;\n  "
-             "  for (int i = 0; i < n; i++)\n        out[0] += x[i] * y[i];\n}\n",
-             &l, &m, &d);
+    model_of(clauses, body, &l, &m, &d);
     ch_tr_plan *p = NULL;
     ch_error err;
     cr_assert_eq(ch_tr_plan_build(m, d, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS, &p, &err), 0);
     ch_tr_cuda_opts o = {.block1 = 128, .block2_x = 32, .block2_y = 4, .grid_cap = 2112};
     char *src = ch_tr_cuda(p, &o);
+    ch_tr_plan_free(p);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+    return src;
+}
+
+/* The parallel sum's CUDA: the thread's partial sum, the element it belongs to, the warp's
+ * shuffles and one atomic per warp. */
+Test(translate_plan, parallel_sum_cuda)
+{
+    char *src = sums_cuda("extent(out: 1) tol(1e-5)",
+                          "void dot(int n, const float *x, const float *y, float *out)\n{\n    "
+                          "out[0] = 0;\n    for (int i = 0; i < n; i++)\n        out[0] += x[i] * "
+                          "y[i];\n}\n");
     expect_has(src, "    float ch_acc = 0;\n    float *ch_target = NULL;\n");
     expect_has(src, "ch_target = &out[0];");
     expect_has(src, "ch_acc += __fmul_rn(x[i], y[i]);");
@@ -552,10 +563,44 @@ Test(translate_plan, parallel_sum_cuda)
     expect_has(src, "if ((threadIdx.x & 31) == 0 && ch_target)\n        ch_atomic_add(ch_target, "
                     "ch_acc);");
     free(src);
-    ch_tr_plan_free(p);
-    ch_tr_deps_free(d);
-    ch_tr_model_free(m);
-    ch_entry_list_free(&l);
+}
+
+/* A maximum (or minimum) is the same value in any order, so it runs on threads under parallel
+ * sums without a tol() clause: each thread applies the C statement to its partial result, the
+ * warp combines with ch_max, and lane 0 updates the element with an atomic (a compare-and-swap
+ * loop for floating values, atomicMin for integers). Without the flag it keeps one thread. */
+Test(translate_plan, parallel_extrema)
+{
+    const char *vmax =
+        "void vmax(int n, const float *x, float *out)\n{\n    float m = x[0];\n    "
+        "for (int i = 1; i < n; i++)\n        m = fmaxf(m, x[i]);\n    *out = m;\n}\n";
+    char *got = plan_with("extent(out: 1)", vmax, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n"
+                          "kernel 0: one thread: S1\n"
+                          "kernel 1: a maximum on threads (S2, atomically): S2\n"
+                          "  c0..c0: [n] -> [{ S2[i] -> [(i)] }]\n"
+                          "kernel 2: one thread: S3\n"
+                          "scalar m: in device memory\n");
+    free(got);
+    got = plan_with("extent(out: 1)", vmax, CH_TR_ISL_SCHEDULE, 0);
+    cr_expect(strstr(got, "kernel 0: one thread: S1 S2 S3\n"), "%s", got);
+    free(got);
+
+    char *src = sums_cuda("extent(x: n, out: 1)",
+                          "void lmin(int n, const long *x, long *out)\n{\n    out[0] = x[0];\n    "
+                          "for (int i = 1; i < n; i++)\n        out[0] = fmin(out[0], x[i]);\n}\n");
+    expect_has(src, "    long ch_acc = LONG_MAX;\n    long *ch_target = NULL;\n");
+    expect_has(src, "ch_acc = fmin((double)ch_acc, (double)x[i]);");
+    expect_has(src, "ch_acc = ch_min(ch_acc, __shfl_down_sync(0xffffffffu, ch_acc, ch_o));");
+    expect_has(src, "atomicMin((long long *)p, (long long)v);");
+    free(src);
+    src = sums_cuda("extent(x: n, out: 1)",
+                    "void dmax(int n, const double *x, double *out)\n{\n    out[0] = x[0];\n    "
+                    "for (int i = 1; i < n; i++)\n        out[0] = fmax(x[i], out[0]);\n}\n");
+    expect_has(src, "    double ch_acc = -INFINITY;\n");
+    expect_has(src, "ch_acc = fmax(x[i], ch_acc);");
+    expect_has(src, "atomicCAS(a, old, want)");
+    free(src);
 }
 
 /* A histogram: h[data[i]]++ writes an element the model cannot name (a may-write), and its only
