@@ -37,6 +37,8 @@ static cJSON *param_json(const ch_param *p)
         if (p->index_hi)
             cJSON_AddStringToObject(o, "index_hi", p->index_hi);
     }
+    if (p->offsets_hi)
+        cJSON_AddStringToObject(o, "offsets_hi", p->offsets_hi);
     return o;
 }
 

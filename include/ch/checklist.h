@@ -8,14 +8,16 @@
  * { "name", "kind", "signature", "description", "reference",
  *   "params": [ { "name", "type", "role", "elem", "direction", "extent",
  *                 "range": [lo, hi], "index_of": "p" | null, "index_hi": "expr" | null,
- *                 "rtol", "atol" } ],
+ *                 "offsets_hi": "expr" | null, "rtol", "atol" } ],
  *   "sizes": { "smoke": [ {"n": 1}, ... ], "correctness": [ {...}, ... ], "tune": {...} },
  *   "device": bool, "budget": int | null }
  * A size set assigns every size parameter: an integer scalar whose "range" is null (the ones
  * extents, index bounds and loop bounds use). Integer scalars with a range and float scalars take
  * a value drawn from their range. "direction" is null for scalars; "extent" is null for scalars
  * and a C expression of size parameters for pointers/arrays; "range" is null for size
- * parameters and for index arrays (whose values lie in [0, index_hi)); "rtol"/"atol" are numbers
+ * parameters, for index arrays (whose values lie in [0, index_hi)) and for offsets arrays (CSR row
+ * pointers: non-decreasing values in [0, offsets_hi], the first 0 and the last offsets_hi, as
+ * loop bounds over an array of that extent need); "rtol"/"atol" are numbers
  * for outputs (out, inout; 0 for integer outputs: exact) and null otherwise. Missing optional
  * fields read as null; unknown fields are errors.
  *
@@ -41,6 +43,7 @@ typedef struct ch_ck_param {
     double lo, hi;     /* value range of inputs (inclusive) */
     char *index_of;    /* index arrays: the array they subscript, else NULL */
     char *index_hi;    /* index arrays: exclusive upper bound expression */
+    char *offsets_hi;  /* offsets arrays: the last (largest) value's expression, else NULL */
     double rtol, atol; /* outputs: tolerance (0 for integers: exact) */
 } ch_ck_param;
 

@@ -49,8 +49,11 @@ typedef struct ch_param {
     int extent_explicit;
     char **dims; /* ARRAY: each dimension's C expression, outermost first ("" if unsized) */
     size_t ndims;
-    int is_index;   /* integer array used as a subscript of another array */
-    char *index_hi; /* is_index: valid values are [0, index_hi) (a C expression) */
+    int is_index;     /* integer array used as a subscript of another array */
+    char *index_hi;   /* is_index: valid values are [0, index_hi) (a C expression) */
+    char *offsets_hi; /* an offsets array (CSR row pointers): its elements start or bound a loop
+                         whose counter subscripts an array of this extent, so its values are
+                         non-decreasing positions in [0, offsets_hi]; else NULL */
 } ch_param;
 
 /* A function the body calls whose definition the translation unit shows (a `static inline`

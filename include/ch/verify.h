@@ -46,7 +46,7 @@ typedef struct ch_dataset {
 /* Seeded, deterministic synthesis: integer scalars from the size set (others from their range),
  * buffer values uniform in [lo, hi] (defaults by type when lo >= hi) with edge values (0, ±1,
  * the range ends, large magnitudes when the range allows) at random positions, index arrays
- * uniform in [0, index_hi). */
+ * uniform in [0, index_hi), offsets arrays non-decreasing from 0 to offsets_hi. */
 int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                        ch_dataset *out, ch_error *err);
 void ch_dataset_free(ch_dataset *d);

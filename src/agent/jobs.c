@@ -246,6 +246,8 @@ static void render_checklist(ch_strbuf *sb, const ch_checklist *c, int with_size
         if (p->index_of)
             ch_strbuf_addf(sb, ", indexes %s, values in [0, %s)", p->index_of,
                            p->index_hi ? p->index_hi : "?");
+        if (p->offsets_hi)
+            ch_strbuf_addf(sb, ", offsets: non-decreasing from 0 to %s", p->offsets_hi);
         if ((p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT) && (p->rtol > 0 || p->atol > 0))
             ch_strbuf_addf(sb, ", tolerance rtol %g atol %g", p->rtol, p->atol);
         ch_strbuf_addc(sb, '\n');

@@ -663,7 +663,9 @@ static void derive_params(ch_checklist *c, const ch_entry *e, const ch_strvec *s
                 p->index_hi = ch_xstrdup(s->index_hi);
             }
         }
-        if (!p->index_of) {
+        if (!p->index_of && s->offsets_hi && ch_scalar_is_integer(s->elem))
+            p->offsets_hi = ch_xstrdup(s->offsets_hi);
+        if (!p->index_of && !p->offsets_hi) {
             p->has_range = 1;
             default_range(s->elem, &p->lo, &p->hi);
         }
@@ -720,6 +722,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
         if ((int)tmp.len > sp.degree)
             sp.degree = (int)tmp.len;
         add_expr_names(e, p->index_hi, &tmp);
+        add_expr_names(e, p->offsets_hi, &tmp);
         for (size_t d = 0; d < p->ndims; d++)
             add_expr_names(e, p->dims[d], &tmp);
         for (size_t k = 0; k < tmp.len; k++)

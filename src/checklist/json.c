@@ -60,6 +60,7 @@ static cJSON *param_to_json(const ch_ck_param *p)
     }
     cJSON_AddItemToObject(o, "index_of", str_or_null(p->index_of));
     cJSON_AddItemToObject(o, "index_hi", str_or_null(p->index_hi));
+    cJSON_AddItemToObject(o, "offsets_hi", str_or_null(p->offsets_hi));
     if (is_output(p)) {
         cJSON_AddNumberToObject(o, "rtol", p->rtol);
         cJSON_AddNumberToObject(o, "atol", p->atol);
@@ -210,9 +211,9 @@ static int parse_size_list(const cJSON *a, const char *path, ch_ck_size **out, s
     return 0;
 }
 
-static const char *const param_keys[] = {"name",      "type",   "role",  "elem",
-                                         "direction", "extent", "range", "index_of",
-                                         "index_hi",  "rtol",   "atol",  NULL};
+static const char *const param_keys[] = {"name",   "type",  "role",     "elem",     "direction",
+                                         "extent", "range", "index_of", "index_hi", "offsets_hi",
+                                         "rtol",   "atol",  NULL};
 
 static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_error *err)
 {
@@ -256,7 +257,8 @@ static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_erro
     }
     if (get_str(o, path, "extent", 0, &p->extent, err) != 0 ||
         get_str(o, path, "index_of", 0, &p->index_of, err) != 0 ||
-        get_str(o, path, "index_hi", 0, &p->index_hi, err) != 0)
+        get_str(o, path, "index_hi", 0, &p->index_hi, err) != 0 ||
+        get_str(o, path, "offsets_hi", 0, &p->offsets_hi, err) != 0)
         return -1;
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "range");
     p->has_range = 0;

@@ -78,6 +78,7 @@ void ch_checklist_free(ch_checklist *c)
         free(p->extent);
         free(p->index_of);
         free(p->index_hi);
+        free(p->offsets_hi);
     }
     free(c->params);
     free_sizes(c->smoke, c->n_smoke);

@@ -122,9 +122,12 @@ static int check_param(const ch_checklist *c, size_t i, ch_error *err)
             return ch_error_set(err, "%s.direction: scalar parameters have no direction", path);
         if (p->extent)
             return ch_error_set(err, "%s.extent: scalar parameters have no extent", path);
-        if (p->index_of || p->index_hi)
-            return ch_error_set(err, "%s.%s: only integer arrays can be index arrays", path,
-                                p->index_of ? "index_of" : "index_hi");
+        if (p->index_of || p->index_hi || p->offsets_hi)
+            return ch_error_set(err, "%s.%s: only integer arrays can be index or offsets arrays",
+                                path,
+                                p->index_of   ? "index_of"
+                                : p->index_hi ? "index_hi"
+                                              : "offsets_hi");
         if (!p->has_range && !ch_scalar_is_integer(p->elem))
             return ch_error_set(err, "%s.range: missing (floating scalars need a value range)",
                                 path);
@@ -162,6 +165,16 @@ static int check_param(const ch_checklist *c, size_t i, ch_error *err)
         if (p->has_range)
             return ch_error_set(
                 err, "%s.range: index arrays take values in [0, index_hi); give null", path);
+    } else if (p->offsets_hi) {
+        if (!ch_scalar_is_integer(p->elem))
+            return ch_error_set(err, "%s.offsets_hi: offsets arrays need an integer element type",
+                                path);
+        snprintf(sub, sizeof sub, "%s.offsets_hi", path);
+        if (check_size_expr(c, sub, p->offsets_hi, err) != 0)
+            return -1;
+        if (p->has_range)
+            return ch_error_set(
+                err, "%s.range: offsets arrays take values in [0, offsets_hi]; give null", path);
     } else {
         if (p->index_hi)
             return ch_error_set(err, "%s.index_hi: given without index_of", path);

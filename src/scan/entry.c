@@ -45,6 +45,7 @@ void ch_entry_free(ch_entry *e)
         free(p->extent);
         free_names(p->dims, p->ndims);
         free(p->index_hi);
+        free(p->offsets_hi);
     }
     free(e->params);
     free(e->signature);

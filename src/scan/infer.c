@@ -873,6 +873,50 @@ static const char *clause_extent(const ch_entry *e, const char *name)
     return NULL;
 }
 
+/* The array parameter other than skip that ir subscripts with exactly the variable counter
+ * (q[k]), in body order; NULL. */
+static const char *subscripted_by(const ch_entry *e, const ch_ir *ir, const char *counter,
+                                  const char *skip)
+{
+    if (!ir)
+        return NULL;
+    if (ir->kind == CH_IR_INDEX && ir->nkids == 2 && ir->kids[0]->kind == CH_IR_VAR &&
+        ir->kids[1]->kind == CH_IR_VAR && strcmp(ir->kids[1]->text, counter) == 0) {
+        const ch_param *q = ch_entry_param(e, ir->kids[0]->text);
+        if (q && q->role != CH_ROLE_SCALAR && strcmp(q->name, skip) != 0)
+            return q->name;
+    }
+    for (size_t i = 0; i < ir->nkids; i++) {
+        const char *q = subscripted_by(e, ir->kids[i], counter, skip);
+        if (q)
+            return q;
+    }
+    return NULL;
+}
+
+/* For array p: when its elements start or bound a for loop (`for (k = rp[i]; k < rp[i + 1];
+ * k++)`) whose counter subscripts another array, that array (p's values are positions in it:
+ * p is an offsets array, like CSR's row pointers); else NULL. */
+static const char *offsets_into(const ch_entry *e, const ch_ir *ir, const char *p)
+{
+    if (!ir)
+        return NULL;
+    const char *counter;
+    const ch_ir *start;
+    if (ir->kind == CH_IR_FOR && ir->nkids == 4 && ch_ir_for_init(ir, &counter, &start) == 0 &&
+        (ch_ir_find(start, CH_IR_VAR, p) || ch_ir_find(ir->kids[1], CH_IR_VAR, p))) {
+        const char *q = subscripted_by(e, ir->kids[3], counter, p);
+        if (q)
+            return q;
+    }
+    for (size_t i = 0; i < ir->nkids; i++) {
+        const char *q = offsets_into(e, ir->kids[i], p);
+        if (q)
+            return q;
+    }
+    return NULL;
+}
+
 static int finish(infer *x, ch_error *err)
 {
     ch_entry *e = x->e;
@@ -913,6 +957,15 @@ static int finish(infer *x, ch_error *err)
         p->is_index = 1;
         free(p->index_hi);
         p->index_hi = e->params[of].extent ? ch_xstrdup(e->params[of].extent) : NULL;
+    }
+    for (size_t i = 0; i < e->n_params; i++) {
+        ch_param *p = &e->params[i];
+        if (p->role == CH_ROLE_SCALAR || !ch_scalar_is_integer(p->elem) || p->is_index)
+            continue;
+        const char *into = offsets_into(e, e->body, p->name);
+        const ch_param *q = into ? ch_entry_param(e, into) : NULL;
+        free(p->offsets_hi);
+        p->offsets_hi = q && q->extent ? ch_xstrdup(q->extent) : NULL;
     }
     return 0;
 }

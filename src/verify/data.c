@@ -139,6 +139,30 @@ static double draw(uint64_t *s, ch_scalar t, double lo, double hi)
     return lo + uniform(s) * (hi - lo);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* An offsets array (CSR row pointers): cnt non-decreasing positions in [0, last], the first 0
+ * and the last `last`, so that every range [v[k], v[k+1]) it bounds lies inside the array it
+ * points into and together they cover it, as a real matrix's do. */
+static void fill_offsets(uint64_t *s, ch_scalar t, void *buf, long long cnt, long long last)
+{
+    if (cnt <= 0)
+        return;
+    double *v = ch_xcalloc((size_t)cnt, sizeof *v);
+    for (long long k = 0; k < cnt; k++)
+        v[k] = draw(s, t, 0, (double)last);
+    qsort(v, (size_t)cnt, sizeof *v, cmp_double);
+    v[0] = 0;
+    v[cnt - 1] = (double)last;
+    for (long long k = 0; k < cnt; k++)
+        store(t, buf, (size_t)k, v[k]);
+    free(v);
+}
+
 /* Edge values inside [lo, hi]: 0, ±1, the ends, and large magnitudes when the range allows. */
 static size_t edge_values(double lo, double hi, double *out)
 {
@@ -245,6 +269,19 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
             }
             for (long long k = 0; k < cnt; k++)
                 store(p->elem, buf, (size_t)k, draw(&s, p->elem, 0, (double)(ihi - 1)));
+            continue;
+        }
+        if (p->offsets_hi && *p->offsets_hi) {
+            long long last;
+            if (ch_checklist_eval(p->offsets_hi, &all, &last, err) != 0) {
+                rc = ch_error_prefix(err, "offsets bound of %s", p->name);
+                goto done;
+            }
+            if (last < 0) {
+                rc = ch_error_set(err, "offsets bound of %s is %lld", p->name, last);
+                goto done;
+            }
+            fill_offsets(&s, p->elem, buf, cnt, last);
             continue;
         }
         value_range(p, &lo, &hi);

@@ -1,5 +1,7 @@
 /* Direction and extent inference on real loop shapes, scanned through libclang: each test
  * states a function and the exact "param:direction:extent" summary inference must give. */
+#include "ch/checklist.h"
+#include "ch/verify.h"
 #include "scan_helpers.h"
 
 static void expect(const char *src, const char *want)
@@ -285,4 +287,49 @@ Test(poly, simplify)
     }
     cr_expect_null(ch_poly_simplify("n/3"));
     cr_expect_null(ch_poly_simplify("n<<1"));
+}
+
+/* CSR: rp's elements bound the k loop, whose counter subscripts val and col (extent nnz), so rp
+ * is an offsets array with values in [0, nnz]; col subscripts x, so it is an index array into
+ * [0, n). Test data for rp is non-decreasing from 0 to nnz (random values would send the
+ * user's own reference out of bounds). */
+Test(infer, csr_offsets_and_index_arrays)
+{
+    ch_entry_list l;
+    ch_error err;
+    const char *src =
+        "#pragma harness extent(rp: m + 1, col: nnz, val: nnz, x: n, y: m)\n"
+        "void spmv(int m, int n, int nnz, const int *rp, const int *col, const double *val, "
+        "const double *x, double *y)\n{\n    for (int i = 0; i < m; i++) {\n        double s = 0;\n"
+        "        for (int k = rp[i]; k < rp[i + 1]; k++)\n            s += val[k] * x[col[k]];\n"
+        "        y[i] = s;\n    }\n}\n";
+    cr_assert_eq(scan_text("t.c", src, CH_LANG_C, &l, &err), 0, "%s", err.msg);
+    const ch_entry *e = &l.items[0];
+    cr_assert_str_eq(ch_entry_param(e, "rp")->offsets_hi, "nnz");
+    cr_assert_null(ch_entry_param(e, "col")->offsets_hi);
+    cr_assert_str_eq(ch_entry_param(e, "col")->index_hi, "n");
+    cr_assert_null(ch_entry_param(e, "val")->offsets_hi);
+
+    ch_checklist c;
+    cr_assert_eq(ch_checklist_derive(e, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(ch_checklist_validate(&c, &err), 0, "%s", err.msg);
+    const ch_ck_param *rp = ch_checklist_param(&c, "rp");
+    cr_assert_str_eq(rp->offsets_hi, "nnz");
+    cr_assert_eq(rp->has_range, 0);
+    ch_dataset d;
+    cr_assert_eq(ch_data_synthesize(&c, &c.correctness[0], 5, &d, &err), 0, "%s", err.msg);
+    size_t irp = (size_t)(rp - c.params);
+    long long nnz = -1;
+    for (size_t i = 0; i < c.correctness[0].n; i++)
+        if (strcmp(c.correctness[0].names[i], "nnz") == 0)
+            nnz = c.correctness[0].values[i];
+    const int *v = d.data[irp];
+    cr_assert_gt(d.count[irp], 1);
+    cr_assert_eq(v[0], 0);
+    cr_assert_eq(v[d.count[irp] - 1], nnz);
+    for (size_t k = 1; k < d.count[irp]; k++)
+        cr_assert_leq(v[k - 1], v[k], "rp[%zu] = %d > rp[%zu] = %d", k - 1, v[k - 1], k, v[k]);
+    ch_dataset_free(&d);
+    ch_checklist_free(&c);
+    ch_entry_list_free(&l);
 }
