@@ -50,8 +50,10 @@ DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
 PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
+TEMPLATES  := $(sort $(wildcard src/translate/templates/*))
 HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h))
 GEN_PROMPTS := $(BUILD)/gen/prompts.c
+GEN_TEMPLATES := $(BUILD)/gen/templates.c
 
 .PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \
         uninstall clean format format-check fuzz gpu-carry
@@ -72,11 +74,16 @@ $(GEN_PROMPTS): $(PROMPTS) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $@ ch_prompt $(PROMPTS)
 
+$(GEN_TEMPLATES): $(TEMPLATES) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $@ ch_template $(TEMPLATES)
+
 # variant(NAME): objects, libraries and binaries under $(BUILD)/NAME-or-root.
 define variant
 $(1)_DIR := $(if $(filter rel,$(1)),$(BUILD),$(BUILD)/$(1))
 $(1)_CFLAGS := $$(CFLAGS_ALL) $$(OPT_$(1))
-$(1)_LIB_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(LIB_SRC)) $$($(1)_DIR)/obj/gen/prompts.o
+$(1)_LIB_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(LIB_SRC)) $$($(1)_DIR)/obj/gen/prompts.o \
+                $$($(1)_DIR)/obj/gen/templates.o
 $(1)_CACHE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(CACHE_SRC))
 $(1)_CORE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_CORE))
 $(1)_FULL_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_FULL_ONLY))
@@ -89,6 +96,11 @@ $$($(1)_DIR)/obj/%.o: %.c $$(HEADERS)
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
 
 $$($(1)_DIR)/obj/gen/prompts.o: $$(GEN_PROMPTS)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC    $$@"
+	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$$($(1)_DIR)/obj/gen/templates.o: $$(GEN_TEMPLATES)
 	@mkdir -p $$(dir $$@)
 	@echo "  CC    $$@"
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@

@@ -157,6 +157,10 @@ typedef struct ch_tr_kernel {
     int atomic_each;       /* reduction: the element varies (a histogram, a scatter): each
                               instance adds atomically; else one element per launch: partial
                               sums per thread, then one atomic per warp */
+    size_t scan_store;     /* a prefix sum: `acc += e; y[i] = acc;` (or the store first: an
+                              exclusive scan) over one loop. reduction is the update, this the
+                              store's index; -1 for other kernels */
+    int scan_exclusive;    /* scan_store: y[i] takes acc before the update */
 } ch_tr_kernel;
 
 /* How a local scalar is stored in the translation. */

@@ -715,6 +715,190 @@ static size_t mark_kernel(const printer *pr, isl_ast_node *node)
     return ki;
 }
 
+/* The end of a launch block opened at `indent` with an `if` inside: a launch error ends the
+ * call early. */
+static void close_launch(ch_strbuf *out, int indent)
+{
+    indent_to(out, indent + 2);
+    ch_strbuf_adds(out, "if (cudaGetLastError() != cudaSuccess)\n");
+    indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "return;\n");
+    indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+}
+
+/* --- prefix sums: a kernel template (templates/scan.cu) filled from the plan --- */
+
+struct ch_embedded_file {
+    const char *name;
+    const char *text;
+    size_t len;
+};
+extern const struct ch_embedded_file ch_template_files[];
+
+static const char *template_text(const char *name)
+{
+    for (size_t i = 0; ch_template_files[i].name; i++)
+        if (strcmp(ch_template_files[i].name, name) == 0)
+            return ch_template_files[i].text;
+    assert(!"template missing from the build");
+    return "";
+}
+
+/* Appends tmpl with every {{KEY}} replaced by the value of the key of that name. */
+static void fill_template(ch_strbuf *out, const char *tmpl, const char *const *keys,
+                          const char *const *values)
+{
+    for (const char *p = tmpl; *p;) {
+        const char *open = strstr(p, "{{");
+        if (!open) {
+            ch_strbuf_adds(out, p);
+            return;
+        }
+        ch_strbuf_add(out, p, (size_t)(open - p));
+        const char *close = strstr(open, "}}");
+        assert(close);
+        size_t len = (size_t)(close - open - 2), i = 0;
+        while (keys[i] && (strlen(keys[i]) != len || strncmp(keys[i], open + 2, len) != 0))
+            i++;
+        assert(keys[i] && "a template key without a value");
+        ch_strbuf_adds(out, keys[i] ? values[i] : "");
+        p = close + 2;
+    }
+}
+
+/* The names of the kernel parameters (kernel_params' declarations), for calls inside the
+ * kernels. */
+static void kernel_arg_names(printer *pr, ch_strbuf *out)
+{
+    const char *sep = "";
+    for (size_t i = 0; i < pr->e->n_params; i++, sep = ", ")
+        ch_strbuf_addf(out, "%s%s", sep, pr->e->params[i].name);
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        if (pr->m->arrays[a].local_elems) {
+            ch_strbuf_addf(out, "%s%s", sep, pr->m->arrays[a].name);
+            sep = ", ";
+        }
+    if (pr->any_device)
+        ch_strbuf_addf(out, "%sch_s", sep);
+}
+
+/* An isl piecewise expression over the parameters as C (consumes pa). */
+static void print_param_expr(printer *pr, ch_strbuf *out, isl_pw_aff *pa)
+{
+    isl_ast_build *b =
+        isl_ast_build_from_context(isl_set_universe(isl_space_params(isl_pw_aff_get_space(pa))));
+    isl_ast_expr *x = isl_ast_build_expr_from_pw_aff(b, pa);
+    if (x)
+        print_expr(pr, out, x);
+    else
+        ch_strbuf_adds(out, "0");
+    isl_ast_expr_free(x);
+    isl_ast_build_free(b);
+}
+
+/* The launches of a prefix-sum kernel at `indent`. */
+static void print_scan_launch(printer *pr, const ch_tr_kernel *k, size_t fn, const char *t,
+                              int indent)
+{
+    const ch_tr_stmt *U = &pr->m->stmts[k->reduction];
+    const char *n = pr->e->name;
+    ch_strbuf *out = pr->out;
+    indent_to(out, indent);
+    ch_strbuf_addf(out, "{ /* kernel %zu: a prefix sum in three launches */\n", fn);
+    indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "const long long ch_e0 = ");
+    print_param_expr(pr, out, isl_pw_aff_copy(k->extent[0]));
+    ch_strbuf_adds(out, ", ch_lo = ");
+    print_param_expr(pr, out, isl_set_dim_min(isl_set_copy(U->domain), 0));
+    ch_strbuf_adds(out, ";\n");
+    indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "if (ch_e0 > 0) {\n");
+    indent_to(out, indent + 2);
+    ch_strbuf_addf(out,
+                   "const long long ch_tiles = (ch_e0 + 2047) / 2048;\n%*sstatic void "
+                   "*ch_d_part%zu = NULL;\n%*sstatic size_t ch_d_part%zu_bytes = 0;\n",
+                   4 * (indent + 2), "", fn, 4 * (indent + 2), "", fn);
+    indent_to(out, indent + 2);
+    ch_strbuf_addf(out,
+                   "if (%s_reserve(&ch_d_part%zu, &ch_d_part%zu_bytes, (size_t)ch_tiles * "
+                   "sizeof(%s)) != 0)\n",
+                   n, fn, fn, t);
+    indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "return;\n");
+    indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "%s_k%zu_tiles<<<(unsigned)ch_tiles, 256>>>(", n, fn);
+    kernel_params(pr, out, 0);
+    ch_strbuf_addf(out, ", ch_lo, ch_e0, (%s *)ch_d_part%zu);\n", t, fn);
+    indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "%s_k%zu_spine<<<1, 1024>>>((%s *)ch_d_part%zu, ch_tiles", n, fn, t, fn);
+    if (pr->any_device)
+        ch_strbuf_addf(out, ", (%s_scalars *)ch_d_ch_s", n);
+    ch_strbuf_adds(out, ");\n");
+    indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "%s_k%zu<<<(unsigned)ch_tiles, 256>>>(", n, fn);
+    kernel_params(pr, out, 0);
+    ch_strbuf_addf(out, ", ch_lo, ch_e0, (const %s *)ch_d_part%zu);\n", t, fn);
+    close_launch(out, indent);
+}
+
+/* A prefix-sum kernel (schedule.c's scan_of): its three functions from the template, and their
+ * launches at `indent`. */
+static void print_scan(printer *pr, const ch_tr_kernel *k, size_t fn, int indent)
+{
+    const ch_tr_stmt *U = &pr->m->stmts[k->reduction], *W = &pr->m->stmts[k->scan_store];
+    const ch_tr_loop *L = &pr->m->loops[U->loops[0]];
+    const char *acc = pr->m->arrays[U->red_array].name;
+    const char *t = ch_scalar_name(ch_tr_array_elem(pr->m, U->red_array));
+    ch_strbuf params, args, term, spine, k_s, upd, store;
+    ch_strbuf *all[] = {&params, &args, &term, &spine, &k_s, &upd, &store};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ch_strbuf_init(all[i]);
+    kernel_params(pr, &params, 1);
+    kernel_arg_names(pr, &args);
+    ch_cx cx = {.entry = pr->e, .out = &term, .rename = rename_var, .ctx = pr, .exact_mul = 1};
+    ch_cx_expr(&cx, U->ir->kids[0]->kids[1]);
+    /* acc's value before the loop lives in device memory, set by an earlier kernel */
+    const char *dev = rename_var(pr, acc);
+    char init[128];
+    snprintf(init, sizeof init, "%s", dev ? dev : "0");
+    if (pr->any_device)
+        ch_strbuf_addf(&spine, ", %s_scalars *ch_s", pr->e->name);
+    ch_strbuf_addf(&k_s, "%zu", fn);
+    ch_strbuf_addf(&upd, "%s (%s:%u)", U->name, pr->e->file, U->line);
+    ch_strbuf_addf(&store, "%s (%s:%u)", W->name, pr->e->file, W->line);
+    const char *step = k->scan_exclusive ? "        ch_tile[threadIdx.x * 8 + ch_q] = ch_at;\n"
+                                           "        ch_at += ch_v[ch_q];"
+                                         : "        ch_at += ch_v[ch_q];\n"
+                                           "        ch_tile[threadIdx.x * 8 + ch_q] = ch_at;";
+    const char *keys[] = {"K", "UPD", "STORE", "Y",      "I",    "ACC",  "WHEN",         "NAME",
+                          "T", "CT",  "TERM",  "PARAMS", "ARGS", "INIT", "SPINE_PARAMS", "STEP",
+                          NULL};
+    const char *values[] = {k_s.data,
+                            upd.data,
+                            store.data,
+                            W->ir->kids[0]->kids[0]->kids[0]->text,
+                            L->counter,
+                            acc,
+                            k->scan_exclusive ? "before" : "after",
+                            pr->e->name,
+                            t,
+                            counter_type(pr, L),
+                            term.data,
+                            params.data,
+                            args.data,
+                            init,
+                            spine.len ? spine.data : "",
+                            step,
+                            NULL};
+    fill_template(&pr->kernels, template_text("scan.cu"), keys, values);
+    print_scan_launch(pr, k, fn, t, indent);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ch_strbuf_free(all[i]);
+}
+
 /* Emits one kernel function for marks[0..n) (several only when they are consecutive kernels
  * of one thread: one launch instead of many) into pr->kernels, and its launch at `indent`. */
 static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
@@ -723,6 +907,10 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     const ch_tr_kernel *k = &pr->p->kernels[ki];
     assert(n == 1 || k->n_mapped == 0);
     size_t fn = pr->n_functions++;
+    if (k->scan_store != (size_t)-1) {
+        print_scan(pr, k, fn, indent);
+        return;
+    }
     const ch_entry *e = pr->e;
     int threads = k->n_mapped == 2   ? pr->o->block2_x * pr->o->block2_y
                   : k->n_mapped == 1 ? pr->o->block1
@@ -845,14 +1033,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     ch_strbuf_addf(out, "%s_k%zu<<<ch_grid, ch_block>>>(", e->name, fn);
     kernel_params(pr, out, 0);
     ch_strbuf_adds(out, ");\n");
-    indent_to(out, indent + 2);
-    ch_strbuf_adds(out, "if (cudaGetLastError() != cudaSuccess)\n");
-    indent_to(out, indent + 3);
-    ch_strbuf_adds(out, "return;\n");
-    indent_to(out, indent + 1);
-    ch_strbuf_adds(out, "}\n");
-    indent_to(out, indent);
-    ch_strbuf_adds(out, "}\n");
+    close_launch(out, indent);
 }
 
 static void print_node(printer *pr, isl_ast_node *node, int indent)
@@ -947,7 +1128,7 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
     int atomics_done[CH_T_COUNT_] = {0}, extrema_done[2][CH_T_COUNT_] = {{0}};
     for (size_t k = 0; k < pr->p->n_kernels; k++) {
         const ch_tr_kernel *K = &pr->p->kernels[k];
-        if (K->reduction == (size_t)-1)
+        if (K->reduction == (size_t)-1 || K->scan_store != (size_t)-1)
             continue;
         ch_scalar t = ch_tr_array_elem(pr->m, pr->m->stmts[K->reduction].red_array);
         const char *op = pr->m->stmts[K->reduction].red_op;

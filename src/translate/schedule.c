@@ -267,6 +267,8 @@ static int member_parallel(const planner *pl, isl_schedule_node *node, int q)
 }
 
 static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each);
+static int scan_of(const planner *pl, isl_schedule_node *node, size_t *upd, size_t *store,
+                   int *exclusive);
 
 static int has_parallel(const planner *pl, isl_schedule_node *node)
 {
@@ -276,8 +278,10 @@ static int has_parallel(const planner *pl, isl_schedule_node *node)
         for (int q = 0; q < n && !found; q++)
             found = member_parallel(pl, node, q);
         int each;
+        size_t upd, store;
         if (!found && (pl->flags & CH_TR_PARALLEL_SUMS))
-            found = parallel_sum(pl, node, &each) != (size_t)-1;
+            found = parallel_sum(pl, node, &each) != (size_t)-1 ||
+                    scan_of(pl, node, &upd, &store, &each) == 0;
     }
     isl_size kids = isl_schedule_node_n_children(node);
     for (int i = 0; i < kids && !found; i++) {
@@ -308,6 +312,7 @@ static isl_schedule_node *add_kernel(planner *pl, isl_schedule_node *node, int n
     ch_tr_kernel *k = &p->kernels[p->n_kernels];
     memset(k, 0, sizeof *k);
     k->reduction = (size_t)-1;
+    k->scan_store = (size_t)-1;
     isl_size depth = isl_schedule_node_get_schedule_depth(node);
     k->depth = (size_t)depth;
     k->n_mapped = n_mapped;
@@ -398,6 +403,104 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each
     return found;
 }
 
+/* The statements node runs (up to max of them, in textual order); how many there are. */
+static size_t stmts_below(const planner *pl, isl_schedule_node *node, size_t *out, size_t max)
+{
+    const ch_tr_model *m = pl->m;
+    isl_union_set *dom = isl_schedule_node_get_domain(node);
+    size_t n = 0;
+    for (size_t s = 0; s < m->n_stmts; s++) {
+        isl_union_set *one = isl_union_set_from_set(isl_set_copy(m->stmts[s].domain));
+        if (isl_union_set_is_subset(one, dom) == isl_bool_true) {
+            if (n < max)
+                out[n] = s;
+            n++;
+        }
+        isl_union_set_free(one);
+    }
+    isl_union_set_free(dom);
+    return n;
+}
+
+/* Does any statement other than a and b read array x? */
+static int read_elsewhere(const ch_tr_model *m, size_t x, size_t a, size_t b)
+{
+    int found = 0;
+    for (size_t s = 0; s < m->n_stmts && !found; s++) {
+        if (s == a || s == b)
+            continue;
+        isl_union_map *r = isl_union_map_intersect_domain(
+            isl_union_map_copy(m->arrays[x].reads),
+            isl_union_set_from_set(isl_set_copy(m->stmts[s].domain)));
+        found = isl_union_map_is_empty(r) != isl_bool_true;
+        isl_union_map_free(r);
+    }
+    return found;
+}
+
+/* A one-dimensional domain without holes: lo <= i <= hi, no stride. */
+static int dense_interval(isl_set *dom)
+{
+    isl_set *hull = isl_set_from_basic_set(isl_set_simple_hull(isl_set_copy(dom)));
+    int dense = isl_set_is_equal(dom, hull) == isl_bool_true;
+    isl_set_free(hull);
+    return dense;
+}
+
+/* A prefix sum at the outermost level: node's loop runs exactly `acc += e` (U) and `y[i] = acc`
+ * (W), i its counter running over an interval, acc a local scalar that nothing else reads
+ * (its final value is not needed), e not reading y, of acc's type (or a narrower integer), and
+ * exact in any order (integers) or under a tol() clause (floating). Then *upd = U, *store = W,
+ * *exclusive when W comes first (y[i] takes acc before the update); returns 0, else -1. The
+ * dependences the loop carries are all through acc (e reads neither acc nor y), which the scan
+ * honours by construction. */
+static int scan_of(const planner *pl, isl_schedule_node *node, size_t *upd, size_t *store,
+                   int *exclusive)
+{
+    const ch_tr_model *m = pl->m;
+    size_t s[2];
+    if (isl_schedule_node_get_schedule_depth(node) != 0 || stmts_below(pl, node, s, 2) != 2)
+        return -1;
+    for (int u = 0; u < 2; u++) {
+        const ch_tr_stmt *U = &m->stmts[s[u]], *W = &m->stmts[s[1 - u]];
+        if (U->red_array == (size_t)-1 || strcmp(U->red_op, "+") != 0 ||
+            !m->arrays[U->red_array].is_scalar || U->n_loops != 1 || W->n_loops != 1 ||
+            U->loops[0] != W->loops[0] || m->loops[U->loops[0]].down || U->may || W->may ||
+            U->n_guards || W->n_guards || U->ir->kind != CH_IR_EXPR_STMT ||
+            W->ir->kind != CH_IR_EXPR_STMT)
+            continue;
+        const ch_ir *ua = U->ir->kids[0], *wa = W->ir->kids[0];
+        if (ua->kind != CH_IR_ASSIGN || strcmp(ua->text, "+=") != 0 || wa->kind != CH_IR_ASSIGN ||
+            strcmp(wa->text, "=") != 0)
+            continue;
+        const ch_ir *y = wa->kids[0], *v = wa->kids[1], *e = ua->kids[1];
+        const char *acc = m->arrays[U->red_array].name;
+        const char *counter = m->loops[U->loops[0]].counter;
+        if (y->kind != CH_IR_INDEX || y->nkids != 2 || y->kids[0]->kind != CH_IR_VAR ||
+            y->kids[1]->kind != CH_IR_VAR || strcmp(y->kids[1]->text, counter) != 0 ||
+            v->kind != CH_IR_VAR || strcmp(v->text, acc) != 0 ||
+            ch_ir_find(e, CH_IR_VAR, y->kids[0]->text))
+            continue;
+        const ch_param *yp = ch_entry_param(m->entry, y->kids[0]->text);
+        ch_scalar t = ch_tr_array_elem(m, U->red_array);
+        if (!yp || yp->role == CH_ROLE_SCALAR || yp->elem != t ||
+            ch_scalar_size(t) < 4) /* warp shuffles move 32 and 64-bit values */
+            continue;
+        int exact = ch_scalar_is_integer(t) && ch_scalar_is_integer(e->type) &&
+                    ch_scalar_size(e->type) <= ch_scalar_size(t);
+        int floating = (t == CH_T_FLOAT || t == CH_T_DOUBLE) && e->type == t;
+        if (!(exact || (floating && m->entry->clauses.has_tol)))
+            continue;
+        if (read_elsewhere(m, U->red_array, s[0], s[1]) || !dense_interval(U->domain))
+            continue;
+        *upd = s[u];
+        *store = s[1 - u];
+        *exclusive = s[1 - u] < s[u]; /* textual order is the order inside an iteration */
+        return 0;
+    }
+    return -1;
+}
+
 static isl_schedule_node *map_children(planner *pl, isl_schedule_node *node)
 {
     isl_size n = isl_schedule_node_n_children(node);
@@ -421,6 +524,18 @@ static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node)
             if (par < n)
                 node = isl_schedule_node_band_split(node, par);
             return add_kernel(pl, node, par);
+        }
+        size_t upd, store;
+        int exclusive;
+        if ((pl->flags & CH_TR_PARALLEL_SUMS) && scan_of(pl, node, &upd, &store, &exclusive) == 0) {
+            if (n > 1)
+                node = isl_schedule_node_band_split(node, 1);
+            node = add_kernel(pl, node, 1);
+            ch_tr_kernel *k = &pl->p->kernels[pl->p->n_kernels - 1];
+            k->reduction = upd;
+            k->scan_store = store;
+            k->scan_exclusive = exclusive;
+            return node;
         }
         int each = 0;
         size_t sum = pl->flags & CH_TR_PARALLEL_SUMS ? parallel_sum(pl, node, &each) : (size_t)-1;
@@ -712,7 +827,11 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
     for (size_t k = 0; k < p->n_kernels; k++) {
         const ch_tr_kernel *K = &p->kernels[k];
         ch_strbuf_addf(out, "kernel %zu: ", k);
-        if (K->reduction != (size_t)-1) {
+        if (K->scan_store != (size_t)-1) {
+            ch_strbuf_addf(out, "an %s prefix sum on threads (%s, %s)",
+                           K->scan_exclusive ? "exclusive" : "inclusive",
+                           m->stmts[K->reduction].name, m->stmts[K->scan_store].name);
+        } else if (K->reduction != (size_t)-1) {
             const char *op = m->stmts[K->reduction].red_op;
             ch_strbuf_addf(out, "%s on threads (%s, atomically)",
                            K->atomic_each           ? "updates"

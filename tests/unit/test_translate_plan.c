@@ -603,6 +603,55 @@ Test(translate_plan, parallel_extrema)
     free(src);
 }
 
+/* A prefix sum: `acc += x[i]; y[i] = acc;` carries acc from each iteration to the next, but
+ * with parallel sums it is one scan kernel (reduce, scan the tile sums from acc's value, scan
+ * each tile): inclusive when the store follows the update, exclusive when it precedes it. When
+ * acc is read after the loop, or the term reads y, the loop keeps its order on one thread. */
+Test(translate_plan, prefix_sums)
+{
+    const char *inc = "void psum(int n, const int *x, int *y)\n{\n    int acc = 0;\n    for (int i "
+                      "= 0; i < n; i++) {\n        acc += x[i];\n        y[i] = acc;\n    }\n}\n";
+    char *got = plan_with("", inc, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n"
+                          "kernel 0: one thread: S1\n"
+                          "kernel 1: an inclusive prefix sum on threads (S2, S3): S2 S3\n"
+                          "  c0..c0: [n] -> [{ S3[i] -> [(i)]; S2[i] -> [(i)] }]\n"
+                          "scalar acc: in device memory\n");
+    free(got);
+    char *src = sums_cuda("", inc);
+    expect_has(src, "return (int)(x[i]);");
+    expect_has(src, "int ch_at = (int)(ch_s->acc) + (threadIdx.x ? ch_run[threadIdx.x - 1] : 0);");
+    expect_has(src,
+               "        ch_at += ch_v[ch_q];\n        ch_tile[threadIdx.x * 8 + ch_q] = ch_at;");
+    expect_has(src, "psum_k1_spine<<<1, 1024>>>((int *)ch_d_part1, ch_tiles, (psum_scalars "
+                    "*)ch_d_ch_s);");
+    free(src);
+    src = sums_cuda("", "void esum(int n, const long long *x, long long *y)\n{\n    long long acc "
+                        "= 5;\n    for (int i = 1; i < n; i++) {\n        y[i] = acc;\n        "
+                        "acc += x[i];\n    }\n}\n");
+    expect_has(src, "an exclusive prefix sum on threads (S3, S2)");
+    expect_has(src,
+               "        ch_tile[threadIdx.x * 8 + ch_q] = ch_at;\n        ch_at += ch_v[ch_q];");
+    expect_has(src, "ch_lo = 1;");
+    free(src);
+    /* acc read after the loop: its final value is needed, which the scan does not give */
+    got = plan_with("extent(last: 1)",
+                    "void psum2(int n, const int *x, int *y, int *last)\n{\n    int acc = 0;\n    "
+                    "for (int i = 0; i < n; i++) {\n        acc += x[i];\n        y[i] = acc;\n    "
+                    "}\n    *last = acc;\n}\n",
+                    CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect(!strstr(got, "prefix sum"), "%s", got);
+    free(got);
+    /* a floating scan reorders its additions: only under tol() */
+    got = plan_with("",
+                    "void fsum(int n, const float *x, float *y)\n{\n    float acc = 0;\n    for "
+                    "(int i = 0; i < n; i++) {\n        acc += x[i];\n        y[i] = acc;\n    "
+                    "}\n}\n",
+                    CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
+    cr_expect(!strstr(got, "prefix sum"), "%s", got);
+    free(got);
+}
+
 /* A histogram: h[data[i]]++ writes an element the model cannot name (a may-write), and its only
  * dependences are the increments' own: with parallel sums each iteration runs on a thread and
  * increments its element atomically. */
