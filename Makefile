@@ -23,7 +23,7 @@ export PATH := $(PATH):$(CUDA_HOME)/bin
 DEB_PACKAGES := make gcc g++ libc6-dev perl python3 cmake valgrind clang libclang-rt-14-dev \
                 libclang-14-dev libcjson-dev libxxhash-dev libcurl4-openssl-dev libcriterion-dev \
                 nginx-light libnginx-mod-http-dav-ext redis-server clang-format binutils file \
-                libisl-dev
+                libisl-dev meson ninja-build
 
 # the revision of ch-cc that recorded a refusal: a later one retries it (its agent may have
 # learnt to translate the entry)
@@ -122,6 +122,7 @@ $$($(1)_DIR)/bin/ch-cc: $$($(1)_CORE_OBJ) $$($(1)_THIN_OBJ) $$($(1)_LIBS) $$($(1
 	@mkdir -p $$(dir $$@)
 	@echo "  LD    $$@"
 	@$$(BUILD_CC) $$($(1)_CFLAGS) $$($(1)_CORE_OBJ) $$($(1)_THIN_OBJ) -Wl,--as-needed $$($(1)_DIR)/lib/libharness.a -o $$@
+	@ln -sf ch-cc $$(dir $$@)ch-nvcc
 endef
 $(eval $(call variant,rel))
 $(eval $(call variant,asan))
@@ -165,13 +166,18 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/ch $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness
 	install -d $(DESTDIR)$(PREFIX)/libexec/ch-cc
 	install -m 755 $(BUILD)/bin/ch-cc $(DESTDIR)$(PREFIX)/bin/ch-cc
+	ln -sf ch-cc $(DESTDIR)$(PREFIX)/bin/ch-nvcc
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/ch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/ch-cc.1
+	ln -sf ch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/ch-nvcc.1
 	install -m 755 $(BUILD)/libexec/ch-cc/ch-cc-full $(DESTDIR)$(PREFIX)/libexec/ch-cc/ch-cc-full
 	install -m 644 include/harness.h $(DESTDIR)$(PREFIX)/include/harness.h
 	install -m 644 include/ch/*.h $(DESTDIR)$(PREFIX)/include/ch/
 	@for f in cmake-module/*; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness/ || true; done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ch-cc $(DESTDIR)$(PREFIX)/include/harness.h
+	rm -f $(DESTDIR)$(PREFIX)/bin/ch-cc $(DESTDIR)$(PREFIX)/bin/ch-nvcc $(DESTDIR)$(PREFIX)/include/harness.h
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/ch-nvcc.1
 	rm -rf $(DESTDIR)$(PREFIX)/libexec/ch-cc
 	rm -rf $(DESTDIR)$(PREFIX)/include/ch $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness
 

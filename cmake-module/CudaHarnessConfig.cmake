@@ -148,10 +148,10 @@ function(cuda_harness_enable target)
   foreach(_lang IN ITEMS C CXX CUDA)
     get_property(_launcher TARGET "${target}" PROPERTY ${_lang}_COMPILER_LAUNCHER)
     set(_has_ch_cc FALSE)
-    # CUDACXX=ch-cc / CC=ch-cc: the compiler is ch-cc already, no launcher needed.
+    # CUDACXX=ch-nvcc / CC=ch-cc: the compiler is ch-cc already, no launcher needed.
     foreach(_item IN LISTS CMAKE_${_lang}_COMPILER _launcher)
       get_filename_component(_name "${_item}" NAME)
-      if(_name STREQUAL "ch-cc")
+      if(_name STREQUAL "ch-cc" OR _name STREQUAL "ch-nvcc")
         set(_has_ch_cc TRUE)
       endif()
     endforeach()

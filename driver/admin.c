@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/cleanup.h"
 #include "driver.h"
 
 const char *ch_admin_option(const ch_driver *d, const char *name, int *present)
@@ -26,8 +27,16 @@ static void print_help(void)
     printf(
         "usage: ch-cc [nvcc or cc options] files...     compile (annotated functions become "
         "verified CUDA kernels)\n"
+        "       ch-nvcc [nvcc options] files...         the same, answering as nvcc when no "
+        "input says\n"
+        "                                               (use as CUDACXX / NVCC)\n"
         "       ch-cc COMPILER [options] files...       launcher mode (like ccache)\n"
+        "CUDA inputs go to nvcc; C, C++, assembler and object inputs to the host compilers; a\n"
+        "command with none of them (-v, --version, -dumpmachine, -E -) answers as cc under the\n"
+        "name ch-cc and as nvcc under the name ch-nvcc.\n"
         "admin commands:\n"
+        "  --harness-version                    ch-cc's version and the real compilers it uses\n"
+        "  --harness-help                       this text (the manual: man ch-cc)\n"
         "  --harness-list [options] FILE        entries of FILE as JSON\n"
         "  --harness-checklist [options] FILE   checklist entries of FILE as JSON\n"
         "  --harness-plan [--harness-entry=NAME] [options] FILE\n"
@@ -46,15 +55,26 @@ static void print_help(void)
         "  --harness-config                     every setting and where it came from\n"
         "  --harness-args [options] files       the argument model of a command, as JSON\n"
         "settings: --harness-KEY=VALUE for any key of --harness-config (e.g. "
-        "--harness-budget=4)\n");
+        "--harness-budget=4)\n"
+        "  --harness-quiet (or CH_CC_QUIET=1, or -w)  no progress lines and no host-path "
+        "notes\n");
 }
 
 int ch_admin_run(ch_driver *d, int *exit_code)
 {
     int present;
     const char *value;
+    /* every command of the full binary may make temporary directories (the thin one makes
+     * none): removed on a signal, and those of killed runs swept now */
+    ch_cleanup_install();
     if (ch_admin_option(d, "help", &present), present) {
         print_help();
+        *exit_code = 0;
+        return 1;
+    }
+    if (ch_admin_option(d, "version", &present), present) {
+        printf("ch-cc %s (revision %s)\n", CH_CC_VERSION, CH_CC_REVISION);
+        ch_driver_version_line(d, stdout);
         *exit_code = 0;
         return 1;
     }

@@ -126,7 +126,8 @@ static const struct opt opts[] = {
     {"--dryrun", FLAG, O_DRYRUN, 1},
     {"-dryrun", FLAG, O_DRYRUN, 1},
     {"--version", FLAG, O_VERSION, 0},
-    {"-V", FLAG, O_VERSION, 1},
+    /* nvcc's -V, but also autoconf's probe of a C compiler: not a sign of nvcc */
+    {"-V", FLAG, O_VERSION, 0},
     {"-l", JOINED, O_LIB, 0},
     {"--library", SEP, O_LIB, 1},
     {"-use_fast_math", FLAG, O_CODEGEN, 1},

@@ -13,8 +13,9 @@
 #include "link.h"
 
 /* nvcc for CUDA inputs and nvcc-only options; the host compilers for plain C/C++ commands
- * and links; nvcc when nothing says otherwise (ch-cc behaves like nvcc). */
-static ch_real_kind personality_of(const ch_args *a)
+ * and links. When nothing says otherwise (configure's `-v`, `-dumpmachine`, `-dM -E -` on
+ * stdin), the invocation name decides: ch-nvcc answers as nvcc, ch-cc as the host C compiler. */
+static ch_real_kind personality_of(const ch_args *a, int nvcc_name)
 {
     int c = 0, cxx = 0, cu = a->has_x_cu, objects = 0;
     for (size_t i = 0; i < a->n_inputs; i++) {
@@ -42,7 +43,7 @@ static ch_real_kind personality_of(const ch_args *a)
         return CH_REAL_CXX;
     if (c || objects)
         return CH_REAL_CC;
-    return CH_REAL_NVCC;
+    return nvcc_name ? CH_REAL_NVCC : CH_REAL_CC;
 }
 
 static int is_scannable(ch_lang lang)
@@ -70,24 +71,52 @@ int ch_driver_spawn(char *const *argv)
     return status;
 }
 
-static void print_version_line(const ch_driver *d)
+void ch_driver_version_line(const ch_driver *d, FILE *to)
 {
     ch_error err;
     char *paths[3];
     for (int k = 0; k < 3; k++) {
         paths[k] = ch_real_compiler(d, (ch_real_kind)k, &err);
     }
-    printf("ch-cc %s (nvcc: %s, cc: %s, c++: %s)\n", CH_CC_VERSION,
-           paths[0] ? paths[0] : "not found", paths[1] ? paths[1] : "not found",
-           paths[2] ? paths[2] : "not found");
-    fflush(stdout);
+    fprintf(to, "ch-cc %s (nvcc: %s, cc: %s, c++: %s)\n", CH_CC_VERSION,
+            paths[0] ? paths[0] : "not found", paths[1] ? paths[1] : "not found",
+            paths[2] ? paths[2] : "not found");
+    fflush(to);
     for (int k = 0; k < 3; k++)
         free(paths[k]);
 }
 
+static int has_arg(const ch_driver *d, const char *word)
+{
+    for (int i = 0; i < d->argc; i++)
+        if (strcmp(d->argv[i], word) == 0)
+            return 1;
+    return 0;
+}
+
+/* `--version` and `--help` without inputs: ch-cc's part first, then the real compiler's.
+ * --version's own line goes to stderr so that stdout, which autoconf, libtool, Meson and CMake
+ * parse (`gcc (Debian 12.2.0-14) 12.2.0`, `Cuda compilation tools, release ...`), is the real
+ * compiler's byte for byte; --help is read by people, so its part goes to stdout. */
+static void print_own_part(const ch_driver *d, const char *compiler)
+{
+    if (d->launcher || d->args.n_inputs > 0)
+        return;
+    if (has_arg(d, "--version")) /* not -V: gcc refuses it, and must be seen to */
+        ch_driver_version_line(d, stderr);
+    if (has_arg(d, "--help")) {
+        printf("ch-cc %s: nvcc for CUDA inputs (and as ch-nvcc), the host C compiler for the "
+               "rest;\nfunctions marked `#pragma harness` become verified CUDA kernels.\n"
+               "ch-cc's own options: ch-cc --harness-help; the manual: man ch-cc.\n"
+               "The real compiler's help (%s) follows.\n\n",
+               CH_CC_VERSION, compiler);
+        fflush(stdout);
+    }
+}
+
 void ch_driver_choose_personality(ch_driver *d)
 {
-    d->personality = personality_of(&d->args);
+    d->personality = personality_of(&d->args, d->nvcc_name);
 }
 
 int ch_compile_run(ch_driver *d)
@@ -100,8 +129,7 @@ int ch_compile_run(ch_driver *d)
         ch_driver_report(&err);
         return 1;
     }
-    if (a->version && !d->launcher && a->n_inputs == 0)
-        print_version_line(d);
+    print_own_part(d, compiler);
 
     int *annotated = ch_xcalloc(a->n_inputs + 1, sizeof *annotated);
     int any = 0;

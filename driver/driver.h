@@ -3,6 +3,8 @@
 #ifndef CH_DRIVER_H
 #define CH_DRIVER_H
 
+#include <stdio.h>
+
 #include "ch/args.h"
 #include "ch/config.h"
 #include "ch/entry.h"
@@ -18,6 +20,8 @@ typedef struct ch_driver {
     char **argv_full;         /* main's argv, program name included (for delegation) */
     char *launcher;           /* launcher mode: the compiler named first (owned), else NULL */
     ch_real_kind personality; /* which real compiler this command goes to */
+    int nvcc_name;            /* invoked as ch-nvcc (a name containing "nvcc"): a command
+                                 without a language-bearing input answers as nvcc, not cc */
 } ch_driver;
 
 /* Prints "ch-cc: error: MSG" (or a located message as is) to stderr. */
@@ -52,6 +56,8 @@ int ch_driver_delegate(char **argv);
 
 /* Compiler, launcher and link modes; returns the exit status (or does not return: exec). */
 int ch_compile_run(ch_driver *d);
+/* "ch-cc VERSION (nvcc: PATH, cc: PATH, c++: PATH)" and a newline, to `to`. */
+void ch_driver_version_line(const ch_driver *d, FILE *to);
 /* Chooses d->personality from the inputs and options (nvcc, cc or c++). */
 void ch_driver_choose_personality(ch_driver *d);
 

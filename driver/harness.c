@@ -17,6 +17,7 @@
 
 #include "ch/emit.h"
 #include "ch/fsutil.h"
+#include "ch/output.h"
 #include "ch/proc.h"
 #include "ch/scan.h"
 #include "link.h"
@@ -243,6 +244,11 @@ static void build_open(ch_build *b, ch_driver *d)
         if (strcmp(ch_settings[i].key, "budget") == 0)
             b->budget_source = d->cfg.src[i];
     ch_config_bool(&d->cfg, "quiet", &b->quiet, &err);
+    /* -w (gcc's and nvcc's "no warnings") silences ch-cc's notes too */
+    for (size_t i = 0; i < d->args.expanded.len; i++)
+        if (strcmp(d->args.expanded.items[i], "-w") == 0 ||
+            strcmp(d->args.expanded.items[i], "--disable-warnings") == 0)
+            b->quiet = 1;
     b->live = !b->quiet && isatty(2);
 }
 
@@ -415,10 +421,32 @@ static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, c
 
 /* ---- one annotated input ---- */
 
+/* Host-path notes come once per entry, not on every warm rebuild: the note of an entry is
+ * marked in the cache directory (notes/KEY), and a cache hit whose entry is marked says
+ * nothing. An outcome made now (a miss: the function, its flags or the toolchain changed, or
+ * the cache was cleaned) is always reported. Returns nonzero when the note is to be printed. */
+static int host_note_is_new(ch_build *b, const ch_outcome *o)
+{
+    if (!b->cache)
+        return 1;
+    int from_cache = o->hit.key[0] != '\0';
+    char *dir = ch_path_join(ch_cache_dir(b->cache), "notes");
+    char *mark = ch_path_join(dir, o->key);
+    int is_new = !from_cache || !ch_file_exists(mark);
+    ch_error err;
+    if (is_new && ch_mkdir_p(dir, &err) == 0)
+        ch_write_file_atomic(mark, "", 0, 0, &err); /* best effort: a note too many at worst */
+    free(mark);
+    free(dir);
+    return is_new;
+}
+
 static void report_outcome(ch_build *b, const ch_outcome *o)
 {
     const ch_entry *e = o->entry;
     if (!o->kernel_src) {
+        if (b->quiet || !host_note_is_new(b, o))
+            return;
         /* a reason located in the user's file (a refusal names the loop) is reported there,
          * as compilers report a note's place, rather than at the pragma */
         const char *reason = o->reason ? o->reason : "no verified kernel";
@@ -673,6 +701,13 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
                                         "several input files"});
         return 1;
     }
+    for (size_t i = 0; a->output && i < a->n_inputs; i++)
+        if (ch_same_file(a->inputs[i].path, a->output)) {
+            /* gcc's refusal: the real compiler sees only copies, so it cannot say it here */
+            fprintf(stderr, "ch-cc: error: input file '%s' is the same as output file\n",
+                    a->inputs[i].path);
+            return 1;
+        }
     ch_build b;
     build_open(&b, d);
     int status = 0;

@@ -52,8 +52,17 @@ static int check_depth(ch_error *err)
     return 0;
 }
 
+/* The personality of commands without a language-bearing input follows the name ch-cc was
+ * invoked as: `ch-nvcc` (any name containing "nvcc") answers as nvcc, every other name (ch-cc,
+ * a `cc` symlink) as the host C compiler, so that configure's probes see gcc. */
+static int is_nvcc_name(const char *argv0)
+{
+    return strstr(ch_path_base(argv0), "nvcc") != NULL;
+}
+
 /* `ch-cc gcc -c x.c`: the first argument names an executable that is not an input file. A
- * first argument that is ch-cc itself (CMake's launcher with CUDACXX=ch-cc) is dropped. */
+ * first argument that is ch-cc itself (CMake's launcher with CUDACXX=ch-nvcc) is dropped; the
+ * name it was called by still picks the personality. */
 static void detect_launcher(ch_driver *d)
 {
     while (d->argc > 0) {
@@ -66,6 +75,7 @@ static void detect_launcher(ch_driver *d)
         if (!exe)
             return;
         if (ch_is_self(exe)) {
+            d->nvcc_name = is_nvcc_name(first);
             free(exe);
             d->argc--;
             d->argv++;
@@ -113,8 +123,8 @@ int ch_driver_delegate(char **argv)
 
 /* Commands and their modifiers; every other --harness-KEY=VALUE is a setting. */
 static const char *const admin_words[] = {
-    "help",  "config", "args",  "list",    "checklist", "verify",     "entry", "report",
-    "stats", "clean",  "evict", "explain", "propose",   "link-flags", "plan",  NULL};
+    "help",  "config", "args",    "list",    "checklist",  "verify", "entry",   "report", "stats",
+    "clean", "evict",  "explain", "propose", "link-flags", "plan",   "version", NULL};
 
 int ch_admin_is_command(const char *name, size_t len)
 {
@@ -162,9 +172,12 @@ int main(int argc, char **argv)
     d.argc = argc - 1;
     d.argv = argv + 1;
     d.argv_full = argv;
+    d.nvcc_name = is_nvcc_name(argv[0]);
     ch_error err;
     ch_error_clear(&err);
     int status = 1;
+    /* the front binary already printed the configuration's warnings; say them once */
+    int delegated = getenv("CH_CC_DELEGATED") != NULL;
     if (check_depth(&err) != 0) {
         ch_driver_report(&err);
         return 1;
@@ -174,6 +187,8 @@ int main(int argc, char **argv)
         ch_driver_report(&err);
         goto out;
     }
+    for (size_t i = 0; !delegated && i < d.cfg.warnings.len; i++)
+        ch_driver_warn("%s", d.cfg.warnings.items[i]);
     if (ch_args_parse(&d.args, d.argc, d.argv, getenv("NVCC_PREPEND_FLAGS"),
                       getenv("NVCC_APPEND_FLAGS"), &err) != 0 ||
         apply_harness_settings(&d, &err) != 0) {

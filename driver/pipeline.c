@@ -117,19 +117,43 @@ static void evo_discard(void *vctx, ch_candidate *c)
     c->build = NULL;
 }
 
+/* What became of one candidate, in a user's words: a candidate that stops at a stage is not
+ * an error of the build (the loop tries the next one), and one that waits for a GPU has passed
+ * everything this machine can check. */
+static const char *candidate_words(const ch_verify_report *r)
+{
+    static const char *const failed[CH_STAGE_COUNT_] = {
+        [CH_STAGE_STATIC] = "rejected by the static checks",
+        [CH_STAGE_COMPILE] = "did not compile",
+        [CH_STAGE_SMOKE] = "crashed or hung on a small run",
+        [CH_STAGE_CORRECT] = "gave wrong results",
+        [CH_STAGE_SANITIZE] = "failed the memory checks",
+        [CH_STAGE_PERF] = "could not be timed",
+    };
+    if (r->correct && r->status[CH_STAGE_SMOKE] == CH_ST_SKIP)
+        return "compiles; its test waits for a GPU";
+    if (r->correct)
+        return "correct";
+    if (r->stage >= 0 && r->stage < CH_STAGE_COUNT_ && r->status[r->stage] == CH_ST_SKIP)
+        return "compiles; its test waits for a GPU";
+    return r->stage >= 0 && r->stage < CH_STAGE_COUNT_ ? failed[r->stage] : "not checked";
+}
+
 static void evo_progress(void *vctx, const ch_evolution *ev, const ch_candidate *c)
 {
     evo_ctx *x = vctx;
     if (!x->b->live)
         return;
-    char best[64] = "none yet";
-    if (ev->best >= 0 && ev->cands[ev->best].report.launcher_ms >= 0)
-        snprintf(best, sizeof best, "%.3f ms", ev->cands[ev->best].report.launcher_ms);
+    char best[64] = "no correct kernel yet";
+    if (ev->best >= 0 && ev->cands[ev->best].report.status[CH_STAGE_SMOKE] == CH_ST_SKIP)
+        snprintf(best, sizeof best, "none can be tested here");
+    else if (ev->best >= 0 && ev->cands[ev->best].report.launcher_ms >= 0)
+        snprintf(best, sizeof best, "fastest correct so far: %.3f ms per call",
+                 ev->cands[ev->best].report.launcher_ms);
     else if (ev->best >= 0)
-        snprintf(best, sizeof best, "correct");
-    fprintf(stderr, "\r\033[Kch-cc: %s: candidate %d (round %d) %s at %s; best %s", x->e->name,
-            c->id, c->round < 0 ? 0 : c->round, c->report.correct ? "correct" : "stopped",
-            ch_stage_name(c->report.stage), best);
+        snprintf(best, sizeof best, "a correct kernel found");
+    fprintf(stderr, "\r\033[Kch-cc: %s: making a GPU kernel: try %d %s; %s", x->e->name, c->id + 1,
+            candidate_words(&c->report), best);
     fflush(stderr);
 }
 

@@ -4,6 +4,12 @@
  * .ch-cc.conf (searched upward from the working directory) > ~/.config/ch-cc/config > default.
  * Conf files hold `key = value` lines; '#' starts a comment; keys may use '-' or '_'.
  *
+ * Trust: a .ch-cc.conf comes with the tree being built (a cloned repository), so it may not set
+ * what sends a secret or runs a command (user_only rows: the API key's endpoint, the runner, the
+ * remote store and its token, the compilers). Those come only from the user's own config file,
+ * the environment or the command line; a project file that sets one is ignored for that setting
+ * with one warning (ch_config.warnings) naming the file and the setting.
+ *
  * The parsed configuration is the one piece of process-wide state the project allows: the
  * driver loads it once and passes a const pointer to every stage that needs a setting. */
 #ifndef CH_CONFIG_H
@@ -27,6 +33,7 @@ typedef struct ch_setting_def {
     const char *env;  /* "CH_CC_CACHE_DIR" */
     const char *help; /* one line for --harness-config and the README */
     int secret;       /* printed redacted */
+    int user_only;    /* sends a secret or runs a command: never taken from a .ch-cc.conf */
 } ch_setting_def;
 
 /* The table of known settings, terminated by a {NULL} row. */
@@ -37,6 +44,9 @@ typedef struct ch_config {
     char **values; /* values[i] for ch_settings[i]; never NULL after load ("" unset) */
     ch_cfg_source *src;
     char **src_file; /* the conf file a value came from, else NULL */
+    /* one line per user_only setting a .ch-cc.conf tried to set, for the driver to print;
+     * owned by the config, freed by ch_config_free */
+    ch_strvec warnings;
 } ch_config;
 
 /* Loads defaults, conf files and environment. Command-line values are applied afterwards with

@@ -90,6 +90,15 @@ int ch_compare(ch_scalar t, const void *got, const void *ref, size_t count, doub
  * details (owned by the caller, may be NULL) describing what was found. */
 int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);
 
+/* The object check, after compilation (the text check above is the fast first filter): the
+ * host side of a compiled candidate or reference may call only allowed functions (the CUDA
+ * runtime, libc memory and math, the C++ runtime pieces nvcc needs), has no constructor or
+ * destructor but nvcc's registration, and no system call instruction. Returns 0 when the object
+ * at path passes; 1 with a one-line message in msg. */
+int ch_object_check(const char *path, ch_strbuf *msg);
+/* Whether an undefined symbol of host code is on the object check's allow-list. */
+int ch_object_symbol_allowed(const char *name);
+
 /* The candidate as the scaffold and the emitted unit call it: users often define the kernel's
  * host function under the entry's own name (`extern "C" void saxpy(...)`) rather than as
  * NAME_launcher. When src defines a host function `name` and never mentions name_launcher,

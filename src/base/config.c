@@ -12,43 +12,45 @@
 #include "ch/strbuf.h"
 
 const ch_setting_def ch_settings[] = {
+    /* user_only (last column): runs a command or sends a secret; see config.h */
     {"nvcc", "CH_CC_NVCC", "the real nvcc (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc)",
-     0},
-    {"host_cc", "CH_CC_HOST_CC", "the real C compiler for .c files and links (default: cc)", 0},
-    {"host_cxx", "CH_CC_HOST_CXX", "the real C++ compiler for .cpp files (default: c++)", 0},
-    {"cache_dir", "CH_CC_CACHE_DIR", "kernel cache directory", 0},
-    {"max_size", "CH_CC_MAX_SIZE", "cache size limit, K/M/G suffixes", 0},
+     0, 1},
+    {"host_cc", "CH_CC_HOST_CC", "the real C compiler for .c files and links (default: cc)", 0, 1},
+    {"host_cxx", "CH_CC_HOST_CXX", "the real C++ compiler for .cpp files (default: c++)", 0, 1},
+    {"cache_dir", "CH_CC_CACHE_DIR", "kernel cache directory", 0, 0},
+    {"max_size", "CH_CC_MAX_SIZE", "cache size limit, K/M/G suffixes", 0, 0},
     {"lock_timeout", "CH_CC_LOCK_TIMEOUT", "seconds to wait for another build generating a kernel",
-     0},
+     0, 0},
     {"remote", "CH_CC_REMOTE",
-     "shared remote store, http(s)://host:port/path/ or redis://host:port", 0},
-    {"remote_token", "CH_CC_REMOTE_TOKEN", "bearer token for the remote store", 1},
-    {"remote_only_read", "CH_CC_REMOTE_ONLY_READ", "never write to the remote store", 0},
-    {"remote_timeout", "CH_CC_REMOTE_TIMEOUT", "seconds per remote request", 0},
-    {"provider", "CH_CC_PROVIDER", "who proposes kernels: builtin, openai, anthropic, none", 0},
-    {"model", "CH_CC_MODEL", "model name for openai/anthropic", 0},
-    {"api_base", "CH_CC_API_BASE", "provider endpoint base URL", 0},
-    {"api_key", "CH_CC_API_KEY", "provider key (else OPENAI_API_KEY / ANTHROPIC_API_KEY)", 1},
-    {"temperature", "CH_CC_TEMPERATURE", "sampling temperature", 0},
-    {"max_tokens", "CH_CC_MAX_TOKENS", "most tokens in one model reply", 0},
+     "shared remote store, http(s)://host:port/path/ or redis://host:port", 0, 1},
+    {"remote_token", "CH_CC_REMOTE_TOKEN", "bearer token for the remote store", 1, 1},
+    {"remote_only_read", "CH_CC_REMOTE_ONLY_READ", "never write to the remote store", 0, 0},
+    {"remote_timeout", "CH_CC_REMOTE_TIMEOUT", "seconds per remote request", 0, 0},
+    {"provider", "CH_CC_PROVIDER", "who proposes kernels: builtin, openai, anthropic, none", 0, 0},
+    {"model", "CH_CC_MODEL", "model name for openai/anthropic", 0, 0},
+    {"api_base", "CH_CC_API_BASE", "provider endpoint base URL", 0, 1},
+    {"api_key", "CH_CC_API_KEY", "provider key (else OPENAI_API_KEY / ANTHROPIC_API_KEY)", 1, 1},
+    {"temperature", "CH_CC_TEMPERATURE", "sampling temperature", 0, 0},
+    {"max_tokens", "CH_CC_MAX_TOKENS", "most tokens in one model reply", 0, 0},
     {"max_tokens_per_entry", "CH_CC_MAX_TOKENS_PER_ENTRY", "token budget for one entry (0: none)",
-     0},
-    {"request_timeout", "CH_CC_REQUEST_TIMEOUT", "seconds for one model request", 0},
-    {"retries", "CH_CC_RETRIES", "retries of a model request on 429/5xx/connection errors", 0},
+     0, 0},
+    {"request_timeout", "CH_CC_REQUEST_TIMEOUT", "seconds for one model request", 0, 0},
+    {"retries", "CH_CC_RETRIES", "retries of a model request on 429/5xx/connection errors", 0, 0},
     {"retry_backoff", "CH_CC_RETRY_BACKOFF",
-     "seconds before the first retry of a model request (doubles each retry, plus jitter)", 0},
+     "seconds before the first retry of a model request (doubles each retry, plus jitter)", 0, 0},
     {"runner", "CH_CC_RUNNER",
-     "command prefix for running verification programs (ssh host, srun ...)", 0},
-    {"arch", "CH_CC_ARCH", "GPU architecture for kernels when the build names none (sm_90 ...)", 0},
-    {"jobs", "CH_CC_JOBS", "parallel candidate compiles (default: the core count)", 0},
-    {"offline", "CH_CC_OFFLINE", "cache only: never ask an agent", 0},
-    {"budget", "CH_CC_BUDGET", "evolution rounds per kernel", 0},
-    {"time", "CH_CC_TIME", "wall-time limit of one kernel's evolution, seconds", 0},
-    {"on_fail", "CH_CC_ON_FAIL", "when no kernel verifies: fallback (host path) or error", 0},
-    {"keep", "CH_CC_KEEP", "keep verification directories", 0},
-    {"log", "CH_CC_LOG", "directory for agent transcripts (keys redacted)", 0},
-    {"quiet", "CH_CC_QUIET", "no progress lines", 0},
-    {NULL, NULL, NULL, 0},
+     "command prefix for running verification programs (ssh host, srun ...)", 0, 1},
+    {"arch", "CH_CC_ARCH", "GPU architecture for kernels when the build names none (sm_90 ...)", 0,
+     0},
+    {"jobs", "CH_CC_JOBS", "parallel candidate compiles (default: the core count)", 0, 0},
+    {"offline", "CH_CC_OFFLINE", "cache only: never ask an agent", 0, 0},
+    {"budget", "CH_CC_BUDGET", "evolution rounds per kernel", 0, 0},
+    {"time", "CH_CC_TIME", "wall-time limit of one kernel's evolution, seconds", 0, 0},
+    {"on_fail", "CH_CC_ON_FAIL", "when no kernel verifies: fallback (host path) or error", 0, 0},
+    {"keep", "CH_CC_KEEP", "keep verification directories", 0, 0},
+    {"log", "CH_CC_LOG", "directory for agent transcripts (keys redacted)", 0, 0},
+    {"quiet", "CH_CC_QUIET", "no progress lines", 0, 0},
+    {NULL, NULL, NULL, 0, 0},
 };
 
 static size_t settings_count(void)
@@ -125,6 +127,23 @@ static char *trim(char *s)
     return s;
 }
 
+/* A project file came with the tree being built: a setting that would send the user's key
+ * somewhere or run a command is not taken from it (a cloned repository must not redirect
+ * OPENAI_API_KEY). Recorded once per file and setting for the driver to print. */
+static void untrusted_setting(ch_config *cfg, const char *path, int i)
+{
+    char *w = ch_xasprintf("%s: ignoring setting '%s': a project .ch-cc.conf may not set what "
+                           "sends a secret or runs a command; set it in your own "
+                           "~/.config/ch-cc/config, the environment (%s) or with --harness-%s",
+                           path, ch_settings[i].key, ch_settings[i].env, ch_settings[i].key);
+    for (size_t k = 0; k < cfg->warnings.len; k++)
+        if (strcmp(cfg->warnings.items[k], w) == 0) {
+            free(w);
+            return;
+        }
+    ch_strvec_push_owned(&cfg->warnings, w);
+}
+
 static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_error *err)
 {
     char *text;
@@ -160,6 +179,10 @@ static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_err
             rc = ch_error_at(err, path, lineno, 1,
                              "unknown setting '%s' (see ch-cc --harness-config for the list)", key);
             break;
+        }
+        if (src == CH_CFG_PROJECT_FILE && ch_settings[i].user_only) {
+            untrusted_setting(cfg, path, i);
+            continue;
         }
         set_value(cfg, i, value, src, path);
     }
@@ -199,6 +222,7 @@ int ch_config_load(ch_config *cfg, const char *cwd, ch_error *err)
     cfg->values = ch_xcalloc(cfg->n, sizeof *cfg->values);
     cfg->src = ch_xcalloc(cfg->n, sizeof *cfg->src);
     cfg->src_file = ch_xcalloc(cfg->n, sizeof *cfg->src_file);
+    ch_strvec_init(&cfg->warnings);
     for (size_t i = 0; i < cfg->n; i++)
         cfg->values[i] = ch_xstrdup("");
     for (size_t i = 0; i < sizeof fixed_defaults / sizeof fixed_defaults[0]; i++)
@@ -243,6 +267,7 @@ void ch_config_free(ch_config *cfg)
     free(cfg->values);
     free(cfg->src);
     free(cfg->src_file);
+    ch_strvec_free(&cfg->warnings);
     cfg->n = 0;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ch/cleanup.h"
 #include "ch/fsutil.h"
 #include "ch/strbuf.h"
 
@@ -144,15 +145,19 @@ int ch_remove_tree(const char *path, ch_error *err)
 
 char *ch_make_temp_dir(const char *prefix, ch_error *err)
 {
-    const char *base = getenv("TMPDIR");
+    const char *base = ch_cleanup_temp_base();
+    if (!base)
+        base = getenv("TMPDIR");
     if (!base || !*base)
         base = "/tmp";
-    char *tmpl = ch_xasprintf("%s/ch-cc-%s-XXXXXX", base, prefix);
+    /* the pid in the name lets the next run remove it if this one is SIGKILLed (cleanup.h) */
+    char *tmpl = ch_xasprintf("%s/ch-cc-%s-%ld-XXXXXX", base, prefix, (long)getpid());
     if (!mkdtemp(tmpl)) {
         ch_error_set(err, "cannot create a temporary directory in '%s': %s", base, strerror(errno));
         free(tmpl);
         return NULL;
     }
+    ch_cleanup_register_dir(tmpl);
     return tmpl;
 }
 

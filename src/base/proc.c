@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ch/cleanup.h"
 #include "ch/proc.h"
 
 extern char **environ;
@@ -142,6 +143,8 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
         child_exec(argv, o, outp[1], errp[1], ep[1]);
     if (o->new_process_group || o->wall_seconds > 0)
         setpgid(pid, pid);
+    /* a child in its own group misses the terminal's ^C: the signal handler kills it */
+    ch_cleanup_child_started(pid, o->new_process_group || o->wall_seconds > 0);
     close(ep[1]);
     if (outp[1] >= 0)
         close(outp[1]);
@@ -224,6 +227,7 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
             usleep(2000);
         }
     }
+    ch_cleanup_child_ended(pid);
     if (o->wall_seconds > 0)
         kill(-pid, SIGKILL); /* leftovers of the group: detached grandchildren */
     for (int i = 0; i < 2; i++) {

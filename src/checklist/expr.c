@@ -14,7 +14,12 @@ typedef struct parser {
     const ch_ck_size *size; /* eval mode: values of names */
     ch_strvec *names;       /* collect mode (non-NULL): names are recorded, arithmetic skipped */
     ch_error *err;
+    int depth; /* parentheses, min/max calls and unary signs open around p */
 } parser;
+
+/* Deepest nesting followed (as clang's default bracket depth): beyond it an error, never a
+ * stack overflow on a hostile checklist or extent. */
+#define MAX_DEPTH 256
 
 static void skip_ws(parser *ps)
 {
@@ -31,6 +36,23 @@ static int fail_at(parser *ps, const char *what)
 }
 
 static int parse_expr(parser *ps, long long *v);
+
+/* Enters one level of nesting; -1 with err beyond MAX_DEPTH. The caller leaves it. */
+static int deeper(parser *ps)
+{
+    if (++ps->depth > MAX_DEPTH)
+        return ch_error_set(ps->err, "expression nested more than %d levels deep in '%.40s...'",
+                            MAX_DEPTH, ps->src);
+    return 0;
+}
+
+/* parse_expr one level deeper. */
+static int nested_expr(parser *ps, long long *v)
+{
+    int rc = deeper(ps) != 0 ? -1 : parse_expr(ps, v);
+    ps->depth--;
+    return rc;
+}
 
 static int arith(parser *ps, char op, long long a, long long b, long long *r)
 {
@@ -81,7 +103,7 @@ static int parse_primary(parser *ps, long long *v)
     const char *s = ps->p;
     if (*s == '(') {
         ps->p++;
-        if (parse_expr(ps, v) != 0)
+        if (nested_expr(ps, v) != 0)
             return -1;
         skip_ws(ps);
         if (*ps->p != ')')
@@ -114,13 +136,13 @@ static int parse_primary(parser *ps, long long *v)
             int is_min = s[1] == 'i';
             long long a, b;
             ps->p++;
-            if (parse_expr(ps, &a) != 0)
+            if (nested_expr(ps, &a) != 0)
                 return -1;
             skip_ws(ps);
             if (*ps->p != ',')
                 return fail_at(ps, "expected ','");
             ps->p++;
-            if (parse_expr(ps, &b) != 0)
+            if (nested_expr(ps, &b) != 0)
                 return -1;
             skip_ws(ps);
             if (*ps->p != ')')
@@ -158,7 +180,9 @@ static int parse_unary(parser *ps, long long *v)
     if (*ps->p == '-' || *ps->p == '+') {
         char op = *ps->p++;
         long long x;
-        if (parse_unary(ps, &x) != 0)
+        int rc = deeper(ps) != 0 ? -1 : parse_unary(ps, &x);
+        ps->depth--;
+        if (rc != 0)
             return -1;
         return op == '-' ? arith(ps, '-', 0, x, v) : (*v = x, 0);
     }
@@ -227,7 +251,7 @@ static int run(parser *ps, long long *v)
 
 int ch_checklist_eval(const char *expr, const ch_ck_size *size, long long *value, ch_error *err)
 {
-    parser ps = {expr, expr, size, NULL, err};
+    parser ps = {expr, expr, size, NULL, err, 0};
     long long v = 0;
     if (run(&ps, &v) != 0)
         return -1;
@@ -237,7 +261,7 @@ int ch_checklist_eval(const char *expr, const ch_ck_size *size, long long *value
 
 int ch_checklist_expr_names(const char *expr, ch_strvec *names, ch_error *err)
 {
-    parser ps = {expr, expr, NULL, names, err};
+    parser ps = {expr, expr, NULL, names, err, 0};
     long long v;
     return run(&ps, &v);
 }

@@ -8,6 +8,7 @@
 
 #include "ch/emit.h"
 #include "ch/fsutil.h"
+#include "ch/output.h"
 #include "ch/proc.h"
 #include "ch/scan.h"
 
@@ -227,7 +228,12 @@ int ch_emit_privatize(const char *obj, const char *keep, ch_error *err)
 int ch_emit_merge(const char *const *objs, size_t n, char *const *localize, const char *out,
                   ch_error *err)
 {
-    char *tmp = ch_xasprintf("%s.ch-cc-merge.o", out);
+    /* a temp name unique to this process, then a rename (or a write into a device): two
+     * builds of one object never share a temp file, and out is never half-written */
+    ch_output dest;
+    if (ch_output_begin(&dest, out, err) != 0)
+        return -1;
+    const char *tmp = dest.tmp;
     ch_strvec argv;
     ch_strvec_init(&argv);
     ch_strvec_push(&argv, "ld");
@@ -247,10 +253,9 @@ int ch_emit_merge(const char *const *objs, size_t n, char *const *localize, cons
         rc = run_tool(argv.items, NULL, err);
         ch_strvec_free(&argv);
     }
-    if (rc == 0 && rename(tmp, out) != 0)
-        rc = ch_error_set(err, "cannot write %s", out);
-    if (rc != 0)
-        remove(tmp);
-    free(tmp);
-    return rc;
+    if (rc != 0) {
+        ch_output_abort(&dest);
+        return rc;
+    }
+    return ch_output_commit(&dest, err);
 }

@@ -442,7 +442,7 @@ static ch_poly *write_coverage(const infer *x, const ch_ir *acc)
     for (const ch_ir *s = acc; total && s->kind == CH_IR_INDEX; s = s->kids[0]) {
         dim--;
         ch_poly *d = dense_size(x, s->kids[1], &used);
-        ch_poly *declared = dim > 0 ? poly_parse(p->dims[dim]) : NULL;
+        ch_poly *declared = dim > 0 ? poly_parse(p->dims[dim], NULL) : NULL;
         int whole = d && (dim == 0 || (declared && poly_equal(d, declared)));
         ch_poly *next = whole ? poly_mul(total, d) : NULL;
         poly_free(declared);
@@ -771,7 +771,7 @@ static int covered_by(const pinfo *pi, const ch_poly *count)
  * count of a write from element 0, so together they reach up to the largest. */
 static int covers_all(const ch_param *p, const pinfo *pi)
 {
-    ch_poly *extent = p->extent ? poly_parse(p->extent) : NULL;
+    ch_poly *extent = p->extent ? poly_parse(p->extent, NULL) : NULL;
     int all = extent && covered_by(pi, extent);
     poly_free(extent);
     if (all || extent || p->extent_explicit || p->role != CH_ROLE_POINTER || !pi->max)
@@ -824,7 +824,7 @@ static char *array_extent(const ch_param *p, const pinfo *pi)
     for (size_t i = 0; i < p->ndims && acc; i++) {
         ch_poly *d = NULL;
         if (p->dims[i][0])
-            d = poly_parse(p->dims[i]);
+            d = poly_parse(p->dims[i], NULL);
         else if (i == 0 && pi->max && !pi->unbounded) {
             ch_poly *one = poly_const(1);
             d = poly_add(pi->max, one);
@@ -835,7 +835,8 @@ static char *array_extent(const ch_param *p, const pinfo *pi)
         poly_free(acc);
         acc = next;
     }
-    char *s = acc ? poly_print(acc) : NULL;
+    /* an overflowed product is no extent (the caller's located error says so) */
+    char *s = acc && !acc->overflow ? poly_print(acc) : NULL;
     poly_free(acc);
     return s;
 }
@@ -865,11 +866,11 @@ static char *pointer_extent(const pinfo *pi)
     return acc;
 }
 
-static const char *clause_extent(const ch_entry *e, const char *name)
+static const ch_named_expr *clause_extent(const ch_entry *e, const char *name)
 {
     for (size_t i = 0; i < e->clauses.n_extents; i++)
         if (strcmp(e->clauses.extents[i].name, name) == 0)
-            return e->clauses.extents[i].expr;
+            return &e->clauses.extents[i];
     return NULL;
 }
 
@@ -917,6 +918,25 @@ static const char *offsets_into(const ch_entry *e, const ch_ir *ir, const char *
     return NULL;
 }
 
+/* An extent() the user wrote that is a polynomial must be one that fits 64 bits and is not a
+ * negative constant: a wrapped 3037000500*3037000500 or a clamped 40-digit literal would size
+ * the test data. Other C expressions are checked when they are evaluated. */
+static int check_given_extent(const ch_entry *e, const ch_named_expr *given, ch_error *err)
+{
+    const char *why = NULL;
+    ch_poly *poly = poly_parse(given->expr, &why);
+    long long value = 0;
+    if (poly && poly_is_const(poly, &value) && value < 0)
+        why = "the number of elements is negative";
+    poly_free(poly);
+    if (!why)
+        return 0;
+    return ch_error_at(err, e->file, given->line, given->col,
+                       "bad extent(%s: ...) of '%s': %s; write the number of elements as a "
+                       "C expression of the integer parameters",
+                       given->name, e->name, why);
+}
+
 static int finish(infer *x, ch_error *err)
 {
     ch_entry *e = x->e;
@@ -924,11 +944,13 @@ static int finish(infer *x, ch_error *err)
         ch_param *p = &e->params[i];
         if (p->role == CH_ROLE_SCALAR)
             continue;
-        const char *given = clause_extent(e, p->name);
+        const ch_named_expr *given = clause_extent(e, p->name);
         free(p->extent);
         p->extent = NULL;
+        if (given && check_given_extent(e, given, err) != 0)
+            return -1;
         if (given) {
-            p->extent = simplified(given);
+            p->extent = simplified(given->expr);
             p->extent_explicit = 1;
         } else if (p->role == CH_ROLE_ARRAY) {
             p->extent = array_extent(p, &x->pi[i]);

@@ -2,6 +2,8 @@
  * "(m-1)*n+(n-1)+1" into "m*n". Invariant: a ch_poly is always normalised (terms sorted,
  * like terms merged, no zero coefficients), so equal polynomials print identically. */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,14 +19,15 @@ static int term_cmp(const void *x, const void *y)
     return strcmp(a->mono, b->mono);
 }
 
-/* Sorts, merges like terms and drops zeros; takes ownership of the terms. */
-static ch_poly *normalise(poly_term *t, int n)
+/* Sorts, merges like terms and drops zeros; takes ownership of the terms. overflow: an
+ * operation that made the terms already overflowed (the result carries the flag on). */
+static ch_poly *normalise(poly_term *t, int n, int overflow)
 {
     qsort(t, (size_t)n, sizeof *t, term_cmp);
     int k = 0;
     for (int i = 0; i < n; i++) {
         if (k > 0 && strcmp(t[k - 1].mono, t[i].mono) == 0) {
-            t[k - 1].coef += t[i].coef;
+            overflow |= __builtin_add_overflow(t[k - 1].coef, t[i].coef, &t[k - 1].coef);
             free(t[i].mono);
         } else {
             t[k++] = t[i];
@@ -40,6 +43,7 @@ static ch_poly *normalise(poly_term *t, int n)
     ch_poly *p = ch_xcalloc(1, sizeof *p);
     p->t = t;
     p->n = m;
+    p->overflow = overflow;
     return p;
 }
 
@@ -47,14 +51,14 @@ ch_poly *poly_const(long long c)
 {
     poly_term *t = ch_xmalloc(sizeof *t);
     t[0] = (poly_term){c, ch_xstrdup(""), 0};
-    return normalise(t, 1);
+    return normalise(t, 1, 0);
 }
 
 ch_poly *poly_var(const char *name)
 {
     poly_term *t = ch_xmalloc(sizeof *t);
     t[0] = (poly_term){1, ch_xstrdup(name), 1};
-    return normalise(t, 1);
+    return normalise(t, 1, 0);
 }
 
 ch_poly *poly_clone(const ch_poly *p)
@@ -62,7 +66,7 @@ ch_poly *poly_clone(const ch_poly *p)
     poly_term *t = ch_xmalloc(sizeof *t * (size_t)(p->n + 1));
     for (int i = 0; i < p->n; i++)
         t[i] = (poly_term){p->t[i].coef, ch_xstrdup(p->t[i].mono), p->t[i].degree};
-    return normalise(t, p->n);
+    return normalise(t, p->n, p->overflow);
 }
 
 void poly_free(ch_poly *p)
@@ -78,12 +82,15 @@ void poly_free(ch_poly *p)
 static ch_poly *add_scaled(const ch_poly *a, const ch_poly *b, long long s)
 {
     poly_term *t = ch_xmalloc(sizeof *t * (size_t)(a->n + b->n + 1));
-    int n = 0;
+    int n = 0, overflow = a->overflow || b->overflow;
     for (int i = 0; i < a->n; i++)
         t[n++] = (poly_term){a->t[i].coef, ch_xstrdup(a->t[i].mono), a->t[i].degree};
-    for (int i = 0; i < b->n; i++)
-        t[n++] = (poly_term){s * b->t[i].coef, ch_xstrdup(b->t[i].mono), b->t[i].degree};
-    return normalise(t, n);
+    for (int i = 0; i < b->n; i++) {
+        long long c;
+        overflow |= __builtin_mul_overflow(s, b->t[i].coef, &c);
+        t[n++] = (poly_term){c, ch_xstrdup(b->t[i].mono), b->t[i].degree};
+    }
+    return normalise(t, n, overflow);
 }
 
 ch_poly *poly_add(const ch_poly *a, const ch_poly *b)
@@ -125,12 +132,15 @@ static char *mono_mul(const char *a, const char *b)
 ch_poly *poly_mul(const ch_poly *a, const ch_poly *b)
 {
     poly_term *t = ch_xmalloc(sizeof *t * (size_t)(a->n * b->n + 1));
-    int n = 0;
+    int n = 0, overflow = a->overflow || b->overflow;
     for (int i = 0; i < a->n; i++)
-        for (int j = 0; j < b->n; j++)
-            t[n++] = (poly_term){a->t[i].coef * b->t[j].coef, mono_mul(a->t[i].mono, b->t[j].mono),
+        for (int j = 0; j < b->n; j++) {
+            long long c;
+            overflow |= __builtin_mul_overflow(a->t[i].coef, b->t[j].coef, &c);
+            t[n++] = (poly_term){c, mono_mul(a->t[i].mono, b->t[j].mono),
                                  a->t[i].degree + b->t[j].degree};
-    return normalise(t, n);
+        }
+    return normalise(t, n, overflow);
 }
 
 ch_poly *poly_div_const(const ch_poly *a, long long c)
@@ -138,7 +148,7 @@ ch_poly *poly_div_const(const ch_poly *a, long long c)
     if (c == 0)
         return NULL;
     for (int i = 0; i < a->n; i++)
-        if (a->t[i].coef % c != 0)
+        if (c == -1 ? a->t[i].coef == LLONG_MIN : a->t[i].coef % c != 0)
             return NULL;
     ch_poly *p = poly_clone(a);
     for (int i = 0; i < p->n; i++)
@@ -205,7 +215,7 @@ ch_poly *poly_coeff(const ch_poly *p, const char *name)
     for (int i = 0; i < p->n; i++)
         if (mono_power(p->t[i].mono, name) == 1)
             t[n++] = (poly_term){p->t[i].coef, mono_drop(p->t[i].mono, name), p->t[i].degree - 1};
-    return normalise(t, n);
+    return normalise(t, n, p->overflow);
 }
 
 ch_poly *poly_subst(const ch_poly *p, const char *name, const ch_poly *q)
@@ -221,7 +231,7 @@ ch_poly *poly_subst(const ch_poly *p, const char *name, const ch_poly *q)
         }
         poly_term *t = ch_xmalloc(sizeof *t);
         t[0] = (poly_term){p->t[i].coef, rest, p->t[i].degree - k};
-        ch_poly *term = normalise(t, 1);
+        ch_poly *term = normalise(t, 1, p->overflow);
         for (int j = 0; j < k; j++) {
             ch_poly *m = poly_mul(term, q);
             poly_free(term);
@@ -309,6 +319,8 @@ char *poly_print(const ch_poly *p)
 
 typedef struct pparser {
     const char *s;
+    int depth;       /* parentheses and unary signs open around s */
+    const char *why; /* set when the text is wrong, not merely not a polynomial */
 } pparser;
 
 static ch_poly *p_expr(pparser *p);
@@ -353,14 +365,48 @@ static int p_cast(pparser *p)
     return 1;
 }
 
+static ch_poly *p_primary(pparser *p);
+
+/* p_primary one level deeper: the recursion is bounded by POLY_MAX_DEPTH, so a hostile
+ * extent( ((((...)))) ) is an error and not a stack overflow. */
+static ch_poly *p_nested(pparser *p, ch_poly *(*parse)(pparser *))
+{
+    if (p->depth >= POLY_MAX_DEPTH) {
+        p->why = "the expression is nested too deeply (more than 256 levels)";
+        return NULL;
+    }
+    p->depth++;
+    ch_poly *e = parse(p);
+    p->depth--;
+    return e;
+}
+
+/* An integer literal: a value beyond 64 bits is an error, not a clamped LLONG_MAX. */
+static ch_poly *p_literal(pparser *p)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p->s, &end, 0);
+    if (errno == ERANGE || v > (unsigned long long)LLONG_MAX) {
+        p->why = "an integer literal is too large for 64 bits";
+        return NULL;
+    }
+    while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+        end++;
+    if (isalnum((unsigned char)*end) || *end == '.' || *end == '_')
+        return NULL;
+    p->s = end;
+    return poly_const((long long)v);
+}
+
 static ch_poly *p_primary(pparser *p)
 {
     p_ws(p);
     if (*p->s == '(') {
         if (p_cast(p))
-            return p_primary(p);
+            return p_nested(p, p_primary);
         p->s++;
-        ch_poly *e = p_expr(p);
+        ch_poly *e = p_nested(p, p_expr);
         p_ws(p);
         if (!e || *p->s != ')') {
             poly_free(e);
@@ -372,7 +418,7 @@ static ch_poly *p_primary(pparser *p)
     if (*p->s == '-' || *p->s == '+') {
         int neg = *p->s == '-';
         p->s++;
-        ch_poly *e = p_primary(p);
+        ch_poly *e = p_nested(p, p_primary);
         if (!e || !neg)
             return e;
         ch_poly *m1 = poly_const(-1), *r = poly_mul(e, m1);
@@ -380,16 +426,8 @@ static ch_poly *p_primary(pparser *p)
         poly_free(e);
         return r;
     }
-    if (isdigit((unsigned char)*p->s)) {
-        char *end;
-        long long v = strtoll(p->s, &end, 0);
-        while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
-            end++;
-        if (isalnum((unsigned char)*end) || *end == '.' || *end == '_')
-            return NULL;
-        p->s = end;
-        return poly_const(v);
-    }
+    if (isdigit((unsigned char)*p->s))
+        return p_literal(p);
     if (isalpha((unsigned char)*p->s) || *p->s == '_') {
         const char *w = p->s;
         while (isalnum((unsigned char)*p->s) || *p->s == '_')
@@ -445,21 +483,25 @@ static ch_poly *p_expr(pparser *p)
     }
 }
 
-ch_poly *poly_parse(const char *text)
+ch_poly *poly_parse(const char *text, const char **why)
 {
-    pparser p = {text};
+    pparser p = {text, 0, NULL};
     ch_poly *e = p_expr(&p);
     p_ws(&p);
-    if (e && *p.s != '\0') {
+    if (e && e->overflow)
+        p.why = "the arithmetic overflows 64 bits";
+    if (e && (*p.s != '\0' || p.why)) {
         poly_free(e);
-        return NULL;
+        e = NULL;
     }
+    if (why)
+        *why = e ? NULL : p.why;
     return e;
 }
 
 char *ch_poly_simplify(const char *expr)
 {
-    ch_poly *p = poly_parse(expr);
+    ch_poly *p = poly_parse(expr, NULL);
     if (!p)
         return NULL;
     char *s = poly_print(p);

@@ -16,7 +16,14 @@ typedef struct poly_term {
 typedef struct ch_poly {
     poly_term *t; /* nonzero coefficients, sorted by (degree desc, mono asc); owned */
     int n;
+    /* a coefficient of this polynomial or of one it was computed from overflowed 64 bits: the
+     * terms are meaningless and the expression must be refused, never used */
+    int overflow;
 } ch_poly;
+
+/* Deepest nesting of parentheses and unary signs poly_parse follows (a located error beyond,
+ * never a stack overflow); as deep as clang's own default bracket depth. */
+#define POLY_MAX_DEPTH 256
 
 ch_poly *poly_const(long long c);
 ch_poly *poly_var(const char *name);
@@ -43,7 +50,9 @@ double poly_sample(const ch_poly *p);
 /* The simplified C spelling ("m*n", "n+1", "2*n-1", "0"); caller frees. */
 char *poly_print(const ch_poly *p);
 /* Parses a C integer expression (+ - * / by constants, parentheses, integer literals, names,
- * casts to integer types); NULL when it is not a polynomial. */
-ch_poly *poly_parse(const char *text);
+ * casts to integer types); NULL when it is not a polynomial. why (may be NULL) is then set to a
+ * reason when the expression is wrong rather than merely not a polynomial (a literal beyond 64
+ * bits, arithmetic that overflows, nesting beyond POLY_MAX_DEPTH), else to NULL. */
+ch_poly *poly_parse(const char *text, const char **why);
 
 #endif

@@ -12,6 +12,11 @@
 #include "ch/scaffold.h"
 #include "ch/verify.h"
 
+/* The most bytes one test data set may take, inputs and outputs together: a huge or wrong
+ * extent is an error naming the buffer, not an out-of-memory abort or gigabytes of temp files
+ * (the data and the expected outputs are written under /tmp for every case). */
+#define MAX_DATA_BYTES (8ULL << 30)
+
 static uint64_t next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
@@ -193,9 +198,25 @@ void ch_dataset_free(ch_dataset *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Adds a buffer of cnt elements of es bytes to *total; -1 with err past MAX_DATA_BYTES. */
+static int add_data_bytes(const ch_ck_param *p, long long cnt, size_t es, unsigned long long *total,
+                          ch_error *err)
+{
+    unsigned long long bytes;
+    if (!__builtin_mul_overflow((unsigned long long)cnt, (unsigned long long)es, &bytes) &&
+        !__builtin_add_overflow(*total, bytes, total) && *total <= MAX_DATA_BYTES)
+        return 0;
+    return ch_error_set(err,
+                        "the test data would take more than %llu GiB (extent of %s is %lld "
+                        "elements of %zu bytes at this size); lower the sizes in tune() or "
+                        "check the extent",
+                        MAX_DATA_BYTES >> 30, p->name, cnt, es);
+}
+
 int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                        ch_dataset *out, ch_error *err)
 {
+    unsigned long long total = 0;
     memset(out, 0, sizeof *out);
     out->seed = seed;
     out->n = c->n_params;
@@ -250,10 +271,16 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
             rc = ch_error_set(err, "extent of %s is negative (%lld)", p->name, cnt);
             goto done;
         }
+        size_t es = ch_scalar_size(p->elem);
+        if (!es) {
+            rc = ch_error_set(err, "parameter %s: unsupported element type", p->name);
+            goto done;
+        }
+        if ((rc = add_data_bytes(p, cnt, es, &total, err)) != 0)
+            goto done;
         out->count[i] = (size_t)cnt;
         if (p->dir == CH_DIR_OUT)
             continue;
-        size_t es = ch_scalar_size(p->elem);
         void *buf = ch_xcalloc(cnt ? (size_t)cnt : 1, es);
         out->data[i] = buf;
         double lo, hi;

@@ -547,10 +547,10 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, ch_v
     ch_strbuf log;
     ch_strbuf_init(&log);
     int status = 0, failed = 0;
-    char *a1[] = {"-cubin", archflag,          "-Xptxas",      "-v",
-                  "-o",     "candidate.cubin", "candidate.cu", NULL};
+    /* a whole object, not a cubin: its host side is what the object check judges */
+    char *a1[] = {"-c", archflag, "-Xptxas", "-v", "-o", "candidate.o", "candidate.cu", NULL};
     int rc = run_nvcc(v, work, a1, &log, &status, err);
-    cJSON_AddStringToObject(st, "kernel_check", "nvcc -cubin -Xptxas -v");
+    cJSON_AddStringToObject(st, "kernel_check", "nvcc -c -Xptxas -v");
     if (rc == 0 && status != 0) {
         char *d = relevant_lines(log.data, 20, NULL);
         cJSON_AddStringToObject(st, "diagnostics", d);
@@ -559,6 +559,15 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, ch_v
             stage_fail(rep, CH_STAGE_COMPILE, ch_xasprintf("kernel compile failed: %s", first));
         free(first);
         free(d);
+    }
+    if (rc == 0 && !failed) {
+        ch_strbuf why;
+        ch_strbuf_init(&why);
+        char *obj = ch_path_join(work, "candidate.o");
+        if (ch_object_check(obj, &why) != 0)
+            failed = stage_fail(rep, CH_STAGE_COMPILE, ch_strbuf_detach(&why));
+        ch_strbuf_free(&why);
+        free(obj);
     }
     if (rc == 0 && !failed) {
         cJSON *res = cJSON_AddArrayToObject(st, "resources");

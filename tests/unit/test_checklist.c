@@ -839,3 +839,24 @@ Test(validate, structure_rules)
     ch_checklist_free(&c);
     ch_entry_free(&e);
 }
+
+Test(eval, bounded_nesting)
+{
+    cr_assert_eq(eval_ok("((((((((((n))))))))))"), 10);
+    cr_assert_eq(eval_ok("- - - - n"), 10);
+    size_t deep = 50000;
+    char *e = ch_xcalloc(2 * deep + 2, 1);
+    memset(e, '(', deep);
+    e[deep] = 'n';
+    memset(e + deep + 1, ')', deep);
+    ch_ck_size s = nm_size();
+    ch_error err = {0};
+    long long v = -999;
+    cr_assert_eq(ch_checklist_eval(e, &s, &v, &err), -1, "50000 parentheses refused");
+    cr_assert(strstr(err.msg, "nested more than 256 levels"), "%s", err.msg);
+    memset(e, '-', deep);
+    cr_assert_eq(ch_checklist_eval(e, &s, &v, &err), -1, "50000 unary minus refused");
+    cr_assert(strstr(err.msg, "nested more than 256 levels"), "%s", err.msg);
+    ch_ck_size_free(&s);
+    free(e);
+}

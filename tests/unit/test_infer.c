@@ -333,3 +333,61 @@ Test(infer, csr_offsets_and_index_arrays)
     ch_checklist_free(&c);
     ch_entry_list_free(&l);
 }
+
+/* A hostile extent() is a located error at the clause, never a crash or a wrong size. */
+static void expect_extent_error(const char *extent, const char *want)
+{
+    ch_entry_list l;
+    ch_error err;
+    char *text = ch_xasprintf("#pragma harness extent(x: %s)\n"
+                              "void f(int n, float *x) { for (int i = 0; i < n; i++) x[i] = 1; }\n",
+                              extent);
+    int rc = scan_text("t.c", text, CH_LANG_C, &l, &err);
+    cr_expect_neq(rc, 0, "extent '%.40s' accepted", extent);
+    if (rc != 0)
+        cr_expect(strstr(err.msg, "t.c:1:24: error: bad extent(x: ...) of 'f'") &&
+                      strstr(err.msg, want),
+                  "%s", err.msg);
+    else
+        ch_entry_list_free(&l);
+    free(text);
+}
+
+Test(infer, hostile_extents_are_located_errors)
+{
+    size_t deep = 50000;
+    char *nested = ch_xcalloc(2 * deep + 2, 1);
+    memset(nested, '(', deep);
+    nested[deep] = 'n';
+    memset(nested + deep + 1, ')', deep);
+    expect_extent_error(nested, "nested too deeply");
+    free(nested);
+    expect_extent_error("3037000500*3037000500", "overflows 64 bits");
+    expect_extent_error("n*3037000500*3037000500", "overflows 64 bits");
+    expect_extent_error("0x1234567890123456789012345678901234567890", "too large for 64 bits");
+    expect_extent_error("9223372036854775808", "too large for 64 bits");
+    expect_extent_error("2-5", "negative");
+}
+
+Test(poly, bounded_and_checked)
+{
+    /* as deep as the limit still parses; one level more is refused, not a crash */
+    char ok[2 * 256 + 2], bad[2 * 257 + 2];
+    memset(ok, 0, sizeof ok);
+    memset(ok, '(', 256);
+    ok[256] = 'n';
+    memset(ok + 257, ')', 256);
+    char *s = ch_poly_simplify(ok);
+    cr_expect_str_eq(s, "n");
+    free(s);
+    memset(bad, 0, sizeof bad);
+    memset(bad, '(', 257);
+    bad[257] = 'n';
+    memset(bad + 258, ')', 257);
+    cr_expect_null(ch_poly_simplify(bad));
+    cr_expect_null(ch_poly_simplify("3037000500*3037000500"));
+    cr_expect_null(ch_poly_simplify("-9223372036854775807-1-1"));
+    s = ch_poly_simplify("3037000499*3037000499");
+    cr_expect_str_eq(s, "9223372030926249001");
+    free(s);
+}

@@ -1,0 +1,37 @@
+/* Temporary files and directories that must not outlive an interrupted build.
+ *
+ * Every temporary directory ch-cc makes (ch_make_temp_dir) and every temp file it writes beside
+ * a destination is registered here, and so is every child process. On SIGINT, SIGTERM or SIGHUP
+ * the handler kills the children (a child in its own process group does not get the terminal's
+ * signal), removes what is registered, and dies of the same signal, so make still sees an
+ * interrupted compiler. A run killed with SIGKILL cannot clean up: its directories carry its pid
+ * (ch-cc-PREFIX-PID-XXXXXX) and the next run removes those whose process is gone. */
+#ifndef CH_CLEANUP_H
+#define CH_CLEANUP_H
+
+#include <sys/types.h>
+
+/* Installs the handlers (once; later calls do nothing) and sweeps the directories of dead runs
+ * from $TMPDIR (or /tmp). Called by the commands that make temporary directories. */
+void ch_cleanup_install(void);
+/* Where ch-cc's own temporary directories go: $TMPDIR as it was before ch_cleanup_install
+ * pointed TMPDIR at a private directory for the children (removed on exit and on a signal,
+ * so that a killed nvcc leaves no tmpxft_* files); NULL before. */
+const char *ch_cleanup_temp_base(void);
+
+/* Registers a directory (removed whole) or a file (unlinked) to remove on a signal. The path is
+ * copied; registering is cheap and thread-safe. A path that is removed normally may stay
+ * registered: removing a missing path on a signal does nothing. */
+void ch_cleanup_register_dir(const char *path);
+void ch_cleanup_register_file(const char *path);
+
+/* A child process to kill on a signal (group: it leads its own process group, kill the group),
+ * and its end (reaped by its owner). */
+void ch_cleanup_child_started(pid_t pid, int group);
+void ch_cleanup_child_ended(pid_t pid);
+
+/* Removes the temp directories in dir (named ch-cc-*-PID-*, owned by this user) whose process
+ * no longer exists and that were not kept on purpose (--harness-keep). Returns how many. */
+int ch_cleanup_sweep(const char *dir);
+
+#endif

@@ -1,0 +1,267 @@
+/* Removing temporary files and directories when a build is interrupted (ch/cleanup.h).
+ *
+ * The registry is fixed-size static memory written before it is published (the count is the
+ * last thing stored), so the signal handler reads it without locks or allocation. The handler
+ * uses system calls only (kill, openat, getdents64, unlinkat), which are async-signal-safe:
+ * the interrupted thread may hold malloc's lock or be inside stdio. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ch/cleanup.h"
+#include "ch/fsutil.h"
+#include "ch/strbuf.h"
+
+#define MAX_PATHS    512
+#define MAX_PATH_LEN 1024
+#define MAX_CHILDREN 256
+#define KEPT_MARK    ".ch-cc-kept"
+
+/* A slot is free when path[0] is NUL; is_dir says how to remove it. */
+static struct {
+    char path[MAX_PATH_LEN];
+    int is_dir;
+} paths[MAX_PATHS];
+static atomic_int n_paths;
+static struct {
+    atomic_int pid; /* 0: free */
+    int group;
+} children[MAX_CHILDREN];
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int installed;
+static pid_t owner; /* the process that installed the handlers (a forked child is not it) */
+/* TMPDIR as it was (where ch-cc's own directories go), and the private directory that TMPDIR
+ * names for the children from then on: nvcc's tmpxft_* files die with it */
+static char *temp_base, *child_tmp;
+
+static void register_path(const char *path, int is_dir)
+{
+    if (strlen(path) >= MAX_PATH_LEN)
+        return; /* not removable on a signal; the sweep of the next run still is */
+    pthread_mutex_lock(&reg_lock);
+    int n = atomic_load(&n_paths), slot = -1;
+    for (int i = 0; i < n && slot < 0; i++)
+        if (access(paths[i].path, F_OK) != 0)
+            slot = i; /* removed since: reuse the slot */
+    if (slot < 0 && n < MAX_PATHS)
+        slot = n;
+    if (slot >= 0) {
+        /* a slot the handler may be reading: blank it first so it never sees half a path */
+        paths[slot].path[0] = '\0';
+        paths[slot].is_dir = is_dir;
+        memcpy(paths[slot].path + 1, path + 1, strlen(path));
+        atomic_thread_fence(memory_order_release);
+        paths[slot].path[0] = path[0];
+        if (slot == n)
+            atomic_store(&n_paths, n + 1);
+    }
+    pthread_mutex_unlock(&reg_lock);
+}
+
+void ch_cleanup_register_dir(const char *path)
+{
+    register_path(path, 1);
+}
+
+void ch_cleanup_register_file(const char *path)
+{
+    register_path(path, 0);
+}
+
+void ch_cleanup_child_started(pid_t pid, int group)
+{
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&children[i].pid, &free_slot, -1)) {
+            children[i].group = group;
+            atomic_store(&children[i].pid, (int)pid);
+            return;
+        }
+    }
+}
+
+void ch_cleanup_child_ended(pid_t pid)
+{
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+        int p = (int)pid;
+        if (atomic_compare_exchange_strong(&children[i].pid, &p, 0))
+            return;
+    }
+}
+
+struct linux_dirent64 {
+    unsigned long long d_ino;
+    long long d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* rm -rf of name under the directory fd at, with system calls only (async-signal-safe). */
+static void remove_at(int at, const char *name, int depth)
+{
+    if (unlinkat(at, name, 0) == 0 || errno == ENOENT || depth > 64)
+        return;
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096];
+    long n;
+    /* entries are removed while reading: read from the start again until the directory is empty */
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+        int removed = 0;
+        for (long off = 0; off < n;) {
+            struct linux_dirent64 *de = (struct linux_dirent64 *)(buf + off);
+            off += de->d_reclen;
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                continue;
+            remove_at(fd, de->d_name, depth + 1);
+            removed = 1;
+        }
+        if (!removed)
+            break;
+        lseek(fd, 0, SEEK_SET);
+    }
+    close(fd);
+    unlinkat(at, name, AT_REMOVEDIR);
+}
+
+static void kill_children(void)
+{
+    for (int i = 0; i < MAX_CHILDREN; i++) {
+        int pid = atomic_load(&children[i].pid);
+        if (pid > 0)
+            kill(children[i].group ? -pid : pid, SIGKILL);
+    }
+}
+
+static void remove_registered(void)
+{
+    int n = atomic_load(&n_paths);
+    for (int i = 0; i < n; i++)
+        if (paths[i].path[0])
+            remove_at(AT_FDCWD, paths[i].path, 0);
+}
+
+static void on_signal(int sig)
+{
+    static volatile sig_atomic_t busy;
+    /* between fork and exec a child runs this handler too: the parent's files are not its own */
+    if (!busy && getpid() == owner) {
+        busy = 1;
+        kill_children();
+        /* a compiler killed mid-write may still be flushing: remove twice, a moment apart */
+        remove_registered();
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        remove_registered();
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* At a normal exit, what is still registered and present was kept on purpose (--harness-keep
+ * prints the directory for the user to read): marked, so that no sweep takes it. */
+static void at_exit(void)
+{
+    if (child_tmp && getpid() == owner)
+        remove_at(AT_FDCWD, child_tmp, 0);
+    int n = atomic_load(&n_paths);
+    for (int i = 0; i < n; i++) {
+        if (!paths[i].path[0] || !paths[i].is_dir || !ch_is_dir(paths[i].path))
+            continue;
+        char *mark = ch_path_join(paths[i].path, KEPT_MARK);
+        int fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd >= 0)
+            close(fd);
+        free(mark);
+    }
+}
+
+/* The pid in "ch-cc-PREFIX-PID-XXXXXX" (a directory or a temp file), or 0. */
+static pid_t pid_of_name(const char *name)
+{
+    if (strncmp(name, "ch-cc-", 6) != 0)
+        return 0;
+    const char *last = strrchr(name, '-');
+    if (!last || last == name + 5)
+        return 0;
+    const char *p = last - 1;
+    while (p > name + 6 && *p >= '0' && *p <= '9')
+        p--;
+    if (*p != '-' || p == last - 1)
+        return 0;
+    return (pid_t)strtol(p + 1, NULL, 10);
+}
+
+int ch_cleanup_sweep(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int removed = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        pid_t pid = pid_of_name(de->d_name);
+        struct stat st;
+        if (pid <= 0 || pid == getpid() ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != getuid() ||
+            (kill(pid, 0) != 0 ? errno != ESRCH : 1))
+            continue;
+        char *path = ch_path_join(dir, de->d_name);
+        char *mark = ch_path_join(path, KEPT_MARK);
+        if (!S_ISDIR(st.st_mode) || !ch_file_exists(mark)) {
+            remove_at(dirfd(d), de->d_name, 0);
+            removed++;
+        }
+        free(mark);
+        free(path);
+    }
+    closedir(d);
+    return removed;
+}
+
+void ch_cleanup_install(void)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&installed, &expected, 1))
+        return;
+    owner = getpid();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a background job's SIGINT) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    const char *tmp = getenv("TMPDIR");
+    temp_base = ch_xstrdup(tmp && *tmp ? tmp : "/tmp");
+    ch_cleanup_sweep(temp_base);
+    ch_error err;
+    child_tmp = ch_make_temp_dir("tmp", &err);
+    if (child_tmp)
+        setenv("TMPDIR", child_tmp, 1);
+    atexit(at_exit);
+}
+
+const char *ch_cleanup_temp_base(void)
+{
+    return temp_base;
+}

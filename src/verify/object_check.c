@@ -1,0 +1,261 @@
+/* The object check: what a candidate's (or a model-written reference's) compiled host code can
+ * do, judged from its ELF object rather than its text, which token pasting, function pointers
+ * and line splices hide. Every undefined symbol must come from an allow-list (CUDA runtime entry
+ * points, libc memory and math functions, the C++ runtime pieces nvcc's output needs); no
+ * constructor or destructor runs at load or exit except nvcc's own fatbinary registration; no
+ * syscall instruction is anywhere in executable code. The object is parsed here with <elf.h>:
+ * every offset is checked against the file's size before it is read. */
+#include <elf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/fsutil.h"
+#include "ch/verify.h"
+
+/* A candidate's object is a few hundred KiB; anything far larger is not one. */
+#define MAX_OBJECT_BYTES (256u << 20)
+
+/* nvcc's fatbinary registration, the one constructor a CUDA object has (C++ and C spelling). */
+static const char *const registration[] = {"_ZL24__sti____cudaRegisterAllv",
+                                           "__sti____cudaRegisterAll", NULL};
+
+/* Exact names a launcher or nvcc's generated code may call, beyond the prefixes below. Derived
+ * from `nm -u` of the builtin translator's candidates, plus the memory and math functions of
+ * libc and the C++ runtime pieces (guards, unwinding, operator new/delete) they may pull in. */
+static const char *const allowed[] = {
+    /* C++ runtime pieces nvcc's output and <mutex> need */
+    "__gxx_personality_v0", "_Unwind_Resume", "__cxa_guard_acquire", "__cxa_guard_release",
+    "__cxa_guard_abort", "__cxa_atexit", "atexit", "__dso_handle", "__cxa_begin_catch",
+    "__cxa_end_catch", "__cxa_rethrow", "__cxa_pure_virtual", "_ZSt9terminatev",
+    "_ZSt20__throw_system_errori", "_ZSt17__throw_bad_allocv", "__stack_chk_fail",
+    "pthread_mutex_lock", "pthread_mutex_unlock", "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm",
+    "_ZdaPvm", "__assert_fail", "abort",
+    /* libc memory */
+    "memcpy", "memmove", "memset", "memcmp", "malloc", "calloc", "realloc", "free", "aligned_alloc",
+    "posix_memalign", "abs", "labs", "llabs", NULL};
+
+/* libm functions, each also with the f and l suffixes (sinf, sinl). */
+static const char *const math[] = {
+    "acos",   "asin",    "atan",  "atan2",     "cos",    "sin",      "tan",       "cosh",
+    "sinh",   "tanh",    "acosh", "asinh",     "atanh",  "exp",      "exp2",      "expm1",
+    "log",    "log2",    "log10", "log1p",     "pow",    "sqrt",     "cbrt",      "fabs",
+    "floor",  "ceil",    "round", "trunc",     "fmod",   "fmin",     "fmax",      "fma",
+    "hypot",  "erf",     "erfc",  "tgamma",    "lgamma", "copysign", "nearbyint", "rint",
+    "lround", "llround", "lrint", "ldexp",     "frexp",  "modf",     "remainder", "fdim",
+    "scalbn", "ilogb",   "logb",  "nextafter", NULL};
+
+static int in_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_math(const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; math[i]; i++) {
+        size_t m = strlen(math[i]);
+        if (strncmp(math[i], name, m) == 0 &&
+            (n == m || (n == m + 1 && (name[m] == 'f' || name[m] == 'l'))))
+            return 1;
+    }
+    return 0;
+}
+
+/* The CUDA runtime (cudaMalloc, cudaMemcpyAsync, ...) and nvcc's registration and launch
+ * helpers (__cudaRegisterFunction, __cudaLaunchKernel, ...). */
+int ch_object_symbol_allowed(const char *name)
+{
+    return strncmp(name, "cuda", 4) == 0 || strncmp(name, "__cuda", 6) == 0 ||
+           in_list(allowed, name) || is_math(name);
+}
+
+typedef struct elf_view {
+    const unsigned char *data;
+    size_t size;
+    const Elf64_Ehdr *eh;
+    const Elf64_Shdr *sh; /* e_shnum headers, bounds-checked */
+} elf_view;
+
+static int in_file(const elf_view *v, uint64_t off, uint64_t len)
+{
+    return off <= v->size && len <= v->size - off;
+}
+
+/* A NUL-terminated string at off in section strtab, or NULL when it runs outside. */
+static const char *str_at(const elf_view *v, size_t strtab, uint64_t off)
+{
+    if (strtab >= v->eh->e_shnum)
+        return NULL;
+    const Elf64_Shdr *s = &v->sh[strtab];
+    if (s->sh_type != SHT_STRTAB || off >= s->sh_size)
+        return NULL;
+    const char *p = (const char *)v->data + s->sh_offset + off;
+    return memchr(p, '\0', s->sh_size - off) ? p : NULL;
+}
+
+static int open_view(elf_view *v, const char *text, size_t len, ch_strbuf *msg)
+{
+    v->data = (const unsigned char *)text;
+    v->size = len;
+    v->eh = (const Elf64_Ehdr *)text;
+    if (len < sizeof *v->eh || memcmp(v->eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        v->eh->e_ident[EI_CLASS] != ELFCLASS64 || v->eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+        v->eh->e_type != ET_REL || v->eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        !in_file(v, v->eh->e_shoff, (uint64_t)v->eh->e_shnum * sizeof(Elf64_Shdr)) ||
+        v->eh->e_shoff % 8 != 0) {
+        ch_strbuf_adds(msg, "object check: not a 64-bit relocatable ELF object");
+        return 1;
+    }
+    v->sh = (const Elf64_Shdr *)(v->data + v->eh->e_shoff);
+    for (size_t i = 0; i < v->eh->e_shnum; i++)
+        if (v->sh[i].sh_type != SHT_NOBITS && !in_file(v, v->sh[i].sh_offset, v->sh[i].sh_size)) {
+            ch_strbuf_addf(msg, "object check: section %zu lies outside the object", i);
+            return 1;
+        }
+    return 0;
+}
+
+/* not inlined: gcc's -Wstring-compare misfires on the "?" of a nameless section */
+__attribute__((noinline)) static int has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const char *section_name(const elf_view *v, size_t i)
+{
+    const char *n = str_at(v, v->eh->e_shstrndx, v->sh[i].sh_name);
+    return n ? n : "?";
+}
+
+/* The symbol table's entries (NULL when there is none or it is malformed). */
+static const Elf64_Sym *symbols(const elf_view *v, size_t *count, size_t *strtab)
+{
+    for (size_t i = 0; i < v->eh->e_shnum; i++) {
+        const Elf64_Shdr *s = &v->sh[i];
+        if (s->sh_type != SHT_SYMTAB || s->sh_entsize != sizeof(Elf64_Sym) || s->sh_offset % 8 != 0)
+            continue;
+        *count = s->sh_size / sizeof(Elf64_Sym);
+        *strtab = s->sh_link;
+        return (const Elf64_Sym *)(v->data + s->sh_offset);
+    }
+    return NULL;
+}
+
+static int check_undefined(const elf_view *v, ch_strbuf *msg)
+{
+    size_t n = 0, strtab = 0;
+    const Elf64_Sym *sym = symbols(v, &n, &strtab);
+    for (size_t i = 1; sym && i < n; i++) {
+        if (sym[i].st_shndx != SHN_UNDEF || ELF64_ST_BIND(sym[i].st_info) == STB_LOCAL)
+            continue;
+        const char *name = str_at(v, strtab, sym[i].st_name);
+        if (!name) {
+            ch_strbuf_adds(msg, "object check: a symbol's name lies outside its table");
+            return 1;
+        }
+        if (*name && !ch_object_symbol_allowed(name)) {
+            ch_strbuf_addf(msg,
+                           "object check: host code calls '%s', which a kernel's launcher may "
+                           "not use (CUDA runtime, memory and math functions only)",
+                           name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The function an .init_array slot points at: the relocation's symbol, or for a section symbol
+ * the function defined at the addend. NULL when it cannot be named. */
+static const char *init_target(const elf_view *v, size_t init)
+{
+    size_t n = 0, strtab = 0;
+    const Elf64_Sym *sym = symbols(v, &n, &strtab);
+    for (size_t r = 0; sym && r < v->eh->e_shnum; r++) {
+        const Elf64_Shdr *s = &v->sh[r];
+        if (s->sh_type != SHT_RELA || s->sh_info != init || s->sh_entsize != sizeof(Elf64_Rela) ||
+            s->sh_size != sizeof(Elf64_Rela) || s->sh_offset % 8 != 0)
+            continue;
+        const Elf64_Rela *rel = (const Elf64_Rela *)(v->data + s->sh_offset);
+        size_t k = ELF64_R_SYM(rel->r_info);
+        if (k >= n)
+            return NULL;
+        if (ELF64_ST_TYPE(sym[k].st_info) != STT_SECTION)
+            return rel->r_addend == 0 ? str_at(v, strtab, sym[k].st_name) : NULL;
+        for (size_t i = 1; i < n; i++)
+            if (ELF64_ST_TYPE(sym[i].st_info) == STT_FUNC && sym[i].st_shndx == sym[k].st_shndx &&
+                (int64_t)sym[i].st_value == rel->r_addend)
+                return str_at(v, strtab, sym[i].st_name);
+    }
+    return NULL;
+}
+
+/* No code runs at load or exit but nvcc's registration: one .init_array slot pointing at it,
+ * nothing in .preinit_array, .fini_array, .ctors or .dtors. */
+static int check_constructors(const elf_view *v, ch_strbuf *msg)
+{
+    for (size_t i = 0; i < v->eh->e_shnum; i++) {
+        const Elf64_Shdr *s = &v->sh[i];
+        const char *name = section_name(v, i);
+        int ctor = s->sh_type == SHT_INIT_ARRAY || has_prefix(name, ".init_array");
+        int other = s->sh_type == SHT_FINI_ARRAY || s->sh_type == SHT_PREINIT_ARRAY ||
+                    has_prefix(name, ".fini_array") || has_prefix(name, ".ctors") ||
+                    has_prefix(name, ".dtors") || has_prefix(name, ".preinit_array");
+        if (!s->sh_size || (!ctor && !other))
+            continue;
+        const char *target = ctor && s->sh_size == 8 ? init_target(v, i) : NULL;
+        if (target && in_list(registration, target))
+            continue;
+        ch_strbuf_addf(msg,
+                       "object check: host code runs at program %s (%s%s%s); a candidate may "
+                       "not have constructors or destructors",
+                       ctor ? "start" : "start or exit", name, target ? ": " : "",
+                       target ? target : "");
+        return 1;
+    }
+    return 0;
+}
+
+/* syscall, sysenter and int 0x80 anywhere in executable bytes (aligned or not: a jump into
+ * the middle of an instruction reaches them too). */
+static int check_syscalls(const elf_view *v, ch_strbuf *msg)
+{
+    for (size_t i = 0; i < v->eh->e_shnum; i++) {
+        const Elf64_Shdr *s = &v->sh[i];
+        if (!(s->sh_flags & SHF_EXECINSTR) || s->sh_type == SHT_NOBITS)
+            continue;
+        const unsigned char *p = v->data + s->sh_offset;
+        for (uint64_t k = 0; k + 1 < s->sh_size; k++)
+            if ((p[k] == 0x0f && (p[k + 1] == 0x05 || p[k + 1] == 0x34)) ||
+                (p[k] == 0xcd && p[k + 1] == 0x80)) {
+                ch_strbuf_addf(msg,
+                               "object check: a system call instruction in %s at offset 0x%llx; "
+                               "host code may not make system calls",
+                               section_name(v, i), (unsigned long long)k);
+                return 1;
+            }
+    }
+    return 0;
+}
+
+int ch_object_check(const char *path, ch_strbuf *msg)
+{
+    char *text = NULL;
+    size_t len = 0;
+    ch_error err;
+    if (ch_read_file(path, &text, &len, &err) != 0) {
+        ch_strbuf_addf(msg, "object check: %s", err.msg);
+        return 1;
+    }
+    elf_view v;
+    int rejected = len > MAX_OBJECT_BYTES;
+    if (rejected)
+        ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
+    rejected = rejected || open_view(&v, text, len, msg) || check_undefined(&v, msg) ||
+               check_constructors(&v, msg) || check_syscalls(&v, msg);
+    free(text);
+    return rejected;
+}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# A first build of an annotated file (scan, reference, candidate compiles by nvcc) killed with
+# SIGINT, SIGTERM or SIGHUP at several points leaves nothing in its TMPDIR (nvcc's tmpxft_*
+# files included) and no output, dies of that signal, and the next build succeeds. A build
+# killed with SIGKILL cannot clean up: the next run removes what it left.
+. "$(dirname "$0")/../lib/tap.sh"
+command -v nvcc >/dev/null || skip_all "nvcc not installed"
+command -v perl >/dev/null || skip_all "perl not installed"
+cp "$CH_CC_SRC/examples/saxpy/saxpy.c" "$CH_CC_SRC/examples/saxpy/saxpy.h" "$TEST_DIR/"
+cd "$TEST_DIR"
+mkdir tmp
+export TMPDIR="$TEST_DIR/tmp" CH_CC_BUDGET=1
+# a background job of a script ignores SIGINT; perl restores the default before the exec
+start() { perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$CH_CC_BIN" -O2 -c saxpy.c -o s.o 2>/dev/null & }
+left() { ls -A tmp | tr '\n' ' '; }
+declare -A code=([INT]=130 [TERM]=143 [HUP]=129)
+for sig in INT TERM HUP; do
+    for t in 0.5 2 4; do
+        "$CH_CC_BIN" --harness-clean >/dev/null
+        rm -f s.o
+        start
+        pid=$!
+        sleep "$t"
+        kill -"$sig" "$pid" 2>/dev/null
+        wait "$pid"
+        s=$?
+        # finished before the signal (a fast machine): then it must have succeeded
+        if [ "$s" = 0 ]; then pass "SIG$sig after ${t}s: the build had finished"; continue; fi
+        is "$s:$(left)" "${code[$sig]}:" "SIG$sig after ${t}s: dies of the signal, TMPDIR empty"
+        [ ! -e s.o ]; ok $? "SIG$sig after ${t}s: no output"
+    done
+done
+"$CH_CC_BIN" -O2 -c saxpy.c -o s.o 2>/dev/null; ok $? "the next build succeeds"
+[ -s s.o ]; ok $? "and writes its object"
+is "$(left)" "" "and leaves TMPDIR empty"
+
+"$CH_CC_BIN" --harness-clean >/dev/null
+"$CH_CC_BIN" -O2 -c saxpy.c -o k.o 2>/dev/null &
+pid=$!
+sleep 2
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+like "$(left)" "ch-cc-[a-z]+-$pid-" "SIGKILL leaves its directories (named with its pid)"
+sleep 3 # its orphaned nvcc, if any, finishes
+"$CH_CC_BIN" -O2 -c saxpy.c -o s2.o 2>/dev/null; ok $? "the next build succeeds"
+is "$(left)" "" "and has removed what the killed run left"
+dead=$(sh -c 'echo $$')
+mkdir "tmp/ch-cc-cand-$dead-kept1" "tmp/ch-cc-cand-$dead-gone1" "tmp/ch-cc-cand-$$-live1"
+touch "tmp/ch-cc-cand-$dead-kept1/.ch-cc-kept"
+"$CH_CC_BIN" -O2 -c saxpy.c -o s3.o 2>/dev/null
+[ -d "tmp/ch-cc-cand-$$-live1" ]; ok $? "a directory of a live process is left alone"
+[ -d "tmp/ch-cc-cand-$dead-kept1" ]; ok $? "a directory kept on purpose (--harness-keep) is left alone"
+[ ! -e "tmp/ch-cc-cand-$dead-gone1" ]; ok $? "a dead process's directory is removed"
+done_testing

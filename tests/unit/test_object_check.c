@@ -1,0 +1,152 @@
+/* The object check judges what nvcc made of a candidate: a builtin translator's candidate
+ * passes; a constructor, a destructor, a call to system() through a function pointer, a static
+ * initializer and an inline `syscall` are rejected, whatever the text looked like. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ch/fsutil.h"
+#include "ch/verify.h"
+
+static char *dir;
+
+static void setup(void)
+{
+    ch_error err;
+    dir = ch_make_temp_dir("objcheck-test", &err);
+    cr_assert(dir, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+    ch_error err;
+    ch_remove_tree(dir, &err);
+    free(dir);
+}
+
+TestSuite(object_check, .init = setup, .fini = teardown, .timeout = 300);
+
+/* nvcc -c of src in the test's directory; the object's path (caller frees). */
+static char *compile(const char *name, const char *src)
+{
+    char *cu = ch_xasprintf("%s/%s.cu", dir, name), *obj = ch_xasprintf("%s/%s.o", dir, name);
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(cu, src, strlen(src), 0, &err), 0, "%s", err.msg);
+    char *cmd = ch_xasprintf("nvcc -c -arch=sm_90 -o '%s' '%s' 2>&1", obj, cu);
+    cr_assert_eq(system(cmd), 0, "nvcc failed on %s", name);
+    free(cmd);
+    free(cu);
+    return obj;
+}
+
+static void expect_rejected(const char *name, const char *src, const char *why)
+{
+    char *obj = compile(name, src);
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check(obj, &msg), 1, "%s passed the object check", name);
+    cr_expect(msg.data && strstr(msg.data, why), "%s: %s", name, msg.data ? msg.data : "");
+    ch_strbuf_free(&msg);
+    free(obj);
+}
+
+#define KERNEL                                                                                     \
+    "__global__ void k(int n, float *x) { int i = threadIdx.x; if (i < n) x[i] *= 2; }\n"          \
+    "extern \"C\" void twice_launcher(int n, float *x) { k<<<1, 32>>>(n, x); }\n"
+
+Test(object_check, builtin_candidate_passes)
+{
+    const char *src_dir = getenv("CH_CC_SRC") ? getenv("CH_CC_SRC") : ".";
+    char *path = ch_xasprintf("%s/tests/unit/data/builtin_twice.cu", src_dir), *text;
+    ch_error err;
+    cr_assert_eq(ch_read_file(path, &text, NULL, &err), 0, "%s", err.msg);
+    char *obj = compile("builtin", text);
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check(obj, &msg), 0, "%s", msg.data);
+    ch_strbuf_free(&msg);
+    free(obj);
+    free(text);
+    free(path);
+}
+
+Test(object_check, plain_kernel_with_math_passes)
+{
+    char *obj = compile("math", "#include <math.h>\n#include <string.h>\n" KERNEL
+                                "extern \"C\" double h(double *a, int n) { memset(a, 0, n);"
+                                " return sqrt(a[0]) + sinf((float)a[1]); }\n");
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check(obj, &msg), 0, "%s", msg.data);
+    ch_strbuf_free(&msg);
+    free(obj);
+}
+
+Test(object_check, constructor_rejected)
+{
+    expect_rejected("ctor", KERNEL "__attribute__((constructor)) static void early(void) { }\n",
+                    "runs at program start");
+}
+
+Test(object_check, destructor_rejected)
+{
+    expect_rejected("dtor", KERNEL "__attribute__((destructor)) static void late(void) { }\n",
+                    "start or exit");
+}
+
+Test(object_check, system_through_a_function_pointer_rejected)
+{
+    expect_rejected(
+        "sys",
+        "#include <stdlib.h>\n" KERNEL "static int (*volatile run)(const char *) = (system);\n"
+        "extern \"C\" void twice(int n, float *x) { run(\"id\"); twice_launcher(n, x); }\n",
+        "calls 'system'");
+}
+
+Test(object_check, static_initializer_rejected)
+{
+    expect_rejected("init",
+                    "#include <unistd.h>\n" KERNEL "static int pid = getpid();\n"
+                    "extern \"C\" int who(void) { return pid; }\n",
+                    "object check");
+}
+
+Test(object_check, inline_syscall_rejected)
+{
+    expect_rejected("asm",
+                    KERNEL "extern \"C\" long raw(long n) { long r; __asm__ volatile(\"syscall\" : "
+                           "\"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\", \"memory\"); return r; }\n",
+                    "system call instruction");
+}
+
+Test(object_check, not_an_object_rejected)
+{
+    char *path = ch_xasprintf("%s/junk.o", dir);
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(path,
+                                      "\x7f"
+                                      "ELFjunk",
+                                      8, 0, &err),
+                 0);
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check(path, &msg), 1);
+    cr_expect(strstr(msg.data, "not a 64-bit relocatable ELF object"), "%s", msg.data);
+    ch_strbuf_free(&msg);
+    free(path);
+}
+
+Test(object_check, allow_list)
+{
+    cr_expect(ch_object_symbol_allowed("cudaMemcpyAsync"));
+    cr_expect(ch_object_symbol_allowed("__cudaRegisterFunction"));
+    cr_expect(ch_object_symbol_allowed("sqrtf"));
+    cr_expect(ch_object_symbol_allowed("memcpy"));
+    cr_expect_not(ch_object_symbol_allowed("system"));
+    cr_expect_not(ch_object_symbol_allowed("fopen"));
+    cr_expect_not(ch_object_symbol_allowed("syscall"));
+    cr_expect_not(ch_object_symbol_allowed("sinh_evil"));
+    cr_expect_not(ch_object_symbol_allowed("environ"));
+}
