@@ -25,11 +25,13 @@ static void plan_entry(const ch_entry *e, ch_strbuf *out)
         return;
     }
     ch_tr_print(out, m, d, CH_TR_PRINT_STMTS | CH_TR_PRINT_LOOPS);
-    const ch_tr_strategy strategies[] = {CH_TR_ISL_SCHEDULE, CH_TR_ORIGINAL, CH_TR_ISL_SCHEDULE};
+    const ch_tr_strategy strategies[] = {CH_TR_ISL_SCHEDULE, CH_TR_ORIGINAL, CH_TR_ISL_SCHEDULE,
+                                         CH_TR_ORIGINAL};
     for (size_t i = 0; i < sizeof strategies / sizeof *strategies; i++) {
         ch_tr_plan *p = NULL;
-        /* the third plan: isl's order with parallel sums, shown when it has one */
-        int flags = i == 2 ? CH_TR_PARALLEL_SUMS : 0;
+        /* the third plan: isl's order with parallel sums, shown when it has one; the fourth:
+         * the C order with a warp per row, shown when some kernel has one */
+        int flags = i == 2 ? CH_TR_PARALLEL_SUMS : i == 3 ? CH_TR_WARP_ROWS : 0;
         if (ch_tr_plan_build(m, d, strategies[i], flags, &p, &err) != 0) {
             if (flags)
                 continue;
@@ -39,7 +41,7 @@ static void plan_entry(const ch_entry *e, ch_strbuf *out)
         }
         int sums = 0;
         for (size_t k = 0; k < p->n_kernels; k++)
-            sums |= p->kernels[k].reduction != (size_t)-1;
+            sums |= p->kernels[k].reduction != (size_t)-1 || p->kernels[k].warp_rows;
         if (!flags || sums)
             ch_tr_plan_print(out, p);
         ch_tr_plan_free(p);

@@ -161,6 +161,8 @@ typedef struct ch_tr_kernel {
                               exclusive scan) over one loop. reduction is the update, this the
                               store's index; -1 for other kernels */
     int scan_exclusive;    /* scan_store: y[i] takes acc before the update */
+    int warp_rows;         /* a warp per value of the mapped dimension; the loops one level
+                              below it are spread over the lanes (ch_tr_plan.lane_role) */
 } ch_tr_kernel;
 
 /* How a local scalar is stored in the translation. */
@@ -178,9 +180,16 @@ typedef struct ch_tr_plan {
                                the marks' ids carry the kernel's index + 1 */
     ch_tr_kernel *kernels;
     size_t n_kernels;
-    ch_tr_storage *storage; /* per array */
-    unsigned char *uses;    /* [kernel * n_arrays + array]: the kernel accesses the array */
+    ch_tr_storage *storage;   /* per array */
+    unsigned char *uses;      /* [kernel * n_arrays + array]: the kernel accesses the array */
+    unsigned char *lane_role; /* per model loop, inside a warp_rows kernel: CH_TR_LANES_PARALLEL
+                                 or CH_TR_LANES_REDUCTION (its iterations spread over the lanes),
+                                 else 0 */
+    size_t *lane_red;         /* per model loop with CH_TR_LANES_REDUCTION: the scalar */
+    const char **lane_op;     /* and its operation ("+", "min", "max"; static) */
 } ch_tr_plan;
+
+enum { CH_TR_LANES_PARALLEL = 1, CH_TR_LANES_REDUCTION = 2 };
 
 /* Computes a legal new order of m's statement instances (checked against every dependence,
  * with private scalars' dependences limited to their loops' iterations), cuts it into kernels
@@ -192,7 +201,12 @@ enum {
      * on many threads whose contributions are added atomically, instead of on one thread.
      * Floating sums only when the entry has a tol() clause: the additions happen in another
      * order, so the results round differently */
-    CH_TR_PARALLEL_SUMS = 1
+    CH_TR_PARALLEL_SUMS = 1,
+    /* In the original loop order, a kernel with one parallel loop whose inner loops are each
+     * parallel or a reduction into a local scalar (a row-wise norm, softmax) runs a warp per
+     * iteration of the parallel loop: its inner loops are spread over the 32 lanes and the
+     * reductions combined with shuffles. Floating sums only under tol(), as above. */
+    CH_TR_WARP_ROWS = 2
 };
 int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy, int flags,
                      ch_tr_plan **out, ch_error *err);
@@ -208,6 +222,9 @@ typedef struct ch_tr_cuda_opts {
     int block2_x, block2_y; /* block shape of kernels with two */
     long long grid_cap;     /* most blocks along x (grid-stride loops cover the rest) */
     const char *header;     /* the first line of the file's opening comment, or NULL */
+    int block_private;      /* scattered updates (a histogram) into a parameter of a small
+                               constant extent go to a per-block copy in shared memory, added
+                               to the array once per block */
 } ch_tr_cuda_opts;
 
 /* The candidate source of plan p: kernels, the NAME_launcher of the scaffold contract and

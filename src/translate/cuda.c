@@ -44,6 +44,9 @@ typedef struct printer {
     const ch_tr_kernel *k; /* inside a kernel: its plan entry, else NULL */
     int covered[2];        /* inside the loop of mapped member q */
     int any_device;        /* some scalar lives in device memory */
+    int lanes;             /* inside a loop whose iterations are spread over a warp's lanes */
+    const char *priv;      /* inside a kernel whose updates go to a block-private copy: the
+                              array's name (the copy is ch_priv), else NULL */
     char rename[96];       /* ch_cx rename result */
 } printer;
 
@@ -334,9 +337,11 @@ static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int 
     }
     indent_to(pr->out, indent);
     if (pr->k->atomic_each) {
-        ch_strbuf_adds(pr->out, "ch_atomic_add(&");
-        ch_cx_expr(cx, lhs);
-        ch_strbuf_addf(pr->out, ", %s", minus ? "-(" : "");
+        /* the element itself, or its place in the block's copy */
+        ch_strbuf_adds(pr->out, pr->priv ? "ch_atomic_add(&ch_priv[" : "ch_atomic_add(&");
+        assert(!pr->priv || (lhs->kind == CH_IR_INDEX && lhs->nkids == 2));
+        ch_cx_expr(cx, pr->priv ? lhs->kids[1] : lhs);
+        ch_strbuf_addf(pr->out, "%s, %s", pr->priv ? "]" : "", minus ? "-(" : "");
         if (term)
             ch_cx_expr(cx, term);
         else
@@ -435,6 +440,15 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
         ch_strbuf_adds(out, ") {\n");
         inner++;
     }
+    /* in a warp per row, outside the lanes' loops: every lane runs the statement (each keeps
+     * its own copy of the scalars), but only lane 0 writes memory */
+    int lane0 = pr->k && pr->k->warp_rows && !pr->lanes && s->ir->kind == CH_IR_EXPR_STMT &&
+                s->ir->kids[0]->kind == CH_IR_ASSIGN && s->ir->kids[0]->kids[0]->kind != CH_IR_VAR;
+    if (lane0) {
+        indent_to(out, inner);
+        ch_strbuf_adds(out, "if (ch_lane == 0) {\n");
+        inner++;
+    }
     ch_cx cx = {.entry = pr->e, .out = out, .rename = rename_var, .ctx = pr, .exact_mul = 1};
     for (size_t g = 0; g < s->n_guards; g++) {
         indent_to(out, inner);
@@ -457,6 +471,10 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
     while (inner > indent + 1) {
         indent_to(out, --inner);
         ch_strbuf_adds(out, "}\n");
+    }
+    if (lane0) {
+        indent_to(out, indent + 1);
+        ch_strbuf_adds(out, "__syncwarp();\n");
     }
     indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
@@ -516,6 +534,103 @@ static int mapped_member(const printer *pr, const char *name)
     return -1;
 }
 
+/* The first statement an AST subtree runs, or -1. */
+static size_t first_stmt(const printer *pr, isl_ast_node *node)
+{
+    size_t s = (size_t)-1;
+    isl_ast_node *kid = NULL;
+    switch (isl_ast_node_get_type(node)) {
+    case isl_ast_node_user: {
+        isl_ast_expr *call = isl_ast_node_user_get_expr(node);
+        isl_ast_expr *fn = isl_ast_expr_op_get_arg(call, 0);
+        isl_id *id = isl_ast_expr_get_id(fn);
+        s = stmt_named(pr->m, isl_id_get_name(id));
+        isl_id_free(id);
+        isl_ast_expr_free(fn);
+        isl_ast_expr_free(call);
+        return s;
+    }
+    case isl_ast_node_for:
+        kid = isl_ast_node_for_get_body(node);
+        break;
+    case isl_ast_node_if:
+        kid = isl_ast_node_if_get_then_node(node);
+        break;
+    case isl_ast_node_mark:
+        kid = isl_ast_node_mark_get_node(node);
+        break;
+    case isl_ast_node_block: {
+        isl_ast_node_list *l = isl_ast_node_block_get_children(node);
+        kid = isl_ast_node_list_get_at(l, 0);
+        isl_ast_node_list_free(l);
+        break;
+    }
+    default:
+        return s;
+    }
+    s = first_stmt(pr, kid);
+    isl_ast_node_free(kid);
+    return s;
+}
+
+/* Inside a warp-per-row kernel, the lane role of the AST loop `name` (the dimension just
+ * below the mapped one), and the C loop it is; 0 elsewhere. */
+static int lane_loop(const printer *pr, isl_ast_node *node, const char *name, size_t *loop)
+{
+    char it[32];
+    if (!pr->k || !pr->k->warp_rows || pr->lanes)
+        return 0;
+    snprintf(it, sizeof it, "c%zu", pr->k->depth + 1);
+    if (strcmp(name, it) != 0)
+        return 0;
+    size_t s = first_stmt(pr, node);
+    if (s == (size_t)-1 || pr->m->stmts[s].n_loops <= pr->k->depth + 1)
+        return 0;
+    *loop = pr->m->stmts[s].loops[pr->k->depth + 1];
+    return pr->p->lane_role[*loop];
+}
+
+/* Before a reduction loop spread over the lanes: every lane but 0 starts its part from the
+ * operation's identity (lane 0 keeps the value the sum starts from); after it: the lanes'
+ * parts combined with shuffles and lane 0's result given to every lane, which all continue
+ * with the same value. */
+static void lane_reduction(printer *pr, size_t loop, int after, int indent)
+{
+    size_t a = pr->p->lane_red[loop];
+    const char *op = pr->p->lane_op[loop];
+    const char *v = pr->m->arrays[a].name;
+    ch_scalar t = ch_tr_array_elem(pr->m, a);
+    ch_strbuf *out = pr->out;
+    indent_to(out, indent);
+    if (!after) {
+        if (strcmp(op, "+") == 0)
+            ch_strbuf_addf(out,
+                           "if (ch_lane != 0) /* lane 0 keeps the start value */\n%*s%s = 0;\n",
+                           4 * (indent + 1), "", v);
+        else
+            ch_strbuf_addf(out, "/* %s: each lane may start from %s's value */\n", op, v);
+        return;
+    }
+    ch_strbuf_addf(out, "for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the lanes' %ss of %s */\n",
+                   strcmp(op, "+") == 0 ? "sum" : op, v);
+    indent_to(out, indent + 1);
+    if (strcmp(op, "+") == 0)
+        ch_strbuf_addf(out, "%s += __shfl_down_sync(0xffffffffu, %s, ch_o);\n", v, v);
+    else if (ch_scalar_is_float(t))
+        ch_strbuf_addf(out, "%s = %s(%s, __shfl_down_sync(0xffffffffu, %s, ch_o));\n", v,
+                       strcmp(op, "max") == 0 ? (t == CH_T_FLOAT ? "fmaxf" : "fmax")
+                                              : (t == CH_T_FLOAT ? "fminf" : "fmin"),
+                       v, v);
+    else
+        ch_strbuf_addf(out,
+                       "{\n%*s%s ch_u = __shfl_down_sync(0xffffffffu, %s, ch_o);\n%*s%s = ch_u "
+                       "%s %s ? ch_u : %s;\n%*s}\n",
+                       4 * (indent + 2), "", ch_scalar_name(t), v, 4 * (indent + 2), "", v,
+                       strcmp(op, "max") == 0 ? ">" : "<", v, v, 4 * (indent + 1), "");
+    indent_to(out, indent);
+    ch_strbuf_addf(out, "%s = __shfl_sync(0xffffffffu, %s, 0);\n", v, v);
+}
+
 static void print_for(printer *pr, isl_ast_node *node, int indent)
 {
     ch_strbuf *out = pr->out;
@@ -526,6 +641,12 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
     isl_ast_node *body = isl_ast_node_for_get_body(node);
     int q = mapped_member(pr, name);
     int host = !pr->k;
+    size_t lane_l = 0;
+    int lane = isl_ast_node_for_is_degenerate(node) != isl_bool_true
+                   ? lane_loop(pr, node, name, &lane_l)
+                   : 0;
+    if (lane == CH_TR_LANES_REDUCTION)
+        lane_reduction(pr, lane_l, 0, indent);
     indent_to(out, indent);
     if (isl_ast_node_for_is_degenerate(node) == isl_bool_true) {
         if (q >= 0)
@@ -543,6 +664,13 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
         ch_strbuf_addf(out, "for (long long %s = ", name);
         if (q < 0 || !is_int(init, 0))
             print_expr(pr, out, init);
+        if (lane) {
+            ch_strbuf_adds(out, " + ch_lane");
+            if (!unit) {
+                ch_strbuf_adds(out, " * ");
+                print_expr(pr, out, inc);
+            }
+        }
         if (q >= 0) {
             ch_strbuf_addf(out, "%sch_g%d", is_int(init, 0) ? "" : " + ", q);
             if (!unit) {
@@ -559,6 +687,12 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
                 ch_strbuf_adds(out, " * ");
                 print_expr(pr, out, inc);
             }
+        } else if (lane) {
+            ch_strbuf_adds(out, " += 32");
+            if (!unit) {
+                ch_strbuf_adds(out, " * ");
+                print_expr(pr, out, inc);
+            }
         } else if (unit) {
             ch_strbuf_adds(out, "++");
         } else {
@@ -566,9 +700,12 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
             print_expr(pr, out, inc);
         }
         ch_strbuf_addf(out, ") {%s\n",
-                       q >= 0 ? " /* spread over the threads (grid-stride) */"
-                       : host ? " /* carries a dependence: runs on the host */"
-                              : "");
+                       q >= 0 && pr->k->warp_rows ? " /* a warp per value (grid-stride) */"
+                       : q >= 0                   ? " /* spread over the threads (grid-stride) */"
+                       : host                     ? " /* carries a dependence: runs on the host */"
+                       : lane == CH_TR_LANES_PARALLEL ? " /* spread over the warp's lanes */"
+                       : lane                         ? " /* a reduction spread over the lanes */"
+                                                      : "");
         isl_ast_expr_free(cond);
         isl_ast_expr_free(inc);
     }
@@ -577,13 +714,22 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
     int was = q >= 0 ? pr->covered[q] : 0;
     if (q >= 0)
         pr->covered[q] = 1;
+    pr->lanes += lane != 0;
     print_node(pr, body, indent + 1);
+    pr->lanes -= lane != 0;
     if (q >= 0)
         pr->covered[q] = was;
     if (host)
         free(pr->host_iters.items[--pr->host_iters.len]);
     indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
+    if (lane == CH_TR_LANES_REDUCTION)
+        lane_reduction(pr, lane_l, 1, indent);
+    if (lane) {
+        /* what the lanes wrote, every lane sees before the next loop reads it */
+        indent_to(out, indent);
+        ch_strbuf_adds(out, "__syncwarp();\n");
+    }
     isl_ast_node_free(body);
     isl_ast_expr_free(init);
     isl_id_free(id);
@@ -899,6 +1045,28 @@ static void print_scan(printer *pr, const ch_tr_kernel *k, size_t fn, int indent
         ch_strbuf_free(all[i]);
 }
 
+/* The elements of the array a kernel's scattered sum updates, when a copy per block fits shared
+ * memory: a sum (not a minimum or maximum) of the kernel's only statement into a parameter whose
+ * extent is a constant of at most 8192 elements of 4 or 8 bytes; else 0. */
+static long long private_elems(const printer *pr, const ch_tr_kernel *k)
+{
+    if (!pr->o->block_private || !k->atomic_each || k->n_mapped != 1 || k->reduction == (size_t)-1)
+        return 0;
+    const ch_tr_stmt *S = &pr->m->stmts[k->reduction];
+    if (strcmp(S->red_op, "+") != 0 || S->ir->kind != CH_IR_EXPR_STMT ||
+        S->ir->kids[0]->kids[0]->kind != CH_IR_INDEX)
+        return 0;
+    isl_union_set *only = isl_union_set_from_set(isl_set_copy(S->domain));
+    int alone = isl_union_set_is_equal(only, k->domain) == isl_bool_true;
+    isl_union_set_free(only);
+    const ch_param *p = ch_entry_param(pr->e, pr->m->arrays[S->red_array].name);
+    if (!alone || !p || !p->extent || ch_scalar_size(p->elem) < 4)
+        return 0;
+    char *end = NULL;
+    long long n = strtoll(p->extent, &end, 10);
+    return end && *end == '\0' && n > 0 && n <= 8192 ? n : 0;
+}
+
 /* Emits one kernel function for marks[0..n) (several only when they are consecutive kernels
  * of one thread: one launch instead of many) into pr->kernels, and its launch at `indent`. */
 static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
@@ -922,7 +1090,15 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     ch_strbuf_addf(out, "__global__ void __launch_bounds__(%d) %s_k%zu(", threads, e->name, fn);
     kernel_params(pr, out, 1);
     ch_strbuf_adds(out, ")\n{\n");
-    for (int q = 0; q < k->n_mapped; q++) {
+    if (k->warp_rows)
+        ch_strbuf_adds(out,
+                       "    /* a warp per value of the mapped dimension: this warp's index "
+                       "among the grid's\n     * warps, and this thread's lane */\n"
+                       "    const long long ch_g0 = ((long long)blockIdx.x * blockDim.x + "
+                       "threadIdx.x) >> 5;\n"
+                       "    const long long ch_n0 = ((long long)gridDim.x * blockDim.x) >> 5;\n"
+                       "    const int ch_lane = threadIdx.x & 31;\n");
+    for (int q = 0; q < k->n_mapped && !k->warp_rows; q++) {
         const char *ax = axis_of(k, q);
         ch_strbuf_addf(out,
                        "    const long long ch_g%d = (long long)blockIdx.%s * blockDim.%s + "
@@ -951,6 +1127,20 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        "    %s *ch_target = NULL;\n",
                        is_extremum(red_op) ? red_op : "sum", acc_t, identity_of(red_op, t), acc_t);
     }
+    long long priv_n = private_elems(pr, k);
+    const char *priv_t = NULL;
+    if (priv_n) {
+        pr->priv = pr->m->arrays[pr->m->stmts[k->reduction].red_array].name;
+        priv_t = ch_scalar_name(ch_tr_array_elem(pr->m, pr->m->stmts[k->reduction].red_array));
+        ch_strbuf_addf(out,
+                       "    /* this block's own copy of %s (%lld elements) in shared memory: its "
+                       "threads' updates\n     * go there, and the block adds it to %s once "
+                       "at the end */\n"
+                       "    __shared__ %s ch_priv[%lld];\n"
+                       "    for (int ch_j = threadIdx.x; ch_j < %lld; ch_j += blockDim.x)\n"
+                       "        ch_priv[ch_j] = 0;\n    __syncthreads();\n",
+                       pr->priv, priv_n, pr->priv, priv_t, priv_n, priv_n);
+    }
     ch_strbuf *saved = pr->out;
     pr->out = out;
     pr->k = k;
@@ -962,6 +1152,15 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     }
     pr->k = NULL;
     pr->out = saved;
+    if (priv_n)
+        ch_strbuf_addf(out,
+                       "    /* every thread gets here (the loop is grid-stride) */\n"
+                       "    __syncthreads();\n"
+                       "    for (int ch_j = threadIdx.x; ch_j < %lld; ch_j += blockDim.x)\n"
+                       "        if (ch_priv[ch_j] != 0)\n"
+                       "            ch_atomic_add(&%s[ch_j], ch_priv[ch_j]);\n",
+                       priv_n, pr->priv);
+    pr->priv = NULL;
     if (acc_t && !is_extremum(red_op))
         ch_strbuf_addf(out,
                        "    /* the warp's 32 partial sums are added with shuffles (every thread "
@@ -1025,8 +1224,9 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        pr->o->block2_x, pr->o->block2_y, e->name, pr->o->block2_x, pr->o->grid_cap,
                        e->name, pr->o->block2_y);
     else if (k->n_mapped == 1)
-        ch_strbuf_addf(out, "const dim3 ch_block(%d), ch_grid(%s_blocks(ch_e0, %d, %lldLL));\n",
-                       pr->o->block1, e->name, pr->o->block1, pr->o->grid_cap);
+        ch_strbuf_addf(out, "const dim3 ch_block(%d), ch_grid(%s_blocks(ch_e0%s, %d, %lldLL));\n",
+                       pr->o->block1, e->name, k->warp_rows ? " * 32" : "", pr->o->block1,
+                       pr->o->grid_cap);
     else
         ch_strbuf_adds(out, "const dim3 ch_block(1), ch_grid(1);\n");
     indent_to(out, indent + 2);

@@ -754,6 +754,68 @@ static int plan_once(planner *pl, ch_error *err)
                                       m->entry->name);
 }
 
+/* --- a warp per row --- */
+
+/* How loop L's iterations may spread over the lanes of a warp: all independent, or a
+ * reduction (+, min, max) into a local scalar that each thread keeps (every dependence L
+ * carries is that reduction's); 0 for neither. */
+static int lane_role_of(const planner *pl, size_t L)
+{
+    const ch_tr_loop_par *lp = &pl->d->loops[L];
+    if (lp->parallel)
+        return CH_TR_LANES_PARALLEL;
+    if (!lp->reduction)
+        return 0;
+    const ch_tr_model *m = pl->m;
+    size_t a = lp->red_array;
+    ch_scalar t = ch_tr_array_elem(m, a);
+    int sum = strcmp(lp->red_op, "+") == 0;
+    if (!m->arrays[a].is_scalar || pl->p->storage[a] != CH_TR_THREAD_LOCAL ||
+        ch_scalar_size(t) < 4 ||
+        (!sum && strcmp(lp->red_op, "min") != 0 && strcmp(lp->red_op, "max") != 0) ||
+        (sum && ch_scalar_is_float(t) && !m->entry->clauses.has_tol))
+        return 0;
+    return CH_TR_LANES_REDUCTION;
+}
+
+/* Marks the kernels that run a warp per value of their one mapped dimension: each of their
+ * statements one loop below that dimension or deeper sits in a loop the lanes can share, and
+ * there is at least one such loop. The other statements run on every lane (those that write
+ * memory on lane 0 only: cuda.c). */
+static void mark_warp_rows(planner *pl)
+{
+    const ch_tr_model *m = pl->m;
+    ch_tr_plan *p = pl->p;
+    p->lane_role = ch_xcalloc(m->n_loops + 1, 1);
+    p->lane_red = ch_xcalloc(m->n_loops + 1, sizeof *p->lane_red);
+    p->lane_op = ch_xcalloc(m->n_loops + 1, sizeof *p->lane_op);
+    if (!(pl->flags & CH_TR_WARP_ROWS) || p->strategy != CH_TR_ORIGINAL)
+        return;
+    for (size_t k = 0; k < p->n_kernels; k++) {
+        ch_tr_kernel *K = &p->kernels[k];
+        if (K->n_mapped != 1 || K->reduction != (size_t)-1)
+            continue;
+        int ok = 1, inner = 0;
+        for (size_t s = 0; s < m->n_stmts && ok; s++) {
+            const ch_tr_stmt *S = &m->stmts[s];
+            if (kernel_of_stmt(pl, s) != k || S->n_loops <= K->depth + 1)
+                continue;
+            ok = lane_role_of(pl, S->loops[K->depth + 1]) != 0;
+            inner = 1;
+        }
+        if (!ok || !inner)
+            continue;
+        K->warp_rows = 1;
+        for (size_t s = 0; s < m->n_stmts; s++)
+            if (kernel_of_stmt(pl, s) == k && m->stmts[s].n_loops > K->depth + 1) {
+                size_t L = m->stmts[s].loops[K->depth + 1];
+                p->lane_role[L] = (unsigned char)lane_role_of(pl, L);
+                p->lane_red[L] = pl->d->loops[L].red_array;
+                p->lane_op[L] = pl->d->loops[L].red_op;
+            }
+    }
+}
+
 int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy, int flags,
                      ch_tr_plan **out, ch_error *err)
 {
@@ -797,6 +859,7 @@ int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy s
             for (size_t a = 0; a < m->n_arrays; a++)
                 p->uses[k * na + a] |= pl.touch[s * na + a];
         }
+        mark_warp_rows(&pl);
     }
     isl_union_map_free(pl.validity);
     free(pl.limited);
@@ -816,14 +879,18 @@ void ch_tr_plan_free(ch_tr_plan *p)
     clear_plan(p);
     free(p->storage);
     free(p->uses);
+    free(p->lane_role);
+    free(p->lane_red);
+    free(p->lane_op);
     free(p);
 }
 
 void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
 {
     const ch_tr_model *m = p->m;
-    ch_strbuf_addf(out, "strategy: %s%s\n", ch_tr_strategy_name(p->strategy),
-                   p->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums" : "");
+    ch_strbuf_addf(out, "strategy: %s%s%s\n", ch_tr_strategy_name(p->strategy),
+                   p->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums" : "",
+                   p->flags & CH_TR_WARP_ROWS ? ", a warp per row" : "");
     for (size_t k = 0; k < p->n_kernels; k++) {
         const ch_tr_kernel *K = &p->kernels[k];
         ch_strbuf_addf(out, "kernel %zu: ", k);
@@ -839,7 +906,9 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
                            : strcmp(op, "max") == 0 ? "a maximum"
                                                     : "a minimum",
                            m->stmts[K->reduction].name);
-        } else if (K->n_mapped)
+        } else if (K->warp_rows)
+            ch_strbuf_adds(out, "1 parallel dimension on warps, the loops below it on lanes");
+        else if (K->n_mapped)
             ch_strbuf_addf(out, "%d parallel dimension%s on threads", K->n_mapped,
                            K->n_mapped > 1 ? "s" : "");
         else

@@ -652,6 +652,56 @@ Test(translate_plan, prefix_sums)
     free(got);
 }
 
+/* A warp per row: a row norm's i loop is parallel and its j loop a sum into the local s, so
+ * with CH_TR_WARP_ROWS (in the C order) each warp takes a row, its lanes take every 32nd j,
+ * lane 0 keeps s's start value while the others start from 0, the lanes' sums are combined
+ * with shuffles and handed to every lane, and only lane 0 stores out[i]. A double sum without
+ * tol() keeps its order: a thread per row. */
+Test(translate_plan, warp_rows)
+{
+    const char *norm = "void rnorm(int m, int n, const float *a, float *out)\n{\n    for (int i = "
+                       "0; i < m; i++) {\n        float s = 0;\n        for (int j = 0; j < n; "
+                       "j++)\n            s += a[i * n + j] * a[i * n + j];\n        out[i] = "
+                       "sqrtf(s);\n    }\n}\n";
+    char *got =
+        plan_with("extent(a: m * n, out: m) tol(1e-5)", norm, CH_TR_ORIGINAL, CH_TR_WARP_ROWS);
+    cr_expect(strstr(got, "strategy: original loop order, a warp per row\nkernel 0: 1 parallel "
+                          "dimension on warps, the loops below it on lanes: S1 S2 S3\n"),
+              "%s", got);
+    free(got);
+
+    ch_entry_list l;
+    ch_tr_model *m;
+    ch_tr_deps *d;
+    model_of("extent(a: m * n, out: m) tol(1e-5)", norm, &l, &m, &d);
+    ch_tr_plan *p = NULL;
+    ch_error err;
+    cr_assert_eq(ch_tr_plan_build(m, d, CH_TR_ORIGINAL, CH_TR_WARP_ROWS, &p, &err), 0);
+    ch_tr_cuda_opts o = {.block1 = 256, .block2_x = 32, .block2_y = 8, .grid_cap = 1024};
+    char *src = ch_tr_cuda(p, &o);
+    expect_has(src, "const long long ch_g0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) "
+                    ">> 5;");
+    expect_has(src, "if (ch_lane != 0) /* lane 0 keeps the start value */\n            s = 0;");
+    expect_has(src, "for (long long c1 = 0 + ch_lane; (c1 < n); c1 += 32) {");
+    expect_has(src, "s += __shfl_down_sync(0xffffffffu, s, ch_o);");
+    expect_has(src, "s = __shfl_sync(0xffffffffu, s, 0);");
+    expect_has(src, "if (ch_lane == 0) {\n                out[i] = sqrtf(s);");
+    expect_has(src, "ch_grid(rnorm_blocks(ch_e0 * 32, 256, 1024LL))");
+    free(src);
+    ch_tr_plan_free(p);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+
+    got = plan_with("extent(a: m * n, out: m)",
+                    "void dnorm(int m, int n, const double *a, double *out)\n{\n    for (int i = "
+                    "0; i < m; i++) {\n        double s = 0;\n        for (int j = 0; j < n; "
+                    "j++)\n            s += a[i * n + j];\n        out[i] = s;\n    }\n}\n",
+                    CH_TR_ORIGINAL, CH_TR_WARP_ROWS);
+    cr_expect(strstr(got, "kernel 0: 1 parallel dimension on threads: S1 S2 S3\n"), "%s", got);
+    free(got);
+}
+
 /* A histogram: h[data[i]]++ writes an element the model cannot name (a may-write), and its only
  * dependences are the increments' own: with parallel sums each iteration runs on a thread and
  * increments its element atomically. */
@@ -667,4 +717,37 @@ Test(translate_plan, histogram_atomics)
     got = plan_with("extent(data: n, h: 256)", hist, CH_TR_ISL_SCHEDULE, 0);
     cr_expect_str_eq(got, "strategy: isl scheduler\nkernel 0: one thread: S1\n");
     free(got);
+
+    /* updates straight to global memory, or through a per-block copy in shared memory */
+    char *src = sums_cuda("extent(data: n, h: 256)", hist);
+    expect_has(src, "ch_atomic_add(&h[data[i]], 1);");
+    cr_expect(!strstr(src, "__shared__"), "%s", src);
+    free(src);
+    ch_entry_list l;
+    ch_tr_model *m;
+    ch_tr_deps *d;
+    model_of("extent(data: n, h: 256)", hist, &l, &m, &d);
+    ch_tr_plan *p = NULL;
+    ch_error err;
+    cr_assert_eq(ch_tr_plan_build(m, d, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS, &p, &err), 0);
+    ch_tr_cuda_opts o = {
+        .block1 = 128, .block2_x = 32, .block2_y = 4, .grid_cap = 2112, .block_private = 1};
+    src = ch_tr_cuda(p, &o);
+    expect_has(src, "    __shared__ int ch_priv[256];\n"
+                    "    for (int ch_j = threadIdx.x; ch_j < 256; ch_j += blockDim.x)\n"
+                    "        ch_priv[ch_j] = 0;\n    __syncthreads();\n");
+    expect_has(src, "ch_atomic_add(&ch_priv[data[i]], 1);");
+    expect_has(src, "        if (ch_priv[ch_j] != 0)\n            ch_atomic_add(&h[ch_j], "
+                    "ch_priv[ch_j]);");
+    free(src);
+    ch_tr_plan_free(p);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+    /* an extent that is not a constant: no fixed-size copy */
+    src = sums_cuda("extent(data: n, h: k)",
+                    "void hist2(int n, int k, const int *data, int *h)\n{\n    for (int i = 0; i "
+                    "< n; i++)\n        h[data[i]]++;\n}\n");
+    cr_expect(!strstr(src, "ch_priv"), "%s", src);
+    free(src);
 }

@@ -19,18 +19,23 @@ typedef struct tr_variant {
     int id;
     ch_tr_strategy strategy;
     int block1, bx, by;
-    int sm_capped; /* grid capped at a few waves of blocks per SM (threads loop more) */
-    int flags;     /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS */
+    int sm_capped;     /* grid capped at a few waves of blocks per SM (threads loop more) */
+    int flags;         /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS */
+    int block_private; /* histograms through a per-block copy in shared memory */
 } tr_variant;
 
 /* The first two keep the C body's order of every floating addition (results equal the host's
  * to the last bit); the last two add sums in parallel, with capped grids so that each thread
- * adds many terms before its warp's one atomic. */
+ * adds many terms before its warp's one atomic, and differ in how a histogram is updated: in a
+ * per-block copy in shared memory (the third) or straight in global memory (the fourth). The
+ * fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
+ * proposed when some kernel does. */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0},
-    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS},
-    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS},
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0},
+    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1},
+    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0},
+    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0},
 };
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
@@ -119,18 +124,31 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
             ch_tr_plan *plan = NULL;
             if (ch_tr_plan_build(model, deps, tv->strategy, tv->flags, &plan, err) != 0)
                 continue;
-            char *head = ch_xasprintf(TR_MARK "%d: %s%s, 1-D blocks of %d threads, 2-D blocks "
-                                              "of %dx%d%s",
-                                      tv->id, ch_tr_strategy_name(plan->strategy),
-                                      tv->flags ? ", parallel sums" : "", tv->block1, tv->bx,
-                                      tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
+            int warps = 0;
+            for (size_t k = 0; k < plan->n_kernels; k++)
+                warps |= plan->kernels[k].warp_rows;
+            if ((tv->flags & CH_TR_WARP_ROWS) && !warps) {
+                ch_tr_plan_free(plan); /* the same as the second variant */
+                rc = 2;
+                continue;
+            }
+            char *head =
+                ch_xasprintf(TR_MARK "%d: %s%s%s, 1-D blocks of %d threads, 2-D blocks "
+                                     "of %dx%d%s",
+                             tv->id, ch_tr_strategy_name(plan->strategy),
+                             tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
+                             : warps                         ? ", a warp per row"
+                                                             : "",
+                             tv->block_private ? " (histograms per block)" : "", tv->block1, tv->bx,
+                             tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
             int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
             ch_tr_cuda_opts o = {.block1 = tv->block1,
                                  .block2_x = tv->bx,
                                  .block2_y = tv->by,
                                  .grid_cap =
                                      tv->sm_capped ? 4LL * sm * (2048 / tv->block1) : 2147483647LL,
-                                 .header = head};
+                                 .header = head,
+                                 .block_private = tv->block_private};
             *cuda_src = ch_tr_cuda(plan, &o);
             if (design)
                 *design =
