@@ -249,6 +249,13 @@ static const char *rename_var(void *ctx, const char *name)
 /* A kernel's shared sum `X += e`, `X -= e`, `X = X + e`, `X = e + X`, `X = X - e`, X++ or
  * X--. With partial sums the thread remembers the element and adds e to its partial sum (see
  * print_marks); else it adds e to the element atomically. */
+/* The suffix of the atomic helper of a sum or bitwise reduction: ch_atomic_add, _and, _or,
+ * _xor. */
+static const char *atomic_name(const char *op)
+{
+    return op[0] == '&' ? "and" : op[0] == '|' ? "or" : op[0] == '^' ? "xor" : "add";
+}
+
 static int is_extremum(const char *op)
 {
     return strcmp(op, "min") == 0 || strcmp(op, "max") == 0;
@@ -264,6 +271,8 @@ static const char *identity_of(const char *op, ch_scalar t)
                {CH_T_INT, "INT_MIN", "INT_MAX"},       {CH_T_UINT, "0u", "UINT_MAX"},
                {CH_T_LONG, "LONG_MIN", "LONG_MAX"},    {CH_T_ULONG, "0ul", "ULONG_MAX"},
                {CH_T_LLONG, "LLONG_MIN", "LLONG_MAX"}, {CH_T_ULLONG, "0ull", "ULLONG_MAX"}};
+    if (strcmp(op, "&") == 0)
+        return "~0ull"; /* all ones in any integer type */
     if (!is_extremum(op))
         return "0";
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
@@ -338,7 +347,7 @@ static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int 
     indent_to(pr->out, indent);
     if (pr->k->atomic_each) {
         /* the element itself, or its place in the block's copy */
-        ch_strbuf_adds(pr->out, pr->priv ? "ch_atomic_add(&ch_priv[" : "ch_atomic_add(&");
+        ch_strbuf_addf(pr->out, "ch_atomic_%s(&%s", atomic_name(op), pr->priv ? "ch_priv[" : "");
         assert(!pr->priv || (lhs->kind == CH_IR_INDEX && lhs->nkids == 2));
         ch_cx_expr(cx, pr->priv ? lhs->kids[1] : lhs);
         ch_strbuf_addf(pr->out, "%s, %s", pr->priv ? "]" : "", minus ? "-(" : "");
@@ -353,7 +362,7 @@ static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int 
     ch_cx_expr(cx, lhs);
     ch_strbuf_adds(pr->out, ";\n");
     indent_to(pr->out, indent);
-    ch_strbuf_addf(pr->out, "ch_acc %s= ", minus ? "-" : "+");
+    ch_strbuf_addf(pr->out, "ch_acc %s= ", minus ? "-" : op);
     if (term)
         ch_cx_expr(cx, term);
     else
@@ -1123,9 +1132,10 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
         red_op = pr->m->stmts[k->reduction].red_op;
         ch_strbuf_addf(out,
                        "    /* this thread's part of the %s, and the element it goes to (the "
-                       "same for every\n     * thread of the launch) */\n    %s ch_acc = %s;\n"
+                       "same for every\n     * thread of the launch) */\n    %s ch_acc = (%s)%s;\n"
                        "    %s *ch_target = NULL;\n",
-                       is_extremum(red_op) ? red_op : "sum", acc_t, identity_of(red_op, t), acc_t);
+                       is_extremum(red_op) ? red_op : "sum", acc_t, acc_t, identity_of(red_op, t),
+                       acc_t);
     }
     long long priv_n = private_elems(pr, k);
     const char *priv_t = NULL;
@@ -1167,13 +1177,13 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        "gets here: the\n     * loops are grid-stride), then lane 0 adds "
                        "the warp's sum with one atomic */\n"
                        "    for (int ch_o = 16; ch_o > 0; ch_o /= 2) {\n"
-                       "        ch_acc += __shfl_down_sync(0xffffffffu, ch_acc, ch_o);\n"
+                       "        ch_acc %s= __shfl_down_sync(0xffffffffu, ch_acc, ch_o);\n"
                        "        %s *ch_t = (%s *)__shfl_down_sync(0xffffffffu, "
                        "(unsigned long long)ch_target, ch_o);\n"
                        "        if (!ch_target)\n            ch_target = ch_t;\n    }\n"
                        "    if ((threadIdx.x & 31) == 0 && ch_target)\n"
-                       "        ch_atomic_add(ch_target, ch_acc);\n",
-                       acc_t, acc_t);
+                       "        ch_atomic_%s(ch_target, ch_acc);\n",
+                       red_op, acc_t, acc_t, atomic_name(red_op));
     else if (acc_t)
         ch_strbuf_addf(out,
                        "    /* the warp's 32 partial results are combined with shuffles (every "
@@ -1320,12 +1330,26 @@ static void emit_extremum(ch_strbuf *out, const char *op, ch_scalar t)
     ch_strbuf_addf(out, "    atomic%s(%sp, %sv);\n}\n\n", max ? "Max" : "Min", cast, vcast);
 }
 
+/* ch_atomic_and/_or/_xor for integer type t: atomicAnd/Or/Xor on int and unsigned, and
+ * through the unsigned 64-bit form for 64-bit types (the same bits). */
+static void emit_bitwise(ch_strbuf *out, const char *op, ch_scalar t)
+{
+    const char *tn = ch_scalar_name(t), *name = atomic_name(op);
+    int narrow = t == CH_T_INT || t == CH_T_UINT;
+    ch_strbuf_addf(out,
+                   "/* atomic %s for %s */\nstatic __device__ inline void ch_atomic_%s(%s *p, %s "
+                   "v)\n{\n    atomic%c%s(%sp, %sv);\n}\n\n",
+                   name, tn, name, tn, tn, name[0] - 'a' + 'A', name + 1,
+                   narrow ? "" : "(unsigned long long *)", narrow ? "" : "(unsigned long long)");
+}
+
 /* The file's helpers for `code` (the kernels and the launcher). */
 static void emit_support(printer *pr, ch_strbuf *out, const char *code)
 {
     const char *n = pr->e->name;
     /* only what the kernels and the launcher use: nvcc warns of unused static functions */
     int atomics_done[CH_T_COUNT_] = {0}, extrema_done[2][CH_T_COUNT_] = {{0}};
+    int bits_done[3][CH_T_COUNT_] = {{0}};
     for (size_t k = 0; k < pr->p->n_kernels; k++) {
         const ch_tr_kernel *K = &pr->p->kernels[k];
         if (K->reduction == (size_t)-1 || K->scan_store != (size_t)-1)
@@ -1335,6 +1359,12 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
         if (is_extremum(op)) {
             if (!extrema_done[op[1] == 'a'][t]++)
                 emit_extremum(out, op, t);
+            continue;
+        }
+        if (op[0] != '+') {
+            int which = op[0] == '&' ? 0 : op[0] == '|' ? 1 : 2;
+            if (!bits_done[which][t]++)
+                emit_bitwise(out, op, t);
             continue;
         }
         if (atomics_done[t]++)

@@ -370,10 +370,14 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each
     const ch_ir *x = S->ir->kids[0];
     int sum = strcmp(S->red_op, "+") == 0;
     int extremum = strcmp(S->red_op, "min") == 0 || strcmp(S->red_op, "max") == 0;
+    int bitwise = strchr("&|^", S->red_op[0]) && S->red_op[1] == '\0';
     if (!(sum && (x->kind == CH_IR_ASSIGN || x->kind == CH_IR_UNARY)) &&
-        !(extremum && x->kind == CH_IR_ASSIGN && x->kids[1]->kind == CH_IR_CALL))
+        !(extremum && x->kind == CH_IR_ASSIGN && x->kids[1]->kind == CH_IR_CALL) &&
+        !(bitwise && x->kind == CH_IR_ASSIGN))
         return (size_t)-1;
     ch_scalar t = ch_tr_array_elem(m, S->red_array);
+    if (bitwise && !ch_scalar_is_integer(t))
+        return (size_t)-1;
     if (t != CH_T_FLOAT && t != CH_T_DOUBLE && t != CH_T_INT && t != CH_T_UINT && t != CH_T_LONG &&
         t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
         return (size_t)-1; /* no atomic for it */
@@ -904,7 +908,10 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
                            K->atomic_each           ? "updates"
                            : strcmp(op, "+") == 0   ? "a sum"
                            : strcmp(op, "max") == 0 ? "a maximum"
-                                                    : "a minimum",
+                           : strcmp(op, "min") == 0 ? "a minimum"
+                           : strcmp(op, "&") == 0   ? "a bitwise and"
+                           : strcmp(op, "|") == 0   ? "a bitwise or"
+                                                    : "a bitwise xor",
                            m->stmts[K->reduction].name);
         } else if (K->warp_rows)
             ch_strbuf_adds(out, "1 parallel dimension on warps, the loops below it on lanes");

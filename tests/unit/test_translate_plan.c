@@ -556,7 +556,7 @@ Test(translate_plan, parallel_sum_cuda)
                           "void dot(int n, const float *x, const float *y, float *out)\n{\n    "
                           "out[0] = 0;\n    for (int i = 0; i < n; i++)\n        out[0] += x[i] * "
                           "y[i];\n}\n");
-    expect_has(src, "    float ch_acc = 0;\n    float *ch_target = NULL;\n");
+    expect_has(src, "    float ch_acc = (float)0;\n    float *ch_target = NULL;\n");
     expect_has(src, "ch_target = &out[0];");
     expect_has(src, "ch_acc += __fmul_rn(x[i], y[i]);");
     expect_has(src, "ch_acc += __shfl_down_sync(0xffffffffu, ch_acc, ch_o);");
@@ -589,7 +589,7 @@ Test(translate_plan, parallel_extrema)
     char *src = sums_cuda("extent(x: n, out: 1)",
                           "void lmin(int n, const long *x, long *out)\n{\n    out[0] = x[0];\n    "
                           "for (int i = 1; i < n; i++)\n        out[0] = fmin(out[0], x[i]);\n}\n");
-    expect_has(src, "    long ch_acc = LONG_MAX;\n    long *ch_target = NULL;\n");
+    expect_has(src, "    long ch_acc = (long)LONG_MAX;\n    long *ch_target = NULL;\n");
     expect_has(src, "ch_acc = fmin((double)ch_acc, (double)x[i]);");
     expect_has(src, "ch_acc = ch_min(ch_acc, __shfl_down_sync(0xffffffffu, ch_acc, ch_o));");
     expect_has(src, "atomicMin((long long *)p, (long long)v);");
@@ -597,9 +597,32 @@ Test(translate_plan, parallel_extrema)
     src = sums_cuda("extent(x: n, out: 1)",
                     "void dmax(int n, const double *x, double *out)\n{\n    out[0] = x[0];\n    "
                     "for (int i = 1; i < n; i++)\n        out[0] = fmax(x[i], out[0]);\n}\n");
-    expect_has(src, "    double ch_acc = -INFINITY;\n");
+    expect_has(src, "    double ch_acc = (double)-INFINITY;\n");
     expect_has(src, "ch_acc = fmax(x[i], ch_acc);");
     expect_has(src, "atomicCAS(a, old, want)");
+    free(src);
+}
+
+/* Bitwise reductions (&, |, ^ into one element) are exact in any order: on threads under
+ * parallel sums, each thread starting from the operation's identity (all ones for &), warps
+ * combining with shuffles, lane 0 updating the element with atomicAnd/Or/Xor. */
+Test(translate_plan, parallel_bitwise)
+{
+    char *src = sums_cuda("extent(x: n, out: 1)",
+                          "void all(int n, const unsigned *x, unsigned *out)\n{\n    out[0] = "
+                          "~0u;\n    for (int i = 0; i < n; i++)\n        out[0] &= x[i];\n}\n");
+    expect_has(src, "kernel 1: a bitwise and on threads (S2, atomically): S2");
+    expect_has(src, "unsigned int ch_acc = (unsigned int)~0ull;");
+    expect_has(src, "ch_acc &= x[i];");
+    expect_has(src, "ch_acc &= __shfl_down_sync(0xffffffffu, ch_acc, ch_o);");
+    expect_has(src, "atomicAnd(p, v);");
+    expect_has(src, "ch_atomic_and(ch_target, ch_acc);");
+    free(src);
+    src = sums_cuda("extent(x: n, out: 1)",
+                    "void par(int n, const long long *x, long long *out)\n{\n    out[0] = 0;\n    "
+                    "for (int i = 0; i < n; i++)\n        out[0] = out[0] ^ x[i];\n}\n");
+    expect_has(src, "ch_acc ^= x[i];");
+    expect_has(src, "atomicXor((unsigned long long *)p, (unsigned long long)v);");
     free(src);
 }
 
