@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "ch/embed.h"
 #include "ch/agent.h"
 #include "ch/error.h"
 #include "ch/strbuf.h"
@@ -77,9 +78,6 @@ cJSON *ch_extract_json(const char *reply, ch_error *err);
 /* "Design: ..." line of a reply (trimmed, at most 80 bytes), or NULL. */
 char *ch_extract_design(const char *reply);
 
-/* Fills {{key}} placeholders from vars ({"key", "value"} pairs, NULL-terminated); unknown
- * placeholders stay as written. Caller frees. */
-char *ch_template_fill(const char *tmpl, const char *const *vars);
 /* An embedded prompt file by name ("kernel_author.md"), or NULL. */
 const char *ch_prompt(const char *name);
 

@@ -7,53 +7,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ch/embed.h"
 #include "ch/llm.h"
 
 /* Embedded by tools/embed.sh (build/gen/prompts.c). */
-struct ch_embedded_file {
-    const char *name;
-    const char *text;
-    size_t len;
-};
 extern const struct ch_embedded_file ch_prompt_files[];
 
 const char *ch_prompt(const char *name)
 {
-    for (size_t i = 0; ch_prompt_files[i].name; i++)
-        if (strcmp(ch_prompt_files[i].name, name) == 0)
-            return ch_prompt_files[i].text;
-    return NULL;
-}
-
-char *ch_template_fill(const char *tmpl, const char *const *vars)
-{
-    ch_strbuf sb;
-    ch_strbuf_init(&sb);
-    const char *p = tmpl;
-    while (*p) {
-        const char *open = strstr(p, "{{");
-        const char *close = open ? strstr(open + 2, "}}") : NULL;
-        if (!open || !close) {
-            ch_strbuf_adds(&sb, p);
-            break;
-        }
-        ch_strbuf_add(&sb, p, (size_t)(open - p));
-        size_t klen = (size_t)(close - open - 2);
-        const char *value = NULL;
-        for (size_t i = 0; vars && vars[i]; i += 2)
-            if (strlen(vars[i]) == klen && strncmp(vars[i], open + 2, klen) == 0) {
-                value = vars[i + 1] ? vars[i + 1] : "";
-                break;
-            }
-        if (value)
-            ch_strbuf_adds(&sb, value);
-        else
-            ch_strbuf_add(&sb, open, (size_t)(close + 2 - open));
-        p = close + 2;
-    }
-    char *res = ch_strbuf_detach(&sb);
-    ch_strbuf_free(&sb);
-    return res;
+    return ch_embedded_text(ch_prompt_files, name);
 }
 
 /* A fence line: up to 3 spaces, then 3+ backticks or tildes. Returns the fence length and sets

@@ -30,6 +30,7 @@
 #include <isl/val.h>
 
 #include "ch/cexpr.h"
+#include "ch/embed.h"
 #include "ch/translate.h"
 
 typedef struct printer {
@@ -886,43 +887,8 @@ static void close_launch(ch_strbuf *out, int indent)
 
 /* --- prefix sums: a kernel template (templates/scan.cu) filled from the plan --- */
 
-struct ch_embedded_file {
-    const char *name;
-    const char *text;
-    size_t len;
-};
+/* Embedded by tools/embed.sh (build/gen/templates.c). */
 extern const struct ch_embedded_file ch_template_files[];
-
-static const char *template_text(const char *name)
-{
-    for (size_t i = 0; ch_template_files[i].name; i++)
-        if (strcmp(ch_template_files[i].name, name) == 0)
-            return ch_template_files[i].text;
-    assert(!"template missing from the build");
-    return "";
-}
-
-/* Appends tmpl with every {{KEY}} replaced by the value of the key of that name. */
-static void fill_template(ch_strbuf *out, const char *tmpl, const char *const *keys,
-                          const char *const *values)
-{
-    for (const char *p = tmpl; *p;) {
-        const char *open = strstr(p, "{{");
-        if (!open) {
-            ch_strbuf_adds(out, p);
-            return;
-        }
-        ch_strbuf_add(out, p, (size_t)(open - p));
-        const char *close = strstr(open, "}}");
-        assert(close);
-        size_t len = (size_t)(close - open - 2), i = 0;
-        while (keys[i] && (strlen(keys[i]) != len || strncmp(keys[i], open + 2, len) != 0))
-            i++;
-        assert(keys[i] && "a template key without a value");
-        ch_strbuf_adds(out, keys[i] ? values[i] : "");
-        p = close + 2;
-    }
-}
 
 /* The names of the kernel parameters (kernel_params' declarations), for calls inside the
  * kernels. */
@@ -1028,27 +994,44 @@ static void print_scan(printer *pr, const ch_tr_kernel *k, size_t fn, int indent
                                            "        ch_at += ch_v[ch_q];"
                                          : "        ch_at += ch_v[ch_q];\n"
                                            "        ch_tile[threadIdx.x * 8 + ch_q] = ch_at;";
-    const char *keys[] = {"K", "UPD", "STORE", "Y",      "I",    "ACC",  "WHEN",         "NAME",
-                          "T", "CT",  "TERM",  "PARAMS", "ARGS", "INIT", "SPINE_PARAMS", "STEP",
+    const char *vars[] = {"K",
+                          k_s.data,
+                          "UPD",
+                          upd.data,
+                          "STORE",
+                          store.data,
+                          "Y",
+                          W->ir->kids[0]->kids[0]->kids[0]->text,
+                          "I",
+                          L->counter,
+                          "ACC",
+                          acc,
+                          "WHEN",
+                          k->scan_exclusive ? "before" : "after",
+                          "NAME",
+                          pr->e->name,
+                          "T",
+                          t,
+                          "CT",
+                          counter_type(pr, L),
+                          "TERM",
+                          term.data,
+                          "PARAMS",
+                          params.data,
+                          "ARGS",
+                          args.data,
+                          "INIT",
+                          init,
+                          "SPINE_PARAMS",
+                          spine.len ? spine.data : "",
+                          "STEP",
+                          step,
                           NULL};
-    const char *values[] = {k_s.data,
-                            upd.data,
-                            store.data,
-                            W->ir->kids[0]->kids[0]->kids[0]->text,
-                            L->counter,
-                            acc,
-                            k->scan_exclusive ? "before" : "after",
-                            pr->e->name,
-                            t,
-                            counter_type(pr, L),
-                            term.data,
-                            params.data,
-                            args.data,
-                            init,
-                            spine.len ? spine.data : "",
-                            step,
-                            NULL};
-    fill_template(&pr->kernels, template_text("scan.cu"), keys, values);
+    const char *tmpl = ch_embedded_text(ch_template_files, "scan.cu");
+    assert(tmpl && "templates/scan.cu is built into the binary");
+    char *code = ch_template_fill(tmpl, vars);
+    ch_strbuf_adds(&pr->kernels, code);
+    free(code);
     print_scan_launch(pr, k, fn, t, indent);
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ch_strbuf_free(all[i]);

@@ -345,6 +345,25 @@ static isl_schedule_node *add_kernel(planner *pl, isl_schedule_node *node, int n
 
 static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node);
 
+/* The statements node runs (up to max of them, in textual order); how many there are. */
+static size_t stmts_below(const planner *pl, isl_schedule_node *node, size_t *out, size_t max)
+{
+    const ch_tr_model *m = pl->m;
+    isl_union_set *dom = isl_schedule_node_get_domain(node);
+    size_t n = 0;
+    for (size_t s = 0; s < m->n_stmts; s++) {
+        isl_union_set *one = isl_union_set_from_set(isl_set_copy(m->stmts[s].domain));
+        if (isl_union_set_is_subset(one, dom) == isl_bool_true) {
+            if (n < max)
+                out[n] = s;
+            n++;
+        }
+        isl_union_set_free(one);
+    }
+    isl_union_set_free(dom);
+    return n;
+}
+
 /* The one statement below node when it is a sum `X += e` (-=, X++, X--) into an element type
  * atomicAdd takes (a floating one only under a tol() clause); else -1. Its dependences below node
  * are then all through X (reduction_op: e does not read X), so its instances may run on different
@@ -354,16 +373,8 @@ static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node);
 static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each)
 {
     const ch_tr_model *m = pl->m;
-    isl_union_set *dom = isl_schedule_node_get_domain(node);
-    size_t found = (size_t)-1, n = 0;
-    for (size_t s = 0; s < m->n_stmts; s++) {
-        isl_union_set *one = isl_union_set_from_set(isl_set_copy(m->stmts[s].domain));
-        if (isl_union_set_is_subset(one, dom) == isl_bool_true)
-            found = s, n++;
-        isl_union_set_free(one);
-    }
-    isl_union_set_free(dom);
-    if (n != 1 || m->stmts[found].red_array == (size_t)-1 ||
+    size_t found = (size_t)-1;
+    if (stmts_below(pl, node, &found, 1) != 1 || m->stmts[found].red_array == (size_t)-1 ||
         m->stmts[found].ir->kind != CH_IR_EXPR_STMT)
         return (size_t)-1;
     const ch_tr_stmt *S = &m->stmts[found];
@@ -405,25 +416,6 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each
     isl_union_map_free(pairs);
     isl_union_map_free(same_elem);
     return found;
-}
-
-/* The statements node runs (up to max of them, in textual order); how many there are. */
-static size_t stmts_below(const planner *pl, isl_schedule_node *node, size_t *out, size_t max)
-{
-    const ch_tr_model *m = pl->m;
-    isl_union_set *dom = isl_schedule_node_get_domain(node);
-    size_t n = 0;
-    for (size_t s = 0; s < m->n_stmts; s++) {
-        isl_union_set *one = isl_union_set_from_set(isl_set_copy(m->stmts[s].domain));
-        if (isl_union_set_is_subset(one, dom) == isl_bool_true) {
-            if (n < max)
-                out[n] = s;
-            n++;
-        }
-        isl_union_set_free(one);
-    }
-    isl_union_set_free(dom);
-    return n;
 }
 
 /* Does any statement other than a and b read array x? */
