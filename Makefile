@@ -37,7 +37,13 @@ OPT_rel      := -O2
 OPT_asan     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
 
-LIB_SRC    := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+# src/runtime/ is not part of libharness: it is the trusted runtime linked into users' programs
+# (libch_runtime.a, built below without sanitizers and position-independent)
+LIB_SRC    := $(sort $(filter-out src/runtime/%,$(wildcard src/*/*.c src/*/*/*.c)))
+RT_SRC     := $(sort $(wildcard src/runtime/*.c))
+# the runtime without its CUDA half, for unit tests over a fake device
+RT_CORE_SRC := $(filter-out src/runtime/cuda.c src/runtime/api.c,$(RT_SRC))
+RT_HEADERS := include/ch/runtime.h src/runtime/rt.h
 CACHE_SRC  := $(sort $(wildcard cache/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
 # The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
@@ -54,6 +60,7 @@ TEMPLATES  := $(sort $(wildcard src/translate/templates/*))
 HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h))
 GEN_PROMPTS := $(BUILD)/gen/prompts.c
 GEN_TEMPLATES := $(BUILD)/gen/templates.c
+GEN_RTHEADER := $(BUILD)/gen/runtime_header.c
 
 .PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \
         uninstall clean format format-check fuzz gpu-carry
@@ -78,12 +85,28 @@ $(GEN_TEMPLATES): $(TEMPLATES) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $@ ch_template $(TEMPLATES)
 
+# the runtime's header travels inside ch-cc: emit pastes it into every generated unit
+$(GEN_RTHEADER): include/ch/runtime.h tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $@ ch_runtime_header include/ch/runtime.h
+
+# The trusted runtime: one set of objects (no sanitizer: it is linked into users' programs,
+# -fPIC: also into their shared libraries), archived beside each variant's libharness.
+RT_OBJ := $(patsubst src/runtime/%.c,$(BUILD)/runtime/obj/%.o,$(RT_SRC))
+$(BUILD)/runtime/obj/%.o: src/runtime/%.c $(RT_HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $@"
+	@$(BUILD_CC) -Iinclude -I$(CUDA_HOME)/include -D_GNU_SOURCE $(CFLAGS_ALL) -O2 -fPIC -c $< -o $@
+$(BUILD)/lib/libch_runtime.a $(BUILD)/asan/lib/libch_runtime.a: $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+
 # variant(NAME): objects, libraries and binaries under $(BUILD)/NAME-or-root.
 define variant
 $(1)_DIR := $(if $(filter rel,$(1)),$(BUILD),$(BUILD)/$(1))
 $(1)_CFLAGS := $$(CFLAGS_ALL) $$(OPT_$(1))
 $(1)_LIB_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(LIB_SRC)) $$($(1)_DIR)/obj/gen/prompts.o \
-                $$($(1)_DIR)/obj/gen/templates.o
+                $$($(1)_DIR)/obj/gen/templates.o $$($(1)_DIR)/obj/gen/runtime_header.o
 $(1)_CACHE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(CACHE_SRC))
 $(1)_CORE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_CORE))
 $(1)_FULL_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_FULL_ONLY))
@@ -101,6 +124,11 @@ $$($(1)_DIR)/obj/gen/prompts.o: $$(GEN_PROMPTS)
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
 
 $$($(1)_DIR)/obj/gen/templates.o: $$(GEN_TEMPLATES)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC    $$@"
+	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$$($(1)_DIR)/obj/gen/runtime_header.o: $$(GEN_RTHEADER)
 	@mkdir -p $$(dir $$@)
 	@echo "  CC    $$@"
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
@@ -133,14 +161,29 @@ FAKE_BIN := $(patsubst tests/fakes/%.c,$(asan_DIR)/tests/fakes/%,$(FAKE_SRC))
 UNIT_DRIVER_OBJ := $(patsubst %.c,$(asan_DIR)/obj/%.o,$(DRIVER_UNIT))
 $(asan_DIR)/tests/unit/%: tests/unit/%.c $(asan_LIBS) $(UNIT_DRIVER_OBJ) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(BUILD_CC) $(CPPFLAGS_ALL) -Itests/unit -Idriver $(asan_CFLAGS) $< $(UNIT_DRIVER_OBJ) -Wl,--start-group $(asan_LIBS) -Wl,--end-group $(LDLIBS_ALL) -lcriterion -o $@
+	$(BUILD_CC) $(CPPFLAGS_ALL) -Itests/unit -Idriver $(UNIT_INCLUDES) $(asan_CFLAGS) $< $(UNIT_DRIVER_OBJ) $(UNIT_EXTRA) -Wl,--start-group $(asan_LIBS) -Wl,--end-group $(LDLIBS_ALL) -lcriterion -o $@
+
+# The runtime's unit test: its core under the sanitizers, over a fake device.
+RT_CORE_OBJ := $(patsubst src/runtime/%.c,$(asan_DIR)/runtime-core/%.o,$(RT_CORE_SRC))
+$(asan_DIR)/runtime-core/%.o: src/runtime/%.c $(RT_HEADERS)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $@"
+	@$(BUILD_CC) -Iinclude -D_GNU_SOURCE $(asan_CFLAGS) -c $< -o $@
+$(asan_DIR)/lib/libch_runtime_core.a: $(RT_CORE_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@ && ar rcs $@ $^
+$(asan_DIR)/tests/unit/test_runtime: $(asan_DIR)/lib/libch_runtime_core.a $(RT_HEADERS)
+$(asan_DIR)/tests/unit/test_runtime: UNIT_INCLUDES := -Isrc/runtime
+$(asan_DIR)/tests/unit/test_runtime: UNIT_EXTRA := $(asan_DIR)/lib/libch_runtime_core.a
+# the emit test links generated units against the runtime
+$(asan_DIR)/tests/unit/test_emit: $(asan_DIR)/lib/libch_runtime.a
 
 $(asan_DIR)/tests/fakes/%: tests/fakes/%.c $(asan_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(BUILD_CC) $(CPPFLAGS_ALL) $(asan_CFLAGS) $< -Wl,--start-group $(asan_LIBS) -Wl,--end-group $(LDLIBS_ALL) -o $@
 
-build: $(BUILD)/bin/ch-cc
-asan: $(asan_DIR)/bin/ch-cc $(UNIT_BIN) $(FAKE_BIN)
+build: $(BUILD)/bin/ch-cc $(BUILD)/lib/libch_runtime.a
+asan: $(asan_DIR)/bin/ch-cc $(asan_DIR)/lib/libch_runtime.a $(UNIT_BIN) $(FAKE_BIN)
 
 # Tests drive the sanitizer build of the real binary (CH_CC_BIN) on real trees.
 TEST_ENV = CH_CC_BIN=$(abspath $(asan_DIR)/bin/ch-cc) CH_CC_REL_BIN=$(abspath $(BUILD)/bin/ch-cc) \
@@ -173,11 +216,14 @@ install: build
 	install -m 755 $(BUILD)/libexec/ch-cc/ch-cc-full $(DESTDIR)$(PREFIX)/libexec/ch-cc/ch-cc-full
 	install -m 644 include/harness.h $(DESTDIR)$(PREFIX)/include/harness.h
 	install -m 644 include/ch/*.h $(DESTDIR)$(PREFIX)/include/ch/
+	install -d $(DESTDIR)$(PREFIX)/lib
+	install -m 644 $(BUILD)/lib/libch_runtime.a $(DESTDIR)$(PREFIX)/lib/libch_runtime.a
 	@for f in cmake-module/*; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness/ || true; done
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ch-cc $(DESTDIR)$(PREFIX)/bin/ch-nvcc $(DESTDIR)$(PREFIX)/include/harness.h
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/ch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/ch-nvcc.1
+	rm -f $(DESTDIR)$(PREFIX)/lib/libch_runtime.a
 	rm -rf $(DESTDIR)$(PREFIX)/libexec/ch-cc
 	rm -rf $(DESTDIR)$(PREFIX)/include/ch $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness
 
@@ -191,7 +237,7 @@ format-check:
 
 # Everything the GPU machine needs that it lacks (see tests/gpu/README.md).
 gpu-carry: build asan
-	sh tests/gpu/make-carry.sh
+	BUILD=$(BUILD) sh tests/gpu/make-carry.sh
 
 # libFuzzer over the pragma grammar (not part of make check): FUZZ_TIME seconds, corpus kept
 # under $(BUILD)/fuzz/corpus.

@@ -91,6 +91,9 @@ int ch_cache_key(const ch_entry *e, char *const *archs, char out_hex[33])
      * the keys of entries without helpers stay what they were) */
     for (size_t i = 0; i < e->n_helpers; i++)
         add_str(st, "helper", e->helpers[i].source);
+    /* a sample(fn) function makes the test data: changing it retries a recorded refusal */
+    if (e->sample_source)
+        add_str(st, "sample", e->sample_source);
 
     size_t n = 0;
     while (archs && archs[n])

@@ -34,11 +34,20 @@ static cJSON *param_json(const ch_param *p)
     }
     if (p->is_index) {
         cJSON_AddBoolToObject(o, "index", 1);
+        if (p->index_lo)
+            cJSON_AddStringToObject(o, "index_lo", p->index_lo);
         if (p->index_hi)
             cJSON_AddStringToObject(o, "index_hi", p->index_hi);
     }
     if (p->offsets_hi)
         cJSON_AddStringToObject(o, "offsets_hi", p->offsets_hi);
+    if (p->has_range) {
+        cJSON *r = cJSON_AddArrayToObject(o, "range");
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(p->lo));
+        cJSON_AddItemToArray(r, cJSON_CreateNumber(p->hi));
+    }
+    if (p->values_explicit)
+        cJSON_AddBoolToObject(o, "values_from_clause", 1);
     return o;
 }
 
@@ -77,6 +86,18 @@ static cJSON *clauses_json(const ch_clauses *c)
         cJSON_AddBoolToObject(o, "device", 1);
     if (c->has_budget)
         cJSON_AddNumberToObject(o, "budget", c->budget);
+    if (c->n_ranges) {
+        cJSON *r = cJSON_AddObjectToObject(o, "range");
+        for (size_t i = 0; i < c->n_ranges; i++) {
+            cJSON *b = cJSON_AddArrayToObject(r, c->ranges[i].name);
+            cJSON_AddItemToArray(b, cJSON_CreateString(c->ranges[i].lo));
+            cJSON_AddItemToArray(b, cJSON_CreateString(c->ranges[i].hi));
+        }
+    }
+    if (c->n_offsets)
+        cJSON_AddItemToObject(o, "offsets", pairs_json(c->offsets, c->n_offsets));
+    if (c->sample)
+        cJSON_AddStringToObject(o, "sample", c->sample);
     return o;
 }
 

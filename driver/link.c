@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/emit.h"
 #include "ch/fsutil.h"
 #include "ch/proc.h"
 #include "driver.h"
@@ -91,6 +92,8 @@ void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out)
 {
     char *lib = ch_link_cuda_libdir(nvcc_path);
     ch_strvec_push_owned(out, ch_xasprintf("-L%s", lib));
+    /* the trusted runtime that moves the data of harness calls; it needs the CUDA runtime */
+    ch_emit_runtime_link_args(out);
     ch_strvec_push(out, "-lcudart_static");
     ch_strvec_push(out, "-lrt");
     ch_strvec_push(out, "-lpthread");

@@ -79,34 +79,14 @@ static int evo_build(void *vctx, ch_candidate *c, ch_error *err)
     return rc;
 }
 
-/* GPU runs are serialized per device across every ch-cc process of the machine (make -j):
- * timings taken while another candidate runs would be wrong. */
-static int gpu_lock(ch_build *b)
-{
-    if (!b->cache)
-        return -1;
-    char *path = ch_xasprintf("%s/locks/gpu-0.lock", ch_cache_dir(b->cache));
-    char *dir = ch_path_dir(path);
-    ch_error err;
-    int fd = ch_mkdir_p(dir, &err) == 0 ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
-    free(dir);
-    free(path);
-    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
+/* Called from several threads at once: the verifier takes the machine-wide GPU lock itself,
+ * shared for the functional stages and exclusive for timing (ch_gpu_lock in ch/verify.h). */
 static int evo_test(void *vctx, ch_candidate *c, ch_error *err)
 {
     evo_ctx *x = vctx;
-    int fd = gpu_lock(x->b);
     ch_build_count(x->b, &x->b->counts.gpu_runs);
     int rc = ch_verifier_test(x->v, c->build, c->source, &c->report, err);
     c->build = NULL;
-    if (fd >= 0)
-        close(fd);
     return rc;
 }
 
@@ -245,11 +225,14 @@ static int evolve_opts(ch_build *b, const ch_entry *e, ch_evolve_opts *o, ch_err
     return 0;
 }
 
+/* The verifier's setup; *gpu_lock (caller frees) is the machine-wide GPU lock file, under the
+ * cache's locks/ so every ch-cc process of a make -j finds the same one. */
 static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const char *reference_c,
-                         ch_verify_setup *s)
+                         ch_verify_setup *s, char **gpu_lock)
 {
     const ch_config *cfg = &b->d->cfg;
-    s->oracle.tu_path = reference_c ? NULL : tu;
+    /* with a test author's reference the file still holds a sample(fn) function */
+    s->oracle.tu_path = reference_c && !e->clauses.sample ? NULL : tu;
     /* a CUDA file: nvcc compiles its oracle, as it compiles the file itself */
     s->oracle.cuda = e->is_cuda;
     s->oracle.cc_argv = s->oracle.cuda ? b->ref_nvcc.items : b->ref_cc.items;
@@ -258,6 +241,8 @@ static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const c
     s->arch = b->archs.items[0];
     s->runner = *ch_config_get(cfg, "runner") ? ch_config_get(cfg, "runner") : NULL;
     s->cache_dir = b->cache ? ch_cache_dir(b->cache) : NULL;
+    *gpu_lock = b->cache ? ch_xasprintf("%s/locks/gpu-0.lock", ch_cache_dir(b->cache)) : NULL;
+    s->gpu_lock = *gpu_lock;
     s->last_stage = ch_build_gpu(b)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
     ch_error err;
     ch_config_bool(cfg, "keep", &s->keep, &err);
@@ -286,6 +271,14 @@ static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
 static int reference_failure(const ch_entry *e, ch_error *err)
 {
     static const char undefined[] = "' is not defined in this file";
+    if (strstr(err->msg, "the inputs need a clause")) {
+        /* the reference crashed on synthesized data: the fix is a clause at the pragma, and
+         * the refusal is recorded until the pragma (or the body) changes */
+        char *why = ch_xstrdup(err->msg);
+        int rc = ch_error_at(err, e->file, e->line, e->col, "%s", why);
+        free(why);
+        return rc;
+    }
     const char *end = strstr(err->msg, undefined);
     const char *begin = end ? end : NULL;
     while (begin && begin > err->msg && begin[-1] != '\'')
@@ -321,10 +314,13 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
     ch_verify_setup s;
     memset(&s, 0, sizeof s);
     s.checklist = c;
-    oracle_setup(b, e, tu, reference_c, &s);
+    char *gpu_lock = NULL;
+    oracle_setup(b, e, tu, reference_c, &s, &gpu_lock);
     ch_verifier *v = NULL;
-    if (ch_verifier_open(&s, &v, err) != 0)
+    if (ch_verifier_open(&s, &v, err) != 0) {
+        free(gpu_lock);
         return reference_failure(e, err);
+    }
     evo_ctx x = {b, e, v, agent, now_s()};
     ch_evolve_ops ops = {&x, evo_propose, evo_build, evo_test, evo_discard, evo_progress};
     ch_evolution ev;
@@ -369,6 +365,7 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
     }
     ch_evolution_free(&ev);
     ch_verifier_close(v);
+    free(gpu_lock);
     return rc;
 }
 

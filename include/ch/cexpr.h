@@ -26,6 +26,10 @@ typedef struct ch_cx {
     /* Floating products as __fmul_rn/__dmul_rn: no fused multiply-add, so every operation
      * rounds as C on the host does (the translator's kernels reproduce the C results). */
     int exact_mul;
+    /* Prints an array access (the outermost CH_IR_INDEX of a subscript chain) another way
+     * (a tile in shared memory, an accumulator in a register) and returns 1, or returns 0 for
+     * the access as written. May be NULL. */
+    int (*access)(void *ctx, const ch_ir *index, ch_strbuf *out);
 } ch_cx;
 
 void ch_cx_expr(const ch_cx *cx, const ch_ir *e);

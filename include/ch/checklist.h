@@ -7,19 +7,22 @@
  * JSON shape (field names are the contract with agents and tests):
  * { "name", "kind", "signature", "description", "reference",
  *   "params": [ { "name", "type", "role", "elem", "direction", "extent",
- *                 "range": [lo, hi], "index_of": "p" | null, "index_hi": "expr" | null,
- *                 "offsets_hi": "expr" | null, "rtol", "atol" } ],
+ *                 "range": [lo, hi], "index_of": "p" | null, "index_lo": "expr" | null,
+ *                 "index_hi": "expr" | null, "offsets_hi": "expr" | null, "rtol", "atol" } ],
  *   "sizes": { "smoke": [ {"n": 1}, ... ], "correctness": [ {...}, ... ], "tune": {...} },
- *   "device": bool, "budget": int | null }
+ *   "device": bool, "budget": int | null, "sample": "fn" | null }
  * A size set assigns every size parameter: an integer scalar whose "range" is null (the ones
  * extents, index bounds and loop bounds use). Integer scalars with a range and float scalars take
  * a value drawn from their range. "direction" is null for scalars; "extent" is null for scalars
  * and a C expression of size parameters for pointers/arrays; "range" is null for size
- * parameters, for index arrays (whose values lie in [0, index_hi)) and for offsets arrays (CSR row
- * pointers: non-decreasing values in [0, offsets_hi], the first 0 and the last offsets_hi, as
- * loop bounds over an array of that extent need); "rtol"/"atol" are numbers
- * for outputs (out, inout; 0 for integer outputs: exact) and null otherwise. Missing optional
- * fields read as null; unknown fields are errors.
+ * parameters, for index arrays (integer arrays whose values are subscripts: they lie in
+ * [index_lo, index_hi), index_lo null meaning 0; "index_of" names the array they subscript when
+ * known, else null) and for offsets arrays (CSR row pointers: non-decreasing values in
+ * [0, offsets_hi], the first 0 and the last offsets_hi, as loop bounds over an array of that
+ * extent need); "rtol"/"atol" are numbers for outputs (out, inout; 0 for integer outputs:
+ * exact) and null otherwise. "sample" names a function of the user's file that fills valid
+ * inputs (a sample(fn) clause): the reference program calls it on every synthesized input set
+ * (see ch_reference_inputs). Missing optional fields read as null; unknown fields are errors.
  *
  * Ownership: a ch_checklist owns everything it points to; ch_checklist_free. */
 #ifndef CH_CHECKLIST_H
@@ -41,8 +44,9 @@ typedef struct ch_ck_param {
     char *extent;      /* pointers/arrays: element count expression; NULL for scalars */
     int has_range;     /* 0: no range (size parameters, index arrays) */
     double lo, hi;     /* value range of inputs (inclusive) */
-    char *index_of;    /* index arrays: the array they subscript, else NULL */
-    char *index_hi;    /* index arrays: exclusive upper bound expression */
+    char *index_of;    /* index arrays: the array they subscript when known, else NULL */
+    char *index_lo;    /* index arrays: lowest value expression; NULL: 0 */
+    char *index_hi;    /* index arrays: exclusive upper bound expression; NULL: not one */
     char *offsets_hi;  /* offsets arrays: the last (largest) value's expression, else NULL */
     double rtol, atol; /* outputs: tolerance (0 for integers: exact) */
 } ch_ck_param;
@@ -68,13 +72,17 @@ typedef struct ch_checklist {
     size_t n_correctness;
     ch_ck_size tune;
     int device;
-    int budget; /* 0: none given */
+    int budget;   /* 0: none given */
+    char *sample; /* sample(fn): the function that fills valid inputs, else NULL */
 } ch_checklist;
 
 void ch_checklist_free(ch_checklist *c);
 /* Derives the checklist of an entry that has a body (spec-def, c-def) or, for spec-decl, the
  * parts the signature and clauses give (the agent completes description and ranges). */
 int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err);
+/* Puts what e's range(), offsets() and sample() clauses say into c (a checklist an agent wrote
+ * for e): the user's word on valid inputs wins over the model's. Validates the result. */
+int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err);
 /* Serialises to a cJSON-printed, 2-space-indented JSON object; caller frees. */
 char *ch_checklist_to_json(const ch_checklist *c);
 /* Parses and validates; on failure err names the field ("params[1].extent: unknown name 'k'"). */

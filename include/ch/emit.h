@@ -4,8 +4,10 @@
  * candidate exactly as verified, then the C-callable function with the user's name and
  * signature, which dispatches once per process between the GPU path (the candidate's
  * NAME_launcher) and the host path (the user's body, compiled in the user's own object under
- * NAME__host, or for spec-decl entries the verified reference placed in this unit). The
- * driver compiles it with nvcc, keeps only NAME global, and merges it with `ld -r`.
+ * NAME__host, or for spec-decl entries the verified reference placed in this unit). A candidate
+ * that also defines NAME_device_launcher has its data moved by the trusted runtime instead
+ * (ch/runtime.h, libch_runtime.a, linked by the driver's link step). The driver compiles the
+ * unit with nvcc, keeps only NAME global, and merges it with `ld -r`.
  *
  * Ownership: the strings in ch_emit_kernel are borrowed; outputs are the caller's. */
 #ifndef CH_EMIT_H
@@ -54,8 +56,37 @@ long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher
                                double small_ms);
 
 /* The symbols that join the user's object and an entry's unit and are made local after the
- * merge: the host name, and the unit's launcher and reference under their private names. */
+ * merge: the host name, and the unit's launcher, reference and device launcher under their
+ * private names. */
 void ch_emit_private_symbols(const ch_entry *e, ch_strvec *out);
+
+/* ---- the GPU path through the trusted runtime (src/emit/runtime_path.c, ch/runtime.h) ---- */
+
+/* Whether the candidate source defines NAME_device_launcher (a definition with a body, outside
+ * comments and strings): its dispatcher then moves the data through the runtime. */
+int ch_emit_has_device_launcher(const char *kernel_src, const char *name);
+/* Whether e's calls can go through the runtime: host pointers (no `device` clause) and an
+ * extent for every buffer. */
+int ch_emit_runtime_eligible(const ch_entry *e);
+/* Appends the runtime's interface, declared weak (an object linked without the library falls
+ * back to the candidate's own launcher). */
+void ch_emit_runtime_interface(ch_strbuf *out);
+/* Appends the unit's GPU path through the runtime: the site, a thunk calling
+ * NAME_device_launcher on device pointers, `static int ch_NAME_rt_call(<params>)` (0 when the
+ * outputs are written, else a status with the caller's memory as it was; byte counts from the
+ * extents, directions from the checklist, const buffers never written back),
+ * ch_NAME_rt_status(status) and ch_NAME_rt_usable(). */
+void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out);
+
+/* The runtime library programs with kernels link: $CH_CC_RUNTIME_LIB, else libch_runtime.a in
+ * the lib/ directory beside ch-cc's bin/ (or above its libexec/ch-cc/); NULL when not found
+ * (malloc'd). */
+char *ch_emit_runtime_library(void);
+/* Appends the link arguments that pull the runtime in (before the CUDA runtime's): the library
+ * and an undefined reference to it, since the units' references are weak and a weak reference
+ * alone takes nothing from an archive. Nothing when the library is not found: the program then
+ * links and uses the candidates' own launchers. */
+void ch_emit_runtime_link_args(ch_strvec *out);
 
 /* Writes the translation unit of one entry into out. c_linkage: the user's file is C, so the
  * function is extern "C"; else it has C++ linkage like the user's declaration. */

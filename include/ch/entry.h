@@ -22,9 +22,22 @@ typedef struct ch_named_expr {
     unsigned line, col;
 } ch_named_expr;
 
+/* `p: lo, hi` of range(). */
+typedef struct ch_range_expr {
+    char *name;
+    char *lo, *hi; /* C expressions as written (whitespace normalised) */
+    unsigned line, col;
+} ch_range_expr;
+
 typedef struct ch_clauses {
     ch_named_expr *extents; /* extent(p: expr, ...) in written order */
     size_t n_extents;
+    ch_range_expr *ranges; /* range(p: lo, hi, ...): input values in [lo, hi) */
+    size_t n_ranges;
+    ch_named_expr *offsets; /* offsets(p: last, ...): non-decreasing from 0 to last */
+    size_t n_offsets;
+    char *sample; /* sample(fn): a function of the file that fills valid inputs; NULL if none */
+    unsigned sample_line, sample_col;
     ch_named_expr *tune; /* tune(n = expr, ...) */
     size_t n_tune;
     char **in, **out, **inout; /* parameter names as written */
@@ -49,11 +62,17 @@ typedef struct ch_param {
     int extent_explicit;
     char **dims; /* ARRAY: each dimension's C expression, outermost first ("" if unsized) */
     size_t ndims;
-    int is_index;     /* integer array used as a subscript of another array */
-    char *index_hi;   /* is_index: valid values are [0, index_hi) (a C expression) */
-    char *offsets_hi; /* an offsets array (CSR row pointers): its elements start or bound a loop
-                         whose counter subscripts an array of this extent, so its values are
-                         non-decreasing positions in [0, offsets_hi]; else NULL */
+    int is_index;        /* integer array used as a subscript of another array, or given a
+                            range() */
+    char *index_lo;      /* is_index: lowest valid value (a C expression); NULL: 0 */
+    char *index_hi;      /* is_index: valid values are [index_lo, index_hi) (a C expression) */
+    char *offsets_hi;    /* an offsets array (CSR row pointers): its elements start or bound a loop
+                            whose counter subscripts an array of this extent, so its values are
+                            non-decreasing positions in [0, offsets_hi]; else NULL */
+    int values_explicit; /* index_lo/index_hi, offsets_hi or the value range below come from a
+                            range() or offsets() clause, not from inference */
+    int has_range;       /* floating arrays given range(p: lo, hi): values in [lo, hi] */
+    double lo, hi;
 } ch_param;
 
 /* A function the body calls whose definition the translation unit shows (a `static inline`
@@ -94,6 +113,9 @@ typedef struct ch_entry {
     ch_ir *body;              /* CH_IR_BLOCK, NULL for declarations */
     ch_entry_helper *helpers; /* functions the body calls, transitively, callees first */
     size_t n_helpers;
+    /* sample(fn): fn's definition as clang prints it (part of the cache key: a changed
+     * sample function changes the test data, so a recorded refusal is retried); else NULL */
+    char *sample_source;
 } ch_entry;
 
 typedef struct ch_entry_list {
@@ -104,6 +126,8 @@ typedef struct ch_entry_list {
 void ch_entry_list_init(ch_entry_list *l);
 void ch_entry_list_free(ch_entry_list *l);
 void ch_entry_free(ch_entry *e);
+/* Frees n range() items and the array. */
+void ch_range_exprs_free(ch_range_expr *v, size_t n);
 /* How a parameter is spelled in CUDA C++ (launchers, scaffolds, dispatchers): scalars as their
  * type, pointers as "const float *__restrict__ x", and C99 array parameters flattened to a
  * pointer to their element type ("double *A", row-major), which is the same ABI as the C

@@ -15,10 +15,17 @@
  * `near_floor` of the memory floor, or when the agent has nothing new to propose.
  *
  * Verification is split the way the hardware is: stages 0-1 (static checks, nvcc) need only
- * CPUs and run for several candidates at once (`jobs` threads); stages 2-5 need the GPU and run
- * one candidate at a time. Without a GPU (max_stage 1) the loop collects candidates that pass
- * stages 0-1 -- "pending" ones, verified by the first build that has a GPU -- and stops once it
- * has `width` of them.
+ * CPUs and run for several candidates at once (`jobs` threads); stages 2-5 need the GPU: they
+ * run for several candidates at once too (`test_jobs` threads), and the verifier lets the
+ * functional stages share the device while timing (stage 5) waits for it alone. A candidate
+ * whose source is byte-identical to an earlier one is not verified again: it gets that one's
+ * verdict (its report says so). Without a GPU (max_stage 1) the loop collects candidates that
+ * pass stages 0-1 -- "pending" ones, verified by the first build that has a GPU -- and stops once
+ * it has `width` of them.
+ *
+ * Ranking compares kernel times when both candidates were timed on device-resident data (their
+ * device launchers), else whole-call times; the floor fraction that stops the loop is the
+ * verifier's (kernel against DRAM when resident).
  *
  * The agent and the verifier are reached through ch_evolve_ops, so that the loop is tested
  * with scripted agents and verdicts.
@@ -46,6 +53,8 @@ typedef struct ch_candidate {
     char *design;            /* short design name from the agent (owned, may be NULL) */
     char *feedback;          /* the feedback the agent was given to write it (owned, NULL: none) */
     char hash[17];           /* XXH3-64 of the source, 16 hex digits */
+    int dup_of;              /* -1, or the id of an earlier candidate with the identical source:
+                              * this one was not verified, its report is a copy of that one's */
     int built;               /* stages 0-1 ran (report filled for them) */
     int tested;              /* stages 2.. ran */
     ch_verify_report report; /* owned */
@@ -53,13 +62,14 @@ typedef struct ch_candidate {
 } ch_candidate;
 
 typedef struct ch_evolve_opts {
-    int budget;          /* agent requests at most (the first round's included); 0: no agent */
-    double time_limit;   /* seconds for the whole loop, 0: none */
-    int width;           /* proposals in the first round (and pending candidates wanted) */
-    int jobs;            /* concurrent builds (stages 0-1) */
-    int max_stage;       /* last stage verification can reach: CH_STAGE_PERF with a GPU,
-                          * CH_STAGE_COMPILE without */
-    int plateau_rounds;  /* rounds without gain that end the loop (0: 3) */
+    int budget;         /* agent requests at most (the first round's included); 0: no agent */
+    double time_limit;  /* seconds for the whole loop, 0: none */
+    int width;          /* proposals in the first round (and pending candidates wanted) */
+    int jobs;           /* concurrent builds (stages 0-1) */
+    int test_jobs;      /* concurrent tests (stages 2..; the verifier serialises timing), 0: jobs */
+    int max_stage;      /* last stage verification can reach: CH_STAGE_PERF with a GPU,
+                         * CH_STAGE_COMPILE without */
+    int plateau_rounds; /* rounds without gain that end the loop (0: 3) */
     double plateau_gain; /* relative improvement that counts as gain (0: 0.02) */
     double near_floor;   /* stop when the best fraction of the floor reaches this (0: 0.9) */
     int fresh_after;     /* consecutive failed children before a fresh design (0: 3) */
@@ -77,8 +87,9 @@ typedef struct ch_evolve_ops {
      * ch_verifier_build does), keeping what test needs in c->build. Called from up to `jobs`
      * threads at once, for different candidates. -1: internal error. */
     int (*build)(void *ctx, ch_candidate *c, ch_error *err);
-    /* Stages 2..max_stage of a candidate whose build passed; releases c->build. Called from
-     * one thread, one candidate at a time. -1: internal error. */
+    /* Stages 2..max_stage of a candidate whose build passed; releases c->build (also on -1).
+     * Called from up to `test_jobs` threads at once, for different candidates. -1: internal
+     * error (tests already running finish, no new one starts). */
     int (*test)(void *ctx, ch_candidate *c, ch_error *err);
     /* Releases c->build of a candidate that will not be tested; called for every such
      * candidate, also when c->build is NULL (the function pointer may be NULL). */
@@ -91,7 +102,8 @@ struct ch_evolution {
     ch_candidate *cands;
     size_t n, cap;
     int best;                /* id of the fastest correct candidate, -1: none */
-    int pending;             /* candidates that passed every stage that could run (no GPU) */
+    int pending;             /* candidates that passed every stage that could run (no GPU);
+                              * duplicates of another candidate not counted */
     int requests;            /* agent requests made */
     int rounds;              /* rounds run */
     double seconds;          /* wall time of the loop */
@@ -116,8 +128,10 @@ void ch_evolution_free(ch_evolution *ev);
 int ch_candidate_ok(const ch_candidate *c, int max_stage);
 
 /* The history for report.json: stop reason, rounds, requests, seconds, best, and per candidate
- * id, parent, round, design, source hash, stage reached, verdict, message, times, fraction of
- * the floor, seed, and the feedback it was written from. Caller deletes. */
+ * id, parent, round, design, source hash, duplicate_of, stage reached, verdict, message, times
+ * (launcher_ms: the whole call; kernel_ms with kernel_resident; rank_ms: the time ranking used),
+ * floors (dram_floor_ms, pcie_floor_ms, call_fraction) and the fraction of the floor evolution
+ * reads, seed, and the feedback it was written from. Caller deletes. */
 cJSON *ch_evolution_json(const ch_evolution *ev);
 
 #endif

@@ -3,12 +3,15 @@
  * every buffer back; in timing mode it times the launcher with CUDA events.
  *
  * Program interface (what src/verify relies on):
- *   prog run  DIR NSETS                  for s in 0..NSETS-1, in the SAME buffers: read DIR/s/P.bin
- *                                        for every scalar and in/inout buffer P, poison out
- * buffers, call the launcher, snapshot every buffer right after it returns, then check CUDA errors,
- * write DIR/s/P.out.bin prog time DIR NSETS WARMUP REPEATS   read DIR/0, replicate into NSETS
- * buffer sets (rotated so the L2 does not stay warm), print "ch-time: ..." lines Exit codes: 0 ok,
- * 2 bad arguments or input files, 3 CUDA error, 4 output write failure.
+ * - `prog run DIR NSETS`: for s in 0..NSETS-1, in the SAME buffers: read DIR/s/P.bin for every
+ *   scalar and in/inout buffer P, poison out buffers, call the launcher, snapshot every buffer
+ *   right after it returns, then check CUDA errors, write DIR/s/P.out.bin.
+ * - `prog time DIR NSETS WARMUP REPEATS [MIN_REPEATS]`: read DIR/0, replicate into NSETS buffer
+ *   sets (rotated so the L2 does not stay warm), time the device launcher on device-resident
+ *   sets when the candidate has one, then the whole call; print "ch-kernel: ..." and
+ *   "ch-time: ..." lines (ch_scaffold_generate).
+ * - Exit codes: 0 ok, 2 bad arguments or input files, 3 CUDA error (also a non-zero return of
+ *   the device launcher), 4 output write failure.
  *
  * Buffer files (also written and read by src/verify and the reference program): a 32-byte
  * header { char magic[8] = "CHBUF01\0"; char tag[8] ("f32", "i32", ...); uint64 count;
@@ -27,10 +30,30 @@
 #define CH_BUF_MAGIC  "CHBUF01"
 #define CH_BUF_HEADER 32
 
-/* Generates the scaffold for checklist c; the candidate is #included from candidate_path
- * (absolute, or relative to where nvcc runs) so its diagnostics keep their own file and lines. */
+/* Generates the scaffold for checklist c. With candidate_path the candidate is #included from
+ * it (absolute, or relative to where nvcc runs; one translation unit). With NULL the scaffold
+ * only declares the entry points and is compiled once per entry, then linked with each
+ * candidate's object (compiled with ch_scaffold_signatures forced in front): the verifier's
+ * way, which compiles a candidate once.
+ *
+ * Host-pointer entries: NAME_device_launcher (the device launcher contract) is declared weak;
+ * when the linked candidate defines it, time mode first times it on device-resident sets and
+ * prints "ch-kernel: kernel_ms=M min_kernel_ms=M repeats=N stop=WHY" before the whole call's
+ * "ch-time: event_ms=M wall_ms=M min_event_ms=M sets=N repeats=N stop=WHY" (WHY: stable, max,
+ * budget; see ch_scaffold_stable_code). */
 int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_strbuf *out,
                          ch_error *err);
+
+/* The header forced in front of a separately compiled candidate (nvcc -include): extern "C"
+ * prototypes of NAME_launcher and, for host-pointer entries, NAME_device_launcher, so a
+ * definition with another signature fails to compile. */
+void ch_scaffold_signatures(const ch_checklist *c, ch_strbuf *out);
+
+/* The time mode's stopping rule as C code valid in C and C++: `static int ch_stable(const
+ * double *ms, int n, int min_n, int max_n, double spent_ms)` returns 0 (go on), 1 (the last
+ * CH_STABLE_K = 5 samples lie within CH_STABLE_TOL = 2% of their median), 2 (max_n samples) or 3
+ * (CH_TIME_BUDGET_MS of timed calls spent, once min_n are taken); plus ch_stop_name(why). */
+void ch_scaffold_stable_code(ch_strbuf *out);
 
 /* Appends the buffer-file reader/writer as C code valid in C11 and C++ (shared by the scaffold
  * and the reference program). */
@@ -46,6 +69,9 @@ void ch_scaffold_emit_inputs(ch_strbuf *out, const ch_checklist *c, const char *
  * "void saxpy_launcher(int n, float a, const float *x, float *y)". Array parameters become
  * pointers to their element type (C++ has no variably modified parameters). Caller frees. */
 char *ch_scaffold_launcher_proto(const ch_checklist *c);
+/* "int saxpy_device_launcher(int n, float a, const float *x, float *y)" (same parameters; the
+ * buffers are device pointers). Caller frees. */
+char *ch_scaffold_device_proto(const ch_checklist *c);
 
 /* The C type of one parameter as the launcher takes it ("const float *", "int"); caller frees. */
 char *ch_scaffold_param_type(const ch_ck_param *p);

@@ -68,9 +68,14 @@ void ch_pragma_free(ch_pragma *p);
 /* Moves p's clauses into c (p keeps spec and names). */
 void ch_pragma_take_clauses(ch_pragma *p, ch_clauses *c);
 
-/* Fills dir, extent, is_index, index_hi of e's params from its clauses and body. Returns 0, or
- * -1 with a located error (at e's pragma) when a pointer's extent is neither given nor
- * inferable from a body. */
+/* Fills dir, extent and what valid input values are (is_index, index_lo, index_hi, offsets_hi,
+ * the range of floating arrays) of e's params from its clauses and body: an integer array whose
+ * values subscript another buffer (directly, `x[col[k]]`, or through a local, `int c = col[k];
+ * x[c]`) is an index array into that buffer's extent; one whose values start or bound a loop
+ * whose counter subscripts a buffer is an offsets array ending at its extent; range() and
+ * offsets() clauses override both. Returns 0, or -1 with a located error (at e's pragma) when
+ * a pointer's extent is neither given nor inferable from a body, or at a bad range()/offsets()
+ * item. */
 int ch_infer_entry(ch_entry *e, ch_error *err);
 
 /* The polynomial simplifier behind extents: parses a C integer expression over names and

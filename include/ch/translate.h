@@ -225,6 +225,13 @@ typedef struct ch_tr_cuda_opts {
     int block_private;      /* scattered updates (a histogram) into a parameter of a small
                                constant extent go to a per-block copy in shared memory, added
                                to the array once per block */
+    /* GEMM-like kernels (a sum over a loop inside two mapped dimensions, reading operands that
+     * each vary with one mapped dimension and the sum's): each block owns tile_m x tile_n
+     * outputs, its tile_ty x tile_tx threads (tile_m / tile_ty) x (tile_n / tile_tx) each in
+     * registers, and the operands come through shared memory tile_k values of the sum at a
+     * time. 0: no tiling. */
+    int tile_m, tile_n, tile_k, tile_ty, tile_tx;
+    int *n_tiled; /* when set, incremented per kernel printed tiled */
 } ch_tr_cuda_opts;
 
 /* The candidate source of plan p: kernels, the NAME_launcher of the scaffold contract and

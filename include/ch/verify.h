@@ -3,13 +3,25 @@
  * Stages, stopping at the first failure (its result is the feedback):
  *   0 static   launcher signature, a kernel launch, no main, no file/process/network/env calls,
  *              allowed headers only, no host-side writes of outputs
- *   1 compile  nvcc -cubin -Xptxas -v of the candidate (kernel check + resource report), then
- *              nvcc of the scaffold
- *   2 smoke    the checklist's smallest sizes, outputs poisoned beforehand
- *   3 correct  every correctness size, two input sets in the same buffers (no output caching),
- *              in buffers unchanged, compared in the parent
- *   4 sanitize compute-sanitizer memcheck + racecheck on a small size (skipped when absent)
- *   5 perf     tune size: launcher (and kernel) time, memory floor, fraction achieved
+ *   1 compile  NVRTC on the candidate's device code, in process (a fast first verdict; skipped
+ *              when libnvrtc is absent), then nvcc -c -Xptxas -v of the candidate (resource
+ *              report, object check) linked with the entry's scaffold object (compiled once)
+ *   2 smoke    the checklist's smallest sizes, outputs poisoned beforehand (stages 2-3 judge
+ *              NAME_device_launcher's outputs too when the candidate defines one: its time is
+ *              what ranking compares, so its results are checked like the launcher's)
+ *   3 correct  the correctness sizes the plan keeps (ch_verify_plan), two input sets in the same
+ *              buffers (no output caching) or one for large sizes, in buffers unchanged,
+ *              compared in the parent
+ *   4 sanitize compute-sanitizer memcheck + racecheck + synccheck on a small size (skipped when
+ *              absent); once per distinct candidate source
+ *   5 perf     tune size: the kernels alone on device-resident data (NAME_device_launcher) against
+ *              the DRAM floor, and the whole host-pointer call against the PCIe floor and the
+ *              host path; repeats stop once the median is stable; afterwards the device
+ *              launcher must still agree with the launcher (skipped work when called often)
+ *
+ * Concurrency: stages 0-1 use only CPUs; stages 2-4 of any number of candidates and entries
+ * share the GPU (ch_gpu_lock shared, device memory bounded per verifier); stage 5 holds it
+ * exclusively.
  *
  * Isolation: test data and reference outputs live in a private directory of the ch_verifier;
  * each candidate runs in a fresh sandbox directory (ch/sandbox.h) holding only copies of its
@@ -30,6 +42,7 @@
 
 #include "ch/checklist.h"
 #include "ch/error.h"
+#include "ch/proc.h"
 #include "ch/strbuf.h"
 
 /* ---- test data ---------------------------------------------------------------------------- */
@@ -46,7 +59,8 @@ typedef struct ch_dataset {
 /* Seeded, deterministic synthesis: integer scalars from the size set (others from their range),
  * buffer values uniform in [lo, hi] (defaults by type when lo >= hi) with edge values (0, ±1,
  * the range ends, large magnitudes when the range allows) at random positions, index arrays
- * uniform in [0, index_hi), offsets arrays non-decreasing from 0 to offsets_hi. */
+ * uniform in [index_lo, index_hi) (index_lo NULL: 0), offsets arrays non-decreasing from 0 to
+ * offsets_hi. A sample(fn) function is not run here: see ch_reference_inputs. */
 int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                        ch_dataset *out, ch_error *err);
 void ch_dataset_free(ch_dataset *d);
@@ -108,11 +122,50 @@ int ch_object_symbol_allowed(const char *name);
  * Caller frees. */
 char *ch_candidate_launcher_form(const char *name, const char *src);
 
+/* ---- NVRTC: stage 1's fast first verdict (src/verify/nvrtc.c) ----------------------------- */
+
+/* The candidate's device code as NVRTC takes it: the source with its host parts blanked (same
+ * length, newlines kept, so NVRTC's lines are the candidate's): function definitions without
+ * __global__/__device__, namespace-scope variables that are neither device variables nor
+ * constants, host function prototypes, and #include lines of headers NVRTC has neither in the
+ * toolkit nor as a stand-in (ch_nvrtc_stub). Types, templates, macros and device code stay. */
+typedef struct ch_device_split {
+    char *code;                 /* owned */
+    char *host_text;            /* the blanked items' text, owned */
+    unsigned char *device_line; /* [1..n_lines]: the line is in kept device code */
+    size_t n_lines;
+    int has_kernel;       /* a __global__ function was kept */
+    int dropped_includes; /* #include lines blanked */
+} ch_device_split;
+
+int ch_device_code(const char *src, ch_device_split *out);
+void ch_device_split_free(ch_device_split *d);
+/* The stand-in NVRTC gets for a C header it lacks ("limits.h", "cmath", ...: constants, types),
+ * or NULL. */
+const char *ch_nvrtc_stub(const char *name, size_t n);
+
+typedef enum ch_nvrtc_verdict {
+    CH_NVRTC_PASS,   /* the device code compiles (log: ptxas -v resource lines) */
+    CH_NVRTC_FAIL,   /* errors nvcc would report too: in kept device code, not about anything
+                      * the split or a missing header removed */
+    CH_NVRTC_UNSURE, /* errors that may come from the split: nvcc decides */
+    CH_NVRTC_SKIP    /* no libnvrtc, no kernel in the source, or NVRTC cannot judge */
+} ch_nvrtc_verdict;
+
+/* Compiles src's device code in process (libnvrtc by dlopen from cuda_home/lib64 or the loader
+ * path; calls serialised) for arch ("sm_90"), naming the program `name` as nvcc would print the
+ * file ("candidate.cu"). NVRTC's log goes to log. */
+ch_nvrtc_verdict ch_nvrtc_check(const char *src, const char *name, const char *arch,
+                                const char *cuda_home, ch_strbuf *log);
+/* The verdict of a failed compile's log (exposed for tests). */
+ch_nvrtc_verdict ch_nvrtc_classify(const char *log, const char *name, const ch_device_split *d);
+
 /* ---- reference oracle --------------------------------------------------------------------- */
 
 typedef struct ch_oracle {
     /* entries with a body: the user's translation unit and the command that compiles it
-     * ({"cc", "-I...", "-DX=1", "-std=c11", NULL}: compiler and the user's flags, no -c/-o) */
+     * ({"cc", "-I...", "-DX=1", "-std=c11", NULL}: compiler and the user's flags, no -c/-o);
+     * with reference_c too, the file is compiled only for a sample(fn) function */
     const char *tu_path;
     char *const *cc_argv;
     /* spec-decl entries: a C source defining NAME_reference with the entry's signature */
@@ -121,10 +174,29 @@ typedef struct ch_oracle {
 } ch_oracle;
 
 /* Builds the reference program in dir: `ref SETDIR` reads SETDIR/P.bin and writes
- * SETDIR/P.out.bin for every buffer. A user `main` is renamed (objcopy). *exe is malloc'd;
- * log receives the compiler output on failure. */
+ * SETDIR/P.out.bin for every buffer (`ref SETDIR time` times the call, `ref SETDIR low` puts
+ * the buffers' guard pages before them, `ref SETDIR sample` runs the sample function). A user
+ * `main` is renamed (objcopy). Then runs it on every smoke size (CPU only, sandboxed): a crash
+ * there fails the build with ch_reference_failure's message ("the inputs need a clause").
+ * With a sample function, o->tu_path must name the user's file even for a spec-decl entry
+ * (whose oracle stays reference_c). *exe is malloc'd; log receives the compiler output and a
+ * crashed run's error output on failure. */
 int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *dir, char **exe,
                        ch_strbuf *log, ch_error *err);
+
+/* The inputs verification feeds at one size: ch_data_synthesize, then, when the checklist
+ * names a sample function, the reference program exe run in `sample` mode over them (in a
+ * temporary directory, sandboxed): its writes to in and inout buffers replace the synthesized
+ * values. Every stage that writes inputs for a candidate or the oracle takes them from here. */
+int ch_reference_inputs(const ch_checklist *c, const char *exe, const ch_ck_size *size,
+                        uint64_t seed, ch_dataset *out, ch_error *err);
+
+/* Why a run of the reference program exe at size failed, as one line: a timeout; a crash with
+ * the signal, the function and line of the fault (from the program's fault report and its
+ * debug information, when found) and "the inputs need a clause: ..." naming the clauses that
+ * would say what valid inputs are; or the exit status and first error line. Caller frees. */
+char *ch_reference_failure(const ch_checklist *c, const char *exe, const ch_proc_result *pr,
+                           const ch_ck_size *size);
 
 /* ---- the verifier ------------------------------------------------------------------------- */
 
@@ -153,6 +225,11 @@ typedef struct ch_verify_setup {
     uint64_t seed;                 /* 0: a fresh seed for every candidate */
     double wall_seconds;           /* per program run; 0: 20 s */
     int keep;                      /* keep work directories (their paths are in the report) */
+    /* the GPU lock file shared by every ch-cc process of the machine (ch_gpu_lock_acquire), or
+     * NULL: threads of this process only */
+    const char *gpu_lock;
+    double device_mem_budget; /* bytes of device memory concurrent tests may use; 0: 8 GiB */
+    int no_nvrtc;             /* skip the NVRTC check of stage 1 (nvcc alone) */
 } ch_verify_setup;
 
 typedef enum ch_stage_status {
@@ -170,8 +247,21 @@ typedef struct ch_verify_report {
     uint64_t seed;
     ch_stage_status status[CH_STAGE_COUNT_];
     double seconds[CH_STAGE_COUNT_];
-    double launcher_ms, kernel_ms; /* stage 5 medians; -1 when not measured */
-    double floor_ms, fraction;     /* memory floor and floor / time; -1 when unknown */
+    /* stage 5 medians, -1 when not measured. launcher_ms: the whole host-pointer call (wall
+     * clock; what a user's call costs and what the dispatcher reads). kernel_ms: the kernels
+     * alone on device-resident data when kernel_resident (through NAME_device_launcher, or a
+     * `device` entry's launcher); else the launcher's event time, copies included. */
+    double launcher_ms, kernel_ms;
+    int kernel_resident;
+    /* the floor evolution and feedback read, and floor_ms / its time; -1 when unknown:
+     * with kernel_resident the DRAM floor against kernel_ms, else (as before device launchers)
+     * the larger of the PCIe and DRAM floors against launcher_ms */
+    double floor_ms, fraction;
+    double dram_floor_ms; /* bytes moved / calibrated device-copy bandwidth */
+    double pcie_floor_ms; /* host<->device bytes / pinned copy bandwidths (host-pointer entries) */
+    double call_fraction; /* pcie_floor_ms / launcher_ms */
+    double peak_gflops;   /* fp32 peak of the device (calibration), -1 unknown; the checklist
+                           * gives no flop count, so no compute floor is derived from it */
     /* for the launcher's dispatch by size (stage 5; -1 when not measured): the host path (the
      * oracle) at the tune size, and the whole launcher call at the smallest smoke size */
     double host_ms, small_ms;
@@ -181,8 +271,16 @@ typedef struct ch_verify_report {
 
 void ch_verify_report_init(ch_verify_report *r);
 void ch_verify_report_free(ch_verify_report *r);
+/* A deep copy of src into dst (dst uninitialised; work_dir is not copied). */
+void ch_verify_report_copy(ch_verify_report *dst, const ch_verify_report *src);
 /* The whole report as JSON (caller frees). */
 char *ch_verify_report_json(const ch_verify_report *r);
+/* The report's "timing" object (caller deletes): kernel_ms, kernel_resident (+ kernel_note when
+ * the kernel time includes copies), dram_floor_ms, kernel_fraction_of_dram_floor,
+ * fp32_peak_gflops, compute_floor; launcher_ms, pcie_floor_ms, call_fraction_of_pcie_floor,
+ * host_ms, small_size_launcher_ms; floor_ms and fraction_of_floor (what evolution reads).
+ * Unknown values are null. */
+cJSON *ch_verify_timing_json(const ch_verify_report *r);
 /* The feedback text for the kernel author: the failing stage's diagnostics only (correctness
  * before speed), or timings and resources once correct. Never contains test data paths, the
  * seed or reference code. Caller frees. */
@@ -210,5 +308,60 @@ int ch_verifier_test(ch_verifier *v, ch_verify_build *build, const char *candida
                      ch_verify_report *rep, ch_error *err);
 /* Frees a build that will not be tested (its directory kept in rep->work_dir with keep). */
 void ch_verify_build_free(ch_verifier *v, ch_verify_build *build, ch_verify_report *rep);
+/* ch_verifier_test may run for several candidates at once from different threads: the
+ * functional stages share the GPU, stage 5 waits for it alone (ch_gpu_lock). */
+
+/* ---- the plan: what runs, chosen from the entry ------------------------------------------ */
+
+#define CH_PLAN_MAX_BYTES      (512.0 * 1024 * 1024) /* correctness sizes above: skipped ... */
+#define CH_PLAN_TWO_SETS_BYTES (64.0 * 1024 * 1024)  /* ... above: one input set per run */
+#define CH_PLAN_SANITIZE_BYTES (1024.0 * 1024)       /* the sanitizer's largest size */
+
+typedef struct ch_verify_plan {
+    size_t n_correct;      /* the checklist's correctness sizes */
+    int *correct_sets;     /* per size: input sets per run: 2 (a second call in the same buffers
+                            * catches outputs cached across calls), 1 above
+                            * CH_PLAN_TWO_SETS_BYTES, 0 skipped (above CH_PLAN_MAX_BYTES while a
+                            * smaller size runs); the smallest size always gets 2 */
+    double *correct_bytes; /* per size: bytes of one input set, -1 unknown */
+    int sanitize;          /* the correctness size of the sanitizer: the largest within
+                            * CH_PLAN_SANITIZE_BYTES, else the smallest; -1: the last smoke size,
+                            * -2: none */
+    double device_bytes;   /* device memory one test (stages 2-4) may use: twice its largest set */
+} ch_verify_plan;
+
+/* Fills p from c (owned arrays: ch_verify_plan_free). Returns 0. */
+int ch_verify_plan_make(const ch_checklist *c, ch_verify_plan *p);
+void ch_verify_plan_free(ch_verify_plan *p);
+/* Repeat counts of a timing run from one input set's bytes and the DRAM bandwidth (GB/s; <= 0:
+ * unknown): short calls get more samples, long ones fewer (the scaffold stops earlier once the
+ * median is stable, ch_scaffold_stable_code). */
+void ch_verify_perf_counts(double set_bytes, double dram_gbs, int *warmup, int *min_repeats,
+                           int *max_repeats);
+
+/* ---- the GPU lock --------------------------------------------------------------------------
+ * Which race each part handles:
+ * - a timing run (stage 5, the calibration) measured while another program uses the same GPU
+ *   reports wrong times: timing takes the lock exclusively;
+ * - functional runs (smoke, correctness, sanitizer) only need the device: any number share it,
+ *   but never while a timing run holds it; they take it shared;
+ * - make -j runs many ch-cc processes: the lock is a file (path, under the cache's locks/)
+ *   locked with flock(2), which holds across processes and dies with its holder;
+ * - flock has no queue, so a stream of shared takers could starve a timing run: a turnstile
+ *   file (path.turn) is held by every taker while it waits for the lock, so once a timing run
+ *   waits, later functional runs queue behind it;
+ * - threads of one process: flock locks belong to open file descriptions, so threads exclude
+ *   each other like processes; a process-wide writer-preferring rwlock, taken first, gives the
+ *   same order without a path (no cache). */
+typedef struct ch_gpu_lock {
+    int fd;        /* the lock file, -1 without a path */
+    int exclusive; /* 1: timing */
+    int held;      /* the process-wide part is held (release it) */
+} ch_gpu_lock;
+
+/* Blocks until the lock is held. -1 with err when the file cannot be opened or locked: the
+ * process-wide part is held all the same (release it), the caller goes on and says so. */
+int ch_gpu_lock_acquire(const char *path, int exclusive, ch_gpu_lock *l, ch_error *err);
+void ch_gpu_lock_release(ch_gpu_lock *l);
 
 #endif

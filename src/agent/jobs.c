@@ -243,9 +243,10 @@ static void render_checklist(ch_strbuf *sb, const ch_checklist *c, int with_size
                            p->extent ? p->extent : "?");
         }
         render_range(sb, p);
-        if (p->index_of)
-            ch_strbuf_addf(sb, ", indexes %s, values in [0, %s)", p->index_of,
-                           p->index_hi ? p->index_hi : "?");
+        if (p->index_hi)
+            ch_strbuf_addf(sb, ", index values in [%s, %s)%s%s", p->index_lo ? p->index_lo : "0",
+                           p->index_hi, p->index_of ? ", subscripts of " : "",
+                           p->index_of ? p->index_of : "");
         if (p->offsets_hi)
             ch_strbuf_addf(sb, ", offsets: non-decreasing from 0 to %s", p->offsets_hi);
         if ((p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT) && (p->rtol > 0 || p->atol > 0))
@@ -343,6 +344,9 @@ static int accept_checklist(const char *reply, void *vctx, ch_error *err)
                 rc = ch_error_set(err, "params[%zu] must be \"%s\" (signature order)", i,
                                   ctx->e->params[i].name);
     }
+    /* what the user said about valid inputs (range, offsets, sample) wins over the model */
+    if (rc == 0 && ch_checklist_apply_clauses(&c, ctx->e, err) != 0)
+        rc = ch_error_prefix(err, "the checklist is invalid");
     if (rc != 0) {
         ch_checklist_free(&c);
         return -1;
@@ -373,9 +377,20 @@ static char *checklist_skeleton(const ch_entry *e)
             cJSON_AddStringToObject(o, "extent", p->extent);
         else
             cJSON_AddNullToObject(o, "extent");
-        cJSON *r = cJSON_AddArrayToObject(o, "range");
-        cJSON_AddItemToArray(r, cJSON_CreateNumber(0));
-        cJSON_AddItemToArray(r, cJSON_CreateNumber(0));
+        /* what the pragma's range() and offsets() say is given, not asked */
+        if (p->index_hi || p->offsets_hi) {
+            cJSON_AddNullToObject(o, "range");
+            if (p->index_lo)
+                cJSON_AddStringToObject(o, "index_lo", p->index_lo);
+            if (p->index_hi)
+                cJSON_AddStringToObject(o, "index_hi", p->index_hi);
+            if (p->offsets_hi)
+                cJSON_AddStringToObject(o, "offsets_hi", p->offsets_hi);
+        } else {
+            cJSON *r = cJSON_AddArrayToObject(o, "range");
+            cJSON_AddItemToArray(r, cJSON_CreateNumber(p->has_range ? p->lo : 0));
+            cJSON_AddItemToArray(r, cJSON_CreateNumber(p->has_range ? p->hi : 0));
+        }
         cJSON_AddItemToArray(ps, o);
     }
     cJSON *sz = cJSON_AddObjectToObject(j, "sizes");
@@ -384,6 +399,10 @@ static char *checklist_skeleton(const ch_entry *e)
     cJSON_AddObjectToObject(sz, "tune");
     cJSON_AddBoolToObject(j, "device", e->clauses.device);
     cJSON_AddNullToObject(j, "budget");
+    if (e->clauses.sample)
+        cJSON_AddStringToObject(j, "sample", e->clauses.sample);
+    else
+        cJSON_AddNullToObject(j, "sample");
     char *s = cJSON_Print(j);
     cJSON_Delete(j);
     return s;

@@ -278,7 +278,7 @@ static int buffer_totals(const ch_checklist *c, const ch_ck_size *s, double *byt
             continue;
         if (ch_checklist_eval(p->extent, s, &ext, &ignored) != 0 || ext < 0)
             return -1;
-        if (p->index_of && ext > 0 &&
+        if (p->index_hi && ext > 0 &&
             (ch_checklist_eval(p->index_hi, s, &hi, &ignored) != 0 || hi < 1))
             return -1;
         *bytes += (double)ext * (double)ch_scalar_size(p->elem);
@@ -648,26 +648,34 @@ static void derive_params(ch_checklist *c, const ch_entry *e, const ch_strvec *s
         p->extent = s->extent ? ch_xstrdup(s->extent) : NULL;
         if (s->is_index && s->index_hi && ch_scalar_is_integer(s->elem)) {
             const char *of = find_index_of(e->body, s->name);
-            for (size_t j = 0; !of && j < e->n_params; j++) {
+            /* an inferred index array came from a subscript, so some array has its extent;
+             * a range() clause may describe values the body uses in ways not seen here */
+            for (size_t j = 0; !of && !s->values_explicit && j < e->n_params; j++) {
                 const ch_param *q = &e->params[j];
                 if (q != s && q->role != CH_ROLE_SCALAR && !q->is_index && q->extent &&
                     strcmp(q->extent, s->index_hi) == 0)
                     of = q->name;
             }
-            for (size_t j = 0; !of && j < e->n_params; j++)
+            for (size_t j = 0; !of && !s->values_explicit && j < e->n_params; j++)
                 if (&e->params[j] != s && e->params[j].role != CH_ROLE_SCALAR &&
                     !e->params[j].is_index)
                     of = e->params[j].name;
-            if (of) {
-                p->index_of = ch_xstrdup(of);
+            if (of || s->values_explicit) {
+                p->index_of = of ? ch_xstrdup(of) : NULL;
+                p->index_lo = s->index_lo ? ch_xstrdup(s->index_lo) : NULL;
                 p->index_hi = ch_xstrdup(s->index_hi);
             }
         }
-        if (!p->index_of && s->offsets_hi && ch_scalar_is_integer(s->elem))
+        if (!p->index_hi && s->offsets_hi && ch_scalar_is_integer(s->elem))
             p->offsets_hi = ch_xstrdup(s->offsets_hi);
-        if (!p->index_of && !p->offsets_hi) {
+        if (!p->index_hi && !p->offsets_hi) {
             p->has_range = 1;
-            default_range(s->elem, &p->lo, &p->hi);
+            if (s->has_range) {
+                p->lo = s->lo;
+                p->hi = s->hi;
+            } else {
+                default_range(s->elem, &p->lo, &p->hi);
+            }
         }
         if (p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT)
             default_tol(s->elem, &e->clauses, &p->rtol, &p->atol);
@@ -701,6 +709,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
     c->signature = ch_xstrdup(e->signature ? e->signature : "");
     c->device = e->clauses.device;
     c->budget = e->clauses.has_budget ? e->clauses.budget : 0;
+    c->sample = e->clauses.sample ? ch_xstrdup(e->clauses.sample) : NULL;
     if (e->has_body)
         c->reference = reference_snippet(e);
     if (e->spec)
@@ -721,6 +730,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
         add_expr_names(e, p->extent, &tmp);
         if ((int)tmp.len > sp.degree)
             sp.degree = (int)tmp.len;
+        add_expr_names(e, p->index_lo, &tmp);
         add_expr_names(e, p->index_hi, &tmp);
         add_expr_names(e, p->offsets_hi, &tmp);
         for (size_t d = 0; d < p->ndims; d++)
@@ -773,4 +783,45 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
     if (rc != 0)
         ch_checklist_free(c);
     return rc;
+}
+
+/* ---- the clauses over an agent's checklist ---- */
+
+/* Replaces what p says about its values by what the entry's parameter s says. */
+static void take_values(ch_ck_param *p, const ch_param *s)
+{
+    free(p->index_of);
+    free(p->index_lo);
+    free(p->index_hi);
+    free(p->offsets_hi);
+    p->index_of = p->index_lo = p->index_hi = p->offsets_hi = NULL;
+    p->has_range = 0;
+    if (s->index_hi) {
+        p->index_lo = s->index_lo ? ch_xstrdup(s->index_lo) : NULL;
+        p->index_hi = ch_xstrdup(s->index_hi);
+    } else if (s->offsets_hi) {
+        p->offsets_hi = ch_xstrdup(s->offsets_hi);
+    } else {
+        p->has_range = s->has_range;
+        p->lo = s->lo;
+        p->hi = s->hi;
+    }
+}
+
+int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err)
+{
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *s = &e->params[i];
+        ch_ck_param *p = NULL;
+        for (size_t k = 0; k < c->n_params && !p; k++)
+            if (c->params[k].name && strcmp(c->params[k].name, s->name) == 0)
+                p = &c->params[k];
+        if (p && s->values_explicit && p->role != CH_ROLE_SCALAR)
+            take_values(p, s);
+    }
+    free(c->sample);
+    c->sample = e->clauses.sample ? ch_xstrdup(e->clauses.sample) : NULL;
+    if (ch_checklist_validate(c, err) != 0)
+        return ch_error_prefix(err, "with the pragma's range(), offsets() and sample() clauses");
+    return 0;
 }

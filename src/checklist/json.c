@@ -59,6 +59,7 @@ static cJSON *param_to_json(const ch_ck_param *p)
         cJSON_AddNullToObject(o, "range");
     }
     cJSON_AddItemToObject(o, "index_of", str_or_null(p->index_of));
+    cJSON_AddItemToObject(o, "index_lo", str_or_null(p->index_lo));
     cJSON_AddItemToObject(o, "index_hi", str_or_null(p->index_hi));
     cJSON_AddItemToObject(o, "offsets_hi", str_or_null(p->offsets_hi));
     if (is_output(p)) {
@@ -111,6 +112,7 @@ char *ch_checklist_to_json(const ch_checklist *c)
         cJSON_AddNumberToObject(o, "budget", c->budget);
     else
         cJSON_AddNullToObject(o, "budget");
+    cJSON_AddItemToObject(o, "sample", str_or_null(c->sample));
     char *raw = cJSON_Print(o);
     cJSON_Delete(o);
     char *out = reindent(raw);
@@ -211,9 +213,9 @@ static int parse_size_list(const cJSON *a, const char *path, ch_ck_size **out, s
     return 0;
 }
 
-static const char *const param_keys[] = {"name",   "type",  "role",     "elem",     "direction",
-                                         "extent", "range", "index_of", "index_hi", "offsets_hi",
-                                         "rtol",   "atol",  NULL};
+static const char *const param_keys[] = {"name",       "type",  "role",     "elem",     "direction",
+                                         "extent",     "range", "index_of", "index_lo", "index_hi",
+                                         "offsets_hi", "rtol",  "atol",     NULL};
 
 static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_error *err)
 {
@@ -257,6 +259,7 @@ static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_erro
     }
     if (get_str(o, path, "extent", 0, &p->extent, err) != 0 ||
         get_str(o, path, "index_of", 0, &p->index_of, err) != 0 ||
+        get_str(o, path, "index_lo", 0, &p->index_lo, err) != 0 ||
         get_str(o, path, "index_hi", 0, &p->index_hi, err) != 0 ||
         get_str(o, path, "offsets_hi", 0, &p->offsets_hi, err) != 0)
         return -1;
@@ -285,8 +288,9 @@ static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_erro
     return 0;
 }
 
-static const char *const top_keys[] = {"name",   "kind",  "signature", "description", "reference",
-                                       "params", "sizes", "device",    "budget",      NULL};
+static const char *const top_keys[] = {"name",      "kind",   "signature", "description",
+                                       "reference", "params", "sizes",     "device",
+                                       "budget",    "sample", NULL};
 static const char *const size_keys[] = {"smoke", "correctness", "tune", NULL};
 
 static int parse_checklist(const cJSON *o, ch_checklist *c, ch_error *err)
@@ -357,7 +361,7 @@ static int parse_checklist(const cJSON *o, ch_checklist *c, ch_error *err)
             return ch_error_set(err, "budget: expected a positive integer (rounds) or null");
         c->budget = (int)b->valuedouble;
     }
-    return 0;
+    return get_str(o, "", "sample", 0, &c->sample, err);
 }
 
 int ch_checklist_from_json(const char *json, ch_checklist *out, ch_error *err)

@@ -77,6 +77,7 @@ void ch_checklist_free(ch_checklist *c)
         free(p->type);
         free(p->extent);
         free(p->index_of);
+        free(p->index_lo);
         free(p->index_hi);
         free(p->offsets_hi);
     }
@@ -84,6 +85,7 @@ void ch_checklist_free(ch_checklist *c)
     free_sizes(c->smoke, c->n_smoke);
     free_sizes(c->correctness, c->n_correctness);
     ch_ck_size_free(&c->tune);
+    free(c->sample);
     memset(c, 0, sizeof *c);
 }
 

@@ -122,10 +122,11 @@ static int check_param(const ch_checklist *c, size_t i, ch_error *err)
             return ch_error_set(err, "%s.direction: scalar parameters have no direction", path);
         if (p->extent)
             return ch_error_set(err, "%s.extent: scalar parameters have no extent", path);
-        if (p->index_of || p->index_hi || p->offsets_hi)
+        if (p->index_of || p->index_lo || p->index_hi || p->offsets_hi)
             return ch_error_set(err, "%s.%s: only integer arrays can be index or offsets arrays",
                                 path,
                                 p->index_of   ? "index_of"
+                                : p->index_lo ? "index_lo"
                                 : p->index_hi ? "index_hi"
                                               : "offsets_hi");
         if (!p->has_range && !ch_scalar_is_integer(p->elem))
@@ -144,27 +145,38 @@ static int check_param(const ch_checklist *c, size_t i, ch_error *err)
     snprintf(sub, sizeof sub, "%s.extent", path);
     if (check_size_expr(c, sub, p->extent, err) != 0)
         return -1;
-    if (p->index_of) {
+    if (p->index_of || p->index_lo || p->index_hi) {
         if (!ch_scalar_is_integer(p->elem))
-            return ch_error_set(err, "%s.index_of: index arrays need an integer element type",
-                                path);
-        const ch_ck_param *q = ch_checklist_param(c, p->index_of);
-        if (!q)
-            return ch_error_set(err, "%s.index_of: unknown parameter '%s'", path, p->index_of);
-        if (q->role == CH_ROLE_SCALAR)
-            return ch_error_set(err, "%s.index_of: '%s' is not an array parameter", path,
-                                p->index_of);
-        if (q == p)
-            return ch_error_set(err, "%s.index_of: an index array cannot index itself", path);
+            return ch_error_set(err, "%s.%s: index arrays need an integer element type", path,
+                                p->index_of   ? "index_of"
+                                : p->index_lo ? "index_lo"
+                                              : "index_hi");
+        if (p->index_of) {
+            const ch_ck_param *q = ch_checklist_param(c, p->index_of);
+            if (!q)
+                return ch_error_set(err, "%s.index_of: unknown parameter '%s'", path, p->index_of);
+            if (q->role == CH_ROLE_SCALAR)
+                return ch_error_set(err, "%s.index_of: '%s' is not an array parameter", path,
+                                    p->index_of);
+            if (q == p)
+                return ch_error_set(err, "%s.index_of: an index array cannot index itself", path);
+        }
         if (!p->index_hi)
             return ch_error_set(err, "%s.index_hi: missing (index arrays need an exclusive bound)",
                                 path);
         snprintf(sub, sizeof sub, "%s.index_hi", path);
         if (check_size_expr(c, sub, p->index_hi, err) != 0)
             return -1;
+        snprintf(sub, sizeof sub, "%s.index_lo", path);
+        if (p->index_lo && check_size_expr(c, sub, p->index_lo, err) != 0)
+            return -1;
+        if (p->offsets_hi)
+            return ch_error_set(
+                err, "%s.offsets_hi: an array is an index array or an offsets array, not both",
+                path);
         if (p->has_range)
             return ch_error_set(
-                err, "%s.range: index arrays take values in [0, index_hi); give null", path);
+                err, "%s.range: index arrays take values in [index_lo, index_hi); give null", path);
     } else if (p->offsets_hi) {
         if (!ch_scalar_is_integer(p->elem))
             return ch_error_set(err, "%s.offsets_hi: offsets arrays need an integer element type",
@@ -176,8 +188,6 @@ static int check_param(const ch_checklist *c, size_t i, ch_error *err)
             return ch_error_set(
                 err, "%s.range: offsets arrays take values in [0, offsets_hi]; give null", path);
     } else {
-        if (p->index_hi)
-            return ch_error_set(err, "%s.index_hi: given without index_of", path);
         if (!p->has_range)
             return ch_error_set(err, "%s.range: missing (buffers need a value range)", path);
         if (check_range(p, path, err) != 0)
@@ -215,12 +225,20 @@ static int check_size(const ch_checklist *c, const ch_ck_size *s, const char *pa
         if (ext < 0)
             return ch_error_set(err, "%s: params[%zu].extent '%s' is %lld", path, i, p->extent,
                                 ext);
-        if (p->index_of) {
+        if (p->index_hi) {
+            long long lo = 0;
             if (ch_checklist_eval(p->index_hi, s, &hi, err) != 0)
                 return ch_error_prefix(err, "%s: params[%zu].index_hi", path, i);
-            if (ext > 0 && hi < 1)
+            if (p->index_lo && ch_checklist_eval(p->index_lo, s, &lo, err) != 0)
+                return ch_error_prefix(err, "%s: params[%zu].index_lo", path, i);
+            if (ext > 0 && hi <= lo && !p->index_lo)
                 return ch_error_set(err, "%s: params[%zu].index_hi '%s' is %lld (no valid index)",
                                     path, i, p->index_hi, hi);
+            if (ext > 0 && hi <= lo)
+                return ch_error_set(err,
+                                    "%s: params[%zu] index range [%s, %s) is [%lld, %lld) (no "
+                                    "valid index)",
+                                    path, i, p->index_lo, p->index_hi, lo, hi);
         }
     }
     return 0;
@@ -256,6 +274,8 @@ int ch_checklist_validate(const ch_checklist *c, ch_error *err)
         return ch_error_set(err, "reference: missing (entries with a body need a reference)");
     if (c->budget < 0)
         return ch_error_set(err, "budget: must be a positive integer");
+    if (c->sample && !is_ident(c->sample))
+        return ch_error_set(err, "sample: '%s' is not a C function name", c->sample);
     for (size_t i = 0; i < c->n_params; i++)
         if (check_param(c, i, err) != 0)
             return -1;

@@ -1,12 +1,14 @@
 /* Feedback-adaptive evolution (DESIGN §3; the full explanation is in ch/evolve.h): seeds first,
  * then a first round of `width` proposals, then one child per round from the fastest correct
  * candidate (or, while none is correct, the one that got furthest), until a stop condition.
- * Stages 0-1 run on up to `jobs` threads, stages 2.. one candidate at a time.
+ * Stages 0-1 run on up to `jobs` threads, stages 2.. on up to `test_jobs` (the verifier lets
+ * only one candidate at a time time itself on the GPU). A candidate whose source is identical
+ * to an earlier one is neither built nor tested: it gets that one's verdict.
  *
  * Invariants: candidates are only ever appended, so an id is an index into ev->cands and a
- * parent precedes its children; the array is never reallocated while builds run; every
- * candidate's verifier state (c->build) is released by test or discard before the loop returns,
- * also on internal errors. */
+ * parent precedes its children (and the candidate a duplicate copies); the array is never
+ * reallocated while builds or tests run; every candidate's verifier state (c->build) is released
+ * by test or discard before the loop returns, also on internal errors. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,8 @@ static ch_evolve_opts resolve_opts(const ch_evolve_opts *in)
         o.width = 1;
     if (o.jobs < 1)
         o.jobs = 1;
+    if (o.test_jobs < 1)
+        o.test_jobs = o.jobs;
     if (o.plateau_rounds <= 0)
         o.plateau_rounds = 3;
     if (o.plateau_gain <= 0)
@@ -84,10 +88,22 @@ static int build_passed(const ch_candidate *c)
            c->report.status[CH_STAGE_COMPILE] == CH_ST_PASS;
 }
 
+/* The times a and b are ranked by: their kernels alone when both were timed on device-resident
+ * data (what a kernel author changes; the copies of a host-pointer call are the same for every
+ * candidate once the runtime makes them), else their whole calls. -1: untimed. */
+static void rank_times(const ch_candidate *a, const ch_candidate *b, double *ta, double *tb)
+{
+    int kernels = a->report.kernel_resident && b->report.kernel_resident &&
+                  a->report.kernel_ms >= 0 && b->report.kernel_ms >= 0;
+    *ta = kernels ? a->report.kernel_ms : a->report.launcher_ms;
+    *tb = kernels ? b->report.kernel_ms : b->report.launcher_ms;
+}
+
 /* Nonzero when a is faster than b: timed candidates before untimed ones, earlier on ties. */
 static int faster(const ch_candidate *a, const ch_candidate *b)
 {
-    double ta = a->report.launcher_ms, tb = b->report.launcher_ms;
+    double ta, tb;
+    rank_times(a, b, &ta, &tb);
     if (ta < 0)
         return 0;
     return tb < 0 || ta < tb;
@@ -125,7 +141,8 @@ static int gained(const evo *e, int prev, int cur)
         return 0;
     if (prev < 0)
         return 1;
-    double tp = e->ev->cands[prev].report.launcher_ms, tc = e->ev->cands[cur].report.launcher_ms;
+    double tp, tc;
+    rank_times(&e->ev->cands[prev], &e->ev->cands[cur], &tp, &tc);
     if (tc < 0)
         return 0;
     return tp < 0 || tc < tp * (1 - e->o.plateau_gain);
@@ -137,7 +154,7 @@ static void refresh(evo *e)
     ev->best = find_best(ev);
     ev->pending = 0;
     for (size_t i = 0; i < ev->n; i++)
-        ev->pending += ch_candidate_ok(&ev->cands[i], e->o.max_stage) != 0;
+        ev->pending += ev->cands[i].dup_of < 0 && ch_candidate_ok(&ev->cands[i], e->o.max_stage);
     ev->seconds = elapsed(e);
 }
 
@@ -160,8 +177,37 @@ static ch_candidate *add_candidate(ch_evolution *ev, char *src, char *design, ch
     c->source = src;
     c->design = design;
     c->feedback = feedback;
+    c->dup_of = -1;
     snprintf(c->hash, sizeof c->hash, "%016llx", (unsigned long long)XXH3_64bits(src, strlen(src)));
     return c;
+}
+
+/* Marks each of candidates [first, n) whose source is byte-identical to an earlier candidate's
+ * (of this batch or before) as its duplicate: it will not be built or tested. */
+static void mark_duplicates(ch_evolution *ev, size_t first)
+{
+    for (size_t i = first; i < ev->n; i++) {
+        ch_candidate *c = &ev->cands[i];
+        for (size_t j = 0; j < i && c->dup_of < 0; j++) {
+            const ch_candidate *o = &ev->cands[j];
+            if (o->dup_of < 0 && strcmp(o->hash, c->hash) == 0 && strcmp(o->source, c->source) == 0)
+                c->dup_of = (int)j;
+        }
+    }
+}
+
+/* A duplicate's verdict: a copy of the report of the candidate it repeats (already judged). */
+static void copy_verdict(ch_evolution *ev, ch_candidate *c)
+{
+    const ch_candidate *o = &ev->cands[c->dup_of];
+    ch_verify_report_free(&c->report);
+    ch_verify_report_copy(&c->report, &o->report);
+    char *m = ch_xasprintf("%s (the verdict of candidate %d: identical source, not verified again)",
+                           o->report.message ? o->report.message : "", o->id);
+    free(c->report.message);
+    c->report.message = m;
+    c->built = o->built;
+    c->tested = o->tested;
 }
 
 static void discard(evo *e, ch_candidate *c)
@@ -171,31 +217,47 @@ static void discard(evo *e, ch_candidate *c)
     c->build = NULL;
 }
 
-/* ---- stages 0-1 on several threads -------------------------------------------------------- */
+/* ---- stages 0-1, then 2.., on several threads ---------------------------------------------- */
 
-typedef struct build_pool {
+/* Workers over candidates [next, end): build (stages 0-1) or test (stages 2..) those marked in
+ * `run` (1), marking each one they start (2). After an internal error no new one starts; those
+ * running finish. */
+typedef struct pool {
     const ch_evolve_ops *ops;
     ch_candidate *cands;
-    size_t next, end;
+    char *run; /* indexed from `first` */
+    size_t first, next, end;
+    int testing;
     pthread_mutex_t mu;
     int failed;
     ch_error err; /* the first internal error */
-} build_pool;
+} pool;
 
-static void *build_worker(void *arg)
+static void *pool_worker(void *arg)
 {
-    build_pool *p = arg;
+    pool *p = arg;
     for (;;) {
         pthread_mutex_lock(&p->mu);
+        while (!p->failed && p->next < p->end && !p->run[p->next - p->first])
+            p->next++;
         size_t i = p->failed || p->next >= p->end ? p->end : p->next++;
+        if (i != p->end)
+            p->run[i - p->first] = 2;
         pthread_mutex_unlock(&p->mu);
         if (i == p->end)
             return NULL;
+        ch_candidate *c = &p->cands[i];
         ch_error err;
         ch_error_clear(&err);
-        int rc = p->ops->build(p->ops->ctx, &p->cands[i], &err);
+        int rc =
+            p->testing ? p->ops->test(p->ops->ctx, c, &err) : p->ops->build(p->ops->ctx, c, &err);
+        if (p->testing)
+            c->build = NULL; /* test released it, also on failure */
         if (rc == 0) {
-            p->cands[i].built = 1;
+            if (p->testing)
+                c->tested = 1;
+            else
+                c->built = 1;
             continue;
         }
         pthread_mutex_lock(&p->mu);
@@ -207,60 +269,83 @@ static void *build_worker(void *arg)
     }
 }
 
-/* Builds candidates [first, end). On an internal error every one of them is discarded. */
-static int build_batch(evo *e, size_t first, size_t end, ch_error *err)
+/* Runs the marked candidates of [first, end) on up to `jobs` threads; -1 with err after an
+ * internal error. */
+static int run_pool(evo *e, size_t first, size_t end, char *run, int testing, int jobs,
+                    ch_error *err)
 {
-    build_pool p = {.ops = e->ops, .cands = e->ev->cands, .next = first, .end = end};
+    pool p = {.ops = e->ops,
+              .cands = e->ev->cands,
+              .run = run,
+              .first = first,
+              .next = first,
+              .end = end,
+              .testing = testing};
     pthread_mutex_init(&p.mu, NULL);
-    size_t want = end - first < (size_t)e->o.jobs ? end - first : (size_t)e->o.jobs;
+    size_t marked = 0;
+    for (size_t i = first; i < end; i++)
+        marked += run[i - first] != 0;
+    size_t want = marked < (size_t)jobs ? marked : (size_t)jobs;
     pthread_t tid[64];
     size_t started = 0;
     if (want > sizeof tid / sizeof *tid)
         want = sizeof tid / sizeof *tid;
-    while (want > 1 && started < want && pthread_create(&tid[started], NULL, build_worker, &p) == 0)
+    while (want > 1 && started < want && pthread_create(&tid[started], NULL, pool_worker, &p) == 0)
         started++;
     if (started == 0)
-        build_worker(&p);
+        pool_worker(&p);
     for (size_t i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&p.mu);
-    for (size_t i = first; i < end; i++)
-        if (!e->ev->cands[i].report.details) /* never built, or build left it zeroed */
-            ch_verify_report_init(&e->ev->cands[i].report);
     if (!p.failed)
         return 0;
-    for (size_t i = first; i < end; i++)
-        discard(e, &e->ev->cands[i]);
     *err = p.err;
     return -1;
 }
 
-/* ---- stages 2.. one at a time ------------------------------------------------------------- */
+/* Builds candidates [first, end) but duplicates. On an internal error every one of them is
+ * discarded. */
+static int build_batch(evo *e, size_t first, size_t end, ch_error *err)
+{
+    char *run = ch_xcalloc(end - first, 1);
+    for (size_t i = first; i < end; i++)
+        run[i - first] = e->ev->cands[i].dup_of < 0;
+    int rc = run_pool(e, first, end, run, 0, e->o.jobs, err);
+    free(run);
+    for (size_t i = first; i < end; i++)
+        if (!e->ev->cands[i].report.details) /* never built, or build left it zeroed */
+            ch_verify_report_init(&e->ev->cands[i].report);
+    if (rc == 0)
+        return 0;
+    for (size_t i = first; i < end; i++)
+        discard(e, &e->ev->cands[i]);
+    return -1;
+}
 
-/* Tests (or, without a GPU or after a failed build, discards) candidates [first, end), then
- * reports each to progress. */
+/* Tests the built candidates of [first, end) that passed stages 0-1 (when a GPU can run
+ * them), discards the others, gives duplicates their verdicts, then reports each to progress
+ * in order. */
 static int judge_batch(evo *e, size_t first, size_t end, ch_error *err)
 {
+    char *run = ch_xcalloc(end - first, 1);
+    for (size_t i = first; i < end; i++) {
+        const ch_candidate *c = &e->ev->cands[i];
+        run[i - first] =
+            c->dup_of < 0 && c->built && build_passed(c) && e->o.max_stage > CH_STAGE_COMPILE;
+    }
+    int rc = run_pool(e, first, end, run, 1, e->o.test_jobs, err);
     for (size_t i = first; i < end; i++) {
         ch_candidate *c = &e->ev->cands[i];
-        if (c->built && build_passed(c) && e->o.max_stage > CH_STAGE_COMPILE) {
-            int rc = e->ops->test(e->ops->ctx, c, err);
-            c->build = NULL;
-            if (rc != 0) {
-                for (size_t j = i + 1; j < end; j++)
-                    discard(e, &e->ev->cands[j]);
-                refresh(e);
-                return -1;
-            }
-            c->tested = 1;
-        } else {
-            discard(e, c);
-        }
+        if (run[i - first] != 2)
+            discard(e, c); /* not testable, or not started after an internal error */
+        if (rc == 0 && c->dup_of >= 0)
+            copy_verdict(e->ev, c);
         refresh(e);
-        if (e->ops->progress)
+        if (rc == 0 && e->ops->progress)
             e->ops->progress(e->ops->ctx, e->ev, c);
     }
-    return 0;
+    free(run);
+    return rc;
 }
 
 static int verify_batch(evo *e, size_t first, ch_error *err)
@@ -268,6 +353,7 @@ static int verify_batch(evo *e, size_t first, ch_error *err)
     size_t end = e->ev->n;
     if (first == end)
         return 0;
+    mark_duplicates(e->ev, first);
     if (build_batch(e, first, end, err) != 0 || judge_batch(e, first, end, err) != 0) {
         e->ev->stop_reason = "internal error";
         return -1;
@@ -488,8 +574,16 @@ static cJSON *candidate_json(const ch_candidate *c)
     cJSON_AddStringToObject(o, "stage", ch_stage_name(c->report.stage));
     cJSON_AddStringToObject(o, "verdict", verdict(c));
     cJSON_AddStringToObject(o, "message", c->report.message ? c->report.message : "");
+    add_id(o, "duplicate_of", c->dup_of);
+    /* the whole host-pointer call (the dispatcher's time) and the kernels alone */
     add_ms(o, "launcher_ms", c->report.launcher_ms);
     add_ms(o, "kernel_ms", c->report.kernel_ms);
+    cJSON_AddBoolToObject(o, "kernel_resident", c->report.kernel_resident);
+    /* what ranking compares: kernel_ms when resident (and so is the other), else launcher_ms */
+    add_ms(o, "rank_ms", c->report.kernel_resident ? c->report.kernel_ms : c->report.launcher_ms);
+    add_ms(o, "dram_floor_ms", c->report.dram_floor_ms);
+    add_ms(o, "pcie_floor_ms", c->report.pcie_floor_ms);
+    add_ms(o, "call_fraction", c->report.call_fraction);
     add_ms(o, "fraction", c->report.fraction);
     add_ms(o, "host_ms", c->report.host_ms);
     add_ms(o, "small_ms", c->report.small_ms);

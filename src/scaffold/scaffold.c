@@ -24,11 +24,12 @@ char *ch_scaffold_param_type(const ch_ck_param *p)
     return ch_xasprintf("%s%s *", is_const ? "const " : "", ctype(p->elem, 1));
 }
 
-char *ch_scaffold_launcher_proto(const ch_checklist *c)
+/* "RET NAME_SUFFIX(<params>)" with the launcher's parameter list. */
+static char *proto_named(const ch_checklist *c, const char *ret, const char *suffix)
 {
     ch_strbuf sb;
     ch_strbuf_init(&sb);
-    ch_strbuf_addf(&sb, "void %s_launcher(", c->name);
+    ch_strbuf_addf(&sb, "%s %s_%s(", ret, c->name, suffix);
     for (size_t i = 0; i < c->n_params; i++) {
         char *t = ch_scaffold_param_type(&c->params[i]);
         size_t tl = strlen(t);
@@ -38,6 +39,75 @@ char *ch_scaffold_launcher_proto(const ch_checklist *c)
     }
     ch_strbuf_adds(&sb, ")");
     return ch_strbuf_detach(&sb);
+}
+
+char *ch_scaffold_launcher_proto(const ch_checklist *c)
+{
+    return proto_named(c, "void", "launcher");
+}
+
+char *ch_scaffold_device_proto(const ch_checklist *c)
+{
+    return proto_named(c, "int", "device_launcher");
+}
+
+void ch_scaffold_signatures(const ch_checklist *c, ch_strbuf *out)
+{
+    char *proto = ch_scaffold_launcher_proto(c);
+    ch_strbuf_addf(out,
+                   "/* Forced in front of the candidate by the verifier (nvcc -include): the "
+                   "entry points\n * the scaffold links against, so that a definition with "
+                   "another signature is a\n * compile error here rather than a wrong call "
+                   "at run time. */\nextern \"C\" %s;\n",
+                   proto);
+    free(proto);
+    if (!c->device) {
+        char *dproto = ch_scaffold_device_proto(c);
+        ch_strbuf_addf(out, "extern \"C\" %s;\n", dproto);
+        free(dproto);
+    }
+}
+
+void ch_scaffold_stable_code(ch_strbuf *out)
+{
+    ch_strbuf_adds(
+        out,
+        "/* When to stop timing: after max_n samples; never before min_n; after\n"
+        " * CH_TIME_BUDGET_MS of timed calls; else once the last CH_STABLE_K samples lie\n"
+        " * within CH_STABLE_TOL of their median ((max - min) <= tol * median), so the median\n"
+        " * of all samples no longer moves. Returns 0 to go on, else why it stopped:\n"
+        " * 1 stable, 2 max_n reached, 3 time budget spent. Valid C and C++. */\n"
+        "#define CH_STABLE_K       5\n"
+        "#define CH_STABLE_TOL     0.02\n"
+        "#define CH_TIME_BUDGET_MS 3000.0\n"
+        "\n"
+        "static int ch_stable(const double *ms, int n, int min_n, int max_n, double spent_ms)\n"
+        "{\n"
+        "    if (n >= max_n)\n"
+        "        return 2;\n"
+        "    if (n < min_n || n < 1)\n"
+        "        return 0;\n"
+        "    if (spent_ms >= CH_TIME_BUDGET_MS)\n"
+        "        return 3;\n"
+        "    if (n < CH_STABLE_K)\n"
+        "        return 0;\n"
+        "    double w[CH_STABLE_K];\n"
+        "    for (int i = 0; i < CH_STABLE_K; i++) {\n"
+        "        /* insertion sort of the window */\n"
+        "        double v = ms[n - CH_STABLE_K + i];\n"
+        "        int j = i;\n"
+        "        for (; j > 0 && w[j - 1] > v; j--)\n"
+        "            w[j] = w[j - 1];\n"
+        "        w[j] = v;\n"
+        "    }\n"
+        "    double med = w[CH_STABLE_K / 2];\n"
+        "    return med > 0 && w[CH_STABLE_K - 1] - w[0] <= CH_STABLE_TOL * med ? 1 : 0;\n"
+        "}\n"
+        "\n"
+        "static const char *ch_stop_name(int why)\n"
+        "{\n"
+        "    return why == 1 ? \"stable\" : why == 2 ? \"max\" : why == 3 ? \"budget\" : \"?\";\n"
+        "}\n");
 }
 
 uint64_t ch_buf_checksum(const void *data, size_t n)
@@ -213,10 +283,10 @@ void ch_scaffold_emit_inputs(ch_strbuf *o, const ch_checklist *c, const char *di
 }
 
 /* The call of the launcher with buffer expressions `<name><suffix>`. */
-static void emit_call(ch_strbuf *o, const ch_checklist *c, const char *suffix, const char *idx,
-                      const char *indent)
+static void emit_call_of(ch_strbuf *o, const ch_checklist *c, const char *lhs, const char *fn,
+                         const char *suffix, const char *idx, const char *indent)
 {
-    ch_strbuf_addf(o, "%s%s_launcher(", indent, c->name);
+    ch_strbuf_addf(o, "%s%s%s_%s(", indent, lhs, c->name, fn);
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         ch_strbuf_addf(o, "%s%s", i ? ", " : "", p->name);
@@ -224,6 +294,356 @@ static void emit_call(ch_strbuf *o, const ch_checklist *c, const char *suffix, c
             ch_strbuf_addf(o, "%s%s", suffix, idx);
     }
     ch_strbuf_adds(o, ");\n");
+}
+
+static void emit_call(ch_strbuf *o, const ch_checklist *c, const char *suffix, const char *idx,
+                      const char *indent)
+{
+    emit_call_of(o, c, "", "launcher", suffix, idx, indent);
+}
+
+/* NSETS copies of every buffer for time mode, named `<P><suffix>[s]`, filled from P_in: in
+ * device memory (cudaMalloc + copy) or host memory. Out-only buffers hold P_in's zeros. */
+static void emit_time_sets(ch_strbuf *o, const ch_checklist *c, const char *suffix, int on_device,
+                           const char *indent)
+{
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (!is_buf(p))
+            continue;
+        const char *t = ctype(p->elem, 1), *nm = p->name;
+        ch_strbuf_addf(o, "%sstd::vector<%s *> %s%s(nsets);\n", indent, t, nm, suffix);
+        ch_strbuf_addf(o, "%sfor (int ch_s = 0; ch_s < nsets; ch_s++) {\n", indent);
+        if (on_device)
+            ch_strbuf_addf(o,
+                           "%s    CH_CHECK(cudaMalloc((void **)&%s%s[ch_s], %s_bytes));\n"
+                           "%s    CH_CHECK(cudaMemcpy(%s%s[ch_s], %s_in, %s_bytes, "
+                           "cudaMemcpyHostToDevice));\n",
+                           indent, nm, suffix, nm, indent, nm, suffix, nm, nm);
+        else
+            ch_strbuf_addf(o,
+                           "%s    %s%s[ch_s] = (%s *)malloc(%s_bytes);\n"
+                           "%s    if (!%s%s[ch_s]) {\n"
+                           "%s        fprintf(stderr, \"ch-scaffold: out of host memory\\n\");\n"
+                           "%s        return 2;\n"
+                           "%s    }\n"
+                           "%s    memcpy(%s%s[ch_s], %s_in, %s_bytes);\n",
+                           indent, nm, suffix, t, nm, indent, nm, suffix, indent, indent, indent,
+                           indent, nm, suffix, nm, nm);
+        ch_strbuf_addf(o, "%s}\n", indent);
+    }
+}
+
+static void emit_free_sets(ch_strbuf *o, const ch_checklist *c, const char *suffix, int on_device,
+                           const char *indent)
+{
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (!is_buf(p))
+            continue;
+        ch_strbuf_addf(o, "%sfor (int ch_s = 0; ch_s < nsets; ch_s++)\n", indent);
+        if (on_device)
+            ch_strbuf_addf(o, "%s    CH_CHECK(cudaFree(%s%s[ch_s]));\n", indent, p->name, suffix);
+        else
+            ch_strbuf_addf(o, "%s    free(%s%s[ch_s]);\n", indent, p->name, suffix);
+    }
+}
+
+/* Run mode, host-pointer entries whose candidate defines NAME_device_launcher: the same inputs
+ * through the device launcher, in device buffers of its own (the same ones for every set, as
+ * the launcher's), its buffers written to DIR/s/P.dev.out.bin and judged like the launcher's:
+ * the kernels that time mode times alone are checked, not only the whole call. */
+static void emit_run_device_launcher(ch_strbuf *o, const ch_checklist *c)
+{
+    ch_strbuf_addf(o,
+                   "        /* the device launcher on the same inputs (its own device buffers) */\n"
+                   "        if (%s_device_launcher != NULL) {\n",
+                   c->name);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (!is_buf(p))
+            continue;
+        const char *t = ctype(p->elem, 1), *nm = p->name;
+        ch_strbuf_addf(o,
+                       "            if (ch_s == 0)\n"
+                       "                CH_CHECK(cudaMalloc((void **)&%s_dl, sizeof(%s) * (%s_n ? "
+                       "%s_n : 1)));\n",
+                       nm, t, nm, nm);
+        if (is_input(p))
+            ch_strbuf_addf(o,
+                           "            ch_buf_read_into(ch_path(ch_pb, sizeof ch_pb, ch_sd, "
+                           "\"%s\", \".bin\"), \"%s\", sizeof(%s), %s_h, %s_n);\n"
+                           "            CH_CHECK(cudaMemcpy(%s_dl, %s_h, sizeof(%s) * %s_n, "
+                           "cudaMemcpyHostToDevice));\n",
+                           nm, ch_scalar_tag(p->elem), t, nm, nm, nm, nm, t, nm);
+        else
+            ch_strbuf_addf(o,
+                           "            CH_CHECK(cudaMemset(%s_dl, 0x%02X, sizeof(%s) * %s_n));\n",
+                           nm, poison_byte(p), t, nm);
+    }
+    ch_strbuf_adds(o, "            CH_CHECK(cudaDeviceSynchronize());\n");
+    emit_call_of(o, c, "int ch_rc = ", "device_launcher", "_dl", "", "            ");
+    ch_strbuf_addf(o,
+                   "            CH_CHECK(cudaDeviceSynchronize());\n"
+                   "            if (ch_rc != 0) {\n"
+                   "                fprintf(stderr, \"ch-scaffold: %s_device_launcher returned %%d "
+                   "(%%s)\\n\", ch_rc,\n"
+                   "                        cudaGetErrorString((cudaError_t)ch_rc));\n"
+                   "                return 3;\n"
+                   "            }\n",
+                   c->name);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (!is_buf(p))
+            continue;
+        ch_strbuf_addf(o,
+                       "            CH_CHECK(cudaMemcpy(%s_snap, %s_dl, sizeof(*%s_dl) * %s_n, "
+                       "cudaMemcpyDeviceToHost));\n"
+                       "            ch_buf_write(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", "
+                       "\".dev.out.bin\"), \"%s\", sizeof(*%s_snap), %s_snap, %s_n);\n",
+                       p->name, p->name, p->name, p->name, p->name, ch_scalar_tag(p->elem), p->name,
+                       p->name, p->name);
+    }
+    ch_strbuf_adds(o, "        }\n");
+}
+
+/* Time mode's device-resident kernel timing (host-pointer entries whose candidate defines
+ * NAME_device_launcher): the sets live on the device before the first call, so CUDA events
+ * around each call measure the kernels alone. Prints "ch-kernel: kernel_ms=...". */
+static void emit_time_device_launcher(ch_strbuf *o, const ch_checklist *c)
+{
+    ch_strbuf_addf(o,
+                   "    /* Kernel time: %s_device_launcher on device-resident sets (no copies "
+                   "inside the\n     * events), when the candidate defines it. */\n"
+                   "    if (%s_device_launcher != NULL) {\n",
+                   c->name, c->name);
+    emit_time_sets(o, c, "_dev", 1, "        ");
+    ch_strbuf_adds(o,
+                   "        CH_CHECK(cudaDeviceSynchronize());\n"
+                   "        std::vector<double> ch_kernel_ms;\n"
+                   "        int ch_why = 0;\n"
+                   "        double ch_begin = 0;\n"
+                   "        for (int ch_r = -warmup;; ch_r++) {\n"
+                   "            if (ch_r == 0)\n"
+                   "                ch_begin = ch_now_ms();\n"
+                   "            if (ch_r >= 0 && (ch_why = ch_stable(ch_kernel_ms.data(), "
+                   "(int)ch_kernel_ms.size(),\n"
+                   "                                                 min_repeats, max_repeats,\n"
+                   "                                                 ch_now_ms() - ch_begin)) != "
+                   "0)\n"
+                   "                break;\n"
+                   "            int ch_s = (ch_r + warmup) % nsets;\n"
+                   "            CH_CHECK(cudaEventRecord(ch_start, 0));\n");
+    emit_call_of(o, c, "int ch_rc = ", "device_launcher", "_dev", "[ch_s]", "            ");
+    ch_strbuf_addf(o,
+                   "            CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
+                   "            CH_CHECK(cudaDeviceSynchronize());\n"
+                   "            if (ch_rc != 0) {\n"
+                   "                fprintf(stderr, \"ch-scaffold: %s_device_launcher returned %%d "
+                   "(%%s)\\n\", ch_rc,\n"
+                   "                        cudaGetErrorString((cudaError_t)ch_rc));\n"
+                   "                return 3;\n"
+                   "            }\n"
+                   "            CH_CHECK(cudaGetLastError());\n"
+                   "            float ch_ms = 0;\n"
+                   "            CH_CHECK(cudaEventElapsedTime(&ch_ms, ch_start, ch_stop));\n"
+                   "            if (ch_r >= 0)\n"
+                   "                ch_kernel_ms.push_back(ch_ms);\n"
+                   "        }\n"
+                   "        printf(\"ch-kernel: kernel_ms=%%.6f min_kernel_ms=%%.6f repeats=%%d "
+                   "stop=%%s\\n\",\n"
+                   "               ch_median(ch_kernel_ms),\n"
+                   "               *std::min_element(ch_kernel_ms.begin(), ch_kernel_ms.end()),\n"
+                   "               (int)ch_kernel_ms.size(), ch_stop_name(ch_why));\n",
+                   c->name);
+    emit_free_sets(o, c, "_dev", 1, "        ");
+    ch_strbuf_adds(o, "    }\n");
+}
+
+/* After the timing (host-pointer entries with a device launcher): both entry points once more
+ * on fresh copies of DIR/0; their outputs must agree (exit 5 otherwise), so a device launcher
+ * that stops working when called repeatedly cannot win on time. The tolerance is loose (ten
+ * times the entry's, against the largest magnitude): two code paths of one candidate. */
+static void emit_time_agreement(ch_strbuf *o, const ch_checklist *c)
+{
+    ch_strbuf_addf(o,
+                   "    /* the device launcher still computes what the launcher does */\n"
+                   "    if (%s_device_launcher != NULL) {\n",
+                   c->name);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (!is_buf(p))
+            continue;
+        const char *t = ctype(p->elem, 1), *nm = p->name;
+        ch_strbuf_addf(
+            o,
+            "        %s *%s_a = (%s *)malloc(%s_bytes), *%s_c = (%s *)malloc(%s_bytes);\n"
+            "        %s *%s_b = NULL;\n"
+            "        if (!%s_a || !%s_c) {\n"
+            "            fprintf(stderr, \"ch-scaffold: out of host memory\\n\");\n"
+            "            return 2;\n"
+            "        }\n"
+            "        memcpy(%s_a, %s_in, %s_bytes);\n"
+            "        CH_CHECK(cudaMalloc((void **)&%s_b, %s_bytes));\n"
+            "        CH_CHECK(cudaMemcpy(%s_b, %s_in, %s_bytes, cudaMemcpyHostToDevice));\n",
+            t, nm, t, nm, nm, t, nm, t, nm, nm, nm, nm, nm, nm, nm, nm, nm, nm, nm);
+    }
+    emit_call(o, c, "_a", "", "        ");
+    ch_strbuf_adds(o, "        CH_CHECK(cudaDeviceSynchronize());\n");
+    emit_call_of(o, c, "int ch_rc = ", "device_launcher", "_b", "", "        ");
+    ch_strbuf_addf(
+        o,
+        "        CH_CHECK(cudaDeviceSynchronize());\n"
+        "        if (ch_rc != 0) {\n"
+        "            fprintf(stderr, \"ch-scaffold: %s_device_launcher returned %%d\\n\", "
+        "ch_rc);\n"
+        "            return 3;\n"
+        "        }\n",
+        c->name);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (!is_buf(p))
+            continue;
+        const char *nm = p->name;
+        if (p->dir != CH_DIR_IN) {
+            double tol = ch_scalar_is_float(p->elem) ? 10 * (p->rtol > 0 ? p->rtol : 1e-3) : 0;
+            ch_strbuf_addf(
+                o,
+                "        CH_CHECK(cudaMemcpy(%s_c, %s_b, %s_bytes, "
+                "cudaMemcpyDeviceToHost));\n"
+                "        if (size_t ch_at = ch_disagree(%s_c, %s_a, ch_count_%s, %.9g)) {\n"
+                "            fprintf(stderr, \"ch-scaffold: after timing, "
+                "%s_device_launcher and %s_launcher disagree on %s[%%zu] (%%g vs "
+                "%%g)\\n\",\n"
+                "                    ch_at - 1, (double)%s_c[ch_at - 1], "
+                "(double)%s_a[ch_at - 1]);\n"
+                "            return 5;\n"
+                "        }\n",
+                nm, nm, nm, nm, nm, nm, tol, c->name, c->name, nm, nm, nm);
+        }
+        ch_strbuf_addf(
+            o, "        free(%s_a);\n        free(%s_c);\n        CH_CHECK(cudaFree(%s_b));\n", nm,
+            nm, nm);
+    }
+    ch_strbuf_adds(o, "    }\n");
+}
+
+/* Time mode: reads DIR/0 once, times the device launcher when there is one, then the whole
+ * launcher call on NSETS rotated copies, each until ch_stable says the median is settled. */
+static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
+{
+    int dev = c->device;
+    ch_strbuf_adds(o, "static double ch_median(std::vector<double> v)\n{\n"
+                      "    std::sort(v.begin(), v.end());\n"
+                      "    size_t n = v.size();\n"
+                      "    return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / "
+                      "2]));\n}\n\n");
+    ch_scaffold_stable_code(o);
+    if (!dev)
+        ch_strbuf_adds(
+            o, "\n/* 1 + the first index where a and b differ by more than tol times the largest\n"
+               " * magnitude of b (0: they agree; NaN never agrees); tol 0: exactly. */\n"
+               "template <typename T>\n"
+               "static size_t ch_disagree(const T *a, const T *b, size_t n, double tol)\n"
+               "{\n"
+               "    double scale = 0;\n"
+               "    for (size_t i = 0; i < n; i++) {\n"
+               "        double m = (double)b[i] < 0 ? -(double)b[i] : (double)b[i];\n"
+               "        scale = m > scale ? m : scale;\n"
+               "    }\n"
+               "    for (size_t i = 0; i < n; i++) {\n"
+               "        double d = (double)a[i] - (double)b[i];\n"
+               "        if (!((d < 0 ? -d : d) <= tol * scale))\n"
+               "            return i + 1;\n"
+               "    }\n"
+               "    return 0;\n"
+               "}\n");
+    ch_strbuf_addf(
+        o,
+        "\n/* time mode: NSETS copies of the inputs in separate buffers, used in turn so that the\n"
+        " * data of one call is not in the L2 for the next. %s\n"
+        " * The launcher call is timed with CUDA events on the default stream (%s) and with the\n"
+        " * wall clock up to a device synchronisation: that is the whole call. Each loop runs\n"
+        " * WARMUP untimed calls, then between MIN and MAX timed ones (ch_stable). */\n",
+        dev ? "Device-pointer convention: the launcher's events time its kernels."
+            : "First, when the candidate has a device launcher, its\n"
+              " * kernels alone on device-resident sets (\"ch-kernel:\" line).",
+        dev ? "the kernels it launches" : "copies and kernels");
+    ch_strbuf_adds(o,
+                   "static int ch_time(const char *dir, int nsets, int warmup, int max_repeats,\n"
+                   "                   int min_repeats)\n{\n"
+                   "    char ch_pb[4096];\n    char ch_sd[4096];\n"
+                   "    snprintf(ch_sd, sizeof ch_sd, \"%s/0\", dir);\n");
+    ch_scaffold_emit_inputs(o, c, "ch_sd", "    ", 1);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (!is_buf(p))
+            continue;
+        const char *t = ctype(p->elem, 1);
+        const char *nm = p->name;
+        ch_strbuf_addf(o,
+                       "    const size_t %s_bytes = sizeof(%s) * (ch_count_%s ? ch_count_%s : 1);\n"
+                       "    %s *%s_in = (%s *)calloc(1, %s_bytes);\n"
+                       "    if (!%s_in) {\n"
+                       "        fprintf(stderr, \"ch-scaffold: out of host memory\\n\");\n"
+                       "        return 2;\n"
+                       "    }\n",
+                       nm, t, nm, nm, t, nm, t, nm, nm);
+        if (is_input(p))
+            ch_strbuf_addf(o,
+                           "    ch_buf_read_into(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", "
+                           "\".bin\"), \"%s\", sizeof(%s), %s_in, ch_count_%s);\n",
+                           nm, ch_scalar_tag(p->elem), t, nm, nm);
+    }
+    ch_strbuf_adds(o, "    cudaEvent_t ch_start, ch_stop;\n"
+                      "    CH_CHECK(cudaEventCreate(&ch_start));\n"
+                      "    CH_CHECK(cudaEventCreate(&ch_stop));\n");
+    if (!dev)
+        emit_time_device_launcher(o, c);
+    ch_strbuf_adds(o, "    /* The whole call, as the user's program makes it. */\n");
+    emit_time_sets(o, c, "_set", dev, "    ");
+    ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"
+                      "    for (int ch_r = 0; ch_r < warmup; ch_r++) {\n"
+                      "        int ch_s = ch_r % nsets;\n");
+    emit_call(o, c, "_set", "[ch_s]", "        ");
+    ch_strbuf_adds(o, "    }\n    CH_CHECK(cudaGetLastError());\n"
+                      "    CH_CHECK(cudaDeviceSynchronize());\n"
+                      "    std::vector<double> ch_event_ms, ch_wall_ms;\n"
+                      "    int ch_why = 0;\n"
+                      "    double ch_begin = ch_now_ms();\n"
+                      "    for (int ch_r = 0; (ch_why = ch_stable(ch_wall_ms.data(), "
+                      "(int)ch_wall_ms.size(), min_repeats,\n"
+                      "                                         max_repeats, ch_now_ms() - "
+                      "ch_begin)) == 0;\n"
+                      "         ch_r++) {\n"
+                      "        int ch_s = ch_r % nsets;\n"
+                      "        double ch_t0 = ch_now_ms();\n"
+                      "        CH_CHECK(cudaEventRecord(ch_start, 0));\n");
+    emit_call(o, c, "_set", "[ch_s]", "        ");
+    ch_strbuf_adds(o, "        CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
+                      "        CH_CHECK(cudaDeviceSynchronize());\n"
+                      "        double ch_t1 = ch_now_ms();\n"
+                      "        float ch_ms = 0;\n"
+                      "        CH_CHECK(cudaEventElapsedTime(&ch_ms, ch_start, ch_stop));\n"
+                      "        ch_event_ms.push_back(ch_ms);\n"
+                      "        ch_wall_ms.push_back(ch_t1 - ch_t0);\n"
+                      "    }\n"
+                      "    CH_CHECK(cudaGetLastError());\n"
+                      "    printf(\"ch-time: event_ms=%.6f wall_ms=%.6f min_event_ms=%.6f sets=%d "
+                      "repeats=%d stop=%s\\n\",\n"
+                      "           ch_median(ch_event_ms), ch_median(ch_wall_ms),\n"
+                      "           *std::min_element(ch_event_ms.begin(), ch_event_ms.end()), "
+                      "nsets,\n"
+                      "           (int)ch_wall_ms.size(), ch_stop_name(ch_why));\n");
+    emit_free_sets(o, c, "_set", dev, "    ");
+    if (!dev)
+        emit_time_agreement(o, c);
+    for (size_t i = 0; i < c->n_params; i++)
+        if (is_buf(&c->params[i]))
+            ch_strbuf_addf(o, "    free(%s_in);\n", c->params[i].name);
+    ch_strbuf_adds(o, "    CH_CHECK(cudaEventDestroy(ch_start));\n"
+                      "    CH_CHECK(cudaEventDestroy(ch_stop));\n"
+                      "    return 0;\n}\n\n");
 }
 
 int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_strbuf *o,
@@ -252,9 +672,14 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                    " *   prog run  DIR NSETS                 one call per input set DIR/0 .. "
                    "DIR/NSETS-1,\n"
                    " *                                       all in the same buffers\n"
-                   " *   prog time DIR NSETS WARMUP REPEATS  median launcher time over NSETS "
-                   "rotated\n"
-                   " *                                       copies of DIR/0\n"
+                   " *   prog time DIR NSETS WARMUP REPEATS [MIN_REPEATS]\n"
+                   " *                                       median times over NSETS rotated "
+                   "copies of\n"
+                   " *                                       DIR/0: the kernels alone on "
+                   "device-resident\n"
+                   " *                                       data (when the candidate has a "
+                   "device\n"
+                   " *                                       launcher) and the whole call\n"
                    " * Exit codes: 0 ok, 2 bad arguments or inputs, 3 CUDA error, 4 write "
                    "failure. */\n",
                    c->name,
@@ -265,13 +690,29 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
     ch_strbuf_adds(o, "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
                       "#include <string.h>\n#include <time.h>\n\n#include <algorithm>\n"
                       "#include <vector>\n\n#include <cuda_runtime.h>\n\n");
-    ch_strbuf_addf(o,
-                   "/* ---- The candidate, inserted verbatim ---------------------------------- "
-                   "*/\n#include \"%s\"\n\n"
-                   "/* The launcher must have exactly this C signature. */\n"
-                   "extern \"C\" %s;\n\n",
-                   candidate_path, proto);
+    if (candidate_path)
+        ch_strbuf_addf(o,
+                       "/* ---- The candidate, inserted verbatim ------------------------------ "
+                       "*/\n#include \"%s\"\n\n",
+                       candidate_path);
+    else
+        ch_strbuf_adds(o,
+                       "/* ---- The candidate: a separate object (candidate.o), linked with this "
+                       "one ---- */\n\n");
+    ch_strbuf_addf(
+        o, "/* The launcher must have exactly this C signature. */\nextern \"C\" %s;\n\n", proto);
     free(proto);
+    if (!dev) {
+        char *dproto = ch_scaffold_device_proto(c);
+        ch_strbuf_addf(o,
+                       "/* Its device-pointer entry point, when it has one (the device launcher "
+                       "contract:\n * device buffers already holding the inputs, no copies, 0 or "
+                       "the first CUDA error).\n * Weak: a candidate without it links and the "
+                       "address is null; time mode then\n * times only the whole call. */\n"
+                       "extern \"C\" %s __attribute__((weak));\n\n",
+                       dproto);
+        free(dproto);
+    }
     ch_strbuf_adds(o,
                    "/* ---- Scaffold ---------------------------------------------------------- "
                    "*/\n\n"
@@ -319,6 +760,10 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
         if (dev)
             ch_strbuf_addf(o, "    %s *%s_d = NULL; /* device buffer the launcher gets */\n", t,
                            p->name);
+        else
+            ch_strbuf_addf(o,
+                           "    %s *%s_dl = NULL; /* device buffer the device launcher gets */\n",
+                           t, p->name);
         ch_strbuf_addf(o, "    size_t %s_n = 0;\n", p->name);
     }
     ch_strbuf_adds(o, "    for (int ch_s = 0; ch_s < nsets; ch_s++) {\n"
@@ -406,6 +851,8 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                        "\".out.bin\"), \"%s\", sizeof(*%s_snap), %s_snap, %s_n);\n",
                        p->name, ch_scalar_tag(p->elem), p->name, p->name, p->name);
     }
+    if (!dev)
+        emit_run_device_launcher(o, c);
     ch_strbuf_adds(o, "    }\n");
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
@@ -414,111 +861,18 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
         ch_strbuf_addf(o, "    free(%s_h);\n    free(%s_snap);\n", p->name, p->name);
         if (dev)
             ch_strbuf_addf(o, "    CH_CHECK(cudaFree(%s_d));\n", p->name);
+        else
+            ch_strbuf_addf(o, "    if (%s_dl)\n        CH_CHECK(cudaFree(%s_dl));\n", p->name,
+                           p->name);
     }
+    if (!dev)
+        ch_strbuf_addf(
+            o, "    printf(\"ch-run: device_launcher=%%d\\n\", %s_device_launcher != NULL);\n",
+            c->name);
     ch_strbuf_adds(o, "    return 0;\n}\n\n");
 
     /* ---- time mode ---- */
-    ch_strbuf_adds(o, "static double ch_median(std::vector<double> v)\n{\n"
-                      "    std::sort(v.begin(), v.end());\n"
-                      "    size_t n = v.size();\n"
-                      "    return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / "
-                      "2]));\n}\n\n");
-    ch_strbuf_addf(o,
-                   "/* time mode: NSETS copies of the inputs in separate buffers, used in turn so "
-                   "that\n * the data of one call is not in the L2 for the next; the launcher is "
-                   "timed with\n * CUDA events on the default stream (%s) and with the wall clock "
-                   "up to\n * a device synchronisation. */\n",
-                   dev ? "the kernels it launches" : "copies and kernels");
-    ch_strbuf_adds(o, "static int ch_time(const char *dir, int nsets, int warmup, int repeats)\n{\n"
-                      "    char ch_pb[4096];\n    char ch_sd[4096];\n"
-                      "    snprintf(ch_sd, sizeof ch_sd, \"%s/0\", dir);\n");
-    ch_scaffold_emit_inputs(o, c, "ch_sd", "    ", 1);
-    for (size_t i = 0; i < c->n_params; i++) {
-        const ch_ck_param *p = &c->params[i];
-        if (!is_buf(p))
-            continue;
-        const char *t = ctype(p->elem, 1);
-        const char *nm = p->name;
-        ch_strbuf_addf(o,
-                       "    const size_t %s_bytes = sizeof(%s) * (ch_count_%s ? ch_count_%s : 1);\n"
-                       "    %s *%s_in = (%s *)calloc(1, %s_bytes);\n"
-                       "    std::vector<%s *> %s_set(nsets);\n"
-                       "    if (!%s_in) {\n"
-                       "        fprintf(stderr, \"ch-scaffold: out of host memory\\n\");\n"
-                       "        return 2;\n"
-                       "    }\n",
-                       nm, t, nm, nm, t, nm, t, nm, t, nm, nm);
-        if (is_input(p))
-            ch_strbuf_addf(o,
-                           "    ch_buf_read_into(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", "
-                           "\".bin\"), \"%s\", sizeof(%s), %s_in, ch_count_%s);\n",
-                           nm, ch_scalar_tag(p->elem), t, nm, nm);
-        ch_strbuf_addf(o, "    for (int ch_s = 0; ch_s < nsets; ch_s++) {\n");
-        if (dev)
-            ch_strbuf_addf(o,
-                           "        CH_CHECK(cudaMalloc((void **)&%s_set[ch_s], %s_bytes));\n"
-                           "        CH_CHECK(cudaMemcpy(%s_set[ch_s], %s_in, %s_bytes, "
-                           "cudaMemcpyHostToDevice));\n",
-                           nm, nm, nm, nm, nm);
-        else
-            ch_strbuf_addf(o,
-                           "        %s_set[ch_s] = (%s *)malloc(%s_bytes);\n"
-                           "        if (!%s_set[ch_s]) {\n"
-                           "            fprintf(stderr, \"ch-scaffold: out of host memory\\n\");\n"
-                           "            return 2;\n"
-                           "        }\n"
-                           "        memcpy(%s_set[ch_s], %s_in, %s_bytes);\n",
-                           nm, t, nm, nm, nm, nm, nm);
-        ch_strbuf_adds(o, "    }\n");
-    }
-    ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"
-                      "    cudaEvent_t ch_start, ch_stop;\n"
-                      "    CH_CHECK(cudaEventCreate(&ch_start));\n"
-                      "    CH_CHECK(cudaEventCreate(&ch_stop));\n"
-                      "    for (int ch_r = 0; ch_r < warmup; ch_r++) {\n"
-                      "        int ch_s = ch_r % nsets;\n");
-    emit_call(o, c, "_set", "[ch_s]", "        ");
-    ch_strbuf_adds(o, "    }\n    CH_CHECK(cudaGetLastError());\n"
-                      "    CH_CHECK(cudaDeviceSynchronize());\n"
-                      "    std::vector<double> ch_event_ms, ch_wall_ms;\n"
-                      "    for (int ch_r = 0; ch_r < repeats; ch_r++) {\n"
-                      "        int ch_s = ch_r % nsets;\n"
-                      "        double ch_t0 = ch_now_ms();\n"
-                      "        CH_CHECK(cudaEventRecord(ch_start, 0));\n");
-    emit_call(o, c, "_set", "[ch_s]", "        ");
-    ch_strbuf_adds(o,
-                   "        CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
-                   "        CH_CHECK(cudaDeviceSynchronize());\n"
-                   "        double ch_t1 = ch_now_ms();\n"
-                   "        float ch_ms = 0;\n"
-                   "        CH_CHECK(cudaEventElapsedTime(&ch_ms, ch_start, ch_stop));\n"
-                   "        ch_event_ms.push_back(ch_ms);\n"
-                   "        ch_wall_ms.push_back(ch_t1 - ch_t0);\n"
-                   "    }\n"
-                   "    CH_CHECK(cudaGetLastError());\n"
-                   "    printf(\"ch-time: event_ms=%.6f wall_ms=%.6f min_event_ms=%.6f "
-                   "sets=%d repeats=%d\\n\",\n"
-                   "           ch_median(ch_event_ms), ch_median(ch_wall_ms),\n"
-                   "           ch_event_ms.empty() ? 0.0 : *std::min_element(ch_event_ms.begin(), "
-                   "ch_event_ms.end()),\n"
-                   "           nsets, repeats);\n");
-    for (size_t i = 0; i < c->n_params; i++) {
-        const ch_ck_param *p = &c->params[i];
-        if (!is_buf(p))
-            continue;
-        if (dev)
-            ch_strbuf_addf(o,
-                           "    for (int ch_s = 0; ch_s < nsets; ch_s++)\n"
-                           "        CH_CHECK(cudaFree(%s_set[ch_s]));\n",
-                           p->name);
-        else
-            ch_strbuf_addf(o,
-                           "    for (int ch_s = 0; ch_s < nsets; ch_s++)\n"
-                           "        free(%s_set[ch_s]);\n",
-                           p->name);
-        ch_strbuf_addf(o, "    free(%s_in);\n", p->name);
-    }
-    ch_strbuf_adds(o, "    return 0;\n}\n\n");
+    emit_time_mode(o, c);
 
     ch_strbuf_adds(o, "int main(int argc, char **argv)\n{\n"
                       "    if (argc >= 4 && strcmp(argv[1], \"run\") == 0) {\n"
@@ -532,14 +886,21 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                       "    if (argc >= 6 && strcmp(argv[1], \"time\") == 0) {\n"
                       "        int nsets = atoi(argv[3]), warmup = atoi(argv[4]), repeats = "
                       "atoi(argv[5]);\n"
-                      "        if (nsets < 1 || nsets > 64 || warmup < 0 || repeats < 1) {\n"
+                      "        /* REPEATS is the most timed calls; MIN_REPEATS (default 5) the "
+                      "fewest */\n"
+                      "        int min_repeats = argc >= 7 ? atoi(argv[6]) : 5;\n"
+                      "        if (min_repeats > repeats)\n"
+                      "            min_repeats = repeats;\n"
+                      "        if (nsets < 1 || nsets > 64 || warmup < 0 || repeats < 1 || "
+                      "min_repeats < 1) {\n"
                       "            fprintf(stderr, \"ch-scaffold: bad timing arguments\\n\");\n"
                       "            return 2;\n"
                       "        }\n"
-                      "        return ch_time(argv[2], nsets, warmup, repeats);\n"
+                      "        return ch_time(argv[2], nsets, warmup, repeats, min_repeats);\n"
                       "    }\n"
                       "    fprintf(stderr, \"usage: %s run DIR NSETS | time DIR NSETS WARMUP "
-                      "REPEATS\\n\", argv[0]);\n"
+                      "REPEATS [MIN_REPEATS]\\n\",\n"
+                      "            argv[0]);\n"
                       "    return 2;\n}\n");
     return 0;
 }

@@ -42,6 +42,9 @@ ch_ir *clx_build_body(CXTranslationUnit tu, CXCursor fn, CXCursor body);
  * outside system headers, except fn itself; callees first. */
 void clx_collect_helpers(CXTranslationUnit tu, CXCursor fn, CXCursor body, ch_entry *e);
 
+/* A function definition as clang prints it from the AST (macros expanded); caller frees. */
+char *clx_pretty(CXCursor def);
+
 /* Writes path preprocessed (`-E`, lang "c" or "c++", the scan's -I/-D/-U/-include/-std
  * options) to out_path; see expand.c. */
 int clx_expand_file(const char *path, const char *lang, char *const *clang_args,

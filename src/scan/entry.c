@@ -35,6 +35,9 @@ void ch_entry_free(ch_entry *e)
     free(e->clauses_text);
     free_named(e->clauses.extents, e->clauses.n_extents);
     free_named(e->clauses.tune, e->clauses.n_tune);
+    ch_range_exprs_free(e->clauses.ranges, e->clauses.n_ranges);
+    free_named(e->clauses.offsets, e->clauses.n_offsets);
+    free(e->clauses.sample);
     free_names(e->clauses.in, e->clauses.n_in);
     free_names(e->clauses.out, e->clauses.n_out);
     free_names(e->clauses.inout, e->clauses.n_inout);
@@ -44,6 +47,7 @@ void ch_entry_free(ch_entry *e)
         free(p->type);
         free(p->extent);
         free_names(p->dims, p->ndims);
+        free(p->index_lo);
         free(p->index_hi);
         free(p->offsets_hi);
     }
@@ -56,7 +60,18 @@ void ch_entry_free(ch_entry *e)
         free(e->helpers[i].source);
     }
     free(e->helpers);
+    free(e->sample_source);
     memset(e, 0, sizeof *e);
+}
+
+void ch_range_exprs_free(ch_range_expr *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].lo);
+        free(v[i].hi);
+    }
+    free(v);
 }
 
 void ch_entry_list_free(ch_entry_list *l)

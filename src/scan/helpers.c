@@ -128,7 +128,7 @@ static int seen(collect *k, CXCursor def)
     return 0;
 }
 
-static char *pretty(CXCursor def)
+char *clx_pretty(CXCursor def)
 {
     CXPrintingPolicy pol = clang_getCursorPrintingPolicy(def);
     clang_PrintingPolicy_setProperty(pol, CXPrintingPolicy_IncludeNewlines, 1);
@@ -182,7 +182,7 @@ static void add_helper(collect *k, CXCursor def)
     e->helpers = ch_xrealloc(e->helpers, (e->n_helpers + 1) * sizeof *e->helpers);
     ch_entry_helper *h = &e->helpers[e->n_helpers++];
     h->name = clx_str(clang_getCursorSpelling(def));
-    char *text = pretty(def);
+    char *text = clx_pretty(def);
     h->definition_at = u.typedefs.len;
     ch_strbuf_adds(&u.typedefs, text);
     free(text);

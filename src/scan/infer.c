@@ -9,10 +9,16 @@
  * buffer is `out` only when one unconditional write provably reaches every element (its
  * subscripts walk the whole extent densely, see dense_size); a buffer written on part of its
  * elements (an interior, a triangle, every other element) is inout, since the elements the
- * body leaves alone must come back unchanged. Clauses always win over inference. */
+ * body leaves alone must come back unchanged. Valid input values: an integer array whose values
+ * subscript another buffer (directly or through a local) is an index array into its extent; one
+ * whose values start or bound a loop over another buffer is an offsets array ending at its
+ * extent (test data must respect both, or the user's own C reads out of bounds). Clauses
+ * (extent, in/out/inout, range, offsets) always win over inference. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/checklist.h"
 #include "ch/scan.h"
 #include "ch/strbuf.h"
 #include "poly.h"
@@ -27,6 +33,13 @@ typedef struct local_def {
     const char *name;
     ch_poly *value; /* NULL: not a known polynomial */
 } local_def;
+
+/* A local variable that holds a value read from an integer buffer (`int c = col[k];`): used as
+ * a subscript, it makes that buffer an index array as col[k] itself would. */
+typedef struct index_local {
+    const char *name;
+    int param; /* the buffer its value comes from */
+} index_local;
 
 /* Per-parameter accumulators. */
 typedef struct pinfo {
@@ -52,8 +65,10 @@ typedef struct infer {
     size_t n_loops;
     local_def *locals;
     size_t n_locals;
-    ch_strvec assigned; /* names of variables assigned anywhere (locals not substituted) */
-    ch_strvec written;  /* keys "p#subscripts" written so far in the open scopes */
+    ch_strvec assigned;        /* names of variables assigned anywhere (locals not substituted) */
+    index_local *index_locals; /* locals that hold an integer buffer's value */
+    size_t n_index_locals;
+    ch_strvec written; /* keys "p#subscripts" written so far in the open scopes */
     size_t *scope_marks;
     size_t n_scopes;
     int cond_depth;   /* inside an if, while or do: a write there may not happen */
@@ -264,10 +279,24 @@ static const ch_ir *access_base(const ch_ir *n)
     return n;
 }
 
+static int index_local_of(const infer *x, const char *name)
+{
+    for (size_t i = 0; i < x->n_index_locals; i++)
+        if (strcmp(x->index_locals[i].name, name) == 0)
+            return x->index_locals[i].param;
+    return -1;
+}
+
+/* Whether n reads an element of an integer buffer, directly or through an index local; *which
+ * is that buffer. */
 static int mentions_index_read(const infer *x, const ch_ir *n, int *which)
 {
     if (!n)
         return 0;
+    if (n->kind == CH_IR_VAR && n->param_index < 0 && index_local_of(x, n->text) >= 0) {
+        *which = index_local_of(x, n->text);
+        return 1;
+    }
     if (n->kind == CH_IR_INDEX) {
         const ch_ir *b = access_base(n);
         if (is_buffer(x, b) && ch_scalar_is_integer(x->e->params[b->param_index].elem)) {
@@ -729,6 +758,38 @@ static void collect_assigned(const ch_ir *n, ch_strvec *out)
         collect_assigned(n->kids[i], out);
 }
 
+/* Records name as an index local when value reads an integer buffer; 1 when newly added. */
+static int note_index_local(infer *x, const char *name, const ch_ir *value)
+{
+    int q;
+    if (!name || index_local_of(x, name) >= 0 || !mentions_index_read(x, value, &q))
+        return 0;
+    x->index_locals =
+        ch_xrealloc(x->index_locals, (x->n_index_locals + 1) * sizeof *x->index_locals);
+    x->index_locals[x->n_index_locals++] = (index_local){name, q};
+    return 1;
+}
+
+/* One pass over the body adding the integer locals set from an integer buffer's element
+ * (`int c = col[k];`, `c = perm[i];`, or from another such local); returns how many were new.
+ * A for loop's own start is skipped: a counter started at rp[i] walks positions between
+ * offsets, it does not hold a value of rp used as an index. */
+static int collect_index_locals(infer *x, const ch_ir *n)
+{
+    if (!n)
+        return 0;
+    int added = 0;
+    if (n->kind == CH_IR_DECL && n->nkids == 1 && ch_scalar_is_integer(n->type))
+        added += note_index_local(x, n->text, n->kids[0]);
+    if (n->kind == CH_IR_ASSIGN && n->nkids == 2 && strcmp(n->text, "=") == 0 &&
+        ch_scalar_is_integer(n->kids[0]->type))
+        added += note_index_local(x, var_name(n->kids[0]), n->kids[1]);
+    for (size_t i = 0; i < n->nkids; i++)
+        if (!(n->kind == CH_IR_FOR && i == 0))
+            added += collect_index_locals(x, n->kids[i]);
+    return added;
+}
+
 /* Whether the body leaves a loop or the function early anywhere (a write after it may not run).
  * An unmodelled statement may be a goto; an unmodelled expression cannot jump. */
 static int has_exit(const ch_ir *n, int statement)
@@ -895,23 +956,39 @@ static const char *subscripted_by(const ch_entry *e, const ch_ir *ir, const char
     return NULL;
 }
 
+/* Whether ir reads parameter p, directly or through an index local set from it
+ * (`int end = rp[i + 1];`). */
+static int reads_values_of(const infer *x, const ch_ir *ir, int p)
+{
+    if (!ir)
+        return 0;
+    if (ir->kind == CH_IR_VAR &&
+        (ir->param_index == p || (ir->param_index < 0 && index_local_of(x, ir->text) == p)))
+        return 1;
+    for (size_t i = 0; i < ir->nkids; i++)
+        if (reads_values_of(x, ir->kids[i], p))
+            return 1;
+    return 0;
+}
+
 /* For array p: when its elements start or bound a for loop (`for (k = rp[i]; k < rp[i + 1];
- * k++)`) whose counter subscripts another array, that array (p's values are positions in it:
- * p is an offsets array, like CSR's row pointers); else NULL. */
-static const char *offsets_into(const ch_entry *e, const ch_ir *ir, const char *p)
+ * k++)`, also through locals set from rp) whose counter subscripts another array, that array
+ * (p's values are positions in it: p is an offsets array, like CSR's row pointers); else
+ * NULL. */
+static const char *offsets_into(const infer *x, const ch_ir *ir, int p)
 {
     if (!ir)
         return NULL;
-    const char *counter;
+    const char *counter, *name = x->e->params[p].name;
     const ch_ir *start;
     if (ir->kind == CH_IR_FOR && ir->nkids == 4 && ch_ir_for_init(ir, &counter, &start) == 0 &&
-        (ch_ir_find(start, CH_IR_VAR, p) || ch_ir_find(ir->kids[1], CH_IR_VAR, p))) {
-        const char *q = subscripted_by(e, ir->kids[3], counter, p);
+        (reads_values_of(x, start, p) || reads_values_of(x, ir->kids[1], p))) {
+        const char *q = subscripted_by(x->e, ir->kids[3], counter, name);
         if (q)
             return q;
     }
     for (size_t i = 0; i < ir->nkids; i++) {
-        const char *q = offsets_into(e, ir->kids[i], p);
+        const char *q = offsets_into(x, ir->kids[i], p);
         if (q)
             return q;
     }
@@ -935,6 +1012,143 @@ static int check_given_extent(const ch_entry *e, const ch_named_expr *given, ch_
                        "bad extent(%s: ...) of '%s': %s; write the number of elements as a "
                        "C expression of the integer parameters",
                        given->name, e->name, why);
+}
+
+/* --- range() and offsets(): what the user says valid input values are --- */
+
+static ch_param *param_named(ch_entry *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_params; i++)
+        if (strcmp(e->params[i].name, name) == 0)
+            return &e->params[i];
+    return NULL;
+}
+
+/* A bound of range() or offsets(): an expression the test-data generator can evaluate, over
+ * the integer parameters only. 0, or -1 with a located error. */
+static int check_bound(const ch_entry *e, const char *clause, const char *name, const char *expr,
+                       unsigned line, unsigned col, ch_error *err)
+{
+    ch_strvec names;
+    ch_strvec_init(&names);
+    ch_error why;
+    ch_error_clear(&why);
+    int rc = ch_checklist_expr_names(expr, &names, &why);
+    for (size_t i = 0; rc == 0 && i < names.len; i++) {
+        const ch_param *q = ch_entry_param(e, names.items[i]);
+        if (!q || q->role != CH_ROLE_SCALAR || !ch_scalar_is_integer(q->elem))
+            rc = ch_error_set(&why, "'%s' is not an integer parameter of '%s'", names.items[i],
+                              e->name);
+    }
+    ch_strvec_free(&names);
+    if (rc == 0)
+        return 0;
+    return ch_error_at(err, e->file, line, col,
+                       "bad bound '%s' in %s(%s: ...): %s; write it as a C expression of the "
+                       "integer parameters",
+                       expr, clause, name, why.msg);
+}
+
+/* A second range()/offsets() item for a parameter that already has one. */
+static int said_twice(const ch_entry *e, const char *name, size_t upto_range, size_t upto_offsets)
+{
+    int n = 0;
+    for (size_t i = 0; i < upto_range; i++)
+        n += strcmp(e->clauses.ranges[i].name, name) == 0;
+    for (size_t i = 0; i < upto_offsets; i++)
+        n += strcmp(e->clauses.offsets[i].name, name) == 0;
+    return n > 1;
+}
+
+static void clear_values(ch_param *p)
+{
+    free(p->index_lo);
+    free(p->index_hi);
+    free(p->offsets_hi);
+    p->index_lo = p->index_hi = p->offsets_hi = NULL;
+    p->is_index = 0;
+    p->has_range = 0;
+    p->values_explicit = 1;
+}
+
+/* range(p: lo, hi): integer arrays take values in [lo, hi) (expressions); floating arrays in
+ * [lo, hi] (numbers). */
+static int apply_range(ch_entry *e, const ch_range_expr *r, ch_error *err)
+{
+    ch_param *p = param_named(e, r->name);
+    if (!p)
+        return 0; /* the scan already said it names no parameter */
+    clear_values(p);
+    if (ch_scalar_is_float(p->elem)) {
+        char *end_lo, *end_hi;
+        double lo = strtod(r->lo, &end_lo), hi = strtod(r->hi, &end_hi);
+        if (*end_lo || *end_hi || !isfinite(lo) || !isfinite(hi) || !(lo < hi))
+            return ch_error_at(err, e->file, r->line, r->col,
+                               "range(%s: %s, %s): '%s' holds %s values, so its bounds are two "
+                               "numbers, the first below the second; write range(%s: -1, 1)",
+                               r->name, r->lo, r->hi, r->name, ch_scalar_name(p->elem), r->name);
+        p->has_range = 1;
+        p->lo = lo;
+        p->hi = hi;
+        return 0;
+    }
+    if (check_bound(e, "range", r->name, r->lo, r->line, r->col, err) != 0 ||
+        check_bound(e, "range", r->name, r->hi, r->line, r->col, err) != 0)
+        return -1;
+    char *end_lo, *end_hi;
+    long long lo = strtoll(r->lo, &end_lo, 0), hi = strtoll(r->hi, &end_hi, 0);
+    if (!*end_lo && !*end_hi && lo >= hi)
+        return ch_error_at(err, e->file, r->line, r->col,
+                           "range(%s: %s, %s) holds no value: the values lie in [lo, hi), so hi "
+                           "must be above lo",
+                           r->name, r->lo, r->hi);
+    p->is_index = 1;
+    p->index_lo = !*end_lo && lo == 0 ? NULL : ch_xstrdup(r->lo);
+    p->index_hi = ch_xstrdup(r->hi);
+    return 0;
+}
+
+/* offsets(p: last): non-decreasing integers from 0 to last (CSR row pointers). */
+static int apply_offsets(ch_entry *e, const ch_named_expr *o, ch_error *err)
+{
+    ch_param *p = param_named(e, o->name);
+    if (!p)
+        return 0;
+    if (!ch_scalar_is_integer(p->elem))
+        return ch_error_at(err, e->file, o->line, o->col,
+                           "offsets(%s: ...): '%s' holds %s values; offsets are positions, so "
+                           "offsets() takes an integer array",
+                           o->name, o->name, ch_scalar_name(p->elem));
+    if (check_bound(e, "offsets", o->name, o->expr, o->line, o->col, err) != 0)
+        return -1;
+    clear_values(p);
+    p->offsets_hi = ch_xstrdup(o->expr);
+    return 0;
+}
+
+/* The clauses win over inference; each parameter may be described once. */
+static int apply_value_clauses(ch_entry *e, ch_error *err)
+{
+    const ch_clauses *c = &e->clauses;
+    for (size_t i = 0; i < c->n_ranges; i++) {
+        const ch_range_expr *r = &c->ranges[i];
+        if (said_twice(e, r->name, i + 1, c->n_offsets))
+            return ch_error_at(err, e->file, r->line, r->col,
+                               "the values of '%s' are described twice (by range() or offsets()); "
+                               "keep one",
+                               r->name);
+        if (apply_range(e, r, err) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < c->n_offsets; i++) {
+        const ch_named_expr *o = &c->offsets[i];
+        if (said_twice(e, o->name, 0, i + 1))
+            return ch_error_at(err, e->file, o->line, o->col,
+                               "offsets(%s: ...) given twice; keep one", o->name);
+        if (apply_offsets(e, o, err) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int finish(infer *x, ch_error *err)
@@ -984,12 +1198,12 @@ static int finish(infer *x, ch_error *err)
         ch_param *p = &e->params[i];
         if (p->role == CH_ROLE_SCALAR || !ch_scalar_is_integer(p->elem) || p->is_index)
             continue;
-        const char *into = offsets_into(e, e->body, p->name);
+        const char *into = offsets_into(x, e->body, (int)i);
         const ch_param *q = into ? ch_entry_param(e, into) : NULL;
         free(p->offsets_hi);
         p->offsets_hi = q && q->extent ? ch_xstrdup(q->extent) : NULL;
     }
-    return 0;
+    return apply_value_clauses(e, err);
 }
 
 int ch_infer_entry(ch_entry *e, ch_error *err)
@@ -1003,6 +1217,8 @@ int ch_infer_entry(ch_entry *e, ch_error *err)
     ch_strvec_init(&x.assigned);
     ch_strvec_init(&x.written);
     collect_assigned(e->body, &x.assigned);
+    while (collect_index_locals(&x, e->body) > 0)
+        ; /* to a fixed point: locals set from index locals are index locals */
     x.early_exit = has_exit(e->body, 1);
     walk_stmt(&x, e->body);
     int rc = finish(&x, err);
@@ -1018,6 +1234,7 @@ int ch_infer_entry(ch_entry *e, ch_error *err)
     free(x.pi);
     free(x.loops);
     free(x.locals);
+    free(x.index_locals);
     free(x.scope_marks);
     ch_strvec_free(&x.assigned);
     ch_strvec_free(&x.written);

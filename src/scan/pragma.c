@@ -4,6 +4,7 @@
  * write instead; nothing here reads past `len`. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,31 +267,57 @@ static int list_sep(reader *r, const char *clause, ch_strbuf *norm)
     return fail(r, "expected ',' or ')' in %s(); separate the items with commas", clause);
 }
 
-/* extent(p: e, ...) and tune(n = e, ...): name SEP expr pairs. */
-static int parse_pairs(reader *r, ch_pragma *p, const char *clause, char sep, ch_strbuf *norm)
+/* How a clause that takes name-value items is written, for the hint of an error. */
+static const char *pairs_example(const char *clause)
+{
+    if (strcmp(clause, "tune") == 0)
+        return "tune(n = 1<<20)";
+    if (strcmp(clause, "offsets") == 0)
+        return "offsets(row_ptr: nnz)";
+    if (strcmp(clause, "range") == 0)
+        return "range(idx: 0, n)";
+    return "extent(p: n)";
+}
+
+/* The `name SEP` that starts an item of extent(), tune(), offsets() or range(); the reader is
+ * left after SEP. Returns the name (caller frees) or NULL with a located error. */
+static char *pair_name(reader *r, const char *clause, char sep, unsigned *line, unsigned *col)
+{
+    char hint[160];
+    if (skip_space(r) != 0)
+        return NULL;
+    *line = r->line;
+    *col = r->col;
+    if (!is_ident_start(peek(r))) {
+        snprintf(hint, sizeof hint, "expected a parameter name in %%s(); write %s",
+                 pairs_example(clause));
+        fail(r, hint, clause);
+        return NULL;
+    }
+    char *name = read_ident(r);
+    if (skip_space(r) != 0 || peek(r) != sep) {
+        free(name);
+        if (r->err->msg[0] && r->err->located)
+            return NULL;
+        snprintf(hint, sizeof hint, "expected '%c' after the parameter name in %%s(); write %s",
+                 sep, pairs_example(clause));
+        fail(r, hint, clause);
+        return NULL;
+    }
+    next(r);
+    return name;
+}
+
+/* extent(p: e, ...), offsets(p: e, ...) and tune(n = e, ...): name SEP expr pairs, appended
+ * to (*v, *n). */
+static int parse_pairs(reader *r, ch_pragma *p, const char *clause, char sep, ch_named_expr **v,
+                       size_t *n, ch_strbuf *norm)
 {
     for (;;) {
-        if (skip_space(r) != 0)
+        unsigned line, col;
+        char *name = pair_name(r, clause, sep, &line, &col);
+        if (!name)
             return -1;
-        unsigned line = r->line, col = r->col;
-        if (!is_ident_start(peek(r)))
-            return fail(r,
-                        sep == ':' ? "expected a parameter name in %s(); write extent(p: n)"
-                                   : "expected a parameter name in %s(); write tune(n = 1<<20)",
-                        clause);
-        char *name = read_ident(r);
-        if (skip_space(r) != 0 || peek(r) != sep) {
-            free(name);
-            if (r->err->msg[0] && r->err->located)
-                return -1;
-            return fail(r,
-                        sep == ':' ? "expected ':' after the parameter name in %s(); write "
-                                     "extent(p: n)"
-                                   : "expected '=' after the parameter name in %s(); write "
-                                     "tune(n = 1<<20)",
-                        clause);
-        }
-        next(r);
         char *expr;
         if (read_expr(r, clause, &expr) != 0) {
             free(name);
@@ -298,14 +325,72 @@ static int parse_pairs(reader *r, ch_pragma *p, const char *clause, char sep, ch
         }
         ch_strbuf_addf(norm, sep == ':' ? "%s: %s" : "%s = %s", name, expr);
         add_name(p, name, clause, line, col);
-        if (sep == ':')
-            push_named(&p->clauses.extents, &p->clauses.n_extents, name, expr, line, col);
-        else
-            push_named(&p->clauses.tune, &p->clauses.n_tune, name, expr, line, col);
+        push_named(v, n, name, expr, line, col);
         int s = list_sep(r, clause, norm);
         if (s != 0)
             return s < 0 ? -1 : 0;
     }
+}
+
+/* range(p: lo, hi, ...): each item a name and two expressions. */
+static int parse_ranges(reader *r, ch_pragma *p, ch_strbuf *norm)
+{
+    ch_clauses *c = &p->clauses;
+    for (;;) {
+        unsigned line, col;
+        char *name = pair_name(r, "range", ':', &line, &col), *lo = NULL, *hi = NULL;
+        if (!name)
+            return -1;
+        if (read_expr(r, "range", &lo) != 0)
+            goto bad;
+        if (peek(r) != ',') {
+            fail(r, "range() takes two bounds after the name; write range(%s: 0, n)", name);
+            goto bad;
+        }
+        next(r);
+        if (read_expr(r, "range", &hi) != 0)
+            goto bad;
+        ch_strbuf_addf(norm, "%s: %s, %s", name, lo, hi);
+        add_name(p, name, "range", line, col);
+        c->ranges = ch_xrealloc(c->ranges, (c->n_ranges + 1) * sizeof *c->ranges);
+        c->ranges[c->n_ranges++] = (ch_range_expr){name, lo, hi, line, col};
+        int s = list_sep(r, "range", norm);
+        if (s != 0)
+            return s < 0 ? -1 : 0;
+        continue;
+    bad:
+        free(name);
+        free(lo);
+        return -1;
+    }
+}
+
+/* sample(fn): one function name, once. */
+static int parse_sample(reader *r, ch_pragma *p, ch_strbuf *norm)
+{
+    if (skip_space(r) != 0)
+        return -1;
+    unsigned line = r->line, col = r->col;
+    if (!is_ident_start(peek(r)))
+        return fail(r, "expected a function name in sample(); write sample(fill_inputs)%s", NULL);
+    char *name = read_ident(r);
+    if (p->clauses.sample) {
+        free(name);
+        return ch_error_at(r->err, r->file, line, col,
+                           "sample() given twice; one function fills all the inputs");
+    }
+    p->clauses.sample = name;
+    p->clauses.sample_line = line;
+    p->clauses.sample_col = col;
+    ch_strbuf_adds(norm, name);
+    if (skip_space(r) != 0)
+        return -1;
+    if (peek(r) != ')')
+        return fail(r, "expected ')' after the function name in sample(); it takes one name%s",
+                    NULL);
+    next(r);
+    ch_strbuf_addc(norm, ')');
+    return 0;
 }
 
 static int parse_names(reader *r, ch_pragma *p, const char *clause, char ***v, size_t *n,
@@ -365,8 +450,8 @@ static int parse_number(reader *r, ch_pragma *p, const char *clause, ch_strbuf *
     return 0;
 }
 
-static const char *const clause_names[] = {"extent", "in",  "out",    "inout",
-                                           "tune",   "tol", "device", "budget"};
+static const char *const clause_names[] = {"extent", "in",     "out",   "inout",   "tune",  "tol",
+                                           "device", "budget", "range", "offsets", "sample"};
 
 static int parse_clause(reader *r, ch_pragma *p, ch_strbuf *norm)
 {
@@ -379,7 +464,7 @@ static int parse_clause(reader *r, ch_pragma *p, ch_strbuf *norm)
     if (!clause) {
         ch_error_at(r->err, r->file, line, col,
                     "unknown harness clause '%s'; expected extent, in, out, inout, tune, tol, "
-                    "device or budget",
+                    "device, budget, range, offsets or sample",
                     word);
         free(word);
         return -1;
@@ -400,9 +485,15 @@ static int parse_clause(reader *r, ch_pragma *p, ch_strbuf *norm)
     ch_strbuf_addc(norm, '(');
     ch_clauses *c = &p->clauses;
     if (strcmp(clause, "extent") == 0)
-        return parse_pairs(r, p, clause, ':', norm);
+        return parse_pairs(r, p, clause, ':', &c->extents, &c->n_extents, norm);
     if (strcmp(clause, "tune") == 0)
-        return parse_pairs(r, p, clause, '=', norm);
+        return parse_pairs(r, p, clause, '=', &c->tune, &c->n_tune, norm);
+    if (strcmp(clause, "offsets") == 0)
+        return parse_pairs(r, p, clause, ':', &c->offsets, &c->n_offsets, norm);
+    if (strcmp(clause, "range") == 0)
+        return parse_ranges(r, p, norm);
+    if (strcmp(clause, "sample") == 0)
+        return parse_sample(r, p, norm);
     if (strcmp(clause, "in") == 0)
         return parse_names(r, p, clause, &c->in, &c->n_in, norm);
     if (strcmp(clause, "out") == 0)
@@ -513,6 +604,17 @@ static void free_named(ch_named_expr *v, size_t n)
     free(v);
 }
 
+/* (entry.c has its twin; this file links alone into the fuzzer) */
+static void free_ranges(ch_range_expr *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].lo);
+        free(v[i].hi);
+    }
+    free(v);
+}
+
 static void free_strs(char **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -526,6 +628,9 @@ void ch_pragma_free(ch_pragma *p)
     free(p->clauses_text);
     free_named(p->clauses.extents, p->clauses.n_extents);
     free_named(p->clauses.tune, p->clauses.n_tune);
+    free_ranges(p->clauses.ranges, p->clauses.n_ranges);
+    free_named(p->clauses.offsets, p->clauses.n_offsets);
+    free(p->clauses.sample);
     free_strs(p->clauses.in, p->clauses.n_in);
     free_strs(p->clauses.out, p->clauses.n_out);
     free_strs(p->clauses.inout, p->clauses.n_inout);

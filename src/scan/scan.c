@@ -326,6 +326,7 @@ static int check_names(const ch_entry *e, const ch_pragma *p, ch_error *err)
 }
 
 static ch_ir *expanded_body(scan_ctx *sc, const char *fn_name);
+static int check_sample(CXTranslationUnit tu, ch_entry *e, ch_error *err);
 
 static size_t count_opaque(const ch_ir *n)
 {
@@ -405,7 +406,9 @@ static int build_entry(CXTranslationUnit tu, scan_ctx *sc, annot *a, ch_entry *e
                            "translate; add a spec (#pragma harness \"what it computes\") or a "
                            "definition",
                            e->name);
-    return ch_infer_entry(e, err);
+    if (ch_infer_entry(e, err) != 0)
+        return -1;
+    return check_sample(tu, e, err);
 }
 
 /* --- attributes --- */
@@ -686,6 +689,75 @@ static enum CXChildVisitResult visit_fn(CXCursor c, CXCursor parent, CXClientDat
     if (hit)
         f->def = c;
     return hit ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* The scalar behind a parameter type and whether it is behind a pointer or array. */
+static ch_scalar param_scalar(CXType t, int *indirect)
+{
+    t = clang_getCanonicalType(t);
+    *indirect = 0;
+    for (int depth = 0; depth < 8; depth++) {
+        CXType inner;
+        if (t.kind == CXType_Pointer)
+            inner = clang_getPointeeType(t);
+        else if (t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray ||
+                 t.kind == CXType_VariableArray || t.kind == CXType_DependentSizedArray)
+            inner = clang_getArrayElementType(t);
+        else
+            break;
+        t = clang_getCanonicalType(inner);
+        *indirect = 1;
+    }
+    return clx_scalar(t);
+}
+
+/* sample(fn): fn is defined in this file and takes the entry's parameters in order, each of
+ * the same scalar or element type (a pointer may drop const: fn writes the inputs), since the
+ * reference program calls it with the entry's arguments. Keeps its text for the cache key. */
+static int check_sample(CXTranslationUnit tu, ch_entry *e, ch_error *err)
+{
+    const ch_clauses *c = &e->clauses;
+    if (!c->sample)
+        return 0;
+    find_fn f = {c->sample, clang_getNullCursor()};
+    clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_fn, &f);
+    if (strcmp(c->sample, e->name) == 0)
+        return ch_error_at(err, e->file, c->sample_line, c->sample_col,
+                           "sample(%s) names the harness function itself; name a function that "
+                           "fills valid inputs for it",
+                           c->sample);
+    if (clang_Cursor_isNull(f.def))
+        return ch_error_at(err, e->file, c->sample_line, c->sample_col,
+                           "sample(%s): this file defines no function '%s'; define it here with "
+                           "the parameters of '%s' (%s): it gets the buffers allocated and fills "
+                           "valid inputs",
+                           c->sample, c->sample, e->name, e->signature);
+    int np = clang_Cursor_getNumArguments(f.def);
+    if (np != (int)e->n_params)
+        return ch_error_at(err, e->file, c->sample_line, c->sample_col,
+                           "sample(%s): '%s' takes %d parameters, '%s' %zu; a sample function "
+                           "takes the parameters of '%s' in the same order (%s), const dropped "
+                           "where it fills a buffer",
+                           c->sample, c->sample, np, e->name, e->n_params, e->name, e->signature);
+    for (int i = 0; i < np; i++) {
+        const ch_param *p = &e->params[i];
+        CXType t = clang_getCursorType(clang_Cursor_getArgument(f.def, (unsigned)i));
+        int indirect = 0;
+        ch_scalar s = param_scalar(t, &indirect);
+        if (s == p->elem && indirect == (p->role != CH_ROLE_SCALAR))
+            continue;
+        char *spelled = clx_str(clang_getTypeSpelling(t));
+        int rc =
+            ch_error_at(err, e->file, c->sample_line, c->sample_col,
+                        "sample(%s): parameter %d of '%s' is '%s', but '%s' of '%s' is '%s'; "
+                        "a sample function takes the parameters of '%s' in the same order, "
+                        "const dropped where it fills a buffer",
+                        c->sample, i + 1, c->sample, spelled, p->name, e->name, p->type, e->name);
+        free(spelled);
+        return rc;
+    }
+    e->sample_source = clx_pretty(f.def);
+    return 0;
 }
 
 /* Puts the user's line numbers on the nodes (0: a line from elsewhere, kept as it is). */

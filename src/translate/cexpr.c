@@ -342,6 +342,8 @@ static void emit_prec(const ch_cx *em, const ch_ir *e, int min)
         break;
     }
     case CH_IR_INDEX:
+        if (em->access && em->access(em->ctx, e, out))
+            break;
         if (!emit_array_index(em, e)) {
             emit_prec(em, e->kids[0], CH_PREC_POSTFIX);
             ch_strbuf_addc(out, '[');

@@ -32,26 +32,9 @@
 #include "ch/cexpr.h"
 #include "ch/embed.h"
 #include "ch/translate.h"
+#include "printer.h"
 
-typedef struct printer {
-    const ch_tr_plan *p;
-    const ch_tr_model *m;
-    const ch_entry *e;
-    const ch_tr_cuda_opts *o;
-    ch_strbuf kernels;     /* the kernel functions, in the order their launches appear */
-    ch_strbuf *out;        /* where the node printer writes */
-    size_t n_functions;    /* kernel functions emitted */
-    ch_strvec host_iters;  /* the host loops' iterators in scope, outermost first */
-    const ch_tr_kernel *k; /* inside a kernel: its plan entry, else NULL */
-    int covered[2];        /* inside the loop of mapped member q */
-    int any_device;        /* some scalar lives in device memory */
-    int lanes;             /* inside a loop whose iterations are spread over a warp's lanes */
-    const char *priv;      /* inside a kernel whose updates go to a block-private copy: the
-                              array's name (the copy is ch_priv), else NULL */
-    char rename[96];       /* ch_cx rename result */
-} printer;
-
-static void indent_to(ch_strbuf *out, int n)
+void tr_indent_to(ch_strbuf *out, int n)
 {
     for (int i = 0; i < n; i++)
         ch_strbuf_adds(out, "    ");
@@ -61,7 +44,7 @@ static void indent_to(ch_strbuf *out, int n)
 
 /* The C spelling of an isl name: the model appends '_' to parameter names that isl reads as
  * keywords. */
-static const char *c_name(const printer *pr, const char *isl_name)
+const char *tr_c_name(const printer *pr, const char *isl_name)
 {
     size_t n = strlen(isl_name);
     if (n > 1 && isl_name[n - 1] == '_')
@@ -72,7 +55,7 @@ static const char *c_name(const printer *pr, const char *isl_name)
     return isl_name;
 }
 
-static void print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x);
+void tr_print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x);
 
 static void print_args(const printer *pr, ch_strbuf *out, isl_ast_expr *x, int from,
                        const char *sep)
@@ -82,7 +65,7 @@ static void print_args(const printer *pr, ch_strbuf *out, isl_ast_expr *x, int f
         isl_ast_expr *a = isl_ast_expr_op_get_arg(x, i);
         if (i > from)
             ch_strbuf_adds(out, sep);
-        print_expr(pr, out, a);
+        tr_print_expr(pr, out, a);
         isl_ast_expr_free(a);
     }
 }
@@ -97,7 +80,7 @@ static void print_minmax(const printer *pr, ch_strbuf *out, isl_ast_expr *x, con
         isl_ast_expr *a = isl_ast_expr_op_get_arg(x, i);
         if (i)
             ch_strbuf_adds(out, ", ");
-        print_expr(pr, out, a);
+        tr_print_expr(pr, out, a);
         if (i)
             ch_strbuf_addc(out, ')');
         isl_ast_expr_free(a);
@@ -141,12 +124,12 @@ static const char *binary_op(enum isl_ast_expr_op_type t)
 }
 
 /* Fully parenthesised: the expressions are short and read as isl wrote them. */
-static void print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x)
+void tr_print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x)
 {
     switch (isl_ast_expr_get_type(x)) {
     case isl_ast_expr_id: {
         isl_id *id = isl_ast_expr_get_id(x);
-        ch_strbuf_adds(out, c_name(pr, isl_id_get_name(id)));
+        ch_strbuf_adds(out, tr_c_name(pr, isl_id_get_name(id)));
         isl_id_free(id);
         return;
     }
@@ -192,11 +175,11 @@ static void print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x)
         isl_ast_expr *c = isl_ast_expr_op_get_arg(x, 0), *a = isl_ast_expr_op_get_arg(x, 1),
                      *b = isl_ast_expr_op_get_arg(x, 2);
         ch_strbuf_addc(out, '(');
-        print_expr(pr, out, c);
+        tr_print_expr(pr, out, c);
         ch_strbuf_adds(out, " ? ");
-        print_expr(pr, out, a);
+        tr_print_expr(pr, out, a);
         ch_strbuf_adds(out, " : ");
-        print_expr(pr, out, b);
+        tr_print_expr(pr, out, b);
         ch_strbuf_addc(out, ')');
         isl_ast_expr_free(c);
         isl_ast_expr_free(a);
@@ -296,7 +279,7 @@ static void print_partial_extremum(printer *pr, const ch_cx *cx, const ch_ir *x,
     const ch_ir *term = ch_ir_same(call->kids[0], lhs) ? call->kids[1] : call->kids[0];
     const char *t =
         ch_scalar_name(ch_tr_array_elem(pr->m, pr->m->stmts[pr->k->reduction].red_array));
-    indent_to(pr->out, indent);
+    tr_indent_to(pr->out, indent);
     if (pr->k->atomic_each) {
         ch_strbuf_addf(pr->out, "ch_atomic_%s(&", op);
         ch_cx_expr(cx, lhs);
@@ -319,7 +302,7 @@ static void print_partial_extremum(printer *pr, const ch_cx *cx, const ch_ir *x,
     args[term == call->kids[0] ? 1 : 0] = &acc;
     ch_ir step = *call;
     step.kids = args;
-    indent_to(pr->out, indent);
+    tr_indent_to(pr->out, indent);
     ch_strbuf_adds(pr->out, "ch_acc = ");
     ch_cx_expr(cx, &step);
     ch_strbuf_adds(pr->out, ";\n");
@@ -345,7 +328,7 @@ static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int 
             term = ch_ir_same(rhs->kids[0], lhs) ? rhs->kids[1] : rhs->kids[0];
         }
     }
-    indent_to(pr->out, indent);
+    tr_indent_to(pr->out, indent);
     if (pr->k->atomic_each) {
         /* the element itself, or its place in the block's copy */
         ch_strbuf_addf(pr->out, "ch_atomic_%s(&%s", atomic_name(op), pr->priv ? "ch_priv[" : "");
@@ -362,7 +345,7 @@ static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int 
     ch_strbuf_adds(pr->out, "ch_target = &");
     ch_cx_expr(cx, lhs);
     ch_strbuf_adds(pr->out, ";\n");
-    indent_to(pr->out, indent);
+    tr_indent_to(pr->out, indent);
     ch_strbuf_addf(pr->out, "ch_acc %s= ", minus ? "-" : op);
     if (term)
         ch_cx_expr(cx, term);
@@ -372,7 +355,7 @@ static void print_partial_sum(printer *pr, const ch_cx *cx, const ch_ir *x, int 
 }
 
 /* The C type a loop's counter was declared with. */
-static const char *counter_type(const printer *pr, const ch_tr_loop *l)
+const char *tr_counter_type(const printer *pr, const ch_tr_loop *l)
 {
     const ch_ir *init = l->ir->kids[0];
     if (init && init->kind == CH_IR_DECL && init->ctype)
@@ -392,7 +375,7 @@ static int uses_var(const ch_tr_stmt *s, const char *name)
     return 0;
 }
 
-static void comment_text(ch_strbuf *out, const char *text)
+void tr_comment_text(ch_strbuf *out, const char *text)
 {
     for (const char *c = text; *c; c++) {
         if (c[0] == '*' && c[1] == '/')
@@ -406,7 +389,7 @@ static void comment_text(ch_strbuf *out, const char *text)
     }
 }
 
-static void print_user(printer *pr, isl_ast_node *node, int indent)
+void tr_print_user(printer *pr, isl_ast_node *node, int indent)
 {
     ch_strbuf *out = pr->out;
     isl_ast_expr *call = isl_ast_node_user_get_expr(node);
@@ -417,19 +400,19 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
     isl_ast_expr_free(fn);
     assert(si != (size_t)-1);
     const ch_tr_stmt *s = &pr->m->stmts[si];
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_addf(out, "{ /* %s (%s:%u): ", s->name, pr->e->file, s->line);
-    comment_text(out, s->text);
+    tr_comment_text(out, s->text);
     ch_strbuf_adds(out, " */\n");
     for (size_t i = 0; i < s->n_loops; i++) {
         const ch_tr_loop *l = &pr->m->loops[s->loops[i]];
         if (!uses_var(s, l->counter))
             continue; /* bound only where the statement reads it */
         isl_ast_expr *v = isl_ast_expr_op_get_arg(call, (int)i + 1);
-        const char *t = counter_type(pr, l);
-        indent_to(out, indent + 1);
+        const char *t = tr_counter_type(pr, l);
+        tr_indent_to(out, indent + 1);
         ch_strbuf_addf(out, "const %s %s = (%s)", t, l->counter, t);
-        print_expr(pr, out, v);
+        tr_print_expr(pr, out, v);
         ch_strbuf_adds(out, ";\n");
         isl_ast_expr_free(v);
     }
@@ -440,7 +423,7 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
     for (int q = 0; pr->k && q < pr->k->n_mapped; q++)
         if (!pr->covered[q]) {
             if (!guard) {
-                indent_to(out, inner);
+                tr_indent_to(out, inner);
                 ch_strbuf_adds(out, "if (");
             }
             ch_strbuf_addf(out, "%sch_g%d == 0", guard ? " && " : "", q);
@@ -455,13 +438,13 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
     int lane0 = pr->k && pr->k->warp_rows && !pr->lanes && s->ir->kind == CH_IR_EXPR_STMT &&
                 s->ir->kids[0]->kind == CH_IR_ASSIGN && s->ir->kids[0]->kids[0]->kind != CH_IR_VAR;
     if (lane0) {
-        indent_to(out, inner);
+        tr_indent_to(out, inner);
         ch_strbuf_adds(out, "if (ch_lane == 0) {\n");
         inner++;
     }
     ch_cx cx = {.entry = pr->e, .out = out, .rename = rename_var, .ctx = pr, .exact_mul = 1};
     for (size_t g = 0; g < s->n_guards; g++) {
-        indent_to(out, inner);
+        tr_indent_to(out, inner);
         ch_strbuf_adds(out, s->guard_neg[g] ? "if (!(" : "if (");
         ch_cx_expr(&cx, s->guards[g]);
         ch_strbuf_adds(out, s->guard_neg[g] ? ")) {\n" : ") {\n");
@@ -471,7 +454,7 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
         print_partial_sum(pr, &cx, s->ir->kids[0], inner);
     } else if (s->ir->kind == CH_IR_DECL) {
         const char *as = rename_var(pr, s->ir->text);
-        indent_to(out, inner);
+        tr_indent_to(out, inner);
         ch_strbuf_addf(out, "%s = ", as ? as : s->ir->text);
         ch_cx_expr(&cx, s->ir->kids[0]);
         ch_strbuf_adds(out, ";\n");
@@ -479,27 +462,27 @@ static void print_user(printer *pr, isl_ast_node *node, int indent)
         ch_cx_stmt(&cx, s->ir, inner);
     }
     while (inner > indent + 1) {
-        indent_to(out, --inner);
+        tr_indent_to(out, --inner);
         ch_strbuf_adds(out, "}\n");
     }
     if (lane0) {
-        indent_to(out, indent + 1);
+        tr_indent_to(out, indent + 1);
         ch_strbuf_adds(out, "__syncwarp();\n");
     }
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
 }
 
 /* --- loops, conditions, kernels --- */
 
 static void print_node(printer *pr, isl_ast_node *node, int indent);
-static size_t mark_kernel(const printer *pr, isl_ast_node *node);
+size_t tr_mark_kernel(const printer *pr, isl_ast_node *node);
 static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent);
 
 static int one_thread_mark(const printer *pr, isl_ast_node *node)
 {
     return !pr->k && isl_ast_node_get_type(node) == isl_ast_node_mark &&
-           pr->p->kernels[mark_kernel(pr, node)].n_mapped == 0;
+           pr->p->kernels[tr_mark_kernel(pr, node)].n_mapped == 0;
 }
 
 static void print_list(printer *pr, isl_ast_node_list *list, int indent)
@@ -611,7 +594,7 @@ static void lane_reduction(printer *pr, size_t loop, int after, int indent)
     const char *v = pr->m->arrays[a].name;
     ch_scalar t = ch_tr_array_elem(pr->m, a);
     ch_strbuf *out = pr->out;
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     if (!after) {
         if (strcmp(op, "+") == 0)
             ch_strbuf_addf(out,
@@ -623,7 +606,7 @@ static void lane_reduction(printer *pr, size_t loop, int after, int indent)
     }
     ch_strbuf_addf(out, "for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the lanes' %ss of %s */\n",
                    strcmp(op, "+") == 0 ? "sum" : op, v);
-    indent_to(out, indent + 1);
+    tr_indent_to(out, indent + 1);
     if (strcmp(op, "+") == 0)
         ch_strbuf_addf(out, "%s += __shfl_down_sync(0xffffffffu, %s, ch_o);\n", v, v);
     else if (ch_scalar_is_float(t))
@@ -637,7 +620,7 @@ static void lane_reduction(printer *pr, size_t loop, int after, int indent)
                        "%s %s ? ch_u : %s;\n%*s}\n",
                        4 * (indent + 2), "", ch_scalar_name(t), v, 4 * (indent + 2), "", v,
                        strcmp(op, "max") == 0 ? ">" : "<", v, v, 4 * (indent + 1), "");
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_addf(out, "%s = __shfl_sync(0xffffffffu, %s, 0);\n", v, v);
 }
 
@@ -657,15 +640,15 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
                    : 0;
     if (lane == CH_TR_LANES_REDUCTION)
         lane_reduction(pr, lane_l, 0, indent);
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     if (isl_ast_node_for_is_degenerate(node) == isl_bool_true) {
         if (q >= 0)
             ch_strbuf_addf(out, "if (ch_g%d == 0) { /* %s takes one value here */\n", q, name);
         else
             ch_strbuf_adds(out, "{\n");
-        indent_to(out, indent + 1);
+        tr_indent_to(out, indent + 1);
         ch_strbuf_addf(out, "const long long %s = ", name);
-        print_expr(pr, out, init);
+        tr_print_expr(pr, out, init);
         ch_strbuf_adds(out, ";\n");
     } else {
         isl_ast_expr *cond = isl_ast_node_for_get_cond(node);
@@ -673,41 +656,41 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
         int unit = is_int(inc, 1);
         ch_strbuf_addf(out, "for (long long %s = ", name);
         if (q < 0 || !is_int(init, 0))
-            print_expr(pr, out, init);
+            tr_print_expr(pr, out, init);
         if (lane) {
             ch_strbuf_adds(out, " + ch_lane");
             if (!unit) {
                 ch_strbuf_adds(out, " * ");
-                print_expr(pr, out, inc);
+                tr_print_expr(pr, out, inc);
             }
         }
         if (q >= 0) {
             ch_strbuf_addf(out, "%sch_g%d", is_int(init, 0) ? "" : " + ", q);
             if (!unit) {
                 ch_strbuf_adds(out, " * ");
-                print_expr(pr, out, inc);
+                tr_print_expr(pr, out, inc);
             }
         }
         ch_strbuf_adds(out, "; ");
-        print_expr(pr, out, cond);
+        tr_print_expr(pr, out, cond);
         ch_strbuf_addf(out, "; %s", name);
         if (q >= 0) {
             ch_strbuf_addf(out, " += ch_n%d", q);
             if (!unit) {
                 ch_strbuf_adds(out, " * ");
-                print_expr(pr, out, inc);
+                tr_print_expr(pr, out, inc);
             }
         } else if (lane) {
             ch_strbuf_adds(out, " += 32");
             if (!unit) {
                 ch_strbuf_adds(out, " * ");
-                print_expr(pr, out, inc);
+                tr_print_expr(pr, out, inc);
             }
         } else if (unit) {
             ch_strbuf_adds(out, "++");
         } else {
             ch_strbuf_adds(out, " += ");
-            print_expr(pr, out, inc);
+            tr_print_expr(pr, out, inc);
         }
         ch_strbuf_addf(out, ") {%s\n",
                        q >= 0 && pr->k->warp_rows ? " /* a warp per value (grid-stride) */"
@@ -731,13 +714,13 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
         pr->covered[q] = was;
     if (host)
         free(pr->host_iters.items[--pr->host_iters.len]);
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
     if (lane == CH_TR_LANES_REDUCTION)
         lane_reduction(pr, lane_l, 1, indent);
     if (lane) {
         /* what the lanes wrote, every lane sees before the next loop reads it */
-        indent_to(out, indent);
+        tr_indent_to(out, indent);
         ch_strbuf_adds(out, "__syncwarp();\n");
     }
     isl_ast_node_free(body);
@@ -751,18 +734,18 @@ static void print_if(printer *pr, isl_ast_node *node, int indent)
     ch_strbuf *out = pr->out;
     isl_ast_expr *cond = isl_ast_node_if_get_cond(node);
     isl_ast_node *then = isl_ast_node_if_get_then_node(node);
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_adds(out, "if ");
-    print_expr(pr, out, cond);
+    tr_print_expr(pr, out, cond);
     ch_strbuf_adds(out, " {\n");
     print_node(pr, then, indent + 1);
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_adds(out, "}");
     if (isl_ast_node_if_has_else_node(node) == isl_bool_true) {
         isl_ast_node *els = isl_ast_node_if_get_else_node(node);
         ch_strbuf_adds(out, " else {\n");
         print_node(pr, els, indent + 1);
-        indent_to(out, indent);
+        tr_indent_to(out, indent);
         ch_strbuf_adds(out, "}");
         isl_ast_node_free(els);
     }
@@ -779,7 +762,7 @@ static const char *axis_of(const ch_tr_kernel *k, int q)
 /* The kernels' parameter list (decl: "double *A, long long c0") or the launch's arguments
  * ("(double *)ch_d_A, c0"): the entry's parameters, the local arrays, the scalar struct and the
  * host loops' iterators in scope, in that order. */
-static void kernel_params(printer *pr, ch_strbuf *out, int decl)
+void tr_kernel_params(printer *pr, ch_strbuf *out, int decl)
 {
     const ch_entry *e = pr->e;
     const char *sep = "";
@@ -790,10 +773,8 @@ static void kernel_params(printer *pr, ch_strbuf *out, int decl)
             ch_strbuf_addf(out, decl ? "%s%s %s" : "%s%.0s%s", sep, t, p->name);
         else if (decl)
             ch_strbuf_addf(out, "%s%s%s *%s", sep, p->is_const ? "const " : "", t, p->name);
-        else if (e->clauses.device)
+        else /* the device launcher's parameters are device pointers */
             ch_strbuf_addf(out, "%s%s", sep, p->name);
-        else
-            ch_strbuf_addf(out, "%s(%s *)ch_d_%s", sep, t, p->name);
     }
     for (size_t a = 0; a < pr->m->n_arrays; a++)
         if (pr->m->arrays[a].local_elems) {
@@ -821,8 +802,8 @@ static void comment_stmts(const printer *pr, ch_strbuf *out, isl_ast_node **mark
         isl_union_set *one = isl_union_set_from_set(isl_set_copy(m->stmts[s].domain));
         int in = 0;
         for (size_t i = 0; i < n && !in; i++)
-            in = isl_union_set_is_subset(one, pr->p->kernels[mark_kernel(pr, marks[i])].domain) ==
-                 isl_bool_true;
+            in = isl_union_set_is_subset(
+                     one, pr->p->kernels[tr_mark_kernel(pr, marks[i])].domain) == isl_bool_true;
         if (in)
             ch_strbuf_addf(out, " %s (line %u)", m->stmts[s].name, m->stmts[s].line);
         isl_union_set_free(one);
@@ -831,7 +812,7 @@ static void comment_stmts(const printer *pr, ch_strbuf *out, isl_ast_node **mark
 
 static void kernel_comment(printer *pr, ch_strbuf *out, isl_ast_node **marks, size_t n, size_t fn)
 {
-    const ch_tr_kernel *k = &pr->p->kernels[mark_kernel(pr, marks[0])];
+    const ch_tr_kernel *k = &pr->p->kernels[tr_mark_kernel(pr, marks[0])];
     ch_strbuf_addf(out, "/* Kernel %zu runs", fn);
     comment_stmts(pr, out, marks, n);
     ch_strbuf_adds(out, ".\n");
@@ -862,7 +843,7 @@ static void kernel_comment(printer *pr, ch_strbuf *out, isl_ast_node **marks, si
     ch_strbuf_adds(out, " */\n");
 }
 
-static size_t mark_kernel(const printer *pr, isl_ast_node *node)
+size_t tr_mark_kernel(const printer *pr, isl_ast_node *node)
 {
     isl_id *id = isl_ast_node_mark_get_id(node);
     size_t ki = (size_t)(uintptr_t)isl_id_get_user(id) - 1;
@@ -873,15 +854,15 @@ static size_t mark_kernel(const printer *pr, isl_ast_node *node)
 
 /* The end of a launch block opened at `indent` with an `if` inside: a launch error ends the
  * call early. */
-static void close_launch(ch_strbuf *out, int indent)
+void tr_close_launch(ch_strbuf *out, int indent)
 {
-    indent_to(out, indent + 2);
-    ch_strbuf_adds(out, "if (cudaGetLastError() != cudaSuccess)\n");
-    indent_to(out, indent + 3);
-    ch_strbuf_adds(out, "return;\n");
-    indent_to(out, indent + 1);
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_adds(out, "if (cudaPeekAtLastError() != cudaSuccess)\n");
+    tr_indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "return (int)cudaGetLastError();\n");
+    tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "}\n");
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
 }
 
@@ -890,7 +871,7 @@ static void close_launch(ch_strbuf *out, int indent)
 /* Embedded by tools/embed.sh (build/gen/templates.c). */
 extern const struct ch_embedded_file ch_template_files[];
 
-/* The names of the kernel parameters (kernel_params' declarations), for calls inside the
+/* The names of the kernel parameters (tr_kernel_params' declarations), for calls inside the
  * kernels. */
 static void kernel_arg_names(printer *pr, ch_strbuf *out)
 {
@@ -907,13 +888,13 @@ static void kernel_arg_names(printer *pr, ch_strbuf *out)
 }
 
 /* An isl piecewise expression over the parameters as C (consumes pa). */
-static void print_param_expr(printer *pr, ch_strbuf *out, isl_pw_aff *pa)
+void tr_print_param_expr(printer *pr, ch_strbuf *out, isl_pw_aff *pa)
 {
     isl_ast_build *b =
         isl_ast_build_from_context(isl_set_universe(isl_space_params(isl_pw_aff_get_space(pa))));
     isl_ast_expr *x = isl_ast_build_expr_from_pw_aff(b, pa);
     if (x)
-        print_expr(pr, out, x);
+        tr_print_expr(pr, out, x);
     else
         ch_strbuf_adds(out, "0");
     isl_ast_expr_free(x);
@@ -927,42 +908,42 @@ static void print_scan_launch(printer *pr, const ch_tr_kernel *k, size_t fn, con
     const ch_tr_stmt *U = &pr->m->stmts[k->reduction];
     const char *n = pr->e->name;
     ch_strbuf *out = pr->out;
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_addf(out, "{ /* kernel %zu: a prefix sum in three launches */\n", fn);
-    indent_to(out, indent + 1);
+    tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "const long long ch_e0 = ");
-    print_param_expr(pr, out, isl_pw_aff_copy(k->extent[0]));
+    tr_print_param_expr(pr, out, isl_pw_aff_copy(k->extent[0]));
     ch_strbuf_adds(out, ", ch_lo = ");
-    print_param_expr(pr, out, isl_set_dim_min(isl_set_copy(U->domain), 0));
+    tr_print_param_expr(pr, out, isl_set_dim_min(isl_set_copy(U->domain), 0));
     ch_strbuf_adds(out, ";\n");
-    indent_to(out, indent + 1);
+    tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "if (ch_e0 > 0) {\n");
-    indent_to(out, indent + 2);
+    tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out,
                    "const long long ch_tiles = (ch_e0 + 2047) / 2048;\n%*sstatic void "
                    "*ch_d_part%zu = NULL;\n%*sstatic size_t ch_d_part%zu_bytes = 0;\n",
                    4 * (indent + 2), "", fn, 4 * (indent + 2), "", fn);
-    indent_to(out, indent + 2);
+    tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out,
                    "if (%s_reserve(&ch_d_part%zu, &ch_d_part%zu_bytes, (size_t)ch_tiles * "
                    "sizeof(%s)) != 0)\n",
                    n, fn, fn, t);
-    indent_to(out, indent + 3);
-    ch_strbuf_adds(out, "return;\n");
-    indent_to(out, indent + 2);
+    tr_indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "return (int)cudaErrorMemoryAllocation;\n");
+    tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out, "%s_k%zu_tiles<<<(unsigned)ch_tiles, 256>>>(", n, fn);
-    kernel_params(pr, out, 0);
+    tr_kernel_params(pr, out, 0);
     ch_strbuf_addf(out, ", ch_lo, ch_e0, (%s *)ch_d_part%zu);\n", t, fn);
-    indent_to(out, indent + 2);
+    tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out, "%s_k%zu_spine<<<1, 1024>>>((%s *)ch_d_part%zu, ch_tiles", n, fn, t, fn);
     if (pr->any_device)
         ch_strbuf_addf(out, ", (%s_scalars *)ch_d_ch_s", n);
     ch_strbuf_adds(out, ");\n");
-    indent_to(out, indent + 2);
+    tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out, "%s_k%zu<<<(unsigned)ch_tiles, 256>>>(", n, fn);
-    kernel_params(pr, out, 0);
+    tr_kernel_params(pr, out, 0);
     ch_strbuf_addf(out, ", ch_lo, ch_e0, (const %s *)ch_d_part%zu);\n", t, fn);
-    close_launch(out, indent);
+    tr_close_launch(out, indent);
 }
 
 /* A prefix-sum kernel (schedule.c's scan_of): its three functions from the template, and their
@@ -977,7 +958,7 @@ static void print_scan(printer *pr, const ch_tr_kernel *k, size_t fn, int indent
     ch_strbuf *all[] = {&params, &args, &term, &spine, &k_s, &upd, &store};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ch_strbuf_init(all[i]);
-    kernel_params(pr, &params, 1);
+    tr_kernel_params(pr, &params, 1);
     kernel_arg_names(pr, &args);
     ch_cx cx = {.entry = pr->e, .out = &term, .rename = rename_var, .ctx = pr, .exact_mul = 1};
     ch_cx_expr(&cx, U->ir->kids[0]->kids[1]);
@@ -1013,7 +994,7 @@ static void print_scan(printer *pr, const ch_tr_kernel *k, size_t fn, int indent
                           "T",
                           t,
                           "CT",
-                          counter_type(pr, L),
+                          tr_counter_type(pr, L),
                           "TERM",
                           term.data,
                           "PARAMS",
@@ -1063,12 +1044,17 @@ static long long private_elems(const printer *pr, const ch_tr_kernel *k)
  * of one thread: one launch instead of many) into pr->kernels, and its launch at `indent`. */
 static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
 {
-    size_t ki = mark_kernel(pr, marks[0]);
+    size_t ki = tr_mark_kernel(pr, marks[0]);
     const ch_tr_kernel *k = &pr->p->kernels[ki];
     assert(n == 1 || k->n_mapped == 0);
     size_t fn = pr->n_functions++;
     if (k->scan_store != (size_t)-1) {
         print_scan(pr, k, fn, indent);
+        return;
+    }
+    if (n == 1 && pr->o->tile_m > 0 && tr_print_tiled(pr, marks[0], fn, indent)) {
+        if (pr->o->n_tiled)
+            (*pr->o->n_tiled)++;
         return;
     }
     const ch_entry *e = pr->e;
@@ -1080,7 +1066,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     ch_strbuf *out = &pr->kernels;
     kernel_comment(pr, out, marks, n, fn);
     ch_strbuf_addf(out, "__global__ void __launch_bounds__(%d) %s_k%zu(", threads, e->name, fn);
-    kernel_params(pr, out, 1);
+    tr_kernel_params(pr, out, 1);
     ch_strbuf_adds(out, ")\n{\n");
     if (k->warp_rows)
         ch_strbuf_adds(out,
@@ -1101,7 +1087,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     for (size_t a = 0; a < pr->m->n_arrays; a++) {
         int used = 0;
         for (size_t i = 0; i < n; i++)
-            used |= pr->p->uses[mark_kernel(pr, marks[i]) * pr->m->n_arrays + a];
+            used |= pr->p->uses[tr_mark_kernel(pr, marks[i]) * pr->m->n_arrays + a];
         if (pr->p->storage[a] == CH_TR_THREAD_LOCAL && used) {
             ch_scalar t = ch_cx_local_type(e, pr->m->arrays[a].name);
             ch_strbuf_addf(out, "    %s %s; /* private to each iteration that uses it */\n",
@@ -1185,7 +1171,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
 
     /* its launch */
     out = pr->out;
-    indent_to(out, indent);
+    tr_indent_to(out, indent);
     ch_strbuf_addf(out, "{ /* kernel %zu */\n", fn);
     isl_ctx *ctx = pr->m->ctx;
     const char *cond = "1";
@@ -1194,10 +1180,10 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
         isl_ast_build *b = isl_ast_build_from_context(
             isl_set_universe(isl_space_params(isl_pw_aff_get_space(ext))));
         isl_ast_expr *x = isl_ast_build_expr_from_pw_aff(b, ext);
-        indent_to(out, indent + 1);
+        tr_indent_to(out, indent + 1);
         ch_strbuf_addf(out, "const long long ch_e%d = ", q);
         if (x)
-            print_expr(pr, out, x);
+            tr_print_expr(pr, out, x);
         else
             ch_strbuf_adds(out, "1");
         ch_strbuf_adds(out, "; /* values of c");
@@ -1207,9 +1193,9 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
         cond = k->n_mapped == 2 ? "ch_e0 > 0 && ch_e1 > 0" : "ch_e0 > 0";
     }
     (void)ctx;
-    indent_to(out, indent + 1);
+    tr_indent_to(out, indent + 1);
     ch_strbuf_addf(out, "if (%s) {\n", cond);
-    indent_to(out, indent + 2);
+    tr_indent_to(out, indent + 2);
     if (k->n_mapped == 2)
         ch_strbuf_addf(out,
                        "const dim3 ch_block(%d, %d), ch_grid(%s_blocks(ch_e1, %d, %lldLL), "
@@ -1222,11 +1208,11 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        pr->o->grid_cap);
     else
         ch_strbuf_adds(out, "const dim3 ch_block(1), ch_grid(1);\n");
-    indent_to(out, indent + 2);
+    tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out, "%s_k%zu<<<ch_grid, ch_block>>>(", e->name, fn);
-    kernel_params(pr, out, 0);
+    tr_kernel_params(pr, out, 0);
     ch_strbuf_adds(out, ");\n");
-    close_launch(out, indent);
+    tr_close_launch(out, indent);
 }
 
 static void print_node(printer *pr, isl_ast_node *node, int indent)
@@ -1250,10 +1236,10 @@ static void print_node(printer *pr, isl_ast_node *node, int indent)
         return;
     case isl_ast_node_user:
         assert(pr->k); /* every statement is inside a kernel */
-        print_user(pr, node, indent);
+        tr_print_user(pr, node, indent);
         return;
     default:
-        indent_to(pr->out, indent);
+        tr_indent_to(pr->out, indent);
         ch_strbuf_adds(pr->out, "/* unsupported isl AST node */\n");
         return;
     }
@@ -1261,7 +1247,7 @@ static void print_node(printer *pr, isl_ast_node *node, int indent)
 
 /* --- the file --- */
 
-static char *extent_text(const ch_param *p)
+char *tr_extent_text(const ch_param *p)
 {
     if (p->extent)
         return ch_xasprintf("%s", p->extent);
@@ -1410,10 +1396,11 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
                                pr->m->arrays[a].name);
         ch_strbuf_addf(out, "} %s_scalars;\n\n", n);
     }
-    int scratch = pr->any_device;
-    for (size_t a = 0; a < pr->m->n_arrays; a++)
-        scratch |= pr->m->arrays[a].local_elems > 0;
-    if (pr->e->clauses.device && !scratch)
+    /* the launchers' device buffers and the device launcher's scratch (a scan's tile sums) */
+    char *reserve = ch_xasprintf("%s_reserve(", n);
+    int reserves = strstr(code, reserve) != NULL;
+    free(reserve);
+    if (!reserves)
         return;
     ch_strbuf_addf(out,
                    "/* Grows a device buffer kept across calls to at least `bytes`; 0 on "
@@ -1432,46 +1419,114 @@ static int copied_back(const ch_param *p)
     return !p->is_const && (p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT);
 }
 
-/* A device buffer the launcher keeps across calls: `ch_d_NAME` of `bytes` (a C expression). */
-static void emit_buffer(ch_strbuf *out, const char *entry, const char *name, const char *bytes)
+/* A device buffer kept across calls: `ch_d_NAME` of `bytes` (a C expression); `fail` is the
+ * statement that ends the call when it cannot be allocated. */
+static void emit_buffer(ch_strbuf *out, const char *entry, const char *name, const char *bytes,
+                        const char *fail)
 {
     ch_strbuf_addf(out,
                    "    static void *ch_d_%s = NULL;\n    static size_t ch_d_%s_bytes = 0;\n"
                    "    const size_t ch_n_%s = %s;\n"
                    "    if (%s_reserve(&ch_d_%s, &ch_d_%s_bytes, ch_n_%s) != 0)\n"
-                   "        return;\n",
-                   name, name, name, bytes, entry, name, name, name);
+                   "        %s\n",
+                   name, name, name, bytes, entry, name, name, name, fail);
 }
 
-static void emit_launcher(printer *pr, ch_strbuf *out, isl_ast_node *tree)
+/* The C function's parameters as the launchers declare them. */
+static void launcher_params(const ch_entry *e, ch_strbuf *out)
+{
+    if (e->n_params)
+        ch_entry_cxx_params(e, out);
+    else
+        ch_strbuf_adds(out, "void");
+}
+
+/* NAME_device_launcher: the kernels alone, on buffers already on the device (the contract every
+ * caller relies on: the host launcher below, the verifier's kernel timing and the runtime that
+ * moves the data). Scratch it owns (the C function's local arrays, the scalars kept on the
+ * device) lives across calls under its own mutex. */
+static void emit_device_launcher(printer *pr, ch_strbuf *out, isl_ast_node *tree)
+{
+    const ch_entry *e = pr->e;
+    ch_strbuf_adds(out,
+                   "/* The device launcher: the pointers are device pointers holding the "
+                   "inputs. The kernels run in\n * the new order; loops that carry a "
+                   "dependence run here and launch the kernels inside\n * them. Returns 0, "
+                   "or the CUDA error that ended the call early; the caller synchronizes. */\n");
+    ch_strbuf_addf(out, "extern \"C\" int %s_device_launcher(", e->name);
+    launcher_params(e, out);
+    ch_strbuf_adds(out, ")\n{\n");
+    ch_strbuf body;
+    ch_strbuf_init(&body);
+    const char *fail = "return (int)cudaErrorMemoryAllocation;";
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        if (pr->m->arrays[a].local_elems) {
+            const char *name = pr->m->arrays[a].name;
+            char *bytes = ch_xasprintf("(size_t)%lld * sizeof(%s)", pr->m->arrays[a].local_elems,
+                                       ch_scalar_name(ch_cx_local_type(e, name)));
+            ch_strbuf_addf(&body, "    /* the C function's local array %s */\n", name);
+            emit_buffer(&body, e->name, name, bytes, fail);
+            free(bytes);
+        }
+    if (pr->any_device) {
+        char *bytes = ch_xasprintf("sizeof(%s_scalars)", e->name);
+        emit_buffer(&body, e->name, "ch_s", bytes, fail);
+        free(bytes);
+    }
+    ch_strbuf_addc(&body, '\n');
+    pr->out = &body;
+    print_node(pr, tree, 1);
+    /* static scratch is shared by the host threads that call at once */
+    if (strstr(body.data, "static "))
+        ch_strbuf_adds(out, "    static std::mutex ch_lock;\n"
+                            "    std::lock_guard<std::mutex> ch_guard(ch_lock);\n");
+    ch_strbuf_add(out, body.data, body.len);
+    ch_strbuf_free(&body);
+    pr->out = NULL;
+    ch_strbuf_adds(out, "    return (int)cudaGetLastError();\n}\n\n");
+}
+
+/* The arguments of a call to the device launcher from the host launcher. */
+static void device_args(const ch_entry *e, ch_strbuf *out)
+{
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *q = &e->params[i];
+        if (i)
+            ch_strbuf_adds(out, ", ");
+        if (q->role == CH_ROLE_SCALAR || e->clauses.device)
+            ch_strbuf_adds(out, q->name);
+        else
+            ch_strbuf_addf(out, "(%s *)ch_d_%s", ch_scalar_name(q->elem), q->name);
+    }
+}
+
+static void emit_launcher(printer *pr, ch_strbuf *out)
 {
     const ch_entry *e = pr->e;
     int device = e->clauses.device;
     ch_strbuf_adds(out, "/* The launcher: ");
     if (device)
-        ch_strbuf_adds(out, "the pointers are device pointers (`device` clause).");
+        ch_strbuf_adds(out, "the pointers are device pointers (`device` clause): the device "
+                            "launcher, then a\n * synchronization. */\n");
     else
         ch_strbuf_adds(out, "host-pointer convention. Device buffers are kept across calls "
                             "(grown when a call\n * needs more) under a mutex. Every buffer is "
                             "copied in, out buffers too: the C body may\n * leave elements "
-                            "untouched, and those must come back unchanged.");
-    ch_strbuf_adds(out, " The kernels run in the new order;\n * loops that carry a dependence "
-                        "run here and launch the kernels inside them. A CUDA\n * error ends "
-                        "the call early without output. */\n");
+                            "untouched, and those must come back unchanged. A CUDA error ends "
+                            "the call\n * early without output. */\n");
     ch_strbuf_addf(out, "extern \"C\" void %s_launcher(", e->name);
-    if (e->n_params)
-        ch_entry_cxx_params(e, out);
-    else
-        ch_strbuf_adds(out, "void");
-    ch_strbuf_adds(out, ")\n{\n    static std::mutex ch_lock;\n"
-                        "    std::lock_guard<std::mutex> ch_guard(ch_lock);\n");
+    launcher_params(e, out);
+    ch_strbuf_adds(out, ")\n{\n");
+    if (!device)
+        ch_strbuf_adds(out, "    static std::mutex ch_lock;\n"
+                            "    std::lock_guard<std::mutex> ch_guard(ch_lock);\n");
     for (size_t i = 0; !device && i < e->n_params; i++) {
         const ch_param *q = &e->params[i];
         if (q->role == CH_ROLE_SCALAR)
             continue;
-        char *ext = extent_text(q);
+        char *ext = tr_extent_text(q);
         char *bytes = ch_xasprintf("(size_t)(%s) * sizeof(%s)", ext, ch_scalar_name(q->elem));
-        emit_buffer(out, e->name, q->name, bytes);
+        emit_buffer(out, e->name, q->name, bytes, "return;");
         ch_strbuf_addf(out,
                        "    if (ch_n_%s && cudaMemcpy(ch_d_%s, %s, ch_n_%s, "
                        "cudaMemcpyHostToDevice) != cudaSuccess)\n        return;\n",
@@ -1479,24 +1534,9 @@ static void emit_launcher(printer *pr, ch_strbuf *out, isl_ast_node *tree)
         free(bytes);
         free(ext);
     }
-    for (size_t a = 0; a < pr->m->n_arrays; a++)
-        if (pr->m->arrays[a].local_elems) {
-            const char *name = pr->m->arrays[a].name;
-            char *bytes = ch_xasprintf("(size_t)%lld * sizeof(%s)", pr->m->arrays[a].local_elems,
-                                       ch_scalar_name(ch_cx_local_type(e, name)));
-            ch_strbuf_addf(out, "    /* the C function's local array %s */\n", name);
-            emit_buffer(out, e->name, name, bytes);
-            free(bytes);
-        }
-    if (pr->any_device) {
-        char *bytes = ch_xasprintf("sizeof(%s_scalars)", e->name);
-        emit_buffer(out, e->name, "ch_s", bytes);
-        free(bytes);
-    }
-    ch_strbuf_addc(out, '\n');
-    pr->out = out;
-    print_node(pr, tree, 1);
-    ch_strbuf_adds(out, "    if (cudaDeviceSynchronize() != cudaSuccess)\n        return;\n");
+    ch_strbuf_addf(out, "    if (%s_device_launcher(", e->name);
+    device_args(e, out);
+    ch_strbuf_adds(out, ") != 0 || cudaDeviceSynchronize() != cudaSuccess)\n        return;\n");
     for (size_t i = 0; !device && i < e->n_params; i++) {
         const ch_param *q = &e->params[i];
         if (q->role == CH_ROLE_SCALAR || !copied_back(q))
@@ -1523,7 +1563,8 @@ char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
     isl_ast_build_free(build);
     ch_strbuf launcher;
     ch_strbuf_init(&launcher);
-    emit_launcher(&pr, &launcher, tree);
+    emit_device_launcher(&pr, &launcher, tree);
+    emit_launcher(&pr, &launcher);
     isl_ast_node_free(tree);
 
     ch_strbuf out;

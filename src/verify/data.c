@@ -1,6 +1,7 @@
 /* Test-data synthesis: seeded, deterministic inputs for one checklist size (types, value ranges,
- * index arrays, edge values). The generator is splitmix64; the same (checklist, size, seed)
- * always gives the same bytes, and a new seed per verification run keeps candidates honest. */
+ * index arrays in [index_lo, index_hi), offsets arrays, edge values). The generator is splitmix64;
+ * the same (checklist, size, seed) always gives the same bytes, and a new seed per verification run
+ * keeps candidates honest. */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -285,17 +286,19 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
         out->data[i] = buf;
         double lo, hi;
         if (p->index_hi && *p->index_hi) {
-            long long ihi;
-            if (ch_checklist_eval(p->index_hi, &all, &ihi, err) != 0) {
+            long long ilo = 0, ihi;
+            if (ch_checklist_eval(p->index_hi, &all, &ihi, err) != 0 ||
+                (p->index_lo && ch_checklist_eval(p->index_lo, &all, &ilo, err) != 0)) {
                 rc = ch_error_prefix(err, "index bound of %s", p->name);
                 goto done;
             }
-            if (ihi <= 0 && cnt > 0) {
-                rc = ch_error_set(err, "index bound of %s is %lld: no valid index", p->name, ihi);
+            if (ihi <= ilo && cnt > 0) {
+                rc = ch_error_set(err, "index range of %s is [%lld, %lld): no valid index", p->name,
+                                  ilo, ihi);
                 goto done;
             }
             for (long long k = 0; k < cnt; k++)
-                store(p->elem, buf, (size_t)k, draw(&s, p->elem, 0, (double)(ihi - 1)));
+                store(p->elem, buf, (size_t)k, draw(&s, p->elem, (double)ilo, (double)(ihi - 1)));
             continue;
         }
         if (p->offsets_hi && *p->offsets_hi) {

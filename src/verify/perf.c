@@ -50,14 +50,27 @@ static const char calib_src[] =
     "        CK(cudaEventElapsedTime(&ms, t0, t1));\n"
     "        if (r) d2h.push_back(bytes / (ms * 1e6));\n"
     "    }\n"
-    "    int dev = 0, l2 = 0;\n    cudaDeviceProp p;\n"
+    "    int dev = 0, l2 = 0, sms = 0, khz = 0, major = 0, minor = 0;\n    cudaDeviceProp p;\n"
     "    CK(cudaGetDevice(&dev));\n    CK(cudaGetDeviceProperties(&p, dev));\n"
     "    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));\n"
+    "    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));\n"
+    "    CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));\n"
+    "    CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));\n"
+    "    CK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));\n"
     "    for (char *c = p.name; *c; c++)\n        if (*c == ' ') *c = '_';\n"
-    "    printf(\"ch-calib: name=%s l2=%d d2d_gbs=%.3f h2d_gbs=%.3f d2h_gbs=%.3f\\n\", p.name, "
-    "l2,\n"
-    "           median(d2d), median(h2d), median(d2h));\n"
+    "    printf(\"ch-calib: name=%s l2=%d d2d_gbs=%.3f h2d_gbs=%.3f d2h_gbs=%.3f sms=%d \"\n"
+    "           \"clock_khz=%d cc=%d\\n\", p.name, l2, median(d2d), median(h2d), median(d2h), "
+    "sms,\n"
+    "           khz, major * 10 + minor);\n"
     "    return 0;\n}\n";
+
+/* FP32 lanes per SM by compute capability (CUDA programming guide, arithmetic instructions). */
+static int fp32_lanes(int cc)
+{
+    if (cc >= 86 || (cc >= 50 && cc < 60) || cc == 61 || cc == 62)
+        return 128;
+    return cc >= 60 ? 64 : 0;
+}
 
 static int parse_calib(const char *text, ch_calib *c)
 {
@@ -69,6 +82,12 @@ static int parse_calib(const char *text, ch_calib *c)
                &c->l2_bytes, &c->d2d_gbs, &c->h2d_gbs, &c->d2h_gbs) != 5 ||
         c->d2d_gbs <= 0)
         return -1;
+    /* the compute peak came later: older cached lines lack it */
+    int sms = 0, khz = 0, cc = 0;
+    const char *x = strstr(p, " sms=");
+    c->fp32_gflops = -1;
+    if (x && sscanf(x, " sms=%d clock_khz=%d cc=%d", &sms, &khz, &cc) == 3 && fp32_lanes(cc) > 0)
+        c->fp32_gflops = (double)sms * fp32_lanes(cc) * 2.0 * khz / 1e6;
     return 0;
 }
 
@@ -82,7 +101,7 @@ int ch_calibrate(const char *nvcc, const char *arch, const char *runner, const c
         for (const char *p = runner ? runner : ""; *p; p++)
             h = (h ^ (unsigned char)*p) * 1099511628211ULL;
         char *dir = ch_path_join(cache_dir, "verify");
-        cache_file = ch_xasprintf("%s/calib-%s-%08llx.txt", dir, arch, h & 0xffffffffULL);
+        cache_file = ch_xasprintf("%s/calib-v2-%s-%08llx.txt", dir, arch, h & 0xffffffffULL);
         char *text = NULL;
         if (ch_read_file(cache_file, &text, NULL, err) == 0 && parse_calib(text, out) == 0) {
             *cache_line = text;

@@ -2,20 +2,54 @@
  * user's flags (static helpers and macros work because the whole TU is compiled), its `main`
  * renamed with objcopy, linked with a generated main that reads a set directory, calls the
  * function (through a bridge, so static functions work) and writes every buffer back; sections
- * that only the user's main reaches are dropped at the link. Spec-decl entries link a test author's
- * C source. */
+ * that only the user's main reaches are dropped at the link. Spec-decl entries link a test
+ * author's C source. A sample(fn) clause adds a mode that runs the user's fn over synthesized
+ * inputs (ch_reference_inputs).
+ *
+ * Invalid inputs are caught, not absorbed: every buffer borders a guard page, the program
+ * reports a fault's call stack, and the build runs it once on the smoke sizes (probe), so a
+ * body that reads outside its buffers on random data is reported with its line as "the inputs
+ * need a clause" (ch_reference_failure) instead of crashing verification later or giving a
+ * silently wrong oracle. */
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "ch/sandbox.h"
 #include "ch/scaffold.h"
 #include "ch/verify.h"
 
-/* "T name" for a parameter in C: arrays keep their dimensions ("double A[n][m]"). */
-static void add_c_param(ch_strbuf *o, const ch_ck_param *p)
+/* `type` without its const qualifiers ("const double *restrict" -> "double *restrict"): how
+ * the sample bridge takes a buffer the sample function fills. Caller frees. */
+static char *without_const(const char *type)
 {
-    const char *t = p->type && *p->type ? p->type : ch_scalar_name(p->elem);
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    for (const char *t = type; *t;) {
+        int word_start = t == type || !(isalnum((unsigned char)t[-1]) || t[-1] == '_');
+        if (word_start && strncmp(t, "const", 5) == 0 &&
+            !(isalnum((unsigned char)t[5]) || t[5] == '_')) {
+            t += 5;
+            while (*t == ' ')
+                t++;
+            continue;
+        }
+        ch_strbuf_addc(&sb, *t++);
+    }
+    char *out = ch_strbuf_detach(&sb);
+    ch_strbuf_free(&sb);
+    return out;
+}
+
+/* "T name" for a parameter in C: arrays keep their dimensions ("double A[n][m]"). mutable_:
+ * without const (the sample bridge). */
+static void add_c_param(ch_strbuf *o, const ch_ck_param *p, int mutable_)
+{
+    const char *spelled = p->type && *p->type ? p->type : ch_scalar_name(p->elem);
+    char *t = mutable_ ? without_const(spelled) : ch_xstrdup(spelled);
     const char *br = p->role == CH_ROLE_ARRAY ? strchr(t, '[') : NULL;
     if (br) {
         size_t n = (size_t)(br - t);
@@ -27,18 +61,25 @@ static void add_c_param(ch_strbuf *o, const ch_ck_param *p)
         size_t tl = strlen(t);
         ch_strbuf_addf(o, "%s%s%s", t, tl && t[tl - 1] == '*' ? "" : " ", p->name);
     }
+    free(t);
 }
 
 /* "T a, U b" in C for the checklist's parameters ("void" when none). */
-static void add_c_params(ch_strbuf *o, const ch_checklist *c)
+static void add_c_params(ch_strbuf *o, const ch_checklist *c, int mutable_)
 {
     for (size_t i = 0; i < c->n_params; i++) {
         if (i)
             ch_strbuf_adds(o, ", ");
-        add_c_param(o, &c->params[i]);
+        add_c_param(o, &c->params[i], mutable_);
     }
     if (!c->n_params)
         ch_strbuf_adds(o, "void");
+}
+
+static void add_call_args(ch_strbuf *o, const ch_checklist *c)
+{
+    for (size_t i = 0; i < c->n_params; i++)
+        ch_strbuf_addf(o, "%s%s", i ? ", " : "", c->params[i].name);
 }
 
 /* The header force-included (-include) before the user's file: a static declaration of the
@@ -53,61 +94,129 @@ static void gen_bridge(const ch_checklist *c, const char *bridge, int cxx, ch_st
     const char *linkage = cxx ? "extern \"C\" " : "";
     ch_strbuf_addf(o, "/* ch-cc: the oracle's entry point for `%s` */\nstatic void %s(", c->name,
                    c->name);
-    add_c_params(o, c);
+    add_c_params(o, c, 0);
     ch_strbuf_addf(o, ");\n%svoid %s(", linkage, bridge);
-    add_c_params(o, c);
+    add_c_params(o, c, 0);
     ch_strbuf_addf(o, ");\n%svoid %s(", linkage, bridge);
-    add_c_params(o, c);
+    add_c_params(o, c, 0);
     ch_strbuf_addf(o, ")\n{\n    %s(", c->name);
-    for (size_t i = 0; i < c->n_params; i++)
-        ch_strbuf_addf(o, "%s%s", i ? ", " : "", c->params[i].name);
+    add_call_args(o, c);
     ch_strbuf_adds(o, ");\n}\n");
 }
 
-static void gen_main(const ch_checklist *c, const char *fn, ch_strbuf *o)
+/* The file compiled instead of the user's when the checklist names a sample function: the
+ * user's file included whole, then an external bridge to the sample function. The bridge comes
+ * after the user's definition, so the function may be static and its buffers const or not;
+ * it is declared before it is defined for -Wmissing-prototypes builds. */
+static void gen_sample_unit(const ch_checklist *c, const char *user_tu, const char *bridge, int cxx,
+                            ch_strbuf *o)
 {
+    const char *linkage = cxx ? "extern \"C\" " : "";
     ch_strbuf_addf(o,
-                   "/* Reference program for `%s`, generated by ch-cc: reads SETDIR/P.bin, calls "
-                   "the\n * oracle, writes SETDIR/P.out.bin for every buffer. `ref SETDIR time` "
-                   "instead times the\n * call (the host path's cost, for the launcher's "
-                   "dispatch by size) and writes nothing. */\n"
-                   "#define _POSIX_C_SOURCE 200809L\n"
-                   "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
-                   "#include <string.h>\n#include <time.h>\n\n",
-                   c->name);
-    ch_scaffold_bufio_code(o);
-    ch_strbuf_addf(o, "\nvoid %s(", fn);
-    add_c_params(o, c);
-    ch_strbuf_adds(o, ");\n\nint main(int argc, char **argv)\n{\n"
-                      "    char ch_pb[4096];\n"
-                      "    if (argc != 2 && !(argc == 3 && strcmp(argv[2], \"time\") == 0)) {\n"
-                      "        fprintf(stderr, \"usage: %s SETDIR [time]\\n\", argv[0]);\n"
-                      "        return 2;\n"
-                      "    }\n"
-                      "    const char *ch_sd = argv[1];\n"
-                      "    const int ch_timing = argc == 3;\n");
-    ch_scaffold_emit_inputs(o, c, "ch_sd", "    ", 0);
-    for (size_t i = 0; i < c->n_params; i++) {
-        const ch_ck_param *p = &c->params[i];
-        if (p->role == CH_ROLE_SCALAR)
-            continue;
-        const char *t = p->elem == CH_T_BOOL ? "_Bool" : ch_scalar_name(p->elem);
-        ch_strbuf_addf(o,
-                       "    %s *%s_h = (%s *)calloc(ch_count_%s ? ch_count_%s : 1, sizeof(%s));\n"
-                       "    if (!%s_h)\n        return 2;\n",
-                       t, p->name, t, p->name, p->name, t, p->name);
-        if (p->dir != CH_DIR_OUT)
-            ch_strbuf_addf(o,
-                           "    ch_buf_read_into(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", "
-                           "\".bin\"), \"%s\", sizeof(%s), %s_h, ch_count_%s);\n",
-                           p->name, ch_scalar_tag(p->elem), t, p->name, p->name);
-    }
-    /* time mode: the best of a few calls (one when a call takes over 100 ms) */
-    ch_strbuf_adds(o, "    double ch_best = -1;\n"
-                      "    for (int ch_k = 0; ch_k < (ch_timing ? 5 : 1); ch_k++) {\n"
-                      "        struct timespec ch_t0, ch_t1;\n"
-                      "        clock_gettime(CLOCK_MONOTONIC, &ch_t0);\n");
-    ch_strbuf_addf(o, "        %s(", fn);
+                   "/* ch-cc: the user's file, then the entry point of its sample function "
+                   "`%s` */\n#include \"%s\"\n\n%svoid %s(",
+                   c->sample, user_tu, linkage, bridge);
+    add_c_params(o, c, 1);
+    ch_strbuf_addf(o, ");\n%svoid %s(", linkage, bridge);
+    add_c_params(o, c, 1);
+    ch_strbuf_addf(o, ")\n{\n    %s(", c->sample);
+    add_call_args(o, c);
+    ch_strbuf_adds(o, ");\n}\n");
+}
+
+/* The generated main's guard pages and fault report (see gen_main). */
+static const char guard_code[] =
+    "/* count elements of size bytes against a page the program may not touch: right after\n"
+    " * the last element, or (low) right before the first, so that a subscript outside the\n"
+    " * extent faults at once instead of reading a neighbour's memory. Never unmapped: the\n"
+    " * program ends soon. */\n"
+    "static void *ch_guarded(size_t count, size_t size, int low)\n"
+    "{\n"
+    "    size_t pg = (size_t)sysconf(_SC_PAGESIZE);\n"
+    "    size_t bytes = (count ? count : 1) * size;\n"
+    "    size_t span = (bytes + pg - 1) / pg * pg;\n"
+    "    unsigned char *m = (unsigned char *)mmap(NULL, span + 2 * pg, PROT_READ | PROT_WRITE,\n"
+    "                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+    "    if (m == MAP_FAILED)\n"
+    "        return NULL;\n"
+    "    if (mprotect(m, pg, PROT_NONE) != 0 || mprotect(m + pg + span, pg, PROT_NONE) != 0)\n"
+    "        return NULL;\n"
+    "    return low ? m + pg : m + pg + span - bytes;\n"
+    "}\n\n"
+    "extern char __executable_start;\n\n"
+    "static size_t ch_hex(char *o, uintptr_t v)\n"
+    "{\n"
+    "    char t[2 * sizeof v];\n"
+    "    size_t n = 0, k = 0;\n"
+    "    do {\n"
+    "        t[n++] = \"0123456789abcdef\"[v & 15];\n"
+    "        v >>= 4;\n"
+    "    } while (v);\n"
+    "    o[k++] = '0';\n"
+    "    o[k++] = 'x';\n"
+    "    while (n)\n"
+    "        o[k++] = t[--n];\n"
+    "    return k;\n"
+    "}\n\n"
+    "/* One line on stderr for ch-cc, which turns the addresses into the function and line:\n"
+    " * `ch-ref-fault: signal S base B frames F...` (the load address of this program and the\n"
+    " * call stack from the handler). Async-signal-safe but for backtrace, whose unwinder is\n"
+    " * loaded at start. The handler resets itself, so the fault repeats and kills. */\n"
+    "static void ch_on_fault(int sig, siginfo_t *si, void *uc)\n"
+    "{\n"
+    "    char line[64 + 24 * 20];\n"
+    "    size_t n = 0;\n"
+    "    const char *head = \"ch-ref-fault: signal \";\n"
+    "    memcpy(line, head, strlen(head));\n"
+    "    n += strlen(head);\n"
+    "    if (sig >= 10)\n"
+    "        line[n++] = (char)('0' + sig / 10);\n"
+    "    line[n++] = (char)('0' + sig % 10);\n"
+    "    memcpy(line + n, \" base \", 6);\n"
+    "    n += 6;\n"
+    "    n += ch_hex(line + n, (uintptr_t)&__executable_start);\n"
+    "    memcpy(line + n, \" frames\", 7);\n"
+    "    n += 7;\n"
+    "#if defined(__GLIBC__)\n"
+    "    void *frames[20];\n"
+    "    int k = backtrace(frames, 20);\n"
+    "    for (int i = 0; i < k; i++) {\n"
+    "        line[n++] = ' ';\n"
+    "        n += ch_hex(line + n, (uintptr_t)frames[i]);\n"
+    "    }\n"
+    "#endif\n"
+    "    line[n++] = '\\n';\n"
+    "    if (write(2, line, n) < 0)\n"
+    "        return;\n"
+    "    (void)si;\n"
+    "    (void)uc;\n"
+    "}\n\n"
+    "static void ch_catch_faults(void)\n"
+    "{\n"
+    "    static char alt[1 << 16];\n"
+    "    stack_t ss;\n"
+    "    memset(&ss, 0, sizeof ss);\n"
+    "    ss.ss_sp = alt;\n"
+    "    ss.ss_size = sizeof alt;\n"
+    "    sigaltstack(&ss, NULL); /* a stack overflow is reported too */\n"
+    "#if defined(__GLIBC__)\n"
+    "    void *warm[1];\n"
+    "    backtrace(warm, 1);\n"
+    "#endif\n"
+    "    struct sigaction sa;\n"
+    "    memset(&sa, 0, sizeof sa);\n"
+    "    sa.sa_sigaction = ch_on_fault;\n"
+    "    sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;\n"
+    "    sigemptyset(&sa.sa_mask);\n"
+    "    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};\n"
+    "    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)\n"
+    "        sigaction(sigs[i], &sa, NULL);\n"
+    "}\n";
+
+/* The call of fn with every buffer as `NAME_h`. */
+static void add_buffer_call(ch_strbuf *o, const ch_checklist *c, const char *fn, const char *indent)
+{
+    ch_strbuf_addf(o, "%s%s(", indent, fn);
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         ch_strbuf_addf(o, "%s%s%s", i ? ", " : "", p->role == CH_ROLE_SCALAR ? "" : "(void *)",
@@ -115,8 +224,93 @@ static void gen_main(const ch_checklist *c, const char *fn, ch_strbuf *o)
         if (p->role != CH_ROLE_SCALAR)
             ch_strbuf_adds(o, "_h");
     }
-    ch_strbuf_adds(o, ");\n"
-                      "        clock_gettime(CLOCK_MONOTONIC, &ch_t1);\n"
+    ch_strbuf_adds(o, ");\n");
+}
+
+/* sample: the name of the sample bridge, or NULL when the checklist names no sample function. */
+static void gen_main(const ch_checklist *c, const char *fn, const char *sample, ch_strbuf *o)
+{
+    ch_strbuf_addf(o,
+                   "/* Reference program for `%s`, generated by ch-cc: `ref SETDIR` reads "
+                   "SETDIR/P.bin, calls the\n * oracle, writes SETDIR/P.out.bin for every "
+                   "buffer. `ref SETDIR time` instead times the\n * call (the host path's cost, "
+                   "for the launcher's dispatch by size) and writes nothing. `ref SETDIR\n"
+                   " * low` is the first with every buffer against a guard page before its first "
+                   "element\n * rather than after its last.%s */\n"
+                   "#define _DEFAULT_SOURCE\n"
+                   "#define _POSIX_C_SOURCE 200809L\n"
+                   "#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n"
+                   "#include <stdlib.h>\n#include <string.h>\n#include <sys/mman.h>\n"
+                   "#include <time.h>\n#include <unistd.h>\n"
+                   "#if defined(__GLIBC__)\n#include <execinfo.h>\n#endif\n\n",
+                   c->name,
+                   sample ? " `ref SETDIR sample` calls the user's sample function on the\n * "
+                            "inputs and writes them back to SETDIR/P.bin."
+                          : "");
+    ch_scaffold_bufio_code(o);
+    ch_strbuf_adds(o, "\n");
+    ch_strbuf_adds(o, guard_code);
+    ch_strbuf_addf(o, "\nvoid %s(", fn);
+    add_c_params(o, c, 0);
+    ch_strbuf_adds(o, ");\n");
+    if (sample) {
+        ch_strbuf_addf(o, "void %s(", sample);
+        add_c_params(o, c, 1);
+        ch_strbuf_adds(o, ");\n");
+    }
+    ch_strbuf_addf(
+        o,
+        "\nint main(int argc, char **argv)\n{\n"
+        "    char ch_pb[4096];\n"
+        "    const char *ch_mode = argc == 3 ? argv[2] : \"\";\n"
+        "    if (argc != 2 && !(argc == 3 && (strcmp(ch_mode, \"time\") == 0 ||\n"
+        "                                     strcmp(ch_mode, \"low\") == 0%s))) {\n"
+        "        fprintf(stderr, \"usage: %%s SETDIR [time|low%s]\\n\", argv[0]);\n"
+        "        return 2;\n"
+        "    }\n"
+        "    const char *ch_sd = argv[1];\n"
+        "    const int ch_timing = strcmp(ch_mode, \"time\") == 0;\n"
+        "    const int ch_low = strcmp(ch_mode, \"low\") == 0;\n"
+        "    ch_catch_faults();\n",
+        sample ? " ||\n                                     strcmp(ch_mode, \"sample\") == 0" : "",
+        sample ? "|sample" : "");
+    ch_scaffold_emit_inputs(o, c, "ch_sd", "    ", 0);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        const char *t = p->elem == CH_T_BOOL ? "_Bool" : ch_scalar_name(p->elem);
+        ch_strbuf_addf(o,
+                       "    %s *%s_h = (%s *)ch_guarded(ch_count_%s, sizeof(%s), ch_low);\n"
+                       "    if (!%s_h)\n        return 2;\n",
+                       t, p->name, t, p->name, t, p->name);
+        if (p->dir != CH_DIR_OUT)
+            ch_strbuf_addf(o,
+                           "    ch_buf_read_into(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", "
+                           "\".bin\"), \"%s\", sizeof(%s), %s_h, ch_count_%s);\n",
+                           p->name, ch_scalar_tag(p->elem), t, p->name, p->name);
+    }
+    if (sample) {
+        /* sample mode: the user's function fills the inputs, which replace the set's */
+        ch_strbuf_adds(o, "    if (strcmp(ch_mode, \"sample\") == 0) {\n");
+        add_buffer_call(o, c, sample, "        ");
+        for (size_t i = 0; i < c->n_params; i++) {
+            const ch_ck_param *p = &c->params[i];
+            if (p->role != CH_ROLE_SCALAR && p->dir != CH_DIR_OUT)
+                ch_strbuf_addf(o,
+                               "        ch_buf_write(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", "
+                               "\".bin\"), \"%s\", sizeof(*%s_h), %s_h, ch_count_%s);\n",
+                               p->name, ch_scalar_tag(p->elem), p->name, p->name, p->name);
+        }
+        ch_strbuf_adds(o, "        return 0;\n    }\n");
+    }
+    /* time mode: the best of a few calls (one when a call takes over 100 ms) */
+    ch_strbuf_adds(o, "    double ch_best = -1;\n"
+                      "    for (int ch_k = 0; ch_k < (ch_timing ? 5 : 1); ch_k++) {\n"
+                      "        struct timespec ch_t0, ch_t1;\n"
+                      "        clock_gettime(CLOCK_MONOTONIC, &ch_t0);\n");
+    add_buffer_call(o, c, fn, "        ");
+    ch_strbuf_adds(o, "        clock_gettime(CLOCK_MONOTONIC, &ch_t1);\n"
                       "        double ch_ms = (double)(ch_t1.tv_sec - ch_t0.tv_sec) * 1e3 +\n"
                       "                       (double)(ch_t1.tv_nsec - ch_t0.tv_nsec) / 1e6;\n"
                       "        if (ch_best < 0 || ch_ms < ch_best)\n"
@@ -135,8 +329,8 @@ static void gen_main(const ch_checklist *c, const char *fn, ch_strbuf *o)
         ch_strbuf_addf(
             o,
             "    ch_buf_write(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", \".out.bin\"), "
-            "\"%s\", sizeof(*%s_h), %s_h, ch_count_%s);\n    free(%s_h);\n",
-            p->name, ch_scalar_tag(p->elem), p->name, p->name, p->name, p->name);
+            "\"%s\", sizeof(*%s_h), %s_h, ch_count_%s);\n",
+            p->name, ch_scalar_tag(p->elem), p->name, p->name, p->name);
     }
     ch_strbuf_adds(o, "    return 0;\n}\n");
 }
@@ -189,6 +383,55 @@ static int run_step(char *const *argv, const char *what, ch_strbuf *log, ch_erro
     return rc;
 }
 
+/* Compiles the user's translation unit into obj with the user's flags: with the oracle bridge
+ * force-included (bridge_h, NULL for a spec-decl entry whose oracle is the test author's) and,
+ * when unit is given, through that file (the user's file plus the sample bridge). Debug
+ * information (-g) lets a crash on synthesized data be reported with its line; it does not
+ * change the code. */
+static int compile_user_tu(const ch_oracle *o, const char *bridge_h, const char *unit,
+                           const char *obj, ch_strbuf *log, ch_error *err)
+{
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    for (char *const *a = o->cc_argv; a && *a; a++)
+        ch_strvec_push(&argv, *a);
+    if (!argv.len)
+        ch_strvec_push(&argv, "cc");
+    /* the pragma is for ch-cc, not for -Werror builds of the oracle; a section per
+     * function, so the link below can drop the user's main and whatever it alone calls
+     * (PolyBench's main calls polybench.c, which is not linked here) */
+    if (o->cuda) {
+        /* CUDA C++ whatever its suffix (`-x cu file.c`) */
+        ch_strvec_push(&argv, "-x");
+        ch_strvec_push(&argv, "cu");
+        ch_strvec_push(&argv, "-Xcompiler");
+        ch_strvec_push(&argv, "-Wno-unknown-pragmas,-ffunction-sections,-fdata-sections");
+    } else {
+        ch_strvec_push(&argv, "-Wno-unknown-pragmas");
+        ch_strvec_push(&argv, "-ffunction-sections");
+        ch_strvec_push(&argv, "-fdata-sections");
+    }
+    ch_strvec_push(&argv, "-g");
+    if (bridge_h) {
+        ch_strvec_push(&argv, "-include");
+        ch_strvec_push(&argv, bridge_h);
+    }
+    ch_strvec_push(&argv, "-c");
+    ch_strvec_push(&argv, unit ? unit : o->tu_path);
+    ch_strvec_push(&argv, "-o");
+    ch_strvec_push(&argv, obj);
+    int rc = run_step(argv.items, "compiling the oracle", log, err);
+    ch_strvec_free(&argv);
+    if (rc)
+        return rc;
+    /* the user's main (if any) must not clash with ours */
+    char *rn[] = {"objcopy", "--redefine-sym", "main=ch_user_main", (char *)obj, NULL};
+    return run_step(rn, "renaming main", log, err);
+}
+
+static int probe(const ch_checklist *c, const char *exe, const char *dir, ch_strbuf *log,
+                 ch_error *err);
+
 int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *dir, char **exe,
                        ch_strbuf *log, ch_error *err)
 {
@@ -196,73 +439,63 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     if (!o->tu_path && !o->reference_c)
         return ch_error_set(err, "reference: entry %s has neither a body nor a reference source",
                             c->name);
+    if (c->sample && !o->tu_path)
+        return ch_error_set(err,
+                            "reference: sample(%s) of %s needs the user's file, and the oracle "
+                            "was given none",
+                            c->sample, c->name);
+    /* the user's body is the oracle unless a test author wrote one (spec-decl); the user's
+     * file is still compiled then when it holds the sample function */
+    int body = o->reference_c == NULL;
     const char *cc = o->cc_argv && o->cc_argv[0] ? o->cc_argv[0] : "cc";
     char *main_c = ch_path_join(dir, "ref_main.c");
     char *obj = ch_path_join(dir, "oracle.o");
+    char *user_obj = ch_path_join(dir, "user.o");
     char *impl_c = ch_path_join(dir, "ref_impl.c");
+    char *unit_c = ch_path_join(dir, o->cuda ? "ref_unit.cu" : "ref_unit.c");
     char *out = ch_path_join(dir, "ref");
     char *bridge_h = ch_path_join(dir, "ref_bridge.h");
     char *fn =
-        o->tu_path ? ch_xasprintf("%s__ch_oracle", c->name) : ch_xasprintf("%s_reference", c->name);
+        body ? ch_xasprintf("%s__ch_oracle", c->name) : ch_xasprintf("%s_reference", c->name);
+    char *sample_fn = c->sample ? ch_xasprintf("%s__ch_sample", c->name) : NULL;
+    char *tu_abs = o->tu_path ? realpath(o->tu_path, NULL) : NULL;
     ch_strbuf src;
     ch_strbuf_init(&src);
-    gen_main(c, fn, &src);
+    gen_main(c, fn, sample_fn, &src);
     ch_strvec argv;
     ch_strvec_init(&argv);
     int rc = ch_write_file_atomic(main_c, src.data, src.len, 0, err);
     if (rc)
         goto done;
-    /* 1. the oracle object: the user's TU with the user's flags, or the reference source */
-    if (o->tu_path) {
+    if (body) {
         ch_strbuf_reset(&src);
         gen_bridge(c, fn, o->cuda, &src);
         if ((rc = ch_write_file_atomic(bridge_h, src.data, src.len, 0, err)))
             goto done;
-        for (char *const *a = o->cc_argv; a && *a; a++)
-            ch_strvec_push(&argv, *a);
-        if (!argv.len)
-            ch_strvec_push(&argv, cc);
-        /* the pragma is for ch-cc, not for -Werror builds of the oracle; a section per
-         * function, so the link below can drop the user's main and whatever it alone calls
-         * (PolyBench's main calls polybench.c, which is not linked here) */
-        if (o->cuda) {
-            /* CUDA C++ whatever its suffix (`-x cu file.c`) */
-            ch_strvec_push(&argv, "-x");
-            ch_strvec_push(&argv, "cu");
-            ch_strvec_push(&argv, "-Xcompiler");
-            ch_strvec_push(&argv, "-Wno-unknown-pragmas,-ffunction-sections,-fdata-sections");
-        } else {
-            ch_strvec_push(&argv, "-Wno-unknown-pragmas");
-            ch_strvec_push(&argv, "-ffunction-sections");
-            ch_strvec_push(&argv, "-fdata-sections");
-        }
-        ch_strvec_push(&argv, "-include");
-        ch_strvec_push(&argv, bridge_h);
-        ch_strvec_push(&argv, "-c");
-        ch_strvec_push(&argv, o->tu_path);
     } else {
-        if ((rc = ch_write_file_atomic(impl_c, o->reference_c, strlen(o->reference_c), 0, err)))
-            goto done;
         ch_strvec_push(&argv, cc);
         ch_strvec_push(&argv, "-O2");
+        ch_strvec_push(&argv, "-g");
         ch_strvec_push(&argv, "-std=gnu11");
         ch_strvec_push(&argv, "-c");
         ch_strvec_push(&argv, impl_c);
+        ch_strvec_push(&argv, "-o");
+        ch_strvec_push(&argv, obj);
+        if ((rc = ch_write_file_atomic(impl_c, o->reference_c, strlen(o->reference_c), 0, err)) ||
+            (rc = run_step(argv.items, "compiling the oracle", log, err)))
+            goto done;
     }
-    ch_strvec_push(&argv, "-o");
-    ch_strvec_push(&argv, obj);
-    if ((rc = run_step(argv.items, "compiling the oracle", log, err)))
+    if (c->sample) {
+        ch_strbuf_reset(&src);
+        gen_sample_unit(c, tu_abs ? tu_abs : o->tu_path, sample_fn, o->cuda, &src);
+        if ((rc = ch_write_file_atomic(unit_c, src.data, src.len, 0, err)))
+            goto done;
+    }
+    if (o->tu_path && (body || c->sample) &&
+        (rc = compile_user_tu(o, body ? bridge_h : NULL, c->sample ? unit_c : NULL,
+                              body ? obj : user_obj, log, err)))
         goto done;
-    /* 2. the user's main (if any) must not clash with ours */
-    ch_strvec_free(&argv);
-    ch_strvec_init(&argv);
-    ch_strvec_push(&argv, "objcopy");
-    ch_strvec_push(&argv, "--redefine-sym");
-    ch_strvec_push(&argv, "main=ch_user_main");
-    ch_strvec_push(&argv, obj);
-    if ((rc = run_step(argv.items, "renaming main", log, err)))
-        goto done;
-    /* 3. link */
+    /* link */
     ch_strvec_free(&argv);
     ch_strvec_init(&argv);
     /* a CUDA oracle links through nvcc (its runtime and C++ library); nvcc compiles the
@@ -277,8 +510,12 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     ch_strvec_push(&argv, o->cuda ? "-Xlinker=--gc-sections" : "-Wl,--gc-sections");
     ch_strvec_push(&argv, main_c);
     ch_strvec_push(&argv, obj);
+    if (!body && c->sample)
+        ch_strvec_push(&argv, user_obj);
     ch_strvec_push(&argv, "-lm");
     if ((rc = run_step(argv.items, "linking the reference program", log, err)))
+        goto done;
+    if ((rc = probe(c, out, dir, log, err)))
         goto done;
     *exe = out;
     out = NULL;
@@ -287,9 +524,315 @@ done:
     ch_strbuf_free(&src);
     free(main_c);
     free(obj);
+    free(user_obj);
     free(impl_c);
+    free(unit_c);
     free(bridge_h);
     free(out);
     free(fn);
+    free(sample_fn);
+    free(tu_abs);
     return rc;
+}
+
+/* ---- running it: sample inputs, the probe, what a failure means ---- */
+
+/* "n=3, m=2" */
+static char *size_words(const ch_ck_size *s)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    for (size_t i = 0; s && i < s->n; i++)
+        ch_strbuf_addf(&sb, "%s%s=%lld", i ? ", " : "", s->names[i], s->values[i]);
+    char *t = ch_strbuf_detach(&sb);
+    ch_strbuf_free(&sb);
+    return t;
+}
+
+static char *failure_text(const ch_checklist *c, const char *exe, const ch_proc_result *pr,
+                          const ch_ck_size *size, int sampling);
+
+/* Runs `exe set [mode]` in the sandbox with set as its directory. */
+static int run_ref(const char *exe, const char *set, const char *mode, double seconds,
+                   ch_proc_result *pr, ch_error *err)
+{
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = set;
+    so.wall_seconds = seconds;
+    so.cpu_seconds = (long)seconds;
+    char *argv[] = {(char *)exe, (char *)set, (char *)mode, NULL};
+    ch_proc_result_init(pr);
+    return ch_sandbox_run(&so, argv, pr, err);
+}
+
+int ch_reference_inputs(const ch_checklist *c, const char *exe, const ch_ck_size *size,
+                        uint64_t seed, ch_dataset *out, ch_error *err)
+{
+    if (ch_data_synthesize(c, size, seed, out, err) != 0)
+        return -1;
+    if (!c->sample)
+        return 0;
+    char *set = ch_make_temp_dir("sample", err);
+    if (!set) {
+        ch_dataset_free(out);
+        return -1;
+    }
+    ch_proc_result pr;
+    int rc = ch_dataset_write(c, out, set, err);
+    if (rc == 0 && (rc = run_ref(exe, set, "sample", 600, &pr, err)) == 0) {
+        if (pr.timed_out || pr.signaled || pr.exit_code != 0) {
+            char *why = failure_text(c, exe, &pr, size, 1);
+            rc = ch_error_set(err, "%s", why);
+            free(why);
+        }
+        ch_proc_result_free(&pr);
+    }
+    for (size_t i = 0; rc == 0 && i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role == CH_ROLE_SCALAR || p->dir == CH_DIR_OUT)
+            continue;
+        char *path = ch_xasprintf("%s/%s.bin", set, p->name);
+        void *data = NULL;
+        rc = ch_buf_read(path, p->elem, out->count[i], &data, NULL, err);
+        free(path);
+        if (rc == 0) {
+            free(out->data[i]);
+            out->data[i] = data;
+        }
+    }
+    ch_error ignored;
+    ch_remove_tree(set, &ignored);
+    free(set);
+    if (rc)
+        ch_dataset_free(out);
+    return rc;
+}
+
+/* Runs the new reference program on every smoke size, with buffers against guard pages after
+ * their last element and then before their first, before any candidate is judged: a body that
+ * reads outside its buffers on the synthesized inputs is an error now, with its line, rather
+ * than a crash in the middle of the correctness stage or, worse, a silently wrong oracle.
+ * The seed is fixed: the same entry gets the same verdict on every build. */
+static int probe(const ch_checklist *c, const char *exe, const char *dir, ch_strbuf *log,
+                 ch_error *err)
+{
+    static const char *const modes[] = {NULL, "low"};
+    char *set = ch_path_join(dir, "probe");
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < c->n_smoke; k++) {
+        ch_dataset ds;
+        if ((rc = ch_reference_inputs(c, exe, &c->smoke[k], 0x5eedULL + k, &ds, err)) != 0)
+            break;
+        for (size_t m = 0; rc == 0 && m < 2; m++) {
+            ch_proc_result pr;
+            if ((rc = ch_mkdir_p(set, err)) != 0 ||
+                (rc = ch_dataset_write(c, &ds, set, err)) != 0 ||
+                (rc = run_ref(exe, set, modes[m], 60, &pr, err)) != 0)
+                break;
+            if (pr.timed_out || pr.signaled || pr.exit_code != 0) {
+                if (log)
+                    ch_strbuf_add(log, pr.err.data, pr.err.len);
+                char *why = ch_reference_failure(c, exe, &pr, &c->smoke[k]);
+                rc = ch_error_set(err, "%s", why);
+                free(why);
+            }
+            ch_proc_result_free(&pr);
+            ch_error ignored;
+            ch_remove_tree(set, &ignored);
+        }
+        ch_dataset_free(&ds);
+    }
+    free(set);
+    return rc;
+}
+
+/* The frames of a `ch-ref-fault:` line as addresses in exe's own numbering (what addr2line
+ * takes): a position-independent program is loaded at `base`. The third frame is where the
+ * fault happened (after the handler and the signal trampoline); the others are return
+ * addresses, moved back into their call. Returns how many. */
+static size_t fault_frames(const char *text, const char *exe, unsigned long long *addrs, size_t max)
+{
+    const char *l = text ? strstr(text, "ch-ref-fault: signal ") : NULL;
+    const char *b = l ? strstr(l, " base ") : NULL;
+    const char *f = b ? strstr(b, " frames") : NULL;
+    if (!f)
+        return 0;
+    unsigned long long base = strtoull(b + 6, NULL, 16);
+    unsigned char hdr[18] = {0};
+    FILE *fp = fopen(exe, "rb");
+    size_t got = fp ? fread(hdr, 1, sizeof hdr, fp) : 0;
+    if (fp)
+        fclose(fp);
+    int pie = got == sizeof hdr && (hdr[16] | hdr[17] << 8) == 3; /* ET_DYN */
+    size_t n = 0, i = 0;
+    for (const char *p = f + 7; *p == ' ' && n < max; i++) {
+        char *end;
+        unsigned long long a = strtoull(p + 1, &end, 16);
+        if (end == p + 1)
+            break;
+        p = end;
+        if (pie && a < base)
+            continue; /* a shared library below the program */
+        a -= pie ? base : 0;
+        addrs[n++] = i == 2 || a == 0 ? a : a - 1;
+    }
+    return n;
+}
+
+/* "in spmv at t.c:9": the first frame of the fault line that addr2line places in code that
+ * is not ch-cc's own (the generated main and bridges). */
+static char *fault_place(const ch_checklist *c, const char *exe, const char *text)
+{
+    unsigned long long addrs[20];
+    size_t n = fault_frames(text, exe, addrs, 20);
+    if (!n)
+        return NULL;
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push(&argv, "addr2line");
+    ch_strvec_push(&argv, "-f");
+    ch_strvec_push(&argv, "-C");
+    ch_strvec_push(&argv, "-e");
+    ch_strvec_push(&argv, exe);
+    for (size_t i = 0; i < n; i++)
+        ch_strvec_push_owned(&argv, ch_xasprintf("0x%llx", addrs[i]));
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    char *place = NULL;
+    char *oracle = ch_xasprintf("%s__ch_", c->name);
+    if (ch_proc_capture(argv.items, &out, &err) == 0 && out.data) {
+        char *save = NULL, *text2 = ch_xstrdup(out.data);
+        for (char *func = strtok_r(text2, "\n", &save); func && !place;
+             func = strtok_r(NULL, "\n", &save)) {
+            char *where = strtok_r(NULL, "\n", &save);
+            if (!where)
+                break;
+            where[strcspn(where, " ")] = '\0'; /* "(discriminator 2)" */
+            const char *base = strrchr(where, '/') ? strrchr(where, '/') + 1 : where;
+            int ours = strncmp(func, "ch_", 3) == 0 || strcmp(func, "main") == 0 ||
+                       strncmp(func, oracle, strlen(oracle)) == 0 || strncmp(base, "ref_", 4) == 0;
+            if (!ours && where[0] != '?' && !strstr(where, ":?") && !strstr(where, ":0"))
+                place = ch_xasprintf("in %s at %s", func, where);
+        }
+        free(text2);
+    }
+    free(oracle);
+    ch_strbuf_free(&out);
+    ch_strvec_free(&argv);
+    return place;
+}
+
+/* What the user can say about valid inputs, naming the parameters it may concern: integer
+ * input arrays without a known structure first (indices, offsets), else floating ones. */
+static void clause_advice(const ch_checklist *c, ch_strbuf *sb)
+{
+    ch_strbuf names;
+    ch_strbuf_init(&names);
+    const char *first_int = NULL, *first_float = NULL;
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role == CH_ROLE_SCALAR || p->dir == CH_DIR_OUT || p->index_hi || p->offsets_hi)
+            continue;
+        if (ch_scalar_is_integer(p->elem) && !first_int)
+            first_int = p->name;
+        if (!ch_scalar_is_integer(p->elem) && !first_float)
+            first_float = p->name;
+        if (ch_scalar_is_integer(p->elem))
+            ch_strbuf_addf(&names, "%s%s", names.len ? ", " : "", p->name);
+    }
+    if (c->sample) {
+        ch_strbuf_addf(sb,
+                       "the inputs need a clause: the inputs sample(%s) fills are not valid "
+                       "for the body (or an extent() is too small); correct %s, or describe "
+                       "the inputs with range() and offsets()",
+                       c->sample, c->sample);
+    } else {
+        ch_strbuf_adds(sb, "the inputs need a clause: random values are not valid inputs here, "
+                           "and inference cannot see what valid means");
+        if (names.len)
+            ch_strbuf_addf(sb, " for %s", names.data);
+        ch_strbuf_adds(sb, "; say it in the #pragma harness with ");
+        if (first_int)
+            ch_strbuf_addf(sb,
+                           "range(%s: LO, HI) (values in [LO, HI), such as indices into "
+                           "another array), offsets(%s: LAST) (non-decreasing from 0 to LAST, "
+                           "such as CSR row pointers), ",
+                           first_int, first_int);
+        else if (first_float)
+            ch_strbuf_addf(sb, "range(%s: LO, HI) (values between LO and HI), ", first_float);
+        ch_strbuf_addf(sb,
+                       "or sample(FN) (FN a function of this file with the parameters of %s "
+                       "that fills valid inputs); or correct an extent() that is too small",
+                       c->name);
+    }
+    ch_strbuf_free(&names);
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case 4:
+        return "SIGILL";
+    case 6:
+        return "SIGABRT";
+    case 7:
+        return "SIGBUS";
+    case 8:
+        return "SIGFPE";
+    case 11:
+        return "SIGSEGV";
+    default:
+        return "a signal";
+    }
+}
+
+/* ch_reference_failure; sampling: the run was `sample` mode, so what failed is the user's
+ * sample function (or the buffers it was given), not the oracle. */
+static char *failure_text(const ch_checklist *c, const char *exe, const ch_proc_result *pr,
+                          const ch_ck_size *size, int sampling)
+{
+    char *who =
+        sampling ? ch_xasprintf("the sample function '%s' of '%s'", c->sample, c->name)
+        : c->kind == CH_KIND_SPEC_DECL
+            ? ch_xasprintf("the reference program (the test author's reference of '%s')", c->name)
+            : ch_xasprintf("the reference program (the C body of '%s')", c->name);
+    char *words = size_words(size);
+    char *sizes = ch_xasprintf("%s%s", *words ? " at " : "", words);
+    free(words);
+    const char *errtext = pr->err.data ? pr->err.data : "";
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    if (pr->timed_out) {
+        ch_strbuf_addf(&sb, "%s ran past its time limit%s", who, sizes);
+    } else if (pr->signaled) {
+        int sig = pr->exit_code - 128;
+        char *place = fault_place(c, exe, errtext);
+        ch_strbuf_addf(&sb, "%s crashed with %s (signal %d) on synthesized inputs%s%s%s: ", who,
+                       signal_name(sig), sig, sizes, place ? ", " : "", place ? place : "");
+        free(place);
+        if (sampling)
+            ch_strbuf_addf(&sb,
+                           "correct %s: it gets every buffer allocated with its extent (and the "
+                           "scalars of the test size) and must stay inside them",
+                           c->sample);
+        else
+            clause_advice(c, &sb);
+    } else {
+        size_t n = strcspn(errtext, "\n");
+        ch_strbuf_addf(&sb, "%s exited with status %d%s%s%.*s", who, pr->exit_code, sizes,
+                       n ? ": " : "", (int)(n > 300 ? 300 : n), errtext);
+    }
+    free(who);
+    free(sizes);
+    char *t = ch_strbuf_detach(&sb);
+    ch_strbuf_free(&sb);
+    return t;
+}
+
+char *ch_reference_failure(const ch_checklist *c, const char *exe, const ch_proc_result *pr,
+                           const ch_ck_size *size)
+{
+    return failure_text(c, exe, pr, size, 0);
 }

@@ -25,6 +25,7 @@ void ch_verify_report_init(ch_verify_report *r)
     memset(r, 0, sizeof *r);
     r->launcher_ms = r->kernel_ms = r->floor_ms = r->fraction = -1;
     r->host_ms = r->small_ms = -1;
+    r->dram_floor_ms = r->pcie_floor_ms = r->call_fraction = r->peak_gflops = -1;
     r->details = cJSON_CreateObject();
 }
 
@@ -34,6 +35,14 @@ void ch_verify_report_free(ch_verify_report *r)
     free(r->work_dir);
     cJSON_Delete(r->details);
     memset(r, 0, sizeof *r);
+}
+
+void ch_verify_report_copy(ch_verify_report *dst, const ch_verify_report *src)
+{
+    *dst = *src;
+    dst->message = src->message ? ch_xstrdup(src->message) : NULL;
+    dst->work_dir = NULL;
+    dst->details = src->details ? cJSON_Duplicate(src->details, 1) : cJSON_CreateObject();
 }
 
 char *ch_verify_report_json(const ch_verify_report *r)
@@ -58,24 +67,50 @@ char *ch_verify_report_json(const ch_verify_report *r)
             cJSON_AddItemToObject(s, "details", cJSON_Duplicate(d, 1));
         cJSON_AddItemToArray(stages, s);
     }
-    if (r->launcher_ms >= 0) {
-        cJSON *p = cJSON_AddObjectToObject(o, "timing");
-        cJSON_AddNumberToObject(p, "launcher_ms", r->launcher_ms);
-        cJSON_AddNumberToObject(p, "kernel_ms", r->kernel_ms);
-        if (r->floor_ms >= 0) {
-            cJSON_AddNumberToObject(p, "floor_ms", r->floor_ms);
-            cJSON_AddNumberToObject(p, "fraction_of_floor", r->fraction);
-        }
-        if (r->host_ms >= 0)
-            cJSON_AddNumberToObject(p, "host_ms", r->host_ms);
-        if (r->small_ms >= 0)
-            cJSON_AddNumberToObject(p, "small_size_launcher_ms", r->small_ms);
-    }
+    if (r->launcher_ms >= 0)
+        cJSON_AddItemToObject(o, "timing", ch_verify_timing_json(r));
     if (r->work_dir)
         cJSON_AddStringToObject(o, "work_dir", r->work_dir);
     char *s = cJSON_Print(o);
     cJSON_Delete(o);
     return s;
+}
+
+static void add_ms(cJSON *o, const char *name, double v)
+{
+    if (v >= 0)
+        cJSON_AddNumberToObject(o, name, v);
+    else
+        cJSON_AddNullToObject(o, name);
+}
+
+cJSON *ch_verify_timing_json(const ch_verify_report *r)
+{
+    cJSON *p = cJSON_CreateObject();
+    /* the kernels: what a kernel author tunes, against the DRAM floor */
+    add_ms(p, "kernel_ms", r->kernel_ms);
+    cJSON_AddBoolToObject(p, "kernel_resident", r->kernel_resident);
+    if (!r->kernel_resident && r->kernel_ms >= 0)
+        cJSON_AddStringToObject(p, "kernel_note",
+                                "kernel_ms includes the host-device copies (the candidate has no "
+                                "device launcher)");
+    add_ms(p, "dram_floor_ms", r->dram_floor_ms);
+    add_ms(p, "kernel_fraction_of_dram_floor",
+           r->kernel_resident && r->dram_floor_ms >= 0 && r->kernel_ms > 0
+               ? r->dram_floor_ms / r->kernel_ms
+               : -1);
+    add_ms(p, "fp32_peak_gflops", r->peak_gflops);
+    cJSON_AddStringToObject(p, "compute_floor", "unknown (no flop count in the checklist)");
+    /* the whole host-pointer call: what a user's call costs; the dispatcher reads it */
+    add_ms(p, "launcher_ms", r->launcher_ms);
+    add_ms(p, "pcie_floor_ms", r->pcie_floor_ms);
+    add_ms(p, "call_fraction_of_pcie_floor", r->call_fraction);
+    add_ms(p, "host_ms", r->host_ms);
+    add_ms(p, "small_size_launcher_ms", r->small_ms);
+    /* the floor evolution reads (kernel vs DRAM when resident, else the whole call) */
+    add_ms(p, "floor_ms", r->floor_ms);
+    add_ms(p, "fraction_of_floor", r->fraction);
+    return p;
 }
 
 char *ch_verify_feedback(const ch_verify_report *r)
@@ -105,12 +140,37 @@ char *ch_verify_feedback(const ch_verify_report *r)
         return ch_strbuf_detach(&sb);
     }
     ch_strbuf_adds(&sb, "The candidate is correct (stages 0-4 passed).\n");
-    if (r->launcher_ms >= 0)
-        ch_strbuf_addf(&sb, "Launcher time %.4f ms, kernel time %.4f ms at the tune size.\n",
-                       r->launcher_ms, r->kernel_ms);
-    if (r->floor_ms > 0)
-        ch_strbuf_addf(&sb, "Memory floor %.4f ms: %.0f%% of the floor achieved.\n", r->floor_ms,
-                       100.0 * r->fraction);
+    if (r->kernel_resident && r->kernel_ms >= 0) {
+        ch_strbuf_addf(&sb,
+                       "Kernel time %.4f ms at the tune size (device-resident data, no "
+                       "copies)",
+                       r->kernel_ms);
+        if (r->dram_floor_ms > 0)
+            ch_strbuf_addf(&sb, ": %.0f%% of the DRAM floor %.4f ms", 100.0 * r->fraction,
+                           r->dram_floor_ms);
+        ch_strbuf_adds(&sb, ".\n");
+    } else if (r->kernel_ms >= 0) {
+        ch_strbuf_addf(&sb,
+                       "Kernel time %.4f ms at the tune size, host-device copies included "
+                       "(define the device launcher to have the kernels timed alone).\n",
+                       r->kernel_ms);
+        if (r->floor_ms > 0)
+            ch_strbuf_addf(&sb, "Memory floor %.4f ms: %.0f%% of the floor achieved.\n",
+                           r->floor_ms, 100.0 * r->fraction);
+    }
+    if (r->peak_gflops > 0)
+        ch_strbuf_addf(&sb,
+                       "Compute peak about %.0f GFLOP/s (fp32); the checklist gives no "
+                       "flop count, so only the memory floor applies.\n",
+                       r->peak_gflops);
+    if (r->launcher_ms >= 0) {
+        ch_strbuf_addf(&sb, "Whole call (copies included) %.4f ms", r->launcher_ms);
+        if (r->pcie_floor_ms > 0)
+            ch_strbuf_addf(&sb, " against a PCIe floor of %.4f ms", r->pcie_floor_ms);
+        if (r->host_ms >= 0)
+            ch_strbuf_addf(&sb, "; the host path takes %.4f ms", r->host_ms);
+        ch_strbuf_adds(&sb, ".\n");
+    }
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(r->details, "compile"), "resources");
     const cJSON *it;

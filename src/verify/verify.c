@@ -5,12 +5,18 @@
  * outputs, keyed by seed, stage and size so each is computed once); every candidate gets its
  * own work directory where each program run sees a fresh case directory holding only copies of
  * its inputs, under the sandbox. All comparisons happen here, in the parent. */
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
 
 #include "ch/fsutil.h"
 #include "ch/proc.h"
@@ -19,15 +25,49 @@
 #include "ch/verify.h"
 #include "verify_internal.h"
 
+static void *scaffold_thread(void *arg);
+
+/* A sanitizer verdict kept for a candidate source (its XXH3-128, hex): identical sources are
+ * checked once. */
+typedef struct sanitized {
+    char hash[33];
+    int failed;
+    char *message;     /* stage_fail text, owned (NULL when passed) */
+    char *tool_output; /* owned, may be NULL */
+} sanitized;
+
+/* Shared by the threads that build and test candidates of one entry at once (ch/verify.h).
+ * Which race each lock handles:
+ * - mu: the memory budget of concurrent tests (mem_used, waited on with mem_cv), the
+ *   calibration and host time measured once (both also run under the exclusive GPU lock, mu
+ *   only makes the result visible to every thread), and the sanitizer verdicts (san);
+ * - scaffold_mu: the scaffold object, compiled by the first build that needs it while the others
+ *   wait (seconds: not under mu, so tests are not held up);
+ * - the GPU lock (ch_gpu_lock_acquire, per test): timing against every other GPU user of the
+ *   machine; reference directories: a lock file each (reference_case). */
 struct ch_verifier {
     ch_verify_setup s;
     char *nvcc, *arch, *sanitizer;
-    char *ref_root; /* private: inputs + reference outputs */
+    char *cuda_home; /* the toolkit of nvcc (NVRTC and its headers), or NULL */
+    char *ref_root;  /* private: inputs + reference outputs, the scaffold object */
     char *ref_exe;
+    ch_verify_plan plan;
+    char ck_hash[33]; /* XXH3-128 of the checklist JSON: part of the sanitizer cache key */
+    pthread_mutex_t mu;
+    pthread_cond_t mem_cv;
+    double mem_used; /* device bytes reserved by running tests (plan.device_bytes each) */
     int have_calib;
     ch_calib calib;
     int host_timed; /* host_ms measured (it does not depend on the candidate) */
     double host_ms;
+    pthread_mutex_t scaffold_mu; /* held while the scaffold object is made (seconds) */
+    pthread_t scaffold_tid;      /* makes it from ch_verifier_open on, beside the first builds */
+    int scaffold_started, scaffold_rc;
+    ch_error scaffold_err;
+    int scaffold_state; /* 0: not built yet, 1: scaffold.o built, -1: it failed (log kept) */
+    char *scaffold_obj, *scaffold_log, *signatures;
+    sanitized *san;
+    size_t n_san, cap_san;
 };
 
 static double now(void)
@@ -44,6 +84,25 @@ static uint64_t mix(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return (z ^ (z >> 31)) | 1;
+}
+
+/* The toolkit directory of nvcc (BIN/.. of the nvcc found), else CUDA_HOME, else NULL. */
+static char *find_cuda_home(const char *nvcc)
+{
+    char *path = strchr(nvcc, '/') ? ch_xstrdup(nvcc) : ch_find_executable(nvcc, 0);
+    char *home = NULL;
+    if (path) {
+        char *bin = ch_path_dir(path);
+        home = ch_path_dir(bin);
+        free(bin);
+        free(path);
+    }
+    if (!home || !ch_is_dir(home)) {
+        free(home);
+        const char *env = getenv("CUDA_HOME");
+        home = env && *env && ch_is_dir(env) ? ch_xstrdup(env) : NULL;
+    }
+    return home;
 }
 
 static char *find_sanitizer(const char *given)
@@ -68,15 +127,25 @@ int ch_verifier_open(const ch_verify_setup *s, ch_verifier **out, ch_error *err)
         return ch_error_set(err, "verify: no checklist");
     ch_verifier *v = ch_xcalloc(1, sizeof *v);
     v->s = *s;
+    pthread_mutex_init(&v->mu, NULL);
+    pthread_mutex_init(&v->scaffold_mu, NULL);
+    pthread_cond_init(&v->mem_cv, NULL);
+    ch_verify_plan_make(s->checklist, &v->plan);
     v->nvcc = ch_xstrdup(s->nvcc && *s->nvcc ? s->nvcc : "nvcc");
     v->arch = ch_xstrdup(s->arch && *s->arch ? s->arch : "sm_90");
     v->sanitizer = find_sanitizer(s->sanitizer);
+    v->cuda_home = find_cuda_home(v->nvcc);
     v->ref_root = ch_make_temp_dir("ref", err);
     if (!v->ref_root) {
         ch_verifier_close(v);
         return -1;
     }
     chmod(v->ref_root, 0700);
+    char *ck_json = ch_checklist_to_json(s->checklist);
+    XXH128_hash_t h = XXH3_128bits(ck_json, strlen(ck_json));
+    snprintf(v->ck_hash, sizeof v->ck_hash, "%016llx%016llx", (unsigned long long)h.high64,
+             (unsigned long long)h.low64);
+    free(ck_json);
     ch_strbuf log;
     ch_strbuf_init(&log);
     int rc = ch_reference_build(s->checklist, &s->oracle, v->ref_root, &v->ref_exe, &log, err);
@@ -85,6 +154,14 @@ int ch_verifier_open(const ch_verify_setup *s, ch_verifier **out, ch_error *err)
         ch_verifier_close(v);
         return -1;
     }
+    /* the scaffold does not depend on any candidate: compiled now, it is ready when the first
+     * candidates (proposed meanwhile) have compiled */
+    ch_strbuf sig;
+    ch_strbuf_init(&sig);
+    ch_scaffold_signatures(s->checklist, &sig);
+    v->signatures = ch_strbuf_detach(&sig);
+    if (s->last_stage < 0 || s->last_stage >= CH_STAGE_COMPILE)
+        v->scaffold_started = pthread_create(&v->scaffold_tid, NULL, scaffold_thread, v) == 0;
     *out = v;
     return 0;
 }
@@ -93,6 +170,8 @@ void ch_verifier_close(ch_verifier *v)
 {
     if (!v)
         return;
+    if (v->scaffold_started)
+        pthread_join(v->scaffold_tid, NULL);
     if (v->ref_root && !v->s.keep) {
         ch_error e;
         ch_remove_tree(v->ref_root, &e);
@@ -102,6 +181,19 @@ void ch_verifier_close(ch_verifier *v)
     free(v->nvcc);
     free(v->arch);
     free(v->sanitizer);
+    free(v->cuda_home);
+    free(v->scaffold_obj);
+    free(v->scaffold_log);
+    free(v->signatures);
+    for (size_t i = 0; i < v->n_san; i++) {
+        free(v->san[i].message);
+        free(v->san[i].tool_output);
+    }
+    free(v->san);
+    ch_verify_plan_free(&v->plan);
+    pthread_mutex_destroy(&v->mu);
+    pthread_mutex_destroy(&v->scaffold_mu);
+    pthread_cond_destroy(&v->mem_cv);
     free(v);
 }
 
@@ -205,6 +297,17 @@ static char *run_problem(const ch_proc_result *pr, double limit)
                             limit);
     if (pr->signaled)
         return ch_xasprintf("killed by signal %d", pr->exit_code - 128);
+    if (pr->exit_code == 5) {
+        char *l = relevant_lines(pr->err.data, 1, "ch-scaffold: ");
+        char *m = ch_xasprintf("the device launcher stopped computing what the launcher does when "
+                               "called repeatedly (skipped work?): %s",
+                               l);
+        free(l);
+        size_t n = strlen(m);
+        while (n && m[n - 1] == '\n')
+            m[--n] = '\0';
+        return m;
+    }
     if (pr->exit_code == 3) {
         char *l = relevant_lines(pr->err.data, 3, NULL);
         char *m = ch_xasprintf("CUDA error after the launcher returned: %s", l);
@@ -227,65 +330,84 @@ static char *run_problem(const ch_proc_result *pr, double limit)
     return NULL;
 }
 
-/* Reference outputs for (stage, size index, set) at seed: computed once in the private
- * directory. Returns that directory (caller frees) with the dataset in *ds. */
-static char *reference_case(ch_verifier *v, uint64_t seed, int stage, size_t k, int set,
-                            const ch_ck_size *sz, ch_dataset *ds, ch_error *err)
+/* Runs the reference on the dataset written into dir and marks dir done. */
+static int compute_reference(ch_verifier *v, const char *dir, const char *done,
+                             const ch_dataset *ds, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
-    uint64_t sseed = mix(seed, (uint64_t)stage, k, (uint64_t)set);
-    if (ch_data_synthesize(c, sz, sseed, ds, err) != 0)
-        return NULL;
-    char *dir =
-        ch_xasprintf("%s/%016llx-%d-%zu-%d", v->ref_root, (unsigned long long)seed, stage, k, set);
-    char *done = ch_path_join(dir, ".done");
-    if (ch_file_exists(done)) {
-        free(done);
-        return dir;
-    }
     if (ch_mkdir_p(dir, err) != 0 || ch_dataset_write(c, ds, dir, err) != 0)
-        goto fail;
+        return -1;
     ch_sandbox_opts so;
     memset(&so, 0, sizeof so);
     so.dir = dir;
     so.wall_seconds = 600;
     so.cpu_seconds = 600;
-    char *argv[] = {v->ref_exe, dir, NULL};
+    char *argv[] = {v->ref_exe, (char *)dir, NULL};
     ch_proc_result pr;
     ch_proc_result_init(&pr);
     if (ch_sandbox_run(&so, argv, &pr, err) != 0) {
         ch_proc_result_free(&pr);
-        goto fail;
+        return -1;
     }
     char *prob = run_problem(&pr, 600);
+    int rc = 0;
     if (prob) {
-        ch_error_set(err, "the reference program failed: %s %.500s", prob, pr.err.data);
+        /* a crash on synthesized data says which clause would describe valid inputs */
+        char *why = ch_reference_failure(c, v->ref_exe, &pr, NULL);
+        rc = ch_error_set(err, "%s", why);
+        free(why);
         free(prob);
-        ch_proc_result_free(&pr);
-        goto fail;
     }
     ch_proc_result_free(&pr);
-    if (ch_write_file_atomic(done, "", 0, 0, err) != 0)
-        goto fail;
+    return rc == 0 ? ch_write_file_atomic(done, "", 0, 0, err) : -1;
+}
+
+/* Reference outputs for (stage, size index, set) at seed: computed once in the private
+ * directory. Returns that directory (caller frees) with the dataset in *ds. Candidates tested at
+ * once with the same seed (a fixed one) share it: a lock file beside it lets one compute while
+ * the others wait, instead of both writing the same files. */
+static char *reference_case(ch_verifier *v, uint64_t seed, int stage, size_t k, int set,
+                            const ch_ck_size *sz, ch_dataset *ds, ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
+    uint64_t sseed = mix(seed, (uint64_t)stage, k, (uint64_t)set);
+    if (ch_reference_inputs(c, v->ref_exe, sz, sseed, ds, err) != 0)
+        return NULL;
+    char *dir =
+        ch_xasprintf("%s/%016llx-%d-%zu-%d", v->ref_root, (unsigned long long)seed, stage, k, set);
+    char *done = ch_path_join(dir, ".done");
+    int rc = 0;
+    if (!ch_file_exists(done)) {
+        char *lock_path = ch_xasprintf("%s.lock", dir);
+        int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        free(lock_path);
+        if (fd >= 0)
+            flock(fd, LOCK_EX);
+        if (!ch_file_exists(done))
+            rc = compute_reference(v, dir, done, ds, err);
+        if (fd >= 0)
+            close(fd);
+    }
     free(done);
-    return dir;
-fail:
-    free(done);
+    if (rc == 0)
+        return dir;
     free(dir);
     ch_dataset_free(ds);
     return NULL;
 }
 
-/* Compares one set's outputs; returns NULL when right, else a message, filling `mm` with the
+/* Compares one set's outputs (got_dir/P<suffix>: ".out.bin" from the launcher, ".dev.out.bin"
+ * from the device launcher); returns NULL when right, else a message, filling `mm` with the
  * first mismatches (strings with input context). */
 static char *compare_set(const ch_checklist *c, const ch_dataset *ds, const char *ref_dir,
-                         const char *got_dir, cJSON *mm, cJSON *norms, ch_error *err)
+                         const char *got_dir, const char *suffix, cJSON *mm, cJSON *norms,
+                         ch_error *err)
 {
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         if (p->role == CH_ROLE_SCALAR)
             continue;
-        char *gp = ch_xasprintf("%s/%s.out.bin", got_dir, p->name);
+        char *gp = ch_xasprintf("%s/%s%s", got_dir, p->name, suffix);
         void *got = NULL;
         ch_error e2;
         int rc = ch_buf_read(gp, p->elem, ds->count[i], &got, NULL, &e2);
@@ -367,9 +489,11 @@ static char *compare_set(const ch_checklist *c, const ch_dataset *ds, const char
     return NULL;
 }
 
-/* One case: nsets input sets of size sz, all through the same buffers in one scaffold run. */
+/* One case: nsets input sets of size sz, all through the same buffers in one scaffold run; the
+ * device launcher's outputs too when the program says it has one (*dev = 1; 0: it has none). */
 static int run_case(ch_verifier *v, const char *work, const char *prog, uint64_t seed, int stage,
-                    size_t k, const ch_ck_size *sz, int nsets, ch_verify_report *rep, ch_error *err)
+                    size_t k, const ch_ck_size *sz, int nsets, int *dev, ch_verify_report *rep,
+                    ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     char *case_dir = ch_xasprintf("%s/%s-%zu", work, ch_stage_name(stage), k);
@@ -408,6 +532,7 @@ static int run_case(ch_verifier *v, const char *work, const char *prog, uint64_t
         goto done;
     }
     char *prob = run_problem(&pr, so.wall_seconds);
+    *dev = !prob && pr.out.data && strstr(pr.out.data, "ch-run: device_launcher=1") != NULL;
     ch_proc_result_free(&pr);
     if (prob) {
         failed = stage_fail(rep, stage, ch_xasprintf("%s at %s", prob, sizes));
@@ -415,22 +540,30 @@ static int run_case(ch_verifier *v, const char *work, const char *prog, uint64_t
         goto done;
     }
     cJSON *st = stage_obj(rep, stage);
-    for (int s = 0; s < nsets; s++) {
+    for (int s = 0; s < nsets * (*dev ? 2 : 1); s++) {
+        /* the launcher's sets, then the device launcher's */
+        int d = s >= nsets, set = s % nsets;
         cJSON *mm = cJSON_CreateArray(), *norms = cJSON_CreateArray();
-        char *gd = ch_xasprintf("%s/%d", case_dir, s);
-        char *m = compare_set(c, &ds[s], ref_dirs[s], gd, mm, norms, err);
+        char *gd = ch_xasprintf("%s/%d", case_dir, set);
+        char *m = compare_set(c, &ds[set], ref_dirs[set], gd, d ? ".dev.out.bin" : ".out.bin", mm,
+                              norms, err);
         free(gd);
+        if (m && d) {
+            char *dm = ch_xasprintf("%s_device_launcher (device buffers): %s", c->name, m);
+            free(m);
+            m = dm;
+        }
         cJSON_DeleteItemFromObjectCaseSensitive(st, "norms");
         cJSON_AddItemToObject(st, "norms", norms);
         if (m) {
             cJSON_AddItemToObject(st, "mismatches", mm);
             cJSON_AddStringToObject(st, "size", sizes);
-            cJSON_AddNumberToObject(st, "call", s + 1);
+            cJSON_AddNumberToObject(st, "call", set + 1);
             char *full =
-                s > 0 ? ch_xasprintf("second call with other inputs in the same buffers is wrong "
-                                     "(outputs cached or state kept across calls?): %s at %s",
-                                     m, sizes)
-                      : ch_xasprintf("%s at %s", m, sizes);
+                set > 0 ? ch_xasprintf("second call with other inputs in the same buffers is wrong "
+                                       "(outputs cached or state kept across calls?): %s at %s",
+                                       m, sizes)
+                        : ch_xasprintf("%s at %s", m, sizes);
             free(m);
             failed = stage_fail(rep, stage, full);
             goto done;
@@ -539,27 +672,146 @@ static int run_nvcc(ch_verifier *v, const char *work, char **args, ch_strbuf *lo
     return rc;
 }
 
-static int stage_compile(ch_verifier *v, const char *work, const char *src, ch_verify_report *rep,
-                         ch_error *err)
+/* The first diagnostic lines of a failed compile as the stage's failure: "WHAT failed: ...". */
+static int compile_fail(ch_verify_report *rep, cJSON *st, const char *what, const char *log)
+{
+    char *d = relevant_lines(log, 20, NULL);
+    cJSON_DeleteItemFromObjectCaseSensitive(st, "diagnostics");
+    cJSON_AddStringToObject(st, "diagnostics", d);
+    char *first = ch_xstrndup(d, strcspn(d, "\n"));
+    int failed = stage_fail(rep, CH_STAGE_COMPILE, ch_xasprintf("%s failed: %s", what, first));
+    free(first);
+    free(d);
+    return failed;
+}
+
+/* Compiles the entry's scaffold object into the private directory: v->scaffold_state 1 (built,
+ * v->scaffold_obj) or -1 (failed, v->scaffold_log); -1 with err for internal failures. */
+static int build_scaffold(ch_verifier *v, ch_error *err)
+{
+    char *dir = ch_path_join(v->ref_root, "scaffold");
+    ch_strbuf text, log;
+    ch_strbuf_init(&text);
+    ch_strbuf_init(&log);
+    char *sp = ch_path_join(dir, "scaffold.cu");
+    char *archflag = ch_xasprintf("-arch=%s", v->arch);
+    int status = 0;
+    int rc = ch_mkdir_p(dir, err) || ch_scaffold_generate(v->s.checklist, NULL, &text, err) ||
+                     ch_write_file_atomic(sp, text.data, text.len, 0, err)
+                 ? -1
+                 : 0;
+    char *args[] = {"-c", "-O2", archflag, "-o", "scaffold.o", "scaffold.cu", NULL};
+    if (rc == 0)
+        rc = run_nvcc(v, dir, args, &log, &status, err);
+    if (rc == 0) {
+        v->scaffold_state = status == 0 ? 1 : -1;
+        v->scaffold_obj = ch_path_join(dir, "scaffold.o");
+        v->scaffold_log = ch_strbuf_detach(&log);
+    }
+    free(archflag);
+    free(sp);
+    free(dir);
+    ch_strbuf_free(&text);
+    ch_strbuf_free(&log);
+    return rc;
+}
+
+static void *scaffold_thread(void *arg)
+{
+    ch_verifier *v = arg;
+    ch_error_clear(&v->scaffold_err);
+    v->scaffold_rc = build_scaffold(v, &v->scaffold_err);
+    return NULL;
+}
+
+/* The entry's scaffold object, made once per verifier (ch_verifier_open starts it): the
+ * scaffold does not depend on the candidate, so each candidate costs one nvcc compile and a
+ * link. Builds that need it wait for it. Returns 1 when it built (v->scaffold_obj), 0 when it
+ * failed (v->scaffold_log), -1 internal. */
+static int scaffold_object(ch_verifier *v, ch_error *err)
+{
+    pthread_mutex_lock(&v->scaffold_mu);
+    int rc = 0;
+    if (v->scaffold_started) {
+        pthread_join(v->scaffold_tid, NULL);
+        v->scaffold_started = 0;
+        if ((rc = v->scaffold_rc) < 0)
+            *err = v->scaffold_err;
+    } else if (v->scaffold_state == 0) {
+        rc = build_scaffold(v, err);
+    }
+    pthread_mutex_unlock(&v->scaffold_mu);
+    return rc < 0 ? -1 : v->scaffold_state == 1;
+}
+
+/* Puts the scaffold object into the candidate's directory, so that linker messages name it
+ * there (never the private reference directory; the signatures header is there already). */
+static int stage_scaffold_files(ch_verifier *v, const char *work, ch_error *err)
+{
+    char *op = ch_path_join(work, "scaffold.o");
+    int rc = 0;
+    if (link(v->scaffold_obj, op) != 0) { /* another file system: a copy */
+        char *data = NULL;
+        size_t len = 0;
+        rc = ch_read_file(v->scaffold_obj, &data, &len, err) ||
+                     ch_write_file_atomic(op, data, len, 0, err)
+                 ? -1
+                 : 0;
+        free(data);
+    }
+    free(op);
+    return rc;
+}
+
+/* NVRTC's verdict on the unit's device code, recorded in st; 1 when it is a failure nvcc would
+ * report too (the stage failed: no nvcc run needed). */
+static int nvrtc_stage(ch_verifier *v, const char *unit, cJSON *st, ch_verify_report *rep)
+{
+    static const char *const names[] = {"pass", "fail", "unsure (nvcc decides)", "skipped"};
+    if (v->s.no_nvrtc)
+        return 0;
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    double t0 = now();
+    ch_nvrtc_verdict nv = ch_nvrtc_check(unit, "candidate.cu", v->arch, v->cuda_home, &log);
+    cJSON *o = cJSON_AddObjectToObject(st, "nvrtc");
+    cJSON_AddStringToObject(o, "verdict", names[nv]);
+    cJSON_AddNumberToObject(o, "seconds", now() - t0);
+    int failed = 0;
+    if (nv == CH_NVRTC_FAIL) {
+        cJSON_AddStringToObject(st, "kernel_check", "nvrtc");
+        failed = compile_fail(rep, st, "kernel compile", log.data);
+    }
+    ch_strbuf_free(&log);
+    return failed;
+}
+
+/* Stage 1: NVRTC's fast verdict on the device code, then the candidate compiled once (its
+ * object is what the object check judges and what the program links), linked with the entry's
+ * scaffold object. unit: the candidate as candidate.cu holds it. */
+static int stage_compile(ch_verifier *v, const char *work, const char *src, const char *unit,
+                         ch_verify_report *rep, ch_error *err)
 {
     cJSON *st = stage_obj(rep, CH_STAGE_COMPILE);
+    if (nvrtc_stage(v, unit, st, rep))
+        return 1;
+    char *hp = ch_path_join(work, "signatures.h");
+    int hrc = ch_write_file_atomic(hp, v->signatures, strlen(v->signatures), 0, err);
+    free(hp);
+    if (hrc != 0)
+        return -1;
     char *archflag = ch_xasprintf("-arch=%s", v->arch);
     ch_strbuf log;
     ch_strbuf_init(&log);
     int status = 0, failed = 0;
-    /* a whole object, not a cubin: its host side is what the object check judges */
-    char *a1[] = {"-c", archflag, "-Xptxas", "-v", "-o", "candidate.o", "candidate.cu", NULL};
+    /* a whole object, not a cubin: its host side is what the object check judges; the
+     * signatures forced in front make a launcher of another type a compile error */
+    char *a1[] = {"-c",           "-O2", archflag,      "-Xptxas",      "-v", "-include",
+                  "signatures.h", "-o",  "candidate.o", "candidate.cu", NULL};
     int rc = run_nvcc(v, work, a1, &log, &status, err);
     cJSON_AddStringToObject(st, "kernel_check", "nvcc -c -Xptxas -v");
-    if (rc == 0 && status != 0) {
-        char *d = relevant_lines(log.data, 20, NULL);
-        cJSON_AddStringToObject(st, "diagnostics", d);
-        char *first = ch_xstrndup(d, strcspn(d, "\n"));
-        failed =
-            stage_fail(rep, CH_STAGE_COMPILE, ch_xasprintf("kernel compile failed: %s", first));
-        free(first);
-        free(d);
-    }
+    if (rc == 0 && status != 0)
+        failed = compile_fail(rep, st, "kernel compile", log.data);
     if (rc == 0 && !failed) {
         ch_strbuf why;
         ch_strbuf_init(&why);
@@ -572,54 +824,33 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, ch_v
     if (rc == 0 && !failed) {
         cJSON *res = cJSON_AddArrayToObject(st, "resources");
         parse_resources(log.data, res);
-        ch_strbuf scaf;
-        ch_strbuf_init(&scaf);
-        char *sp = ch_path_join(work, "scaffold.cu");
-        rc = ch_scaffold_generate(v->s.checklist, "candidate.cu", &scaf, err);
-        if (rc == 0)
-            rc = ch_write_file_atomic(sp, scaf.data, scaf.len, 0, err);
-        free(sp);
-        ch_strbuf_free(&scaf);
+        /* the scaffold object, made meanwhile (ch_verifier_open) */
+        int built = scaffold_object(v, err);
+        if (built < 0 || (built && stage_scaffold_files(v, work, err) != 0))
+            rc = -1;
+        else if (!built)
+            failed = compile_fail(rep, st, "scaffold compile", v->scaffold_log);
+    }
+    if (rc == 0 && !failed) {
         int cublas = strstr(src, "cublas") != NULL;
-        char *a2[] = {"-O2", archflag, "-o", "prog", "scaffold.cu", cublas ? "-lcublas" : NULL,
-                      NULL};
+        char *a2[] = {
+            archflag, "-o", "prog", "scaffold.o", "candidate.o", cublas ? "-lcublas" : NULL, NULL};
         ch_strbuf_reset(&log);
-        if (rc == 0)
-            rc = run_nvcc(v, work, a2, &log, &status, err);
-        if (rc == 0 && status != 0) {
-            char *d = relevant_lines(log.data, 20, NULL);
-            cJSON_AddStringToObject(st, "diagnostics", d);
-            char *first = ch_xstrndup(d, strcspn(d, "\n"));
-            failed = stage_fail(rep, CH_STAGE_COMPILE,
-                                ch_xasprintf("scaffold compile failed: %s", first));
-            free(first);
-            free(d);
-        }
+        rc = run_nvcc(v, work, a2, &log, &status, err);
+        if (rc == 0 && status != 0)
+            failed = compile_fail(rep, st, "scaffold link", log.data);
     }
     ch_strbuf_free(&log);
     free(archflag);
     return rc ? -1 : failed;
 }
 
-static int stage_sanitize(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
-                          ch_verify_report *rep, ch_error *err)
+/* The sanitizer tools at size sz: 1 failed (stage_fail done), 0 passed, -1 internal. */
+static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
+                         const ch_ck_size *sz, ch_verify_report *rep, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     cJSON *st = stage_obj(rep, CH_STAGE_SANITIZE);
-    if (!v->sanitizer) {
-        rep->status[CH_STAGE_SANITIZE] = CH_ST_SKIP;
-        cJSON_AddStringToObject(st, "note", "compute-sanitizer not found: stage skipped");
-        return 0;
-    }
-    /* a small size that still spans several blocks: the first correctness size */
-    const ch_ck_size *sz = c->n_correctness ? &c->correctness[0]
-                           : c->n_smoke     ? &c->smoke[c->n_smoke - 1]
-                                            : NULL;
-    if (!sz) {
-        rep->status[CH_STAGE_SANITIZE] = CH_ST_SKIP;
-        cJSON_AddStringToObject(st, "note", "no size to run the sanitizer at");
-        return 0;
-    }
     char *sizes = size_text(sz);
     cJSON_AddStringToObject(st, "size", sizes);
     static const char *const tools[] = {"memcheck", "racecheck", "synccheck"};
@@ -628,7 +859,7 @@ static int stage_sanitize(ch_verifier *v, const char *work, const char *prog, ui
         char *case_dir = ch_xasprintf("%s/sanitize-%s", work, tools[t]);
         char *sd = ch_path_join(case_dir, "0");
         ch_dataset ds;
-        rc = ch_data_synthesize(c, sz, mix(seed, 99, t, 0), &ds, err);
+        rc = ch_reference_inputs(c, v->ref_exe, sz, mix(seed, 99, t, 0), &ds, err);
         if (rc == 0) {
             rc = ch_mkdir_p(sd, err) || ch_dataset_write(c, &ds, sd, err) ? -1 : 0;
             ch_dataset_free(&ds);
@@ -693,6 +924,121 @@ static int stage_sanitize(ch_verifier *v, const char *work, const char *prog, ui
     return rc ? -1 : failed;
 }
 
+/* The sanitizer cache key of a candidate source: the checklist, the architecture and the
+ * source (XXH3-128, hex). */
+static void sanitizer_key(const ch_verifier *v, const char *src, char out[33])
+{
+    XXH3_state_t *st = XXH3_createState();
+    XXH3_128bits_reset(st);
+    XXH3_128bits_update(st, v->ck_hash, strlen(v->ck_hash));
+    XXH3_128bits_update(st, v->arch, strlen(v->arch) + 1);
+    XXH3_128bits_update(st, src, strlen(src));
+    XXH128_hash_t h = XXH3_128bits_digest(st);
+    XXH3_freeState(st);
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+}
+
+/* A verdict this verifier already reached for the same source, applied to rep: 1 found. */
+static int sanitized_before(ch_verifier *v, const char *key, ch_verify_report *rep)
+{
+    int found = 0, failed = 0;
+    char *message = NULL, *tool_output = NULL;
+    pthread_mutex_lock(&v->mu);
+    for (size_t i = 0; i < v->n_san && !found; i++)
+        if (strcmp(v->san[i].hash, key) == 0) {
+            found = 1;
+            failed = v->san[i].failed;
+            message = v->san[i].message ? ch_xstrdup(v->san[i].message) : NULL;
+            tool_output = v->san[i].tool_output ? ch_xstrdup(v->san[i].tool_output) : NULL;
+        }
+    pthread_mutex_unlock(&v->mu);
+    if (!found)
+        return 0;
+    cJSON *st = stage_obj(rep, CH_STAGE_SANITIZE);
+    cJSON_AddStringToObject(st, "note", "the verdict of an identical source, checked before");
+    if (tool_output)
+        cJSON_AddStringToObject(st, "tool_output", tool_output);
+    if (failed)
+        stage_fail(rep, CH_STAGE_SANITIZE, message ? message : ch_xstrdup("failed before"));
+    else
+        free(message);
+    free(tool_output);
+    return 1;
+}
+
+static void sanitized_record(ch_verifier *v, const char *key, const ch_verify_report *rep)
+{
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(rep->details, "sanitizer");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(st, "message");
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(st, "tool_output");
+    pthread_mutex_lock(&v->mu);
+    if (v->n_san == v->cap_san) {
+        v->cap_san = v->cap_san ? 2 * v->cap_san : 8;
+        v->san = ch_xrealloc(v->san, v->cap_san * sizeof *v->san);
+    }
+    sanitized *e = &v->san[v->n_san++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->hash, sizeof e->hash, "%s", key);
+    e->failed = rep->status[CH_STAGE_SANITIZE] == CH_ST_FAIL;
+    e->message = e->failed && cJSON_IsString(msg) ? ch_xstrdup(msg->valuestring) : NULL;
+    e->tool_output = cJSON_IsString(out) ? ch_xstrdup(out->valuestring) : NULL;
+    pthread_mutex_unlock(&v->mu);
+}
+
+/* Where a passed sanitizer run of a source is remembered across builds (cache directory), or
+ * NULL without one. Caller frees. */
+static char *sanitized_file(const ch_verifier *v, const char *key)
+{
+    if (!v->s.cache_dir || !*v->s.cache_dir)
+        return NULL;
+    return ch_xasprintf("%s/verify/sanitized/%s", v->s.cache_dir, key);
+}
+
+/* Stage 4, once per distinct candidate source: the sanitizer runs 10-100x slower than the
+ * program, and an identical source (a pending candidate verified again, an agent repeating
+ * itself) gets the same verdict. Passes are also remembered in the cache directory. */
+static int stage_sanitize(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
+                          const char *src, ch_verify_report *rep, ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
+    cJSON *st = stage_obj(rep, CH_STAGE_SANITIZE);
+    if (!v->sanitizer) {
+        rep->status[CH_STAGE_SANITIZE] = CH_ST_SKIP;
+        cJSON_AddStringToObject(st, "note", "compute-sanitizer not found: stage skipped");
+        return 0;
+    }
+    /* a small size that still spans several blocks (ch_verify_plan) */
+    int k = v->plan.sanitize;
+    const ch_ck_size *sz = k >= 0 ? &c->correctness[k] : k == -1 ? &c->smoke[c->n_smoke - 1] : NULL;
+    if (!sz) {
+        rep->status[CH_STAGE_SANITIZE] = CH_ST_SKIP;
+        cJSON_AddStringToObject(st, "note", "no size to run the sanitizer at");
+        return 0;
+    }
+    char key[33];
+    sanitizer_key(v, src, key);
+    if (sanitized_before(v, key, rep))
+        return rep->status[CH_STAGE_SANITIZE] == CH_ST_FAIL;
+    char *file = sanitized_file(v, key);
+    if (file && ch_file_exists(file)) {
+        cJSON_AddStringToObject(st, "note", "passed before for an identical source (cache)");
+        free(file);
+        return 0;
+    }
+    int rc = run_sanitizer(v, work, prog, seed, sz, rep, err);
+    if (rc >= 0)
+        sanitized_record(v, key, rep);
+    if (rc == 0 && file) {
+        ch_error e2;
+        char *dir = ch_path_dir(file);
+        if (ch_mkdir_p(dir, &e2) == 0)
+            ch_write_file_atomic(file, key, strlen(key), 0, &e2);
+        free(dir);
+    }
+    free(file);
+    return rc;
+}
+
 /* The first "ch-time: NAME=<ms>" value of a program's output, or -1. */
 static double time_value(const ch_proc_result *pr, const char *name)
 {
@@ -736,7 +1082,7 @@ static double small_time(ch_verifier *v, const char *work, const char *prog, uin
         return -1;
     ch_dataset ds;
     ch_error err;
-    if (ch_data_synthesize(c, &c->smoke[0], mix(seed, 6, 0, 0), &ds, &err) != 0)
+    if (ch_reference_inputs(c, v->ref_exe, &c->smoke[0], mix(seed, 6, 0, 0), &ds, &err) != 0)
         return -1;
     char *case_dir = ch_path_join(work, "small");
     char *sd = ch_path_join(case_dir, "0");
@@ -762,20 +1108,45 @@ static double small_time(ch_verifier *v, const char *work, const char *prog, uin
     return ms;
 }
 
-static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
-                      ch_verify_report *rep, ch_error *err)
+/* The value of " KEY=" on the output line that starts with prefix ("ch-kernel:"), or -1; *word
+ * (optional, size cap) receives it as text. */
+static double line_value(const char *out, const char *prefix, const char *key, char *word,
+                         size_t cap)
 {
-    const ch_checklist *c = v->s.checklist;
-    cJSON *st = stage_obj(rep, CH_STAGE_PERF);
+    const char *l = out ? strstr(out, prefix) : NULL;
+    if (word && cap)
+        *word = '\0';
+    if (!l || (l != out && l[-1] != '\n'))
+        return -1;
+    size_t len = strcspn(l, "\n");
+    char *pat = ch_xasprintf(" %s=", key);
+    const char *k = memmem(l, len, pat, strlen(pat));
+    double v = -1;
+    if (k) {
+        k += strlen(pat);
+        v = atof(k);
+        if (word && cap) {
+            size_t n = strcspn(k, " \n");
+            snprintf(word, cap, "%.*s", (int)(n < cap ? n : cap - 1), k);
+        }
+    }
+    free(pat);
+    return v;
+}
+
+/* The calibration (copy bandwidths, L2, compute peak), measured once per verifier; it runs
+ * under the exclusive GPU lock like every timing. */
+static void perf_calibration(ch_verifier *v, const char *work, cJSON *st)
+{
+    pthread_mutex_lock(&v->mu);
     if (!v->have_calib) {
         char *line = NULL;
+        ch_error err;
         if (ch_calibrate(v->nvcc, v->arch, v->s.runner, v->s.cache_dir, work, &v->calib, &line,
-                         err) != 0) {
-            cJSON_AddStringToObject(st, "calibration_error", err->msg);
-            ch_error_clear(err);
-        } else {
+                         &err) != 0)
+            cJSON_AddStringToObject(st, "calibration_error", err.msg);
+        else
             v->have_calib = 1;
-        }
         free(line);
     }
     if (v->have_calib) {
@@ -785,34 +1156,172 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
         cJSON_AddNumberToObject(cb, "dram_copy_gbs", v->calib.d2d_gbs);
         cJSON_AddNumberToObject(cb, "pinned_h2d_gbs", v->calib.h2d_gbs);
         cJSON_AddNumberToObject(cb, "pinned_d2h_gbs", v->calib.d2h_gbs);
+        if (v->calib.fp32_gflops > 0)
+            cJSON_AddNumberToObject(cb, "fp32_peak_gflops", v->calib.fp32_gflops);
     }
-    ch_dataset ds;
-    if (ch_data_synthesize(c, &c->tune, mix(seed, 5, 0, 0), &ds, err) != 0)
-        return -1;
-    double in_b = 0, out_b = 0, set_b = 0;
+    pthread_mutex_unlock(&v->mu);
+}
+
+/* Bytes of the tune set: in (what the kernels read and a host-pointer call copies in), out
+ * (written / copied back; inout counts in both), out_only (out buffers, which correctness
+ * proved are written whole), set (one copy of every buffer). */
+typedef struct perf_bytes {
+    double in, out, out_only, set;
+} perf_bytes;
+
+static perf_bytes tune_bytes(const ch_checklist *c, const ch_dataset *ds)
+{
+    perf_bytes b = {0, 0, 0, 0};
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         if (p->role == CH_ROLE_SCALAR)
             continue;
-        double b = (double)ds.count[i] * (double)ch_scalar_size(p->elem);
-        set_b += b;
+        double n = (double)ds->count[i] * (double)ch_scalar_size(p->elem);
+        b.set += n;
         if (p->dir != CH_DIR_OUT)
-            in_b += b;
+            b.in += n;
         if (p->dir != CH_DIR_IN)
-            out_b += b;
+            b.out += n;
+        if (p->dir == CH_DIR_OUT)
+            b.out_only += n;
     }
+    return b;
+}
+
+/* Floors, fractions and the "faster than physically possible" checks from the measured times
+ * (rep) and the calibration. Returns 1 when a check failed (stage_fail done). */
+static int perf_floors(ch_verifier *v, const perf_bytes *b, cJSON *st, ch_verify_report *rep)
+{
+    const ch_checklist *c = v->s.checklist;
+    if (!v->have_calib)
+        return 0;
+    const ch_calib *cb = &v->calib;
+    double dram = (b->in + b->out) / (cb->d2d_gbs * 1e6);
+    rep->dram_floor_ms = dram;
+    if (!c->device && cb->h2d_gbs > 0 && cb->d2h_gbs > 0) {
+        rep->pcie_floor_ms = b->in / (cb->h2d_gbs * 1e6) + b->out / (cb->d2h_gbs * 1e6);
+        rep->call_fraction = rep->launcher_ms > 0 ? rep->pcie_floor_ms / rep->launcher_ms : -1;
+    }
+    rep->peak_gflops = cb->fp32_gflops > 0 ? cb->fp32_gflops : -1;
+    double measured;
+    if (rep->kernel_resident) {
+        /* what evolution tunes: the kernels against DRAM; the copies are reported apart */
+        rep->floor_ms = dram;
+        measured = rep->kernel_ms;
+    } else {
+        /* no device launcher: the whole call is all there is (copies included) */
+        rep->floor_ms = rep->pcie_floor_ms > dram ? rep->pcie_floor_ms : dram;
+        measured = c->device ? rep->kernel_ms : rep->launcher_ms;
+    }
+    rep->fraction = measured > 0 ? rep->floor_ms / measured : -1;
+    cJSON_AddNumberToObject(st, "dram_floor_ms", dram);
+    if (rep->pcie_floor_ms >= 0)
+        cJSON_AddNumberToObject(st, "pcie_floor_ms", rep->pcie_floor_ms);
+    cJSON_AddNumberToObject(st, "floor_ms", rep->floor_ms);
+    cJSON_AddNumberToObject(st, "fraction_of_floor", rep->fraction);
+    cJSON_AddStringToObject(st, "floor_of",
+                            rep->kernel_resident ? "kernel_ms against the DRAM floor"
+                            : c->device          ? "kernel_ms (the launcher) against the DRAM floor"
+                                        : "launcher_ms against the larger of PCIe and DRAM floors");
+    cJSON_AddStringToObject(st, "compute_floor",
+                            "unknown: the checklist gives no flop count (only the memory floor "
+                            "applies)");
+    /* Skipped work: a whole host-pointer call that moves fewer bytes than its buffers hold
+     * (as before), and kernels faster than writing their out buffers, which correctness proved
+     * are written whole. Only where the data is larger than the L2 (else caches flatter). */
+    int big = b->in + b->out > 2 * (cb->l2_bytes > 0 ? (double)cb->l2_bytes : 60e6);
+    cJSON_AddBoolToObject(st, "floor_enforced", big);
+    if (!big)
+        return 0;
+    double call_floor = c->device ? -1 : rep->kernel_resident ? rep->pcie_floor_ms : rep->floor_ms;
+    if (call_floor > 0 && rep->launcher_ms < 0.8 * call_floor)
+        return stage_fail(rep, CH_STAGE_PERF,
+                          ch_xasprintf("faster than physically possible: skipped work (%.4f ms "
+                                       "for %.0f MB that must move, floor %.4f ms)",
+                                       rep->launcher_ms, (b->in + b->out) / 1e6, call_floor));
+    /* a device entry's launcher is its kernels: the whole DRAM floor, as always; a device
+     * launcher only the bytes it surely writes (its agreement with the launcher after the
+     * timing is checked by the scaffold) */
+    double write_floor = b->out_only / (cb->d2d_gbs * 1e6);
+    double kfloor = c->device ? dram : rep->kernel_resident ? write_floor : -1;
+    if (kfloor > 0 && rep->kernel_ms < 0.8 * kfloor)
+        return stage_fail(rep, CH_STAGE_PERF,
+                          ch_xasprintf("kernels faster than physically possible: skipped work "
+                                       "(%.4f ms, floor %.4f ms)",
+                                       rep->kernel_ms, kfloor));
+    return 0;
+}
+
+/* Reads the scaffold's timing lines into rep; NULL or what went wrong (caller frees). The
+ * kernel line counts only when correctness judged the device launcher's outputs (dev). */
+static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev, cJSON *st,
+                        ch_verify_report *rep)
+{
+    const char *out = pr->out.data;
+    double ev = line_value(out, "ch-time:", "event_ms", NULL, 0);
+    double wall = line_value(out, "ch-time:", "wall_ms", NULL, 0);
+    if (ev < 0 || wall < 0)
+        return ch_xstrdup("no timing line from the scaffold");
+    char stop[16];
+    rep->launcher_ms = wall;
+    cJSON *call = cJSON_AddObjectToObject(st, "whole_call");
+    cJSON_AddNumberToObject(call, "wall_ms", wall);
+    cJSON_AddNumberToObject(call, "event_ms", ev);
+    cJSON_AddNumberToObject(call, "repeats", line_value(out, "ch-time:", "repeats", NULL, 0));
+    line_value(out, "ch-time:", "stop", stop, sizeof stop);
+    cJSON_AddStringToObject(call, "stopped", stop);
+    double k = c->device || !dev ? -1 : line_value(out, "ch-kernel:", "kernel_ms", NULL, 0);
+    if (c->device || k >= 0) {
+        rep->kernel_ms = c->device ? ev : k;
+        rep->kernel_resident = 1;
+        cJSON *kern = cJSON_AddObjectToObject(st, "kernel");
+        cJSON_AddNumberToObject(kern, "event_ms", rep->kernel_ms);
+        cJSON_AddStringToObject(kern, "through",
+                                c->device ? "the launcher (device pointers)"
+                                          : "NAME_device_launcher on device-resident data");
+        if (!c->device) {
+            cJSON_AddNumberToObject(kern, "repeats",
+                                    line_value(out, "ch-kernel:", "repeats", NULL, 0));
+            line_value(out, "ch-kernel:", "stop", stop, sizeof stop);
+            cJSON_AddStringToObject(kern, "stopped", stop);
+        }
+    } else {
+        rep->kernel_ms = ev;
+        cJSON_AddStringToObject(st, "kernel_note",
+                                "kernel_ms includes the host-device copies: the candidate defines "
+                                "no NAME_device_launcher, so only the whole call could be timed");
+    }
+    cJSON_AddNumberToObject(st, "event_ms", ev);
+    cJSON_AddNumberToObject(st, "wall_ms", wall);
+    cJSON_AddNumberToObject(st, "kernel_ms", rep->kernel_ms);
+    cJSON_AddBoolToObject(st, "kernel_resident", rep->kernel_resident);
+    return NULL;
+}
+
+static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64_t seed, int dev,
+                      ch_verify_report *rep, ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
+    cJSON *st = stage_obj(rep, CH_STAGE_PERF);
+    perf_calibration(v, work, st);
+    ch_dataset ds;
+    if (ch_reference_inputs(c, v->ref_exe, &c->tune, mix(seed, 5, 0, 0), &ds, err) != 0)
+        return -1;
+    perf_bytes b = tune_bytes(c, &ds);
     char *case_dir = ch_path_join(work, "tune");
     char *sd = ch_path_join(case_dir, "0");
     int rc = ch_mkdir_p(sd, err) || ch_dataset_write(c, &ds, sd, err) ? -1 : 0;
     ch_dataset_free(&ds);
     double l2 = v->have_calib && v->calib.l2_bytes > 0 ? (double)v->calib.l2_bytes : 60e6;
-    int nsets = set_b > 0 ? (int)ceil(3 * l2 / set_b) : 2;
+    int nsets = b.set > 0 ? (int)ceil(3 * l2 / b.set) : 2;
     if (nsets < 2)
         nsets = 2;
     if (nsets > 8)
         nsets = 8;
-    while (nsets > 1 && nsets * set_b > 16e9)
+    while (nsets > 1 && nsets * b.set > 16e9)
         nsets--;
+    int warmup, min_r, max_r;
+    ch_verify_perf_counts(b.set, v->have_calib ? v->calib.d2d_gbs : -1, &warmup, &min_r, &max_r);
     int failed = 0;
     if (rc == 0) {
         ch_sandbox_opts so;
@@ -820,59 +1329,36 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
         so.dir = case_dir;
         so.runner = v->s.runner;
         so.wall_seconds = 6 * (v->s.wall_seconds > 0 ? v->s.wall_seconds : 20);
-        char nb[16];
+        char nb[16], wb[16], maxb[16], minb[16];
         snprintf(nb, sizeof nb, "%d", nsets);
-        char *argv[] = {(char *)prog, "time", case_dir, nb, "3", "15", NULL};
+        snprintf(wb, sizeof wb, "%d", warmup);
+        snprintf(maxb, sizeof maxb, "%d", max_r);
+        snprintf(minb, sizeof minb, "%d", min_r);
+        char *argv[] = {(char *)prog, "time", case_dir, nb, wb, maxb, minb, NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
         rc = ch_sandbox_run(&so, argv, &pr, err);
         if (rc == 0) {
             char *prob = run_problem(&pr, so.wall_seconds);
-            const char *t = strstr(pr.out.data, "ch-time:");
-            double ev = -1, wall = -1, mn = -1;
-            if (!prob && (!t || sscanf(t, "ch-time: event_ms=%lf wall_ms=%lf min_event_ms=%lf", &ev,
-                                       &wall, &mn) != 3))
-                prob = ch_xstrdup("no timing line from the scaffold");
+            if (!prob)
+                prob = perf_parse(c, &pr, dev, st, rep);
             if (prob) {
                 char *sizes = size_text(&c->tune);
                 failed = stage_fail(rep, CH_STAGE_PERF, ch_xasprintf("%s at %s", prob, sizes));
                 free(sizes);
                 free(prob);
             } else {
-                rep->kernel_ms = ev;
-                rep->launcher_ms = wall;
+                pthread_mutex_lock(&v->mu);
                 rep->host_ms = host_time(v, case_dir, sd);
+                pthread_mutex_unlock(&v->mu);
                 rep->small_ms = small_time(v, work, prog, seed);
                 if (rep->host_ms >= 0)
                     cJSON_AddNumberToObject(st, "host_ms", rep->host_ms);
                 if (rep->small_ms >= 0)
                     cJSON_AddNumberToObject(st, "small_size_launcher_ms", rep->small_ms);
-                cJSON_AddNumberToObject(st, "event_ms", ev);
-                cJSON_AddNumberToObject(st, "wall_ms", wall);
                 cJSON_AddNumberToObject(st, "sets", nsets);
-                cJSON_AddNumberToObject(st, "bytes_moved", in_b + out_b);
-                if (v->have_calib) {
-                    double dram = (in_b + out_b) / (v->calib.d2d_gbs * 1e6);
-                    double floor_ms = dram, measured = ev;
-                    if (!c->device) {
-                        double xfer =
-                            in_b / (v->calib.h2d_gbs * 1e6) + out_b / (v->calib.d2h_gbs * 1e6);
-                        floor_ms = xfer > dram ? xfer : dram;
-                        measured = wall;
-                    }
-                    rep->floor_ms = floor_ms;
-                    rep->fraction = measured > 0 ? floor_ms / measured : -1;
-                    cJSON_AddNumberToObject(st, "floor_ms", floor_ms);
-                    cJSON_AddNumberToObject(st, "fraction_of_floor", rep->fraction);
-                    int big = in_b + out_b > 2 * l2;
-                    cJSON_AddBoolToObject(st, "floor_enforced", big);
-                    if (big && measured < 0.8 * floor_ms)
-                        failed = stage_fail(
-                            rep, CH_STAGE_PERF,
-                            ch_xasprintf("faster than physically possible: skipped work (%.4f ms "
-                                         "for %.0f MB that must move, floor %.4f ms)",
-                                         measured, (in_b + out_b) / 1e6, floor_ms));
-                }
+                cJSON_AddNumberToObject(st, "bytes_moved", b.in + b.out);
+                failed = perf_floors(v, &b, st, rep);
             }
         }
         ch_proc_result_free(&pr);
@@ -889,9 +1375,10 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
 /* ---- the run ------------------------------------------------------------------------------- */
 
 struct ch_verify_build {
-    char *work; /* the candidate's private directory */
-    char *prog; /* its scaffold program */
-    int last;   /* the last stage to run */
+    char *work;          /* the candidate's private directory */
+    char *prog;          /* its scaffold program */
+    int last;            /* the last stage to run */
+    int device_launcher; /* the program has NAME_device_launcher and its outputs were judged */
 };
 
 static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int stage,
@@ -920,36 +1407,48 @@ static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int st
         char *cp = ch_path_join(b->work, "candidate.cu");
         char *unit = ch_candidate_launcher_form(c->name, src);
         rc = ch_write_file_atomic(cp, unit, strlen(unit), 0, err);
-        free(unit);
         free(cp);
         if (rc == 0)
-            rc = (failed = stage_compile(v, b->work, src, rep, err)) < 0 ? -1 : 0;
+            rc = (failed = stage_compile(v, b->work, src, unit, rep, err)) < 0 ? -1 : 0;
+        free(unit);
         break;
     }
     case CH_STAGE_SMOKE:
     case CH_STAGE_CORRECT: {
-        size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness;
+        size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness, ran = 0;
         const ch_ck_size *sizes = stage == CH_STAGE_SMOKE ? c->smoke : c->correctness;
         for (size_t k = 0; k < n && !failed && rc == 0; k++) {
-            int r = run_case(v, b->work, b->prog, seed, stage, k, &sizes[k],
-                             stage == CH_STAGE_SMOKE ? 1 : 2, rep, err);
+            /* correctness: the plan's sets per size (0: too large beside a smaller size) */
+            int nsets = stage == CH_STAGE_SMOKE ? 1 : v->plan.correct_sets[k];
+            if (nsets == 0)
+                continue;
+            int dev = 0;
+            int r = run_case(v, b->work, b->prog, seed, stage, k, &sizes[k], nsets, &dev, rep, err);
+            if (stage == CH_STAGE_CORRECT && r == 0)
+                b->device_launcher = dev;
+            ran++;
             if (r < 0)
                 rc = -1;
             else
                 failed = r;
         }
-        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)n);
+        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)ran);
+        if (ran < n && !failed)
+            cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_skipped_as_too_large",
+                                    (double)(n - ran));
         break;
     }
     case CH_STAGE_SANITIZE:
-        rc = (failed = stage_sanitize(v, b->work, b->prog, seed, rep, err)) < 0 ? -1 : 0;
+        rc = (failed = stage_sanitize(v, b->work, b->prog, seed, src, rep, err)) < 0 ? -1 : 0;
         break;
     case CH_STAGE_PERF:
         if (c->tune.n == 0) {
             rep->status[stage] = CH_ST_SKIP;
             cJSON_AddStringToObject(stage_obj(rep, stage), "note", "no tune size");
         } else {
-            rc = (failed = stage_perf(v, b->work, b->prog, seed, rep, err)) < 0 ? -1 : 0;
+            rc = (failed = stage_perf(v, b->work, b->prog, seed, b->device_launcher, rep, err)) < 0
+                     ? -1
+                     : 0;
         }
         break;
     }
@@ -1031,10 +1530,58 @@ int ch_verifier_build(ch_verifier *v, const char *src, ch_verify_report *rep, ch
     return 0;
 }
 
+/* Device memory of one functional test: waits while concurrent tests of this verifier hold the
+ * budget; a test always runs when none does (its need may exceed the budget alone). */
+static void mem_reserve(ch_verifier *v, double bytes)
+{
+    double budget = v->s.device_mem_budget > 0 ? v->s.device_mem_budget : 8.0 * (1 << 30);
+    pthread_mutex_lock(&v->mu);
+    while (v->mem_used > 0 && v->mem_used + bytes > budget)
+        pthread_cond_wait(&v->mem_cv, &v->mu);
+    v->mem_used += bytes;
+    pthread_mutex_unlock(&v->mu);
+}
+
+static void mem_release(ch_verifier *v, double bytes)
+{
+    pthread_mutex_lock(&v->mu);
+    v->mem_used -= bytes;
+    if (v->mem_used < 1)
+        v->mem_used = 0;
+    pthread_cond_broadcast(&v->mem_cv);
+    pthread_mutex_unlock(&v->mu);
+}
+
+/* Stages from..to under the GPU lock (shared or exclusive); the wait goes into the details. */
+static int run_locked(ch_verifier *v, ch_verify_build *b, const char *src, int from, int to,
+                      int exclusive, ch_verify_report *rep, ch_error *err)
+{
+    cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
+    if (!gl)
+        gl = cJSON_AddObjectToObject(rep->details, "gpu_lock");
+    double t0 = now();
+    ch_gpu_lock lk;
+    ch_error lerr;
+    if (ch_gpu_lock_acquire(v->s.gpu_lock, exclusive, &lk, &lerr) != 0)
+        cJSON_AddStringToObject(gl, "error", lerr.msg); /* runs anyway: times may be off */
+    cJSON_AddNumberToObject(gl, exclusive ? "exclusive_wait_seconds" : "shared_wait_seconds",
+                            now() - t0);
+    int failed = run_stages(v, b, src, from, to, rep, err);
+    ch_gpu_lock_release(&lk);
+    return failed;
+}
+
 int ch_verifier_test(ch_verifier *v, ch_verify_build *b, const char *src, ch_verify_report *rep,
                      ch_error *err)
 {
-    int failed = run_stages(v, b, src, CH_STAGE_SMOKE, b->last, rep, err);
+    /* the functional stages share the GPU (and this verifier's memory budget); timing alone */
+    int last_shared = b->last < CH_STAGE_SANITIZE ? b->last : CH_STAGE_SANITIZE;
+    double need = v->plan.device_bytes;
+    mem_reserve(v, need);
+    int failed = run_locked(v, b, src, CH_STAGE_SMOKE, last_shared, 0, rep, err);
+    mem_release(v, need);
+    if (failed == 0 && b->last >= CH_STAGE_PERF)
+        failed = run_locked(v, b, src, CH_STAGE_PERF, b->last, 1, rep, err);
     if (failed < 0) {
         ch_verify_build_free(v, b, NULL);
         return -1;

@@ -11,6 +11,9 @@ typedef struct ch_calib {
     long l2_bytes;
     double d2d_gbs;          /* DRAM: read + write bytes of a device-to-device copy */
     double h2d_gbs, d2h_gbs; /* pinned host memory */
+    /* fp32 peak (GFLOP/s: SMs x FP32 lanes per SM x 2 x clock), -1 unknown (an older cached
+     * calibration) */
+    double fp32_gflops;
 } ch_calib;
 
 /* Calibrates (or reads the cached calibration); *cache_line is the raw line (caller frees). */

@@ -9,14 +9,18 @@ export CH_CC_BUDGET=${CH_CC_TEST_BUDGET:-3}
 stat() { "$CH_CC_BIN" --harness-stats=json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 key_of() { "$CH_CC_BIN" --harness-list "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['key'])"; }
 entry_dir() { k=$(key_of "$1"); echo "$CH_CC_CACHE_DIR/${k:0:2}/${k:2}"; }
-# prints "best_ms min_correct_ms" from an entry's report.json
+# prints "best_ms min_correct_ms" from an entry's report.json, in the time ranking compares
+# (rank_ms: the kernels alone when timed on device-resident data, else the whole call) among
+# candidates timed the same way as the best
 best_vs_min() {
     python3 - "$1/report.json" <<'EOF'
 import json, sys
 ev = json.load(open(sys.argv[1]))["evolution"]
-ok = [c for c in ev["candidates"] if c["verdict"] == "correct" and c["launcher_ms"] is not None]
 best = [c for c in ev["candidates"] if c["id"] == ev["best"]]
-print("%s %s" % (best[0]["launcher_ms"] if best else "none", min(c["launcher_ms"] for c in ok) if ok else "none"))
+res = best[0].get("kernel_resident") if best else None
+ok = [c for c in ev["candidates"] if c["verdict"] == "correct" and c["rank_ms"] is not None
+      and c.get("kernel_resident") == res]
+print("%s %s" % (best[0]["rank_ms"] if best else "none", min(c["rank_ms"] for c in ok) if ok else "none"))
 EOF
 }
 

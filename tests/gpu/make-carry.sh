@@ -2,9 +2,15 @@
 # Prepares tests/gpu/carry/ for the GPU machine (CUDA 13, gcc 13, libclang-16, no cJSON, no
 # xxHash header, no apt): the headers and shared libraries it lacks, and libclang-14 sonames
 # pointing at its libclang-16 (libclang's C API is stable across versions). Build here, carry
-# build/lib, build/bin, build/libexec and tests/gpu/carry, then run tests/gpu/run-on-device.sh.
+# build/lib (it holds libch_runtime.a, the runtime that programs built there link), build/bin,
+# build/libexec and tests/gpu/carry, then run tests/gpu/run-on-device.sh.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
+build="$top/${BUILD:-build}"
+if [ ! -f "$build/lib/libch_runtime.a" ]; then
+    echo "carry: $build/lib/libch_runtime.a is missing (make build first)" >&2
+    exit 1
+fi
 c="$top/tests/gpu/carry"
 rm -rf "$c"
 mkdir -p "$c/include" "$c/lib"
@@ -15,4 +21,4 @@ ln -s libcjson.so.1 "$c/lib/libcjson.so"
 # make, for the example builds, in case the machine has none (built here, runs on glibc >= 2.36)
 mkdir -p "$c/bin"
 cp "$(command -v make)" "$c/bin/make"
-echo "carry: $(du -sh "$c" | cut -f1) in $c"
+echo "carry: $(du -sh "$c" | cut -f1) in $c; the runtime: $build/lib/libch_runtime.a"

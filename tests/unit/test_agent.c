@@ -720,6 +720,41 @@ Test(agent, invalid_checklist_feedback_then_success)
     fake_stop(&f);
 }
 
+/* What the pragma's range() and sample() clauses say is shown in the skeleton the model
+ * completes and kept over whatever the reply says (x in [-1, 1] there, no sample). */
+Test(agent, checklist_keeps_the_pragmas_input_clauses)
+{
+    fake f = start("{\"default\":{\"reply\":\"" R_CHECKLIST "\"}}");
+    ch_config cfg = cfg_for("openai", &f, NULL);
+    ch_agent *ag = open_agent(&cfg);
+    ch_entry e = saxpy_entry();
+    ch_param params[4];
+    memcpy(params, saxpy_params, sizeof params);
+    params[2].values_explicit = 1;
+    params[2].has_range = 1;
+    params[2].lo = -3;
+    params[2].hi = 3;
+    e.params = params;
+    e.clauses.sample = "fill_saxpy";
+    ch_checklist c;
+    ch_error err;
+    cr_assert_eq(ag->ops->checklist(ag, &e, &c, &err), 0, "%s", err.msg);
+    cr_expect_eq(c.params[2].lo, -3);
+    cr_expect_eq(c.params[2].hi, 3);
+    cr_expect_eq(c.params[3].lo, -1, "a parameter without a clause keeps the model's range");
+    cr_expect_str_eq(c.sample, "fill_saxpy");
+    cJSON *recs = recorded(&f);
+    char *body = body_text(recs, 0);
+    cr_expect(strstr(body, "fill_saxpy"), "the skeleton names the sample function");
+    cr_expect(strstr(body, "-3"), "the skeleton holds the clause's range");
+    free(body);
+    cJSON_Delete(recs);
+    ch_checklist_free(&c);
+    ch_agent_close(ag);
+    ch_config_free(&cfg);
+    fake_stop(&f);
+}
+
 Test(agent, checklist_must_match_the_signature)
 {
     fake f = start("{\"default\":{\"reply\":\"" R_CHECKLIST "\"}}");

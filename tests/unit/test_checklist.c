@@ -755,8 +755,13 @@ Test(validate, broken_json_catalog)
                    "params[3].index_hi: missing (index arrays need an exclusive bound)");
     expect_invalid(make_gather, "\"index_hi\": \"m\"", "\"index_hi\": \"m+j\"",
                    "params[3].index_hi: unknown name 'j'");
-    expect_invalid(make_gather, "\"index_of\": \"x\"", "\"index_of\": null",
-                   "params[3].index_hi: given without index_of");
+    /* (index_of is optional: a range() clause need not say what the values subscript) */
+    expect_invalid(make_gather, "\"index_lo\": null,\n      \"index_hi\": \"m\"",
+                   "\"index_lo\": \"j\",\n      \"index_hi\": \"m\"",
+                   "params[3].index_lo: unknown name 'j'");
+    expect_invalid(make_gather, "\"index_lo\": null,\n      \"index_hi\": \"m\"",
+                   "\"index_lo\": \"m\",\n      \"index_hi\": \"m\"",
+                   "sizes.smoke[0]: params[3] index range [m, m) is [1, 1) (no valid index)");
     /* sizes */
     expect_invalid(make_saxpy, "\"tune\": {\n      \"n\": 33554432\n    }", "\"tune\": {}",
                    "sizes.tune: missing value for 'n'");

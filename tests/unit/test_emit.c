@@ -146,12 +146,266 @@ Test(emit, dispatcher_uses_the_threshold_and_private_names)
     ch_strvec priv;
     ch_strvec_init(&priv);
     ch_emit_private_symbols(&l.items[0], &priv);
-    cr_assert_eq(priv.len, 3);
+    cr_assert_eq(priv.len, 4);
     cr_assert_str_eq(priv.items[0], "saxpy__host");
     cr_assert_str_eq(priv.items[1], "saxpy__ch_launcher");
+    cr_assert_str_eq(priv.items[3], "saxpy__ch_device_launcher");
+    /* without a device launcher the candidate's own launcher moves the data, as before */
+    cr_assert(strstr(out.data, "        saxpy_launcher(n, a, x, y);\n"), "%s", out.data);
+    cr_assert_null(strstr(out.data, "ch_rt_call_v1"));
     ch_strvec_free(&priv);
     ch_strbuf_free(&out);
     ch_entry_list_free(&l);
+}
+
+/* ---- the GPU path through the trusted runtime ---- */
+
+/* a candidate exporting both launchers, as the translator writes them */
+static const char saxpy_device_kernel[] =
+    "#include <cuda_runtime.h>\n"
+    "__global__ void k(int n, float a, const float *x, float *y)\n"
+    "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
+    "/* the kernels alone: saxpy_device_launcher(n, a, x, y) { ... } in a comment is no "
+    "definition */\n"
+    "extern \"C\" int saxpy_device_launcher(int n, float a, const float *__restrict__ x,\n"
+    "                                     float *y)\n"
+    "{\n"
+    "    if (n > 0)\n"
+    "        k<<<(n + 255) / 256, 256>>>(n, a, x, y);\n"
+    "    return (int)cudaGetLastError();\n"
+    "}\n"
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    float *dx, *dy;\n"
+    "    size_t b = (size_t)n * sizeof(float);\n"
+    "    if (cudaMalloc(&dx, b + 4) || cudaMalloc(&dy, b + 4))\n"
+    "        return;\n"
+    "    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);\n"
+    "    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);\n"
+    "    if (saxpy_device_launcher(n, a, dx, dy) == 0 && cudaDeviceSynchronize() == 0)\n"
+    "        cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);\n"
+    "    cudaFree(dx);\n"
+    "    cudaFree(dy);\n"
+    "}\n";
+
+Test(emit, device_launcher_definitions_are_told_from_mentions)
+{
+    cr_assert(ch_emit_has_device_launcher(saxpy_device_kernel, "saxpy"));
+    cr_assert_not(ch_emit_has_device_launcher(saxpy_device_kernel, "sax"));
+    cr_assert_not(ch_emit_has_device_launcher("extern \"C\" int f_device_launcher(int n);\n"
+                                              "void g(void) { f_device_launcher(3); }\n",
+                                              "f"),
+                  "a prototype and a call are no definition");
+    cr_assert_not(ch_emit_has_device_launcher("// int f_device_launcher(int n) {}\n"
+                                              "const char *s = \"f_device_launcher(int) {\";\n",
+                                              "f"));
+    cr_assert(ch_emit_has_device_launcher("int f_device_launcher(int n /* (x) */, int (*g)(int))"
+                                          " /* c */ {\n  return 0;\n}\n",
+                                          "f"));
+    cr_assert_not(ch_emit_has_device_launcher(NULL, "f"));
+}
+
+Test(emit, dispatcher_moves_data_through_the_runtime)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    ch_emit_kernel k = {&l.items[0], saxpy_device_kernel, NULL, "test",
+                        NULL,        "((long long)n)",    4096};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    const char *want[] = {
+        "#define saxpy_device_launcher saxpy__ch_device_launcher\n",
+        "#define CH_RT_DECL __attribute__((weak))\n",
+        "CH_RT_DECL int ch_rt_call_v1(",
+        "static ch_rt_site ch_saxpy_rt_site = CH_RT_SITE_INIT(\"saxpy\");",
+        "    return saxpy_device_launcher(s->n, s->a, (const float *)dev[0], (float *)dev[1]);\n",
+        "    const long long ch_count_x = (long long)n;\n",
+        "        {(void *)x, (size_t)ch_count_x * sizeof(float), CH_RT_IN},\n",
+        "        {(void *)y, (size_t)ch_count_y * sizeof(float), CH_RT_INOUT},\n",
+        "    return ch_rt_call_v1(&ch_saxpy_rt_site, ch_bufs, 2, ch_saxpy_rt_device, &ch_s);\n",
+        "        int status = ch_saxpy_rt_call(n, a, x, y);\n",
+        "ch_saxpy_gpu = !ch_saxpy_flag(\"CH_CC_FORCE_HOST\") && ch_saxpy_rt_usable();",
+        /* without the library linked in: the candidate's own launcher */
+        "    if (!ch_rt_call_v1) { /* libch_runtime.a is not linked in */\n"
+        "        saxpy_launcher(n, a, x, y);\n",
+        "int large = ch_saxpy_force || ((long long)n) >= 4096LL;",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert(strstr(out.data, want[i]), "missing: %s\nin:\n%s", want[i], out.data);
+    ch_strbuf_free(&out);
+    ch_entry_list_free(&l);
+
+    /* arrays: counts are products in long long; the `device` clause keeps today's path */
+    l = scan_one("j.c", jacobi_src);
+    const char *jk = "extern \"C\" int jacobi_device_launcher(int steps, int n, double *A, "
+                     "double *B) { return 0; }\n";
+    ch_emit_kernel kj = {&l.items[0], jk, NULL, NULL, NULL, NULL, 0};
+    ch_strbuf_init(&out);
+    cr_assert_eq(ch_emit_entry_cu(&kj, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "const long long ch_count_A = (long long)n*(long long)n;"), "%s",
+              out.data);
+    cr_assert(strstr(out.data, "(double *)dev[0], (double *)dev[1]);"), "%s", out.data);
+    cr_assert(strstr(out.data, "sizeof(double), CH_RT_IN},"), "%s", out.data);
+    /* B's border is left as it was: inout, copied in as well */
+    cr_assert(strstr(out.data, "(size_t)ch_count_B * sizeof(double), CH_RT_INOUT},"), "%s",
+              out.data);
+    ch_strbuf_free(&out);
+    ch_entry_list_free(&l);
+    ch_entry_list sd;
+    cr_assert_eq(scan_text("d.c",
+                           "#pragma harness \"y = 2x\" device extent(x: n, y: n)\n"
+                           "void twice(int n, const float *x, float *y);\n",
+                           CH_LANG_C, &sd, &err),
+                 0, "%s", err.msg);
+    cr_assert_not(ch_emit_runtime_eligible(&sd.items[0]), "device pointers: nothing to move");
+    ch_entry_list_free(&sd);
+}
+
+/* The runtime library named by the test environment (CH_CC_TEST_BUILD/lib), or NULL. */
+static char *test_runtime_library(void)
+{
+    const char *b = getenv("CH_CC_TEST_BUILD");
+    char *lib = b ? ch_xasprintf("%s/lib/libch_runtime.a", b) : NULL;
+    if (lib && !ch_file_exists(lib)) {
+        free(lib);
+        lib = NULL;
+    }
+    return lib;
+}
+
+/* Runs argv, returns its exit status; its output in out. */
+static int run_capture(char **argv, ch_strbuf *out)
+{
+    ch_error err;
+    ch_strbuf_reset(out);
+    return ch_proc_capture(argv, out, &err);
+}
+
+/* The generated unit with the runtime path compiles with nvcc, merges with the user's object
+ * and links into a program both with libch_runtime.a (its references resolved) and without it
+ * (they stay weak); both programs compute the right result (here without a GPU: the host
+ * path). */
+Test(emit, runtime_unit_compiles_links_and_runs)
+{
+    char *nvcc = ch_find_executable("nvcc", 0);
+    if (!nvcc && ch_file_exists("/usr/local/cuda/bin/nvcc"))
+        nvcc = ch_xstrdup("/usr/local/cuda/bin/nvcc");
+    char *lib = test_runtime_library();
+    if (!nvcc || !lib) {
+        free(nvcc);
+        free(lib);
+        cr_skip("nvcc or the runtime library (CH_CC_TEST_BUILD/lib) missing");
+    }
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    const ch_entry *e = &l.items[0];
+    ch_error err;
+    char *dir = ch_make_temp_dir("emit", &err);
+    ch_emit_kernel k = {e, saxpy_device_kernel, NULL, NULL, NULL, NULL, 0};
+    ch_strbuf unit, log, outb;
+    ch_strbuf_init(&unit);
+    ch_strbuf_init(&log);
+    ch_strbuf_init(&outb);
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &unit, &err), 0, "%s", err.msg);
+    char *cu = ch_path_join(dir, "u.cu"), *uo = ch_path_join(dir, "u.o");
+    cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
+    char *argv[] = {nvcc, "-arch=sm_90", "-Xcompiler=-Wall,-Werror", NULL};
+    cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
+    size_t len;
+    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
+    char *hc = ch_path_join(dir, "h.c"), *ho = ch_path_join(dir, "h.o");
+    cr_assert_eq(ch_write_file_atomic(hc, host, len, 0, &err), 0);
+    char *cc[] = {"cc", "-c", hc, "-o", ho, NULL};
+    cr_assert_eq(run_capture(cc, &outb), 0, "%s", outb.data);
+    char *merged = ch_path_join(dir, "m.o");
+    const char *objs[] = {ho, uo};
+    ch_strvec priv;
+    ch_strvec_init(&priv);
+    ch_emit_private_symbols(e, &priv);
+    cr_assert_eq(ch_emit_merge(objs, 2, priv.items, merged, &err), 0, "%s", err.msg);
+    const char *main_src =
+        "#include <stdio.h>\n"
+        "void saxpy(int n, float a, const float *x, float *y);\n"
+        "int main(void)\n{\n"
+        "    static float x[1000], y[1000];\n"
+        "    for (int i = 0; i < 1000; i++) { x[i] = (float)i; y[i] = 1; }\n"
+        "    saxpy(1000, 2.0f, x, y);\n"
+        "    for (int i = 0; i < 1000; i++)\n"
+        "        if (y[i] != 2.0f * (float)i + 1) { puts(\"wrong\"); return 1; }\n"
+        "    puts(\"right\");\n    return 0;\n}\n";
+    char *mc = ch_path_join(dir, "main.c"), *mo = ch_path_join(dir, "main.o");
+    cr_assert_eq(ch_write_file_atomic(mc, main_src, strlen(main_src), 0, &err), 0);
+    char *ccm[] = {"cc", "-c", mc, "-o", mo, NULL};
+    cr_assert_eq(run_capture(ccm, &outb), 0, "%s", outb.data);
+    for (int with = 1; with >= 0; with--) {
+        char *prog = ch_path_join(dir, with ? "with" : "without");
+        ch_strvec link;
+        ch_strvec_init(&link);
+        ch_strvec_push(&link, "cc");
+        ch_strvec_push(&link, mo);
+        ch_strvec_push(&link, merged);
+        ch_strvec_push(&link, "-o");
+        ch_strvec_push(&link, prog);
+        if (with) {
+            setenv("CH_CC_RUNTIME_LIB", lib, 1);
+            ch_emit_runtime_link_args(&link);
+            unsetenv("CH_CC_RUNTIME_LIB");
+            cr_assert_eq(link.len, 7, "the library and its undefined reference");
+        }
+        const char *tail[] = {"-L/usr/local/cuda/lib64",
+                              "-lcudart_static",
+                              "-lrt",
+                              "-lpthread",
+                              "-ldl",
+                              "-lstdc++",
+                              "-lm"};
+        for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
+            ch_strvec_push(&link, tail[i]);
+        cr_assert_eq(run_capture(link.items, &outb), 0, "link %s the runtime: %s",
+                     with ? "with" : "without", outb.data);
+        char *nm[] = {"nm", prog, NULL};
+        cr_assert_eq(run_capture(nm, &outb), 0);
+        cr_assert(strstr(outb.data, with ? " T ch_rt_call_v1\n" : " w ch_rt_call_v1\n"), "%s",
+                  with ? "the runtime is linked in" : "a weak reference stays unresolved");
+        char *run[] = {prog, NULL};
+        setenv("CH_CC_TRACE", "1", 1);
+        int rc = run_capture(run, &outb);
+        unsetenv("CH_CC_TRACE");
+        cr_assert_eq(rc, 0, "%s", outb.data);
+        cr_assert(strstr(outb.data, "right"), "%s", outb.data);
+        cr_assert(strstr(outb.data, "ch-cc: saxpy: "), "traced: %s", outb.data);
+        ch_strvec_free(&link);
+        free(prog);
+    }
+    ch_remove_tree(dir, &err);
+    ch_strvec_free(&priv);
+    ch_strbuf_free(&unit);
+    ch_strbuf_free(&log);
+    ch_strbuf_free(&outb);
+    free(host);
+    free(hc);
+    free(ho);
+    free(cu);
+    free(uo);
+    free(mc);
+    free(mo);
+    free(merged);
+    free(dir);
+    free(lib);
+    free(nvcc);
+    ch_entry_list_free(&l);
+}
+
+Test(emit, runtime_library_location)
+{
+    setenv("CH_CC_RUNTIME_LIB", "/nonexistent/libch_runtime.a", 1);
+    cr_assert_null(ch_emit_runtime_library(), "a library that is not there is none");
+    ch_strvec v;
+    ch_strvec_init(&v);
+    ch_emit_runtime_link_args(&v);
+    cr_assert_eq(v.len, 0, "nothing to link: the weak references stay unresolved");
+    unsetenv("CH_CC_RUNTIME_LIB");
+    ch_strvec_free(&v);
 }
 
 /* nvcc compiles a generated unit, ld -r merges it with the host object, and only the user's

@@ -27,6 +27,12 @@ typedef struct rule {
     double fraction; /* of the memory floor, -1: unknown */
 } rule;
 
+/* Kernel times on device-resident data (kernel_resident) by source; others get 0.75 x ms. */
+typedef struct kernel_time {
+    const char *src;
+    double ms;
+} kernel_time;
+
 #define MAX_REQ 64
 
 typedef struct fake {
@@ -42,10 +48,12 @@ typedef struct fake {
     /* verifier */
     const rule *rules; /* terminated by src == NULL */
     int max_stage;
-    long build_sleep_ns;
+    long build_sleep_ns, test_sleep_ns;
+    const kernel_time *kernels;  /* terminated by src == NULL, or NULL */
     const char *build_error_src; /* build of this source is an internal error */
     const char *test_error_src;  /* test of this source is an internal error */
     atomic_int builds, tests, discards, progress, in_flight, max_in_flight;
+    atomic_int tests_in_flight, max_tests_in_flight;
 } fake;
 
 static void fake_init(fake *f, const char *const *script, const rule *rules, int max_stage)
@@ -144,6 +152,15 @@ static int fake_test(void *ctx, ch_candidate *c, ch_error *err)
 {
     fake *f = ctx;
     atomic_fetch_add(&f->tests, 1);
+    int now = atomic_fetch_add(&f->tests_in_flight, 1) + 1;
+    int seen = atomic_load(&f->max_tests_in_flight);
+    while (now > seen && !atomic_compare_exchange_weak(&f->max_tests_in_flight, &seen, now))
+        ;
+    if (f->test_sleep_ns) {
+        struct timespec ts = {0, f->test_sleep_ns};
+        nanosleep(&ts, NULL);
+    }
+    atomic_fetch_sub(&f->tests_in_flight, 1);
     cr_assert(c->built, "tested after a build");
     cr_assert_eq(c->report.status[CH_STAGE_COMPILE], CH_ST_PASS, "tested only after stages 0-1");
     free(c->build);
@@ -168,6 +185,11 @@ static int fake_test(void *ctx, ch_candidate *c, ch_error *err)
     if (r->ms != UNTIMED && f->max_stage >= CH_STAGE_PERF) {
         c->report.launcher_ms = r->ms;
         c->report.kernel_ms = r->ms * 0.75;
+        for (const kernel_time *k = f->kernels; k && k->src; k++)
+            if (strcmp(k->src, c->source) == 0) {
+                c->report.kernel_ms = k->ms;
+                c->report.kernel_resident = 1;
+            }
         c->report.floor_ms = r->fraction >= 0 ? r->ms * r->fraction : -1;
         c->report.fraction = r->fraction;
     }
@@ -221,7 +243,11 @@ static void run(fake *f, const ch_evolve_opts *o, const char *const *seeds, size
     cr_assert_eq(ch_evolve_run(o, &ops, &ck, NULL, seeds, n_seeds, ev, &err), 0, "%s", err.msg);
     cr_assert_not_null(ev->stop_reason);
     cr_assert_eq(ev->requests, f->n_req, "every propose call is counted");
-    cr_assert_eq((size_t)atomic_load(&f->builds), ev->n, "every candidate built once");
+    size_t dups = 0;
+    for (size_t i = 0; i < ev->n; i++)
+        dups += ev->cands[i].dup_of >= 0;
+    cr_assert_eq((size_t)atomic_load(&f->builds), ev->n - dups,
+                 "every candidate built once, but repeated sources");
     cr_assert_eq((size_t)(atomic_load(&f->tests) + atomic_load(&f->discards)), ev->n,
                  "every build state released once");
     cr_assert_eq((size_t)atomic_load(&f->progress), ev->n, "progress once per candidate");
@@ -295,7 +321,7 @@ Test(evolve, faster_but_wrong_child_never_displaces_the_correct_parent)
     cr_assert_eq(ev.cands[2].parent, 0, "after a failed child the parent is still A");
     cr_assert_str_eq(f.parent_src[2], "// cand A");
     cr_assert(strstr(f.feedback[2], "The candidate is correct"), "%s", f.feedback[2]);
-    cr_assert(strstr(f.feedback[2], "Launcher time 2.0000 ms"), "%s", f.feedback[2]);
+    cr_assert(strstr(f.feedback[2], "Whole call (copies included) 2.0000 ms"), "%s", f.feedback[2]);
     cr_assert_eq(ev.best, 2);
     cr_assert_eq(ev.pending, 2);
     ch_evolution_free(&ev);
@@ -751,10 +777,109 @@ Test(evolve, build_or_test_internal_error_is_an_error_and_releases_every_build)
 
     fake_init(&f, script, rules, CH_STAGE_PERF);
     f.test_error_src = "// cand A";
+    o.test_jobs = 1; /* one test at a time: none starts after the error */
     cr_assert_eq(ch_evolve_run(&o, &ops, &ck, NULL, NULL, 0, &ev, &err), -1);
     cr_assert_str_eq(err.msg, "the reference crashed");
     cr_assert_eq(atomic_load(&f.tests), 1, "no test after the error");
     cr_assert_eq(atomic_load(&f.discards), 2);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+}
+
+/* ---- verification speed ---- */
+
+Test(evolve, identical_source_is_not_verified_again_and_gets_the_verdict)
+{
+    const char *script[] = {"// cand A", "// cand A", "// cand B", "// cand B", NULL};
+    const rule rules[] = {
+        {"// cand A", OK, 2.0, 0.3}, {"// cand B", CH_STAGE_CORRECT, UNTIMED, -1}, {0}};
+    fake f;
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    ch_evolve_opts o = gpu_opts(4);
+    o.width = 2; /* the duplicate in the same batch as its original */
+    ch_evolution ev;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_eq(ev.n, 4);
+    cr_assert_eq(atomic_load(&f.builds), 2, "each distinct source built once");
+    cr_assert_eq(atomic_load(&f.tests), 2, "and tested once");
+    cr_assert_eq(ev.cands[0].dup_of, -1);
+    cr_assert_eq(ev.cands[1].dup_of, 0);
+    cr_assert_eq(ev.cands[3].dup_of, 2, "a duplicate of an earlier round's candidate");
+    cr_assert(ev.cands[1].report.correct);
+    cr_assert_float_eq(ev.cands[1].report.launcher_ms, 2.0, 1e-12);
+    cr_assert_not(ev.cands[3].report.correct);
+    cr_assert_eq(ev.cands[3].report.stage, CH_STAGE_CORRECT);
+    cr_assert_not_null(strstr(ev.cands[1].report.message, "verdict of candidate 0"), "%s",
+                       ev.cands[1].report.message);
+    cr_assert_eq(ev.best, 0, "the original wins the tie");
+    cJSON *j = ch_evolution_json(&ev);
+    cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 1);
+    cr_assert_eq(cJSON_GetObjectItem(c1, "duplicate_of")->valueint, 0);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 0), "duplicate_of")));
+    cJSON_Delete(j);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+}
+
+Test(evolve, tests_of_a_round_run_concurrently)
+{
+    const char *script[] = {"// cand A", "// cand B", "// cand C", "// cand D", NULL};
+    const rule rules[] = {{"// cand A", OK, 2.0, 0.1},
+                          {"// cand B", OK, 1.0, 0.1},
+                          {"// cand C", CH_STAGE_SMOKE, UNTIMED, -1},
+                          {"// cand D", OK, 3.0, 0.1},
+                          {0}};
+    fake f;
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    f.test_sleep_ns = 30 * 1000 * 1000;
+    ch_evolve_opts o = gpu_opts(4);
+    o.width = 4;
+    o.jobs = 4;
+    ch_evolution ev;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_geq(atomic_load(&f.max_tests_in_flight), 2, "tests overlap");
+    cr_assert_eq(ev.best, 1, "the verdicts are the same as one at a time");
+    ch_evolution_free(&ev);
+    fake_free(&f);
+
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    f.test_sleep_ns = 1000 * 1000;
+    o.test_jobs = 1;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_eq(atomic_load(&f.max_tests_in_flight), 1, "test_jobs 1: one test at a time");
+    ch_evolution_free(&ev);
+    fake_free(&f);
+}
+
+Test(evolve, kernels_timed_alone_are_ranked_by_kernel_time)
+{
+    const char *script[] = {"// cand A", "// cand B", NULL};
+    /* B's whole call is faster (its launcher copies better) but A's kernels are faster: with
+     * both timed on device-resident data the kernels decide */
+    const rule rules[] = {{"// cand A", OK, 2.0, 0.5}, {"// cand B", OK, 1.5, 0.3}, {0}};
+    const kernel_time kernels[] = {{"// cand A", 0.4}, {"// cand B", 0.8}, {0}};
+    fake f;
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    f.kernels = kernels;
+    ch_evolve_opts o = gpu_opts(2);
+    o.width = 2;
+    ch_evolution ev;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_eq(ev.best, 0);
+    cJSON *j = ch_evolution_json(&ev);
+    cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "candidates"), 0);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c0, "kernel_resident")));
+    cr_assert_float_eq(cJSON_GetObjectItem(c0, "rank_ms")->valuedouble, 0.4, 1e-12);
+    cJSON_Delete(j);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+
+    /* without device launchers the whole calls decide, as before */
+    const rule plain[] = {{"// cand A", OK, 2.0, 0.5}, {"// cand B", OK, 1.5, 0.3}, {0}};
+    fake_init(&f, script, plain, CH_STAGE_PERF);
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_eq(ev.best, 1);
     ch_evolution_free(&ev);
     fake_free(&f);
 }

@@ -109,3 +109,78 @@ Test(poly, simplifies_extents)
     cr_assert_str_eq(s, "n+1");
     free(s);
 }
+
+/* range(), offsets() and sample(): what valid input values are, parsed and normalised. */
+Test(pragma, input_structure_clauses)
+{
+    ch_pragma p;
+    ch_error err;
+    cr_assert_eq(parse(" range( col : 0 , n ,perm: 1, n + 1) offsets(rp:nnz, seg: n) "
+                       "range(w: -1.5, 2) sample( fill_csr )",
+                       &p, &err),
+                 0, "%s", err.msg);
+    cr_assert_eq(p.clauses.n_ranges, 3);
+    cr_assert_str_eq(p.clauses.ranges[0].name, "col");
+    cr_assert_str_eq(p.clauses.ranges[0].lo, "0");
+    cr_assert_str_eq(p.clauses.ranges[0].hi, "n");
+    cr_assert_str_eq(p.clauses.ranges[1].name, "perm");
+    cr_assert_str_eq(p.clauses.ranges[1].lo, "1");
+    cr_assert_str_eq(p.clauses.ranges[1].hi, "n+1");
+    cr_assert_str_eq(p.clauses.ranges[2].lo, "-1.5");
+    /* each item located at its name, for the errors the scan reports later */
+    cr_assert_eq(p.clauses.ranges[0].line, 3);
+    cr_assert_eq(p.clauses.ranges[0].col, 24);
+    cr_assert_eq(p.clauses.n_offsets, 2);
+    cr_assert_str_eq(p.clauses.offsets[0].name, "rp");
+    cr_assert_str_eq(p.clauses.offsets[0].expr, "nnz");
+    cr_assert_str_eq(p.clauses.offsets[1].name, "seg");
+    cr_assert_str_eq(p.clauses.sample, "fill_csr");
+    cr_assert_eq(p.clauses.sample_col, 103, "%u", p.clauses.sample_col);
+    cr_assert_str_eq(p.clauses_text, "range(col: 0, n, perm: 1, n+1) offsets(rp: nnz, seg: n) "
+                                     "range(w: -1.5, 2) sample(fill_csr)");
+    /* the names are checked against the parameters like extent()'s */
+    size_t named = 0;
+    for (size_t i = 0; i < p.n_names; i++)
+        named +=
+            strcmp(p.names[i].clause, "range") == 0 || strcmp(p.names[i].clause, "offsets") == 0;
+    cr_assert_eq(named, 5);
+    ch_pragma_free(&p);
+}
+
+/* Exactly where each bad form is reported: file:line:col at the offending character. */
+static void expect_error_at(const char *text, const char *want)
+{
+    ch_pragma p;
+    ch_error err;
+    cr_assert_neq(parse(text, &p, &err), 0, "accepted: %s", text);
+    cr_assert(err.located, "not located: %s", err.msg);
+    cr_expect_str_eq(err.msg, want, "for %s: got %s", text, err.msg);
+    ch_pragma_free(&p);
+}
+
+Test(pragma, input_structure_clause_errors)
+{
+    expect_error_at("range(idx: 0)",
+                    "f.c:3:28: error: range() takes two bounds after the name; write "
+                    "range(idx: 0, n)");
+    expect_error_at("range(idx 0, n)", "f.c:3:26: error: expected ':' after the parameter name in "
+                                       "range(); write range(idx: 0, n)");
+    expect_error_at("range(: 0, n)", "f.c:3:22: error: expected a parameter name in range(); "
+                                     "write range(idx: 0, n)");
+    expect_error_at(
+        "range(idx: , n)",
+        "f.c:3:27: error: empty expression in range(); write a C expression such as n*m");
+    expect_error_at("offsets(rp nnz)", "f.c:3:27: error: expected ':' after the parameter name in "
+                                       "offsets(); write offsets(row_ptr: nnz)");
+    expect_error_at("offsets(rp: nnz", "f.c:3:31: error: missing ')' to close offsets(; write it "
+                                       "as clause(...)");
+    expect_error_at("sample()", "f.c:3:23: error: expected a function name in sample(); write "
+                                "sample(fill_inputs)");
+    expect_error_at("sample(a, b)", "f.c:3:24: error: expected ')' after the function name in "
+                                    "sample(); it takes one name");
+    expect_error_at("sample(a) sample(b)",
+                    "f.c:3:33: error: sample() given twice; one function fills all the inputs");
+    expect_error_at("sampel(a)", "f.c:3:16: error: unknown harness clause 'sampel'; expected "
+                                 "extent, in, out, inout, tune, tol, device, budget, range, "
+                                 "offsets or sample");
+}

@@ -774,3 +774,114 @@ Test(translate_plan, histogram_atomics)
     cr_expect(!strstr(src, "ch_priv"), "%s", src);
     free(src);
 }
+
+/* The CUDA of strategy s with GEMM-like tiles of 32x32 points, 8x8 threads, 8 deep, and how
+ * many kernels went into tiles (malloc'd). */
+static char *tiled_cuda(const char *clauses, const char *body, ch_tr_strategy s, int *n_tiled)
+{
+    ch_entry_list l;
+    ch_tr_model *m;
+    ch_tr_deps *d;
+    model_of(clauses, body, &l, &m, &d);
+    ch_tr_plan *p = NULL;
+    ch_error err;
+    cr_assert_eq(ch_tr_plan_build(m, d, s, 0, &p, &err), 0, "plan: %s", err.msg);
+    *n_tiled = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 8,
+                         .grid_cap = 1024,
+                         .tile_m = 32,
+                         .tile_n = 32,
+                         .tile_k = 8,
+                         .tile_ty = 8,
+                         .tile_tx = 8,
+                         .n_tiled = n_tiled};
+    char *src = ch_tr_cuda(p, &o);
+    ch_tr_plan_free(p);
+    ch_tr_deps_free(d);
+    ch_tr_model_free(m);
+    ch_entry_list_free(&l);
+    return src;
+}
+
+/* GEMM through flattened pointers, in PolyBench's i-k-j order: the isl order puts C *= beta
+ * and the sum over k below the two parallel loops, so the kernel goes into tiles: A[i][k]
+ * varies with c0 and k, B[k][j] with c1 and k (both through shared memory, loaded along
+ * their unit-stride subscript), C[i][j] lives in a register across k, and the statement
+ * before the sum runs once per point. */
+Test(translate_plan, gemm_tiles)
+{
+    int n = 0;
+    char *src =
+        tiled_cuda("",
+                   "void f(int ni, int nj, int nk, float alpha, const float *A,\n"
+                   "       const float *B, float *C)\n{\n"
+                   "    for (int i = 0; i < ni; i++) {\n"
+                   "        for (int j = 0; j < nj; j++)\n"
+                   "            C[i * nj + j] *= 2.0f;\n"
+                   "        for (int k = 0; k < nk; k++)\n"
+                   "            for (int j = 0; j < nj; j++)\n"
+                   "                C[i * nj + j] += alpha * A[i * nk + k] * B[k * nj + j];\n"
+                   "    }\n}\n",
+                   CH_TR_ISL_SCHEDULE, &n);
+    cr_expect_eq(n, 1);
+    expect_has(src, "in tiles: a GEMM-like nest");
+    expect_has(src, "__shared__ __align__(16) float ch_t0[8][36];");
+    expect_has(src, "__shared__ __align__(16) float ch_t1[8][36];");
+    expect_has(src, "float ch_acc[4][4];");
+    /* A[i][k] is loaded along k, B[k][j] along j */
+    expect_has(src, "const int ch_dk = ch_l % 8, ch_dx = ch_l / 8;");
+    expect_has(src, "const int ch_dx = ch_l % 32, ch_dk = ch_l / 32;");
+    expect_has(src, "ch_acc[ch_r][ch_c] += alpha * ch_t0[ch_kk][ch_di] * ch_t1[ch_kk][ch_dj];");
+    expect_has(src, "ch_acc[ch_r][ch_c] = C[");
+    expect_has(src, "] = ch_acc[ch_r][ch_c];");
+    expect_has(src, "*= 2.0f;");
+    /* a box: no per-point range of k, no address checks */
+    cr_expect(!strstr(src, "ch_p >= "), "%s", src);
+    free(src);
+}
+
+/* A triangle (syrk's j <= i) and a local accumulator: the tiles cover the block's hull, so
+ * their loads check the address, and each point adds only the k of its own range. */
+Test(translate_plan, triangle_tiles)
+{
+    int n = 0;
+    char *src = tiled_cuda("",
+                           "void f(int n, int m, double A[n][m], double C[n][n])\n{\n"
+                           "    for (int i = 0; i < n; i++)\n"
+                           "        for (int j = 0; j <= i; j++) {\n"
+                           "            double s = 0;\n"
+                           "            for (int k = j; k < m; k++)\n"
+                           "                s += A[i][k] * A[j][k];\n"
+                           "            C[i][j] = s;\n"
+                           "        }\n}\n",
+                           CH_TR_ORIGINAL, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "ch_acc[ch_r][ch_c] += ch_t0[ch_kk][ch_di] * ch_t1[ch_kk][ch_dj];");
+    expect_has(src, "ch_p >= A && ch_p < A + ");
+    expect_has(src, "if (c2 >= ");
+    free(src);
+}
+
+/* No tiles where they would go stale or change the result: an operand written by the kernel
+ * (trmm's in-place B), a sum whose element varies with k, a body without a sum. */
+Test(translate_plan, no_tiles)
+{
+    const char *bodies[] = {
+        "void f(int n, const double *A, double *B)\n{\n"
+        "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
+        "            for (int k = i + 1; k < n; k++)\n"
+        "                B[k * n + j] += A[k * n + i] * B[k * n + j];\n}\n",
+        "void f(int n, const float *x, float *y)\n{\n"
+        "    for (int i = 0; i < n; i++)\n        y[i] = 2 * x[i];\n}\n",
+    };
+    for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++)
+        for (int s = CH_TR_ISL_SCHEDULE; s <= CH_TR_ORIGINAL; s++) {
+            int n = -1;
+            char *src = tiled_cuda("", bodies[b], (ch_tr_strategy)s, &n);
+            cr_expect_eq(n, 0, "body %zu strategy %d was tiled:\n%s", b, s, src);
+            cr_expect(!strstr(src, "in tiles"), "%s", src);
+            free(src);
+        }
+}

@@ -19,9 +19,10 @@ typedef struct tr_variant {
     int id;
     ch_tr_strategy strategy;
     int block1, bx, by;
-    int sm_capped;     /* grid capped at a few waves of blocks per SM (threads loop more) */
-    int flags;         /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS */
-    int block_private; /* histograms through a per-block copy in shared memory */
+    int sm_capped;          /* grid capped at a few waves of blocks per SM (threads loop more) */
+    int flags;              /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS */
+    int block_private;      /* histograms through a per-block copy in shared memory */
+    int tm, tn, tk, ty, tx; /* GEMM-like kernels in register-blocked tiles (0: none) */
 } tr_variant;
 
 /* The first two keep the C body's order of every floating addition (results equal the host's
@@ -31,12 +32,18 @@ typedef struct tr_variant {
  * fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
  * proposed when some kernel does. */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0},
-    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1},
-    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0},
-    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0},
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0},
+    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0},
+    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0},
+    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0},
+    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16},
+    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16},
 };
+/* The order they are proposed in: shared-memory tiles (the sixth and seventh, proposed only
+ * when some kernel is a GEMM-like nest or a transpose) right after the exact first variant,
+ * since they are where the speed of those kernels is. */
+static const size_t tr_order[] = {0, 5, 6, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
 
@@ -100,6 +107,86 @@ static int tr_variant_of_source(const char *src)
     return v >= 0 && (size_t)v < N_TR_VARIANTS ? v : -1;
 }
 
+/* One translation of the model by variant tv with `strategy`: the source (NULL when no plan
+ * is found, err set), and how many kernels went into a warp per row and into tiles. */
+typedef struct tr_output {
+    char *src;
+    ch_tr_strategy strategy;
+    int warps, n_tiled;
+} tr_output;
+
+static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
+                        const tr_variant *tv, ch_tr_strategy strategy, tr_output *out,
+                        ch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->strategy = strategy;
+    ch_tr_plan *plan = NULL;
+    if (ch_tr_plan_build(model, deps, strategy, tv->flags, &plan, err) != 0)
+        return;
+    for (size_t k = 0; k < plan->n_kernels; k++)
+        out->warps |= plan->kernels[k].warp_rows;
+    char *tiles = tv->tm ? ch_xasprintf(", shared-memory tiles (GEMM-like nests in %dx%d "
+                                        "of %dx%d threads, %d-deep; transposes in 32x32)",
+                                        tv->tm, tv->tn, tv->ty, tv->tx, tv->tk)
+                         : ch_xstrdup("");
+    char *head = ch_xasprintf(TR_MARK "%d: %s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
+                                      "of %dx%d%s",
+                              tv->id, ch_tr_strategy_name(strategy),
+                              tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
+                              : out->warps                    ? ", a warp per row"
+                                                              : "",
+                              tv->block_private ? " (histograms per block)" : "", tiles, tv->block1,
+                              tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
+    free(tiles);
+    int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
+    ch_tr_cuda_opts o = {.block1 = tv->block1,
+                         .block2_x = tv->bx,
+                         .block2_y = tv->by,
+                         .grid_cap = tv->sm_capped ? 4LL * sm * (2048 / tv->block1) : 2147483647LL,
+                         .header = head,
+                         .block_private = tv->block_private,
+                         .tile_m = tv->tm,
+                         .tile_n = tv->tn,
+                         .tile_k = tv->tk,
+                         .tile_ty = tv->ty,
+                         .tile_tx = tv->tx,
+                         .n_tiled = &out->n_tiled};
+    out->src = ch_tr_cuda(plan, &o);
+    free(head);
+    ch_tr_plan_free(plan);
+}
+
+/* The translation of variant tv: for tiles, the strategy whose order puts more kernels in
+ * tiles (the isl scheduler fuses nests that the original order keeps apart, and the other
+ * way round). 0 with out set; 1 with err set when no plan is found; 2 when the variant would
+ * be the same as another (no warp per row, no tiles). */
+static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
+                             const tr_variant *tv, tr_output *out, ch_error *err)
+{
+    tr_generate(ag, model, deps, tv, tv->strategy, out, err);
+    if (!out->src)
+        return 1;
+    if (tv->tm) {
+        tr_output other;
+        ch_error other_err = {0};
+        tr_generate(ag, model, deps, tv, CH_TR_ORIGINAL, &other, &other_err);
+        ch_error_clear(&other_err);
+        if (other.src && other.n_tiled > out->n_tiled) {
+            free(out->src);
+            *out = other;
+        } else {
+            free(other.src);
+        }
+    }
+    if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->tm && !out->n_tiled)) {
+        free(out->src);
+        out->src = NULL;
+        return 2;
+    }
+    return 0;
+}
+
 /* The next translator variant for e: 0 with the source; 1 when the translator cannot translate
  * the body (err says why); 2 when it has proposed every variant it has. */
 static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_kernel_request *req,
@@ -114,47 +201,26 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
         return 1;
     int rc = 1;
     if (ch_tr_deps_compute(model, &deps, err) == 0)
-        for (size_t v = 0; v < N_TR_VARIANTS && rc != 0; v++) {
+        for (size_t step = 0; step < N_TR_VARIANTS && rc != 0; step++) {
+            size_t v = tr_order[step];
             const tr_variant *tv = &tr_variants[v];
             if (mem->tr_tried[v]) {
                 rc = 2;
                 continue;
             }
             mem->tr_tried[v] = 1;
-            ch_tr_plan *plan = NULL;
-            if (ch_tr_plan_build(model, deps, tv->strategy, tv->flags, &plan, err) != 0)
-                continue;
-            int warps = 0;
-            for (size_t k = 0; k < plan->n_kernels; k++)
-                warps |= plan->kernels[k].warp_rows;
-            if ((tv->flags & CH_TR_WARP_ROWS) && !warps) {
-                ch_tr_plan_free(plan); /* the same as the second variant */
-                rc = 2;
+            tr_output out;
+            int got = tr_variant_source(ag, model, deps, tv, &out, err);
+            if (got != 0) {
+                if (got == 2)
+                    rc = 2;
                 continue;
             }
-            char *head =
-                ch_xasprintf(TR_MARK "%d: %s%s%s, 1-D blocks of %d threads, 2-D blocks "
-                                     "of %dx%d%s",
-                             tv->id, ch_tr_strategy_name(plan->strategy),
-                             tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
-                             : warps                         ? ", a warp per row"
-                                                             : "",
-                             tv->block_private ? " (histograms per block)" : "", tv->block1, tv->bx,
-                             tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
-            int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
-            ch_tr_cuda_opts o = {.block1 = tv->block1,
-                                 .block2_x = tv->bx,
-                                 .block2_y = tv->by,
-                                 .grid_cap =
-                                     tv->sm_capped ? 4LL * sm * (2048 / tv->block1) : 2147483647LL,
-                                 .header = head,
-                                 .block_private = tv->block_private};
-            *cuda_src = ch_tr_cuda(plan, &o);
+            *cuda_src = out.src;
             if (design)
                 *design =
-                    ch_xasprintf("translator v%d: %s", tv->id, ch_tr_strategy_name(plan->strategy));
-            free(head);
-            ch_tr_plan_free(plan);
+                    ch_xasprintf("translator v%d: %s%s", tv->id, ch_tr_strategy_name(out.strategy),
+                                 out.n_tiled ? ", shared-memory tiles" : "");
             rc = 0;
         }
     ch_tr_deps_free(deps);

@@ -1,0 +1,293 @@
+/* Emit, the GPU path through the trusted runtime (ch/emit.h, ch/runtime.h).
+ *
+ * When the verified candidate defines NAME_device_launcher, the dispatcher does not call the
+ * candidate's host launcher: it hands the runtime the call's buffers (host pointers, byte counts
+ * from the checklist's extents, directions) and a generated thunk that calls the device launcher
+ * on the runtime's device copies. The runtime's interface is pasted into the unit with weak
+ * declarations, so an object linked without libch_runtime.a still works: the thunk path is then
+ * skipped for the candidate's own launcher, as before. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/embed.h"
+#include "ch/emit.h"
+#include "emit_internal.h"
+
+extern const struct ch_embedded_file ch_runtime_header_files[];
+
+/* Past a comment, string or character literal starting at p, or p itself. */
+static const char *skip_noncode(const char *p)
+{
+    if (p[0] == '/' && p[1] == '/')
+        return p + strcspn(p, "\n");
+    if (p[0] == '/' && p[1] == '*') {
+        const char *end = strstr(p + 2, "*/");
+        return end ? end + 2 : p + strlen(p);
+    }
+    if (*p == '"' || *p == '\'') {
+        char quote = *p++;
+        while (*p && *p != quote)
+            p += p[0] == '\\' && p[1] ? 2 : 1;
+        return *p ? p + 1 : p;
+    }
+    return p;
+}
+
+/* Past whitespace and comments. */
+static const char *skip_space(const char *p)
+{
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        const char *q = (p[0] == '/' && (p[1] == '/' || p[1] == '*')) ? skip_noncode(p) : p;
+        if (q == p)
+            return p;
+        p = q;
+    }
+}
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+int ch_emit_has_device_launcher(const char *src, const char *name)
+{
+    if (!src || !name)
+        return 0;
+    char *want = ch_xasprintf("%s_device_launcher", name);
+    size_t wl = strlen(want);
+    int found = 0;
+    for (const char *p = src; *p && !found;) {
+        const char *q = skip_noncode(p);
+        if (q != p) {
+            p = q;
+            continue;
+        }
+        if (!ident_char(*p)) {
+            p++;
+            continue;
+        }
+        const char *start = p;
+        while (ident_char(*p))
+            p++;
+        if ((size_t)(p - start) != wl || memcmp(start, want, wl) != 0)
+            continue;
+        /* the name, a parameter list, then a body: a definition, not a call or a prototype */
+        const char *r = skip_space(p);
+        if (*r != '(')
+            continue;
+        int depth = 0;
+        while (*r) {
+            const char *s = skip_noncode(r);
+            if (s != r) {
+                r = s;
+                continue;
+            }
+            depth += *r == '(';
+            depth -= *r == ')';
+            r++;
+            if (depth == 0)
+                break;
+        }
+        found = depth == 0 && *skip_space(r) == '{';
+    }
+    free(want);
+    return found;
+}
+
+int ch_emit_runtime_eligible(const ch_entry *e)
+{
+    if (e->clauses.device)
+        return 0;
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *p = &e->params[i];
+        if (p->role != CH_ROLE_SCALAR && (!p->extent || !*p->extent))
+            return 0;
+    }
+    return 1;
+}
+
+/* The extent of p in long long arithmetic, min( and max( as the unit's helpers. */
+static void extent_expr(const ch_entry *e, const ch_param *p, ch_strbuf *out, int *minmax)
+{
+    ch_strbuf wide;
+    ch_strbuf_init(&wide);
+    ch_emit_widen(e, p->extent, &wide);
+    for (const char *s = wide.data; *s;) {
+        if (ident_char(*s)) {
+            const char *t = s;
+            while (ident_char(*t))
+                t++;
+            int call = *skip_space(t) == '(';
+            if (call && t - s == 3 && (memcmp(s, "min", 3) == 0 || memcmp(s, "max", 3) == 0)) {
+                ch_strbuf_addf(out, "ch_%s_rt_%.3s", e->name, s);
+                *minmax = 1;
+            } else {
+                ch_strbuf_add(out, s, (size_t)(t - s));
+            }
+            s = t;
+        } else {
+            ch_strbuf_addc(out, *s++);
+        }
+    }
+    ch_strbuf_free(&wide);
+}
+
+/* The runtime's direction of a buffer: const memory is never written back (as in the
+ * candidate's own launcher). */
+static const char *rt_dir(const ch_param *p)
+{
+    if (p->is_const || p->dir == CH_DIR_IN || p->dir == CH_DIR_NONE)
+        return "CH_RT_IN";
+    return p->dir == CH_DIR_OUT ? "CH_RT_OUT" : "CH_RT_INOUT";
+}
+
+void ch_emit_runtime_interface(ch_strbuf *out)
+{
+    const char *h = ch_embedded_text(ch_runtime_header_files, "runtime.h");
+    ch_strbuf_adds(out, "\n/* ---- the trusted runtime's interface (ch/runtime.h), weak: without "
+                        "libch_runtime.a\n * linked in, the dispatcher calls the candidate's "
+                        "own launcher ---- */\n#define CH_RT_DECL __attribute__((weak))\n");
+    ch_strbuf_adds(out, h ? h : "#error ch-cc was built without its runtime header\n");
+}
+
+static void emit_thunk(const ch_entry *e, int scalars, ch_strbuf *out)
+{
+    const char *n = e->name;
+    if (scalars) {
+        ch_strbuf_addf(
+            out, "/* the call's scalars, handed to the thunk */\nstruct ch_%s_rt_scalars {\n", n);
+        for (size_t i = 0; i < e->n_params; i++)
+            if (e->params[i].role == CH_ROLE_SCALAR) {
+                ch_strbuf_adds(out, "    ");
+                ch_param_cxx_decl(&e->params[i], out);
+                ch_strbuf_adds(out, ";\n");
+            }
+        ch_strbuf_adds(out, "};\n\n");
+    }
+    ch_strbuf_addf(out,
+                   "/* The device launcher on the runtime's device copies: dev[k] is the k-th "
+                   "buffer\n * parameter. */\nstatic int ch_%s_rt_device(void *const *dev, "
+                   "const void *ctx)\n{\n",
+                   n);
+    if (scalars)
+        ch_strbuf_addf(out,
+                       "    const struct ch_%s_rt_scalars *s = (const struct ch_%s_rt_scalars "
+                       "*)ctx;\n",
+                       n, n);
+    else
+        ch_strbuf_adds(out, "    (void)ctx;\n");
+    ch_strbuf_addf(out, "    return %s_device_launcher(", n);
+    size_t k = 0;
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *p = &e->params[i];
+        ch_strbuf_adds(out, i ? ", " : "");
+        if (p->role == CH_ROLE_SCALAR)
+            ch_strbuf_addf(out, "s->%s", p->name);
+        else
+            ch_strbuf_addf(out, "(%s%s *)dev[%zu]", p->is_const ? "const " : "",
+                           ch_scalar_name(p->elem), k++);
+    }
+    ch_strbuf_adds(out, ");\n}\n\n");
+}
+
+void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
+{
+    const char *n = e->name;
+    size_t nbuf = 0, nscalar = 0;
+    for (size_t i = 0; i < e->n_params; i++)
+        *(e->params[i].role == CH_ROLE_SCALAR ? &nscalar : &nbuf) += 1;
+    ch_strbuf params, args, counts;
+    ch_strbuf_init(&params);
+    ch_strbuf_init(&args);
+    ch_strbuf_init(&counts);
+    ch_entry_cxx_params(e, &params);
+    ch_entry_call_args(e, &args);
+    int minmax = 0;
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *p = &e->params[i];
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        ch_strbuf_addf(&counts, "    const long long ch_count_%s = ", p->name);
+        extent_expr(e, p, &counts, &minmax);
+        ch_strbuf_adds(&counts, ";\n");
+    }
+
+    ch_strbuf_addf(out,
+                   "\n/* ---- GPU path through the runtime ---- */\n"
+                   "/* The runtime moves %s's buffers (kept on the device across calls; pinned "
+                   "staging filled\n * and drained by host threads while the DMA runs) and runs "
+                   "%s_device_launcher on them. */\n"
+                   "static ch_rt_site ch_%s_rt_site = CH_RT_SITE_INIT(\"%s\");\n\n",
+                   n, n, n, n);
+    if (minmax)
+        ch_strbuf_addf(out,
+                       "static long long ch_%s_rt_min(long long a, long long b)\n{\n"
+                       "    return a < b ? a : b;\n}\n\n"
+                       "static long long ch_%s_rt_max(long long a, long long b)\n{\n"
+                       "    return a > b ? a : b;\n}\n\n",
+                       n, n);
+    emit_thunk(e, nscalar > 0, out);
+
+    ch_strbuf_addf(out,
+                   "/* 0 when the outputs are written; else a status, and the caller's memory "
+                   "is as it was\n * (ch/runtime.h) */\nstatic int ch_%s_rt_call(%s)\n{\n"
+                   "    if (!ch_rt_call_v1) { /* libch_runtime.a is not linked in */\n"
+                   "        %s_launcher(%s);\n"
+                   "        return (int)cudaGetLastError();\n    }\n",
+                   n, params.data, n, args.data);
+    if (nbuf) {
+        ch_strbuf_adds(out, "    /* element counts: the checklist's extents */\n");
+        ch_strbuf_add(out, counts.data, counts.len);
+        ch_strbuf_adds(out, "    if (");
+        size_t k = 0;
+        for (size_t i = 0; i < e->n_params; i++) {
+            const ch_param *p = &e->params[i];
+            if (p->role == CH_ROLE_SCALAR)
+                continue;
+            ch_strbuf_addf(out,
+                           "%s(ch_count_%s < 0 || (unsigned long long)ch_count_%s > "
+                           "(size_t)-1 / sizeof(%s))",
+                           k++ ? " ||\n        " : "", p->name, p->name, ch_scalar_name(p->elem));
+        }
+        ch_strbuf_adds(out, ")\n        return CH_RT_E_ARGS; /* the host path judges such a "
+                            "call */\n");
+        ch_strbuf_addf(out, "    ch_rt_buffer ch_bufs[%zu] = {\n", nbuf);
+        for (size_t i = 0; i < e->n_params; i++) {
+            const ch_param *p = &e->params[i];
+            if (p->role != CH_ROLE_SCALAR)
+                ch_strbuf_addf(out, "        {(void *)%s, (size_t)ch_count_%s * sizeof(%s), %s},\n",
+                               p->name, p->name, ch_scalar_name(p->elem), rt_dir(p));
+        }
+        ch_strbuf_adds(out, "    };\n");
+    }
+    if (nscalar) {
+        ch_strbuf_addf(out, "    struct ch_%s_rt_scalars ch_s = {", n);
+        size_t k = 0;
+        for (size_t i = 0; i < e->n_params; i++)
+            if (e->params[i].role == CH_ROLE_SCALAR)
+                ch_strbuf_addf(out, "%s%s", k++ ? ", " : "", e->params[i].name);
+        ch_strbuf_adds(out, "};\n");
+    }
+    ch_strbuf_addf(out,
+                   "    return ch_rt_call_v1(&ch_%s_rt_site, %s, %zu, ch_%s_rt_device, %s);\n}\n\n",
+                   n, nbuf ? "ch_bufs" : "NULL", nbuf, n, nscalar ? "&ch_s" : "NULL");
+
+    ch_strbuf_addf(out,
+                   "static const char *ch_%s_rt_status(int status)\n{\n"
+                   "    if (ch_rt_strerror_v1)\n        return ch_rt_strerror_v1(status);\n"
+                   "    return status > 0 ? cudaGetErrorString((cudaError_t)status) : \"?\";\n}\n\n"
+                   "/* a CUDA device is present and the runtime (when linked) has the GPU path "
+                   "on */\nstatic int ch_%s_rt_usable(void)\n{\n"
+                   "    if (ch_rt_usable_v1)\n        return ch_rt_usable_v1();\n"
+                   "    int count = 0;\n"
+                   "    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)\n"
+                   "        return 1;\n"
+                   "    cudaGetLastError(); /* clear the no-device error */\n    return 0;\n}\n",
+                   n, n);
+    ch_strbuf_free(&params);
+    ch_strbuf_free(&args);
+    ch_strbuf_free(&counts);
+}

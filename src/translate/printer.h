@@ -1,0 +1,56 @@
+/* The CUDA printer's state and the pieces of it that the printers of special kernel shapes
+ * (tile.c) share with cuda.c. Internal to src/translate. */
+#ifndef CH_TRANSLATE_PRINTER_H
+#define CH_TRANSLATE_PRINTER_H
+
+#include <isl/ast.h>
+#include <isl/aff.h>
+
+#include "ch/strbuf.h"
+#include "ch/translate.h"
+
+typedef struct printer {
+    const ch_tr_plan *p;
+    const ch_tr_model *m;
+    const ch_entry *e;
+    const ch_tr_cuda_opts *o;
+    ch_strbuf kernels;     /* the kernel functions, in the order their launches appear */
+    ch_strbuf *out;        /* where the node printer writes */
+    size_t n_functions;    /* kernel functions emitted */
+    ch_strvec host_iters;  /* the host loops' iterators in scope, outermost first */
+    const ch_tr_kernel *k; /* inside a kernel: its plan entry, else NULL */
+    int covered[2];        /* inside the loop of mapped member q */
+    int any_device;        /* some scalar lives in device memory */
+    int lanes;             /* inside a loop whose iterations are spread over a warp's lanes */
+    const char *priv;      /* inside a kernel whose updates go to a block-private copy: the
+                              array's name (the copy is ch_priv), else NULL */
+    char rename[96];       /* ch_cx rename result */
+} printer;
+
+void tr_indent_to(ch_strbuf *out, int n);
+/* The C spelling of an isl name (parameters that isl reads as keywords carry a '_'). */
+const char *tr_c_name(const printer *pr, const char *isl_name);
+void tr_print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x);
+/* An isl piecewise expression over the parameters as C (consumes pa). */
+void tr_print_param_expr(printer *pr, ch_strbuf *out, isl_pw_aff *pa);
+/* One statement instance (an isl AST user node) as a block binding its C loop counters. */
+void tr_print_user(printer *pr, isl_ast_node *node, int indent);
+/* A kernel's parameter list (decl) or its launch arguments. */
+void tr_kernel_params(printer *pr, ch_strbuf *out, int decl);
+/* The end of a launch block opened at `indent`: a launch error ends the call early. */
+void tr_close_launch(ch_strbuf *out, int indent);
+/* The plan's kernel index of a "kernel" mark node. */
+size_t tr_mark_kernel(const printer *pr, isl_ast_node *node);
+/* A parameter's element count as a C expression (malloc'd). */
+char *tr_extent_text(const ch_param *p);
+/* The C type a loop counter is bound with. */
+const char *tr_counter_type(const printer *pr, const ch_tr_loop *l);
+/* Appends a statement's text inside a comment (without closing it early). */
+void tr_comment_text(ch_strbuf *out, const char *text);
+
+/* tile.c: a kernel whose threads each own a register block of outputs of a reduction over
+ * shared-memory tiles (GEMM-like nests). 1 when it printed the kernel and its launch for
+ * `mark`, 0 when the kernel does not have that shape (nothing printed). */
+int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent);
+
+#endif

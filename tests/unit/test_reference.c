@@ -1,0 +1,262 @@
+/* The reference program against inputs with structure (issue 11), built and run on the CPU:
+ * a body that reads outside its buffers on synthesized data fails the build with "the inputs
+ * need a clause" and the line of the access (guard pages on both sides of every buffer), the
+ * clause makes it pass, and a sample(fn) function fills the inputs every stage uses. */
+#include "ch/checklist.h"
+#include "ch/fsutil.h"
+#include "ch/scaffold.h"
+#include "ch/verify.h"
+#include "scan_helpers.h"
+
+/* A scanned entry, its derived checklist and the file it came from, kept on disk for the
+ * reference build. */
+typedef struct fixture {
+    char *dir, *tu;
+    ch_entry_list l;
+    ch_checklist c;
+} fixture;
+
+static void fixture_open(fixture *f, const char *src)
+{
+    ch_error err;
+    f->dir = ch_make_temp_dir("reftest", &err);
+    cr_assert_not_null(f->dir);
+    f->tu = ch_path_join(f->dir, "user.c");
+    cr_assert_eq(ch_write_file_atomic(f->tu, src, strlen(src), 0, &err), 0);
+    ch_entry_list_init(&f->l);
+    cr_assert_eq(ch_scan_file(f->tu, CH_LANG_C, NULL, &f->l, &err), 0, "%s", err.msg);
+    cr_assert_eq(f->l.len, 1);
+    cr_assert_eq(ch_checklist_derive(&f->l.items[0], &f->c, &err), 0, "%s", err.msg);
+}
+
+static void fixture_close(fixture *f)
+{
+    ch_error err;
+    ch_checklist_free(&f->c);
+    ch_entry_list_free(&f->l);
+    ch_remove_tree(f->dir, &err);
+    free(f->tu);
+    free(f->dir);
+}
+
+/* Builds the reference of f (user flags: -Wall -Werror and missing-prototype warnings, which
+ * the generated bridges must not trip); returns ch_reference_build's status, err filled. */
+static int build(fixture *f, char **exe, ch_error *err)
+{
+    char *cc_argv[] = {
+        "cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes", NULL};
+    ch_oracle o = {f->tu, cc_argv, NULL, 0};
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    int rc = ch_reference_build(&f->c, &o, f->dir, exe, &log, err);
+    ch_strbuf_free(&log);
+    return rc;
+}
+
+/* The index comes out of a helper: inference cannot see that ix holds subscripts of x. */
+static const char *const hidden_gather =
+    "static int at(const int *p, int i) { return p[i]; }\n"
+    "\n"
+    "#pragma harness extent(ix: n, x: n) %s\n"
+    "void gather(int n, const int *ix, const double *x, double *y)\n"
+    "{\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        y[i] = x[at(ix, i)%s];\n"
+    "}\n";
+
+Test(reference_inputs, crash_on_random_indices_names_the_clause_and_line, .timeout = 120)
+{
+    char *src = ch_xasprintf(hidden_gather, "", "");
+    fixture f;
+    fixture_open(&f, src);
+    char *exe = NULL;
+    ch_error err;
+    cr_assert_neq(build(&f, &exe, &err), 0, "random indices did not crash the reference");
+    cr_assert_null(exe);
+    cr_expect_not_null(strstr(err.msg, "the reference program (the C body of 'gather') crashed "
+                                       "with SIGSEGV (signal 11) on synthesized inputs at n="),
+                       "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "in gather at "), "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "user.c:7: the inputs need a clause"), "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "range(ix: LO, HI)"), "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "offsets(ix: LAST)"), "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "sample(FN)"), "%s", err.msg);
+    fixture_close(&f);
+    free(src);
+
+    /* with the clause the probe passes and the oracle computes the gather */
+    src = ch_xasprintf(hidden_gather, "range(ix: 0, n)", "");
+    fixture_open(&f, src);
+    cr_assert_eq(build(&f, &exe, &err), 0, "%s", err.msg);
+    ch_dataset ds;
+    cr_assert_eq(ch_reference_inputs(&f.c, exe, &f.c.correctness[0], 9, &ds, &err), 0, "%s",
+                 err.msg);
+    char *set = ch_path_join(f.dir, "set");
+    cr_assert_eq(ch_mkdir_p(set, &err), 0);
+    cr_assert_eq(ch_dataset_write(&f.c, &ds, set, &err), 0);
+    char *argv[] = {exe, set, NULL};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    cr_assert_eq(ch_proc_capture(argv, &out, &err), 0, "%s", out.data);
+    char *yp = ch_path_join(set, "y.out.bin");
+    void *y;
+    size_t n = ds.count[3];
+    cr_assert_eq(ch_buf_read(yp, CH_T_DOUBLE, n, &y, NULL, &err), 0, "%s", err.msg);
+    const int *ix = ds.data[1];
+    const double *x = ds.data[2];
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(((double *)y)[i], x[ix[i]], "y[%zu]", i);
+    free(y);
+    free(yp);
+    ch_strbuf_free(&out);
+    free(set);
+    ch_dataset_free(&ds);
+    free(exe);
+    fixture_close(&f);
+    free(src);
+}
+
+/* Indices in range but shifted below the buffer: only the guard page before the first element
+ * (the probe's `low` run) catches the read. */
+Test(reference_inputs, underrun_is_caught_by_the_low_guard, .timeout = 120)
+{
+    char *src = ch_xasprintf(hidden_gather, "range(ix: 0, n)", " - 600");
+    fixture f;
+    fixture_open(&f, src);
+    char *exe = NULL;
+    ch_error err;
+    cr_assert_neq(build(&f, &exe, &err), 0, "a read 600 elements before x went unnoticed");
+    cr_expect_not_null(strstr(err.msg, "user.c:7: the inputs need a clause"), "%s", err.msg);
+    fixture_close(&f);
+    free(src);
+}
+
+/* sample(fn): the user's function (static, so the bridge must come after it) fills a reversed
+ * permutation; every input set verification makes goes through it. */
+Test(reference_inputs, sample_function_fills_the_inputs, .timeout = 120)
+{
+    const char *src = "__attribute__((unused)) static void reverse(int n, int *ix, double *x, "
+                      "double *y)\n"
+                      "{\n"
+                      "    (void)x;\n"
+                      "    (void)y;\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        ix[i] = n - 1 - i;\n"
+                      "}\n"
+                      "static int at(const int *p, int i) { return p[i]; }\n"
+                      "#pragma harness extent(ix: n, x: n) sample(reverse)\n"
+                      "void gather(int n, const int *ix, const double *x, double *y)\n"
+                      "{\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        y[i] = x[at(ix, i)];\n"
+                      "}\n";
+    fixture f;
+    fixture_open(&f, src);
+    cr_assert_str_eq(f.c.sample, "reverse");
+    char *exe = NULL;
+    ch_error err;
+    cr_assert_eq(build(&f, &exe, &err), 0, "%s", err.msg);
+    ch_dataset plain, sampled;
+    cr_assert_eq(ch_data_synthesize(&f.c, &f.c.correctness[1], 3, &plain, &err), 0);
+    cr_assert_eq(ch_reference_inputs(&f.c, exe, &f.c.correctness[1], 3, &sampled, &err), 0, "%s",
+                 err.msg);
+    size_t n = sampled.count[1];
+    cr_assert_gt(n, 10);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(((int *)sampled.data[1])[i], (int)(n - 1 - i), "ix[%zu]", i);
+    cr_assert(memcmp(plain.data[2], sampled.data[2], n * sizeof(double)) == 0,
+              "x keeps its synthesized values");
+    ch_dataset_free(&plain);
+    ch_dataset_free(&sampled);
+    free(exe);
+    fixture_close(&f);
+}
+
+/* A sample function that writes past a buffer is named as the culprit, not the body. */
+Test(reference_inputs, crashing_sample_function_is_named, .timeout = 120)
+{
+    const char *src = "void fill(int n, int *ix, double *x, double *y);\n"
+                      "void fill(int n, int *ix, double *x, double *y)\n"
+                      "{\n"
+                      "    (void)x;\n"
+                      "    (void)y;\n"
+                      "    for (int i = 0; i < n + 5000; i++)\n"
+                      "        ix[i] = i % 3;\n"
+                      "}\n"
+                      "#pragma harness extent(ix: n, x: n) sample(fill)\n"
+                      "void gather(int n, const int *ix, const double *x, double *y)\n"
+                      "{\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        y[i] = x[ix[i]];\n"
+                      "}\n";
+    fixture f;
+    fixture_open(&f, src);
+    char *exe = NULL;
+    ch_error err;
+    cr_assert_neq(build(&f, &exe, &err), 0);
+    cr_expect_not_null(strstr(err.msg, "the sample function 'fill' of 'gather' crashed with "
+                                       "SIGSEGV"),
+                       "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "in fill at "), "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "user.c:7: correct fill"), "%s", err.msg);
+    fixture_close(&f);
+}
+
+/* A spec-only entry: the test author's reference is the oracle, the user's file still holds
+ * the sample function, compiled for it alone (its main and the undefined entry dropped). */
+Test(reference_inputs, spec_decl_with_a_sample_function, .timeout = 120)
+{
+    const char *src = "#pragma harness \"y[i] = x[ix[i]]\" extent(ix: n, x: n, y: n) "
+                      "sample(fill)\n"
+                      "void gather(int n, const int *ix, const double *x, double *y);\n"
+                      "void fill(int n, int *ix, double *x, double *y);\n"
+                      "void fill(int n, int *ix, double *x, double *y)\n"
+                      "{ (void)x; (void)y; for (int i = 0; i < n; i++) ix[i] = i / 2; }\n"
+                      "int main(void) { double x[2] = {1, 2}, y[2]; int ix[2] = {1, 0};\n"
+                      "  gather(2, ix, x, y); return (int)y[0]; }\n";
+    fixture f;
+    fixture_open(&f, src);
+    cr_assert_eq(f.c.kind, CH_KIND_SPEC_DECL);
+    const char *ref = "void gather_reference(int n, const int *ix, const double *x, double *y)\n"
+                      "{ for (int i = 0; i < n; i++) y[i] = x[ix[i]]; }\n";
+    char *cc_argv[] = {"cc", NULL};
+    ch_oracle o = {f.tu, cc_argv, ref, 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_assert_eq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    ch_dataset ds;
+    cr_assert_eq(ch_reference_inputs(&f.c, exe, &f.c.smoke[2], 1, &ds, &err), 0, "%s", err.msg);
+    for (size_t i = 0; i < ds.count[1]; i++)
+        cr_assert_eq(((int *)ds.data[1])[i], (int)(i / 2));
+    ch_dataset_free(&ds);
+    free(exe);
+    /* without the user's file there is nothing to call */
+    ch_oracle none = {NULL, cc_argv, ref, 0};
+    cr_assert_neq(ch_reference_build(&f.c, &none, f.dir, &exe, NULL, &err), 0);
+    cr_expect_not_null(strstr(err.msg, "sample(fill) of gather needs the user's file"), "%s",
+                       err.msg);
+    fixture_close(&f);
+}
+
+/* How other failures read: an exit status with the program's first error line. */
+Test(reference_inputs, failure_text_for_exit_and_timeout)
+{
+    fixture f;
+    char *src = ch_xasprintf(hidden_gather, "range(ix: 0, n)", "");
+    fixture_open(&f, src);
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    pr.exit_code = 2;
+    ch_strbuf_adds(&pr.err, "ch-bufio: x.bin: missing\nmore\n");
+    char *m = ch_reference_failure(&f.c, "/nonexistent", &pr, &f.c.smoke[0]);
+    cr_expect_str_eq(m, "the reference program (the C body of 'gather') exited with status 2 at "
+                        "n=1: ch-bufio: x.bin: missing");
+    free(m);
+    pr.timed_out = 1;
+    m = ch_reference_failure(&f.c, "/nonexistent", &pr, NULL);
+    cr_expect_str_eq(m, "the reference program (the C body of 'gather') ran past its time limit");
+    free(m);
+    ch_proc_result_free(&pr);
+    fixture_close(&f);
+    free(src);
+}

@@ -1,0 +1,757 @@
+/* Verification speed and timing (issue 11): the scaffold's device-resident timing path and its
+ * stopping rule, the verifier's plan chosen from the entry, the GPU lock (shared for the
+ * functional stages, exclusive for timing), the device-code split for NVRTC, and evolution's
+ * reuse of verdicts for identical sources. Everything here runs without a GPU. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ch/fsutil.h"
+#include "ch/proc.h"
+#include "ch/scaffold.h"
+#include "ch/verify.h"
+#include "verify_fixture.h"
+
+static const char *nvcc(void)
+{
+    return ch_file_exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
+}
+
+/* ---- the scaffold's device-resident timing ----------------------------------------------- */
+
+static const char saxpy_kernel[] =
+    "#include <cuda_runtime.h>\n"
+    "__global__ void k(int n, float a, const float *x, float *y)\n"
+    "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n";
+
+static const char saxpy_host_launcher[] =
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+    "{ float *dx, *dy; size_t b = n * sizeof(float); cudaMalloc(&dx, b); cudaMalloc(&dy, b);\n"
+    "  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice); cudaMemcpy(dy, y, b, "
+    "cudaMemcpyHostToDevice);\n"
+    "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
+    "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy); }\n";
+
+static const char saxpy_device_launcher[] =
+    "extern \"C\" int saxpy_device_launcher(int n, float a, const float *x, float *y)\n"
+    "{ k<<<(n + 255) / 256, 256>>>(n, a, x, y); return (int)cudaGetLastError(); }\n";
+
+/* Runs nvcc with args in dir; returns its exit status, the output in log. */
+static int run_nvcc(const char *dir, char **args, ch_strbuf *log)
+{
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push(&argv, nvcc());
+    ch_strvec_push(&argv, "-arch=sm_90");
+    for (char **a = args; *a; a++)
+        ch_strvec_push(&argv, *a);
+    ch_proc_opts po;
+    memset(&po, 0, sizeof po);
+    po.cwd = dir;
+    po.capture_stdout = 1;
+    po.merge_stderr = 1;
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    ch_error err;
+    int rc = ch_proc_run(argv.items, &po, &pr, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    ch_strbuf_add(log, pr.out.data, pr.out.len);
+    rc = pr.exit_code;
+    ch_proc_result_free(&pr);
+    ch_strvec_free(&argv);
+    return rc;
+}
+
+static void write_in(const char *dir, const char *name, const char *text)
+{
+    ch_error err;
+    char *p = ch_path_join(dir, name);
+    cr_assert_eq(ch_write_file_atomic(p, text, strlen(text), 0, &err), 0, "%s", err.msg);
+    free(p);
+}
+
+/* "nm" of an object or program, for the symbol checks. */
+static char *nm_of(const char *path)
+{
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    char *argv[] = {"nm", (char *)path, NULL};
+    ch_proc_capture(argv, &out, &err);
+    return ch_strbuf_detach(&out);
+}
+
+Test(scaffold_time, host_entry_times_the_device_launcher_on_resident_sets)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_error err;
+    cr_assert_eq(ch_scaffold_generate(&c, NULL, &s, &err), 0, "%s", err.msg);
+    /* the weak declaration, the device sets, the events around the device call */
+    cr_assert_not_null(strstr(s.data, "extern \"C\" int saxpy_device_launcher(int n, float a, "
+                                      "const float *x, float *y) __attribute__((weak));"));
+    cr_assert_not_null(strstr(s.data, "if (saxpy_device_launcher != NULL) {"));
+    cr_assert_not_null(strstr(s.data, "CH_CHECK(cudaMalloc((void **)&x_dev[ch_s], x_bytes));"));
+    const char *rec = strstr(s.data, "CH_CHECK(cudaEventRecord(ch_start, 0));\n"
+                                     "            int ch_rc = saxpy_device_launcher(n, a, "
+                                     "x_dev[ch_s], y_dev[ch_s]);\n"
+                                     "            CH_CHECK(cudaEventRecord(ch_stop, 0));");
+    cr_assert_not_null(rec, "events right around the device call:\n%s", s.data);
+    cr_assert_not_null(strstr(s.data, "ch-kernel: kernel_ms="));
+    /* the whole call still timed afterwards on host sets */
+    const char *whole = strstr(s.data, "saxpy_launcher(n, a, x_set[ch_s], y_set[ch_s]);");
+    cr_assert(whole && whole > rec, "whole call after the kernel timing");
+    cr_assert_not_null(strstr(s.data, "x_set[ch_s] = (float *)malloc(x_bytes);"));
+    cr_assert_not_null(strstr(s.data, "ch_stable("));
+    cr_assert_null(strstr(s.data, "#include \"candidate"), "separate object: no #include");
+    /* run mode judges the device launcher too: its own buffers, its outputs in P.dev.out.bin */
+    const char *run_dev = strstr(s.data, "int ch_rc = saxpy_device_launcher(n, a, x_dl, y_dl);");
+    cr_assert_not_null(run_dev, "run mode calls the device launcher");
+    cr_assert_lt(run_dev, strstr(s.data, "static int ch_time("), "in run mode");
+    cr_assert_not_null(strstr(s.data, "\".dev.out.bin\""));
+    cr_assert_not_null(strstr(s.data, "ch-run: device_launcher=%d"));
+    /* after the timing, both entry points agree on fresh inputs (else exit 5) */
+    const char *agree = strstr(s.data, "if (size_t ch_at = ch_disagree(y_c, y_a, ch_count_y,");
+    cr_assert(agree && agree > whole, "agreement check after the timing");
+    cr_assert_not_null(strstr(s.data, "return 5;"));
+    ch_strbuf_free(&s);
+    fx_free(&c);
+}
+
+Test(scaffold_time, device_entry_has_no_device_launcher)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 1);
+    ch_strbuf s, sig;
+    ch_strbuf_init(&s);
+    ch_strbuf_init(&sig);
+    ch_error err;
+    cr_assert_eq(ch_scaffold_generate(&c, NULL, &s, &err), 0, "%s", err.msg);
+    cr_assert_null(strstr(s.data, "device_launcher"), "the launcher itself is device-resident");
+    cr_assert_not_null(strstr(s.data, "CH_CHECK(cudaMalloc((void **)&x_set[ch_s], x_bytes));"));
+    ch_scaffold_signatures(&c, &sig);
+    cr_assert_null(strstr(sig.data, "device_launcher"));
+    cr_assert_not_null(strstr(sig.data, "extern \"C\" void saxpy_launcher("));
+    ch_strbuf_free(&s);
+    ch_strbuf_free(&sig);
+    fx_free(&c);
+}
+
+/* The verifier's build: scaffold.o once, the candidate compiled with the signatures forced in
+ * front, linked. A candidate with and one without a device launcher both link; only the first
+ * defines the symbol the weak reference resolves to. */
+Test(scaffold_time, separate_objects_compile_and_link_with_and_without_device_launcher,
+     .timeout = 300)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_error err;
+    char *dir = ch_make_temp_dir("scafspeed", &err);
+    cr_assert_not_null(dir);
+    ch_strbuf s, sig, log;
+    ch_strbuf_init(&s);
+    ch_strbuf_init(&sig);
+    ch_strbuf_init(&log);
+    cr_assert_eq(ch_scaffold_generate(&c, NULL, &s, &err), 0, "%s", err.msg);
+    ch_scaffold_signatures(&c, &sig);
+    write_in(dir, "scaffold.cu", s.data);
+    write_in(dir, "sig.h", sig.data);
+    char *with = ch_xasprintf("%s%s%s", saxpy_kernel, saxpy_host_launcher, saxpy_device_launcher);
+    char *without = ch_xasprintf("%s%s", saxpy_kernel, saxpy_host_launcher);
+    write_in(dir, "with.cu", with);
+    write_in(dir, "without.cu", without);
+    char *a0[] = {"-c", "-O2", "-o", "scaffold.o", "scaffold.cu", NULL};
+    cr_assert_eq(run_nvcc(dir, a0, &log), 0, "scaffold compiles:\n%s", log.data);
+    char *a1[] = {"-c", "-include", "sig.h", "-o", "with.o", "with.cu", NULL};
+    cr_assert_eq(run_nvcc(dir, a1, &log), 0, "%s", log.data);
+    char *a2[] = {"-c", "-include", "sig.h", "-o", "without.o", "without.cu", NULL};
+    cr_assert_eq(run_nvcc(dir, a2, &log), 0, "%s", log.data);
+    char *l1[] = {"-o", "prog_with", "scaffold.o", "with.o", NULL};
+    cr_assert_eq(run_nvcc(dir, l1, &log), 0, "%s", log.data);
+    char *l2[] = {"-o", "prog_without", "scaffold.o", "without.o", NULL};
+    cr_assert_eq(run_nvcc(dir, l2, &log), 0, "links without a device launcher:\n%s", log.data);
+    char *so = ch_path_join(dir, "scaffold.o");
+    char *nm = nm_of(so);
+    cr_assert_not_null(strstr(nm, " w saxpy_device_launcher"), "weak reference:\n%s", nm);
+    free(nm);
+    char *pw = ch_path_join(dir, "prog_with"), *pwo = ch_path_join(dir, "prog_without");
+    nm = nm_of(pw);
+    cr_assert_not_null(strstr(nm, "T saxpy_device_launcher") ||
+                           strstr(nm, "W saxpy_device_launcher"),
+                       "defined in the program with it:\n%s", nm);
+    free(nm);
+    nm = nm_of(pwo);
+    cr_assert_null(strstr(nm, "T saxpy_device_launcher"));
+    free(nm);
+
+    /* a device launcher with another signature is a compile error, not a wrong call */
+    write_in(dir, "bad.cu",
+             "extern \"C\" int saxpy_device_launcher(int n, float a, float *x, float *y)\n"
+             "{ return 0; }\n");
+    char *a3[] = {"-c", "-include", "sig.h", "-o", "bad.o", "bad.cu", NULL};
+    ch_strbuf_reset(&log);
+    cr_assert_neq(run_nvcc(dir, a3, &log), 0, "signature mismatch must not compile");
+
+    /* the one-unit form (the candidate #included) compiles too, weak after the definition */
+    ch_strbuf one;
+    ch_strbuf_init(&one);
+    cr_assert_eq(ch_scaffold_generate(&c, "with.cu", &one, &err), 0);
+    write_in(dir, "one.cu", one.data);
+    char *a4[] = {"-c", "-o", "one.o", "one.cu", NULL};
+    ch_strbuf_reset(&log);
+    cr_assert_eq(run_nvcc(dir, a4, &log), 0, "%s", log.data);
+    ch_strbuf_free(&one);
+
+    ch_remove_tree(dir, &err);
+    free(so);
+    free(pw);
+    free(pwo);
+    free(with);
+    free(without);
+    free(dir);
+    ch_strbuf_free(&s);
+    ch_strbuf_free(&sig);
+    ch_strbuf_free(&log);
+    fx_free(&c);
+}
+
+/* ---- the stopping rule, compiled from the generated text and run ---------------------------- */
+
+static const char stable_main[] =
+    "#include <stdio.h>\n"
+    "int main(void)\n"
+    "{\n"
+    "    double flat[8] = {1.00, 1.01, 0.995, 1.0, 1.005, 1, 1, 1};\n"
+    "    double noisy[8] = {1.0, 1.3, 0.8, 1.2, 0.9, 1.1, 0.7, 1.4};\n"
+    "    double late[12] = {5, 4, 3, 2, 1.5, 1.0, 1.0, 1.005, 1.0, 0.995, 1, 1};\n"
+    "    double zero[6] = {0, 0, 0, 0, 0, 0};\n"
+    "    printf(\"%d %d %d %d %d %d %d %d %d %d\\n\",\n"
+    "           ch_stable(flat, 4, 3, 100, 0),    /* fewer than K: go on */\n"
+    "           ch_stable(flat, 5, 3, 100, 0),    /* K within 2%: stable */\n"
+    "           ch_stable(flat, 5, 6, 100, 0),    /* below the minimum: go on */\n"
+    "           ch_stable(noisy, 8, 3, 100, 0),   /* noisy: go on */\n"
+    "           ch_stable(noisy, 8, 3, 8, 0),     /* at the maximum */\n"
+    "           ch_stable(noisy, 6, 3, 100, 5000), /* budget spent */\n"
+    "           ch_stable(noisy, 2, 3, 100, 5000), /* budget, but below the minimum */\n"
+    "           ch_stable(late, 6, 3, 100, 0),    /* still falling */\n"
+    "           ch_stable(late, 10, 3, 100, 0),   /* settled */\n"
+    "           ch_stable(zero, 6, 3, 100, 0));   /* zero times never count as stable */\n"
+    "    printf(\"%s %s %s\\n\", ch_stop_name(1), ch_stop_name(2), ch_stop_name(3));\n"
+    "    return 0;\n"
+    "}\n";
+
+Test(scaffold_time, stopping_rule_as_generated)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("stable", &err);
+    ch_strbuf code;
+    ch_strbuf_init(&code);
+    ch_scaffold_stable_code(&code);
+    ch_strbuf_adds(&code, stable_main);
+    write_in(dir, "stable.c", code.data);
+    char *src = ch_path_join(dir, "stable.c"), *exe = ch_path_join(dir, "stable");
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    char *cc[] = {"cc", "-std=c11", "-Wall", "-Werror", "-o", exe, src, NULL};
+    cr_assert_eq(ch_proc_capture(cc, &log, &err), 0, "the rule is valid C: %s", log.data);
+    ch_strbuf_reset(&log);
+    char *run[] = {exe, NULL};
+    cr_assert_eq(ch_proc_capture(run, &log, &err), 0);
+    cr_assert_str_eq(log.data, "0 1 0 0 2 3 0 0 1 0\nstable max budget\n");
+    ch_strbuf_reset(&log);
+    char *cxx[] = {"c++", "-Wall", "-Werror", "-x", "c++", "-o", exe, src, NULL};
+    cr_assert_eq(ch_proc_capture(cxx, &log, &err), 0, "and valid C++: %s", log.data);
+    ch_remove_tree(dir, &err);
+    ch_strbuf_free(&log);
+    ch_strbuf_free(&code);
+    free(src);
+    free(exe);
+    free(dir);
+}
+
+/* ---- the plan ------------------------------------------------------------------------------ */
+
+Test(plan, sizes_sets_and_sanitizer_size_follow_the_bytes)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_verify_plan p;
+    ch_verify_plan_make(&c, &p);
+    cr_assert_eq(p.n_correct, 3);
+    cr_assert_float_eq(p.correct_bytes[0], 8000.0, 1e-9); /* 1000 x (x, y) floats */
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(p.correct_sets[k], 2, "small sizes: two sets each");
+    cr_assert_eq(p.sanitize, 2, "the largest size within 1 MiB (800 KB)");
+    cr_assert_float_eq(p.device_bytes, 2 * 800024.0, 1e-6);
+    ch_verify_plan_free(&p);
+
+    /* large sizes: one set above 64 MiB, skipped above 512 MiB; the smallest always runs */
+    c.correctness[0].values[0] = 200000000; /* 1.6 GB */
+    c.correctness[1].values[0] = 10000000;  /* 80 MB */
+    c.correctness[2].values[0] = 300000000; /* 2.4 GB */
+    ch_verify_plan_make(&c, &p);
+    cr_assert_eq(p.correct_sets[0], 0);
+    cr_assert_eq(p.correct_sets[1], 2, "the smallest size keeps two sets even at 80 MB");
+    cr_assert_eq(p.correct_sets[2], 0);
+    cr_assert_eq(p.sanitize, 1, "nothing within 1 MiB: the smallest");
+    cr_assert_float_eq(p.device_bytes, 2 * 80e6, 1.0, "only what runs counts");
+    ch_verify_plan_free(&p);
+    c.correctness[0].values[0] = 9000000; /* 72 MB, now the smallest: two sets */
+    ch_verify_plan_make(&c, &p);
+    cr_assert_eq(p.correct_sets[0], 2);
+    cr_assert_eq(p.correct_sets[1], 1, "80 MB beside a smaller size: one set");
+    ch_verify_plan_free(&p);
+    fx_free(&c);
+}
+
+Test(plan, no_correctness_sizes_sanitize_at_the_last_smoke_size)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    for (size_t i = 0; i < c.n_correctness; i++)
+        fx_free_size(&c.correctness[i]);
+    c.n_correctness = 0;
+    ch_verify_plan p;
+    ch_verify_plan_make(&c, &p);
+    cr_assert_eq(p.sanitize, -1);
+    cr_assert_float_eq(p.device_bytes, 2 * 3 * 8.0, 1e-9, "the smoke sizes' need");
+    ch_verify_plan_free(&p);
+    fx_free(&c);
+}
+
+Test(plan, perf_counts_from_the_expected_time)
+{
+    int w, mn, mx;
+    ch_verify_perf_counts(512e6, 3000, &w, &mn, &mx); /* 0.17 ms: many cheap samples */
+    cr_assert_eq(w, 3);
+    cr_assert_eq(mn, 5);
+    cr_assert_eq(mx, 100);
+    ch_verify_perf_counts(16e9, 1000, &w, &mn, &mx); /* 16 ms */
+    cr_assert_eq(w, 2);
+    cr_assert_eq(mx, 62);
+    ch_verify_perf_counts(16e9, 50, &w, &mn, &mx); /* 320 ms: few */
+    cr_assert_eq(w, 1);
+    cr_assert_eq(mx, 10);
+    cr_assert_geq(mx, mn);
+    ch_verify_perf_counts(0, -1, &w, &mn, &mx); /* nothing known */
+    cr_assert_eq(mx, 100);
+}
+
+/* ---- the GPU lock ---------------------------------------------------------------------------- */
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(double ms)
+{
+    struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
+    nanosleep(&ts, NULL);
+}
+
+/* A child process: after delay_ms takes the lock, holds it hold_ms, writes "got released" (ms
+ * since t0) to fd. Each process has its own process-wide part, so only the file orders them. */
+static pid_t lock_child(const char *path, int exclusive, double t0, double delay_ms, double hold_ms,
+                        int fd)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        sleep_ms(delay_ms);
+        ch_gpu_lock l;
+        ch_error err;
+        int rc = ch_gpu_lock_acquire(path, exclusive, &l, &err);
+        double got = mono_ms() - t0;
+        sleep_ms(hold_ms);
+        double rel = mono_ms() - t0;
+        ch_gpu_lock_release(&l);
+        double out[2] = {rc == 0 ? got : -1, rel};
+        if (write(fd, out, sizeof out) != sizeof out)
+            _exit(1);
+        _exit(0);
+    }
+    return pid;
+}
+
+static void child_times(int fd, double out[2])
+{
+    cr_assert_eq(read(fd, out, 2 * sizeof(double)), (ssize_t)(2 * sizeof(double)));
+}
+
+Test(gpu_lock, shared_runs_together_exclusive_waits_and_is_not_starved, .timeout = 30)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("gpulock", &err);
+    char *path = ch_path_join(dir, "locks/gpu-0.lock");
+    int p1[2], p2[2], p3[2], p4[2];
+    cr_assert(pipe(p1) == 0 && pipe(p2) == 0 && pipe(p3) == 0 && pipe(p4) == 0);
+    double t0 = mono_ms();
+    /* A shared 0..600; B shared from 50 (together with A); C exclusive from 150 (waits for A
+     * and B); D shared from 300: C waits, so D queues behind it instead of joining A */
+    pid_t a = lock_child(path, 0, t0, 0, 600, p1[1]);
+    pid_t b = lock_child(path, 0, t0, 50, 200, p2[1]);
+    pid_t c = lock_child(path, 1, t0, 150, 200, p3[1]);
+    pid_t d = lock_child(path, 0, t0, 300, 10, p4[1]);
+    double ta[2], tb[2], tc[2], td[2];
+    child_times(p1[0], ta);
+    child_times(p2[0], tb);
+    child_times(p3[0], tc);
+    child_times(p4[0], td);
+    int st;
+    waitpid(a, &st, 0);
+    waitpid(b, &st, 0);
+    waitpid(c, &st, 0);
+    waitpid(d, &st, 0);
+    cr_assert(ta[0] >= 0 && tb[0] >= 0 && tc[0] >= 0 && td[0] >= 0, "all locked");
+    cr_assert_lt(tb[0], 150, "two shared holders at once (B got it at %.0f ms)", tb[0]);
+    cr_assert_geq(tc[0], ta[1] - 5, "exclusive after the shared holders (C %.0f, A out %.0f)",
+                  tc[0], ta[1]);
+    cr_assert_geq(td[0], tc[1] - 5,
+                  "a shared taker queues behind a waiting exclusive one (D %.0f, "
+                  "C out %.0f)",
+                  td[0], tc[1]);
+    ch_remove_tree(dir, &err);
+    free(path);
+    free(dir);
+}
+
+/* Threads of one process: the process-wide part orders them even without a lock file. */
+typedef struct thr {
+    int exclusive;
+    double t0, delay, hold, got, rel;
+} thr;
+
+static void *lock_thread(void *arg)
+{
+    thr *t = arg;
+    sleep_ms(t->delay);
+    ch_gpu_lock l;
+    ch_error err;
+    ch_gpu_lock_acquire(NULL, t->exclusive, &l, &err);
+    t->got = mono_ms() - t->t0;
+    sleep_ms(t->hold);
+    t->rel = mono_ms() - t->t0;
+    ch_gpu_lock_release(&l);
+    return NULL;
+}
+
+Test(gpu_lock, threads_without_a_file, .timeout = 30)
+{
+    double t0 = mono_ms();
+    thr t[3] = {{0, t0, 0, 300, 0, 0}, {0, t0, 30, 100, 0, 0}, {1, t0, 60, 50, 0, 0}};
+    pthread_t id[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&id[i], NULL, lock_thread, &t[i]);
+    for (int i = 0; i < 3; i++)
+        pthread_join(id[i], NULL);
+    cr_assert_lt(t[1].got, 100, "shared with shared");
+    cr_assert_geq(t[2].got, t[0].rel - 5, "exclusive after both");
+    cr_assert_geq(t[2].got, t[1].rel - 5);
+}
+
+/* ---- the report's timing ------------------------------------------------------------------- */
+
+Test(report, kernel_and_whole_call_are_named_apart)
+{
+    ch_verify_report r;
+    ch_verify_report_init(&r);
+    r.correct = r.passed = 1;
+    r.stage = CH_STAGE_PERF;
+    r.launcher_ms = 50.5;
+    r.kernel_ms = 0.25;
+    r.kernel_resident = 1;
+    r.dram_floor_ms = 0.2;
+    r.floor_ms = 0.2;
+    r.fraction = 0.8;
+    r.pcie_floor_ms = 10.0;
+    r.call_fraction = 10.0 / 50.5;
+    r.host_ms = 40;
+    r.peak_gflops = 60000;
+    char *json = ch_verify_report_json(&r);
+    cJSON *o = cJSON_Parse(json);
+    cJSON *t = cJSON_GetObjectItem(o, "timing");
+    cr_assert_float_eq(cJSON_GetObjectItem(t, "kernel_ms")->valuedouble, 0.25, 1e-12);
+    cr_assert_float_eq(cJSON_GetObjectItem(t, "launcher_ms")->valuedouble, 50.5, 1e-12);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(t, "kernel_resident")));
+    cr_assert_float_eq(cJSON_GetObjectItem(t, "kernel_fraction_of_dram_floor")->valuedouble, 0.8,
+                       1e-12);
+    cr_assert_float_eq(cJSON_GetObjectItem(t, "pcie_floor_ms")->valuedouble, 10.0, 1e-12);
+    cr_assert_null(cJSON_GetObjectItem(t, "kernel_note"));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(t, "small_size_launcher_ms")));
+    cJSON_Delete(o);
+    free(json);
+    char *fb = ch_verify_feedback(&r);
+    cr_assert_not_null(strstr(fb, "Kernel time 0.2500 ms at the tune size (device-resident data, "
+                                  "no copies): 80% of the DRAM floor 0.2000 ms"),
+                       "%s", fb);
+    cr_assert_not_null(strstr(fb, "Whole call (copies included) 50.5000 ms against a PCIe floor"),
+                       "%s", fb);
+    cr_assert_not_null(strstr(fb, "60000 GFLOP/s"), "%s", fb);
+    free(fb);
+
+    /* no device launcher: the kernel time includes the copies, and says so */
+    r.kernel_resident = 0;
+    r.kernel_ms = 50.0;
+    json = ch_verify_report_json(&r);
+    o = cJSON_Parse(json);
+    t = cJSON_GetObjectItem(o, "timing");
+    cr_assert_not_null(strstr(cJSON_GetObjectItem(t, "kernel_note")->valuestring, "copies"));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(t, "kernel_fraction_of_dram_floor")));
+    cJSON_Delete(o);
+    free(json);
+    fb = ch_verify_feedback(&r);
+    cr_assert_not_null(strstr(fb, "host-device copies included"), "%s", fb);
+    free(fb);
+    ch_verify_report_free(&r);
+}
+
+/* ---- NVRTC: the device-code split and the verdict ----------------------------------------------
+ */
+
+/* The shape the translator writes: helpers and a launcher on the host, a kernel, C headers. */
+static const char translated[] =
+    "#include <cuda_runtime.h>\n" /* 1 */
+    "#include <limits.h>\n"       /* 2 */
+    "#include <mutex>\n"          /* 3 */
+    "static unsigned blocks(long long n, int per) { return (unsigned)((n + per - 1) / per); }\n"
+    "static void *ch_buf = NULL;\n"               /* 5 */
+    "static const int BLOCK = 256;\n"             /* 6 */
+    "typedef struct pair { float a, b; } pair;\n" /* 7 */
+    "template <int N = 2> __device__ float twice(float v) { return N * v; }\n"
+    "__global__ void __launch_bounds__(256) k(int n, float a, const float *x, float *y)\n"
+    "{\n"                                                  /* 10 */
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" /* 11 */
+    "    if (i < n && i < INT_MAX) y[i] = twice(a) * x[i] + y[i] + BLOCK * 0;\n"
+    "}\n" /* 13 */
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+    "{\n"                                               /* 15 */
+    "    static std::mutex m;\n"                        /* 16 */
+    "    std::lock_guard<std::mutex> g(m);\n"           /* 17 */
+    "    k<<<blocks(n, BLOCK), BLOCK>>>(n, a, x, y);\n" /* 18 */
+    "}\n"                                               /* 19 */
+    "extern \"C\" int saxpy_device_launcher(int n, float a, const float *x, float *y)\n"
+    "{ k<<<blocks(n, BLOCK), BLOCK>>>(n, a, x, y); return (int)cudaGetLastError(); }\n";
+
+Test(nvrtc, split_blanks_host_code_and_keeps_lines)
+{
+    ch_device_split d;
+    ch_device_code(translated, &d);
+    cr_assert_eq(strlen(d.code), strlen(translated), "same length");
+    cr_assert(d.has_kernel);
+    cr_assert_eq(d.dropped_includes, 1, "only <mutex> dropped");
+    cr_assert_not_null(strstr(d.code, "#include <cuda_runtime.h>"));
+    cr_assert_not_null(strstr(d.code, "#include <limits.h>"),
+                       "a C header NVRTC gets a stand-in for");
+    cr_assert_null(strstr(d.code, "<mutex>"));
+    cr_assert_null(strstr(d.code, "blocks(long long"), "host helper blanked");
+    cr_assert_null(strstr(d.code, "ch_buf"), "host variable blanked");
+    cr_assert_not_null(strstr(d.code, "static const int BLOCK = 256;"), "constants stay");
+    cr_assert_not_null(strstr(d.code, "typedef struct pair"));
+    cr_assert_not_null(strstr(d.code, "__device__ float twice"));
+    cr_assert_not_null(strstr(d.code, "y[i] = twice(a)"));
+    cr_assert_null(strstr(d.code, "saxpy_launcher"));
+    cr_assert_null(strstr(d.code, "saxpy_device_launcher"));
+    cr_assert_not_null(strstr(d.host_text, "saxpy_launcher"));
+    int lines = 0;
+    for (const char *p = d.code; *p; p++)
+        lines += *p == '\n';
+    cr_assert_eq(lines, 21, "newlines kept");
+    cr_assert(d.device_line[8] && d.device_line[9] && d.device_line[12]);
+    cr_assert_not(d.device_line[4] || d.device_line[6] || d.device_line[16]);
+    ch_device_split_free(&d);
+
+    /* namespaces and extern "C" blocks are looked into; comments and strings do not confuse */
+    const char *nested = "namespace {\n"
+                         "__device__ int dev_table[4];\n"
+                         "int host_table[4] = {1, 2, 3, 4}; // a host { brace in a comment\n"
+                         "}\n"
+                         "extern \"C\" {\n"
+                         "__global__ void g(int *o) { o[0] = dev_table[0]; }\n"
+                         "void host(const char *s = \"}{\") { (void)s; }\n"
+                         "}\n";
+    ch_device_code(nested, &d);
+    cr_assert(d.has_kernel);
+    cr_assert_not_null(strstr(d.code, "__device__ int dev_table[4];"));
+    cr_assert_null(strstr(d.code, "host_table"));
+    cr_assert_null(strstr(d.code, "void host("));
+    cr_assert_not_null(strstr(d.code, "__global__ void g(int *o)"));
+    cr_assert(d.device_line[2] && d.device_line[6]);
+    ch_device_split_free(&d);
+}
+
+Test(nvrtc, classify_trusts_only_errors_the_split_cannot_cause)
+{
+    ch_device_split d;
+    ch_device_code(translated, &d);
+    const char *typo = "candidate.cu(12): error: identifier \"undefined_variable\" is undefined\n";
+    cr_assert_eq(ch_nvrtc_classify(typo, "candidate.cu", &d), CH_NVRTC_FAIL);
+    const char *type = "candidate.cu(11): error: a value of type \"float *\" cannot be used to "
+                       "initialize an entity of type \"int\"\n";
+    cr_assert_eq(ch_nvrtc_classify(type, "candidate.cu", &d), CH_NVRTC_FAIL);
+    const char *macro = "candidate.cu(12): error: identifier \"FLT_MAX\" is undefined\n";
+    cr_assert_eq(ch_nvrtc_classify(macro, "candidate.cu", &d), CH_NVRTC_UNSURE, "header-like");
+    const char *blanked = "candidate.cu(12): error: identifier \"blocks\" is undefined\n";
+    cr_assert_eq(ch_nvrtc_classify(blanked, "candidate.cu", &d), CH_NVRTC_UNSURE,
+                 "a name of blanked host code");
+    const char *host_line = "candidate.cu(17): error: something\n";
+    cr_assert_eq(ch_nvrtc_classify(host_line, "candidate.cu", &d), CH_NVRTC_UNSURE);
+    const char *header = "/usr/local/cuda/include/x.h(3): error: something\n";
+    cr_assert_eq(ch_nvrtc_classify(header, "candidate.cu", &d), CH_NVRTC_UNSURE);
+    const char *std = "candidate.cu(12): error: namespace \"std\" has no member \"min\"\n";
+    cr_assert_eq(ch_nvrtc_classify(std, "candidate.cu", &d), CH_NVRTC_UNSURE);
+    char *mixed = ch_xasprintf("%s%s", typo, host_line);
+    cr_assert_eq(ch_nvrtc_classify(mixed, "candidate.cu", &d), CH_NVRTC_UNSURE, "all or nothing");
+    free(mixed);
+    cr_assert_eq(ch_nvrtc_classify("", "candidate.cu", &d), CH_NVRTC_UNSURE, "no error found");
+    ch_device_split_free(&d);
+}
+
+static int have_nvrtc(void)
+{
+    return ch_file_exists("/usr/local/cuda/lib64/libnvrtc.so");
+}
+
+static ch_nvrtc_verdict nvrtc_of(const char *src, ch_strbuf *log)
+{
+    ch_strbuf_reset(log);
+    return ch_nvrtc_check(src, "candidate.cu", "sm_90", "/usr/local/cuda", log);
+}
+
+Test(nvrtc, real_compiles_agree_with_nvcc, .timeout = 120)
+{
+    if (!have_nvrtc()) {
+        cr_log_warn("no /usr/local/cuda/lib64/libnvrtc.so: NVRTC check not exercised");
+        return;
+    }
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    cr_assert_eq(nvrtc_of(translated, &log), CH_NVRTC_PASS, "%s", log.data);
+    cr_assert_not_null(strstr(log.data, "registers"), "ptxas -v lines: %s", log.data);
+    /* the verifier's own broken example: a typo in the kernel */
+    const char *typo = "#include <cuda_runtime.h>\n"
+                       "__global__ void k(int n, float a, const float *x, float *y)\n"
+                       "{ y[0] = undefined_variable; }\n"
+                       "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float "
+                       "*y)\n{ k<<<1, 1>>>(n, a, x, y); }\n";
+    cr_assert_eq(nvrtc_of(typo, &log), CH_NVRTC_FAIL, "%s", log.data);
+    cr_assert_not_null(strstr(log.data, "candidate.cu(3): error"), "%s", log.data);
+    /* a host-side error is not NVRTC's to find: nvcc will */
+    const char *host_err = "#include <cuda_runtime.h>\n#include <vector>\n"
+                           "__global__ void k(float *y) { y[0] = 1; }\n"
+                           "extern \"C\" void l(float *y) { std::vector<int> v; not_declared(v); "
+                           "k<<<1, 1>>>(y); }\n";
+    cr_assert_eq(nvrtc_of(host_err, &log), CH_NVRTC_PASS, "%s", log.data);
+    /* a type error in a kernel */
+    const char *type_err = "__global__ void k(float *y) { int *p = y; p[0] = 1; }\n";
+    cr_assert_eq(nvrtc_of(type_err, &log), CH_NVRTC_FAIL, "%s", log.data);
+    /* a member function using the host API in a class the kernel uses: unsure, not a failure */
+    const char *member = "#include <cuda_runtime.h>\n"
+                         "struct Buf { float *p; void alloc(int n) { cudaMalloc(&p, n * 4); }\n"
+                         "  __device__ float get(int i) const { return p[i]; } };\n"
+                         "__global__ void k(Buf b, float *y) { y[0] = b.get(0); }\n";
+    cr_assert_neq(nvrtc_of(member, &log), CH_NVRTC_FAIL, "%s", log.data);
+    /* C headers' constants in device code */
+    const char *consts = "#include <float.h>\n#include <stdint.h>\n#include <math.h>\n"
+                         "__global__ void k(float *y, uint32_t *z) { y[0] = FLT_MAX + M_PI + "
+                         "INFINITY; z[0] = UINT32_MAX; }\n";
+    cr_assert_eq(nvrtc_of(consts, &log), CH_NVRTC_PASS, "%s", log.data);
+    /* no kernel (a library call only): nothing to check */
+    cr_assert_eq(nvrtc_of("extern \"C\" void l(float *y) { }\n", &log), CH_NVRTC_SKIP);
+    ch_strbuf_free(&log);
+}
+
+/* ---- the verifier's stage 1 end to end --------------------------------------------------------
+ */
+
+static const char saxpy_user_tu[] = "void saxpy(int n, float a, const float *x, float *y)\n"
+                                    "{ for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i]; }\n";
+
+Test(verifier_speed, nvrtc_rejects_a_kernel_typo_before_nvcc_and_the_build_links_once,
+     .timeout = 300)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_error err;
+    char *dir = ch_make_temp_dir("vspeed", &err);
+    setenv("TMPDIR", dir, 1); /* keep (below) leaves the verifier's directories: in here */
+    char *tu = ch_path_join(dir, "user.c");
+    ch_write_file_atomic(tu, saxpy_user_tu, strlen(saxpy_user_tu), 0, &err);
+    char *cc_argv[] = {"cc", NULL};
+    ch_verify_setup s = {0};
+    s.checklist = &c;
+    s.oracle = (ch_oracle){tu, cc_argv, NULL, 0};
+    s.nvcc = nvcc();
+    s.arch = "sm_90";
+    s.last_stage = CH_STAGE_COMPILE;
+    s.seed = 7;
+    s.keep = 1;
+    ch_verifier *v;
+    cr_assert_eq(ch_verifier_open(&s, &v, &err), 0, "%s", err.msg);
+
+    const char *typo = "#include <cuda_runtime.h>\n"
+                       "__global__ void k(int n, float a, const float *x, float *y)\n"
+                       "{ y[0] = undefined_variable; }\n"
+                       "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float "
+                       "*y)\n{ k<<<1, 1>>>(n, a, x, y); }\n";
+    ch_verify_report r;
+    cr_assert_eq(ch_verifier_run(v, typo, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.stage, CH_STAGE_COMPILE);
+    cr_assert_not_null(strstr(r.message, "undefined_variable"), "%s", r.message);
+    cJSON *st = cJSON_GetObjectItem(r.details, "compile");
+    if (have_nvrtc()) {
+        cr_assert_str_eq(cJSON_GetObjectItem(st, "kernel_check")->valuestring, "nvrtc");
+        cr_assert_str_eq(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(st, "nvrtc"), "verdict")->valuestring, "fail");
+        char *obj = ch_path_join(r.work_dir, "candidate.o");
+        cr_assert_not(ch_file_exists(obj), "nvcc never ran");
+        free(obj);
+    }
+    char *fb = ch_verify_feedback(&r);
+    cr_assert_not_null(strstr(fb, "candidate.cu(3)"), "%s", fb);
+    free(fb);
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+
+    /* two good candidates, one with a device launcher: both link against the one scaffold
+     * object; only the first program defines the device launcher */
+    char *with = ch_xasprintf("%s%s%s", saxpy_kernel, saxpy_host_launcher, saxpy_device_launcher);
+    char *without = ch_xasprintf("%s%s", saxpy_kernel, saxpy_host_launcher);
+    const char *srcs[2] = {with, without};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(ch_verifier_run(v, srcs[i], &r, &err), 0, "%s", err.msg);
+        cr_assert_eq(r.status[CH_STAGE_COMPILE], CH_ST_PASS, "%s", r.message);
+        st = cJSON_GetObjectItem(r.details, "compile");
+        if (have_nvrtc())
+            cr_assert_str_eq(
+                cJSON_GetObjectItem(cJSON_GetObjectItem(st, "nvrtc"), "verdict")->valuestring,
+                "pass");
+        char *prog = ch_path_join(r.work_dir, "prog");
+        cr_assert(ch_file_exists(prog));
+        char *nm = nm_of(prog);
+        int defined =
+            strstr(nm, "T saxpy_device_launcher") || strstr(nm, "W saxpy_device_launcher");
+        cr_assert_eq(defined, i == 0, "%s", nm);
+        free(nm);
+        free(prog);
+        ch_remove_tree(r.work_dir, &err);
+        ch_verify_report_free(&r);
+    }
+    free(with);
+    free(without);
+    ch_verifier_close(v);
+    ch_remove_tree(dir, &err);
+    free(tu);
+    free(dir);
+    fx_free(&c);
+}
