@@ -374,7 +374,10 @@ static int locals_ok(const gemm *g)
     return 1;
 }
 
-static int match(gemm *g, isl_ast_node *mark)
+/* Both shapes start alike: a kernel of two mapped dimensions (no reduction, scan or warp per
+ * row of its own) whose mark holds the loop over c0 and directly inside it the loop over c1,
+ * (c0's bounds do not depend on c1). Sets for0, for1 and their iterators. */
+static int match_mapped_pair(gemm *g, isl_ast_node *mark)
 {
     const ch_tr_kernel *k = g->k;
     if (k->n_mapped != 2 || k->depth != 0 || k->reduction != (size_t)-1 || k->warp_rows ||
@@ -384,7 +387,12 @@ static int match(gemm *g, isl_ast_node *mark)
     if (!loop_iterator(g->for0, g->it[0], sizeof g->it[0]))
         return 0;
     g->for1 = isl_ast_node_for_get_body(g->for0);
-    if (!loop_iterator(g->for1, g->it[1], sizeof g->it[1]))
+    return loop_iterator(g->for1, g->it[1], sizeof g->it[1]) && !for_mentions(g->for0, g->it[1]);
+}
+
+static int match(gemm *g, isl_ast_node *mark)
+{
+    if (!match_mapped_pair(g, mark))
         return 0;
     isl_ast_node *body = isl_ast_node_for_get_body(g->for1);
     if (isl_ast_node_get_type(body) == isl_ast_node_block) {
@@ -415,7 +423,7 @@ static int match(gemm *g, isl_ast_node *mark)
         if (!ok)
             return 0;
     }
-    if (g->sum_item < 0 || for_mentions(g->for0, g->it[1]))
+    if (g->sum_item < 0)
         return 0;
     g->sum = user_stmt(g->pr, g->sum_user);
     if (!g->sum || !bind_counters(g) || !g->counter[2] || !match_sum(g) || !locals_ok(g))
@@ -936,15 +944,7 @@ static void print_launch(gemm *g, size_t fn, int indent)
  * neighbours in c1, would each write another row. */
 static int match_transpose(gemm *g, isl_ast_node *mark)
 {
-    const ch_tr_kernel *k = g->k;
-    if (k->n_mapped != 2 || k->depth != 0 || k->reduction != (size_t)-1 || k->warp_rows ||
-        k->scan_store != (size_t)-1)
-        return 0;
-    g->for0 = isl_ast_node_mark_get_node(mark);
-    if (!loop_iterator(g->for0, g->it[0], sizeof g->it[0]))
-        return 0;
-    g->for1 = isl_ast_node_for_get_body(g->for0);
-    if (!loop_iterator(g->for1, g->it[1], sizeof g->it[1]) || for_mentions(g->for0, g->it[1]))
+    if (!match_mapped_pair(g, mark))
         return 0;
     g->sum_user = isl_ast_node_for_get_body(g->for1);
     if (isl_ast_node_get_type(g->sum_user) != isl_ast_node_user)
