@@ -232,6 +232,11 @@ typedef struct ch_tr_cuda_opts {
      * time. 0: no tiling. */
     int tile_m, tile_n, tile_k, tile_ty, tile_tx;
     int *n_tiled; /* when set, incremented per kernel printed tiled */
+    /* 2-D kernels without block-wide steps: each thread runs `rows` consecutive values of the
+     * outer mapped dimension (0 or 1: one), unrolled, so that loads shared by neighbouring
+     * rows (a stencil's) are made once */
+    int rows;
+    int *n_rows; /* when set, incremented per kernel printed with rows > 1 */
 } ch_tr_cuda_opts;
 
 /* The candidate source of plan p: kernels, the NAME_launcher of the scaffold contract and

@@ -14,17 +14,19 @@ typedef struct printer {
     const ch_tr_model *m;
     const ch_entry *e;
     const ch_tr_cuda_opts *o;
-    ch_strbuf kernels;     /* the kernel functions, in the order their launches appear */
-    ch_strbuf *out;        /* where the node printer writes */
-    size_t n_functions;    /* kernel functions emitted */
-    ch_strvec host_iters;  /* the host loops' iterators in scope, outermost first */
-    const ch_tr_kernel *k; /* inside a kernel: its plan entry, else NULL */
-    int covered[2];        /* inside the loop of mapped member q */
-    int any_device;        /* some scalar lives in device memory */
-    int lanes;             /* inside a loop whose iterations are spread over a warp's lanes */
-    const char *priv;      /* inside a kernel whose updates go to a block-private copy: the
-                              array's name (the copy is ch_priv), else NULL */
-    char rename[96];       /* ch_cx rename result */
+    ch_strbuf kernels;      /* the kernel functions, in the order their launches appear */
+    ch_strbuf *out;         /* where the node printer writes */
+    size_t n_functions;     /* kernel functions emitted */
+    ch_strvec host_iters;   /* the host loops' iterators in scope, outermost first */
+    const ch_tr_kernel *k;  /* inside a kernel: its plan entry, else NULL */
+    int covered[2];         /* inside the loop of mapped member q */
+    int any_device;         /* some scalar lives in device memory */
+    int lanes;              /* inside a loop whose iterations are spread over a warp's lanes */
+    const char *priv;       /* inside a kernel whose updates go to a block-private copy: the
+                               array's name (the copy is ch_priv), else NULL */
+    char rename[96];        /* ch_cx rename result */
+    int rows;               /* inside a kernel whose threads run several values of c0: how many */
+    isl_ast_node *rows_for; /* inside such a kernel's c0 loop: that loop (borrowed), else NULL */
 } printer;
 
 void tr_indent_to(ch_strbuf *out, int n);
@@ -35,6 +37,11 @@ void tr_print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x);
 void tr_print_param_expr(printer *pr, ch_strbuf *out, isl_pw_aff *pa);
 /* One statement instance (an isl AST user node) as a block binding its C loop counters. */
 void tr_print_user(printer *pr, isl_ast_node *node, int indent);
+/* Whether an isl expression, or a for node's bounds, mention the identifier `name`. */
+int tr_mentions(isl_ast_expr *x, const char *name);
+int tr_for_mentions(isl_ast_node *f, const char *name);
+/* `__restrict__ ` where the kernels' array parameters cannot alias, else "". */
+const char *tr_restrict(const printer *pr);
 /* A kernel's parameter list (decl) or its launch arguments. */
 void tr_kernel_params(printer *pr, ch_strbuf *out, int decl);
 /* The end of a launch block opened at `indent`: a launch error ends the call early. */

@@ -10,8 +10,10 @@
  *
  * Why it is legal: the mapped dimensions carry no dependence (isl checked that), so the
  * statement instances of different (c0, c1) points are independent and a thread may
- * interleave its points (a thread's points are consecutive in each mapped dimension, so
- * that it reads its operands from shared memory as vectors): the statements before the sum for each
+ * interleave its points (a thread's points come in runs of 16 bytes' worth of consecutive ones
+ * in each mapped dimension, the runs a block's width of runs apart, so that the threads of a warp
+ * read their operands from shared memory as 16-byte vectors on distinct banks): the statements
+ * before the sum for each
  * point, then the sum for all points c2 by c2 (each point still adds its terms in the order of c2,
  * as the C code does), then the statements after it for each point. The tiles are only read by the
  * sum, and the arrays they hold are written by no statement of the kernel, so a tile never goes
@@ -48,6 +50,7 @@ typedef struct tile_read {
     const ch_ir *node;  /* the access (borrowed from the entry's IR) */
     int dims;           /* DIM_ROW | DIM_SUM, DIM_COL | DIM_SUM or DIM_SUM */
     int sum_fast;       /* neighbouring addresses follow c2 (A[i][k]): threads load along it */
+    int vec;            /* elements a thread loads at once (one 16-byte load where aligned) */
     const ch_param *pa; /* the parameter it reads */
 } tile_read;
 
@@ -69,6 +72,8 @@ typedef struct gemm {
     size_t n_reads;
     int sum_rect;           /* c2's bounds do not depend on c0, c1 */
     int tm, tn, tk, ty, tx; /* the tile shape */
+    int run;                /* a thread's consecutive points in a mapped dimension, at most */
+    ch_scalar acc;          /* the sum's type */
     /* while printing the sum: */
     int in_sum;
     char name[64];
@@ -103,37 +108,6 @@ static int loop_iterator(isl_ast_node *f, char *buf, size_t size)
     isl_id_free(id);
     isl_ast_expr_free(it);
     return unit;
-}
-
-/* Whether the isl expression mentions the identifier `name`. */
-static int mentions(isl_ast_expr *x, const char *name)
-{
-    if (!x)
-        return 0;
-    if (isl_ast_expr_get_type(x) == isl_ast_expr_id) {
-        isl_id *id = isl_ast_expr_get_id(x);
-        int same = strcmp(isl_id_get_name(id), name) == 0;
-        isl_id_free(id);
-        return same;
-    }
-    if (isl_ast_expr_get_type(x) != isl_ast_expr_op)
-        return 0;
-    int found = 0;
-    for (int i = 0; !found && i < isl_ast_expr_op_get_n_arg(x); i++) {
-        isl_ast_expr *a = isl_ast_expr_op_get_arg(x, i);
-        found = mentions(a, name);
-        isl_ast_expr_free(a);
-    }
-    return found;
-}
-
-static int for_mentions(isl_ast_node *f, const char *name)
-{
-    isl_ast_expr *init = isl_ast_node_for_get_init(f), *cond = isl_ast_node_for_get_cond(f);
-    int m = mentions(init, name) || mentions(cond, name);
-    isl_ast_expr_free(init);
-    isl_ast_expr_free(cond);
-    return m;
 }
 
 static const ch_tr_stmt *user_stmt(const printer *pr, isl_ast_node *user)
@@ -387,7 +361,7 @@ static int match_mapped_pair(gemm *g, isl_ast_node *mark)
     if (!loop_iterator(g->for0, g->it[0], sizeof g->it[0]))
         return 0;
     g->for1 = isl_ast_node_for_get_body(g->for0);
-    return loop_iterator(g->for1, g->it[1], sizeof g->it[1]) && !for_mentions(g->for0, g->it[1]);
+    return loop_iterator(g->for1, g->it[1], sizeof g->it[1]) && !tr_for_mentions(g->for0, g->it[1]);
 }
 
 static int match(gemm *g, isl_ast_node *mark)
@@ -428,7 +402,7 @@ static int match(gemm *g, isl_ast_node *mark)
     g->sum = user_stmt(g->pr, g->sum_user);
     if (!g->sum || !bind_counters(g) || !g->counter[2] || !match_sum(g) || !locals_ok(g))
         return 0;
-    g->sum_rect = !for_mentions(g->for2, g->it[0]) && !for_mentions(g->for2, g->it[1]);
+    g->sum_rect = !tr_for_mentions(g->for2, g->it[0]) && !tr_for_mentions(g->for2, g->it[1]);
     return 1;
 }
 
@@ -515,6 +489,31 @@ static void bind(const gemm *g, ch_strbuf *out, int dims, int indent)
         }
 }
 
+/* The offset in the block of a thread's point in mapped dimension d (0: rows, by threadIdx.y
+ * and ch_r; 1: columns, by threadIdx.x and ch_c). Runs of g->run consecutive points, the runs
+ * of a block's threads side by side: a warp's threads then read one tile row as 16-byte
+ * vectors that fall on distinct banks, where consecutive blocks of eight points would collide
+ * two ways (on the H200 the 128 x 128 SGEMM tile went from 51% to 53% of cuBLAS by this alone). */
+static void print_offset(const gemm *g, ch_strbuf *out, int d)
+{
+    const char *thread = d ? "threadIdx.x" : "threadIdx.y", *point = d ? "ch_c" : "ch_r";
+    int threads = d ? g->tx : g->ty, per = d ? g->tn / g->tx : g->tm / g->ty;
+    if (per <= g->run || per % g->run)
+        ch_strbuf_addf(out, "%s * %d + %s", thread, per, point);
+    else
+        ch_strbuf_addf(out, "(%s / %d) * %d + %s * %d + %s %% %d", point, g->run, threads * g->run,
+                       thread, g->run, point, g->run);
+}
+
+/* `const int ch_di = <offset>;` (d 0) or ch_dj (d 1). */
+static void print_offset_decl(const gemm *g, ch_strbuf *out, int d, int indent)
+{
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "const int %s = ", d ? "ch_dj" : "ch_di");
+    print_offset(g, out, d);
+    ch_strbuf_adds(out, ";\n");
+}
+
 /* The loops over this thread's register block with c0 and c1 of each point in scope. */
 static void open_points(const gemm *g, ch_strbuf *out, int indent)
 {
@@ -526,10 +525,8 @@ static void open_points(const gemm *g, ch_strbuf *out, int indent)
     ch_strbuf_addf(out, "#pragma unroll\n");
     tr_indent_to(out, indent + 1);
     ch_strbuf_addf(out, "for (int ch_c = 0; ch_c < %d; ch_c++) {\n", g->tn / g->tx);
-    tr_indent_to(out, indent + 2);
-    ch_strbuf_addf(out,
-                   "const int ch_di = threadIdx.y * %d + ch_r, ch_dj = threadIdx.x * %d + ch_c;\n",
-                   g->tm / g->ty, g->tn / g->tx);
+    print_offset_decl(g, out, 0, indent + 2);
+    print_offset_decl(g, out, 1, indent + 2);
     tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out, "const long long %s = ch_o0 + ch_di, %s = ch_o1 + ch_dj;\n", g->it[0],
                    g->it[1]);
@@ -634,12 +631,41 @@ static int tile_side(const gemm *g, const tile_read *r, int *width)
     return side;
 }
 
+/* Whether every element of a tile inside the hull is one the C code reads (a box): then its
+ * loads need no check beyond the hull. */
+static int tile_is_box(const gemm *g)
+{
+    return g->sum_rect && !tr_for_mentions(g->for1, g->it[0]);
+}
+
+/* The elements of tile r a thread loads at once: 16 bytes' worth where the tile's fast
+ * dimension (c2 for A[i][k], the mapped one for B[k][j]) and the thread's share divide evenly
+ * into such vectors, else 1. Whether the addresses are in fact consecutive and aligned is
+ * checked where the loads run (a leading dimension may be odd). */
+static int vector_width(const gemm *g, const tile_read *r)
+{
+    int width, side = tile_side(g, r, &width), threads = g->tx * g->ty;
+    size_t size = ch_scalar_size(r->pa->elem);
+    ch_scalar e = r->pa->elem;
+    if (side < 0 || !tile_is_box(g) || (e != CH_T_FLOAT && e != CH_T_DOUBLE && e != CH_T_INT))
+        return 1;
+    int w = (int)(16 / size), fast = r->sum_fast ? g->tk : width;
+    return fast % w == 0 && (g->tk * width) % (threads * w) == 0 ? w : 1;
+}
+
+/* The CUDA vector type of w elements of e (float4, double2, int4). */
+static const char *vector_type(ch_scalar e, int w)
+{
+    return e == CH_T_DOUBLE ? "double2" : e == CH_T_INT ? "int4" : w == 4 ? "float4" : "float2";
+}
+
 /* Opens the loop over this thread's elements of tile i: ch_l, and ch_dk (c2's offset) and
- * ch_dx (the mapped dimension's) of each, walking along the unit-stride subscript. */
+ * ch_dx (the mapped dimension's) of each, walking along the unit-stride subscript; with
+ * vectors, ch_l numbers the thread's vectors and ch_dk, ch_dx are the first element's. */
 static void open_elements(const gemm *g, ch_strbuf *out, const tile_read *r)
 {
     int width, side = tile_side(g, r, &width), threads = g->tx * g->ty;
-    int total = g->tk * width;
+    int total = g->tk * width / r->vec, fast = r->sum_fast ? g->tk : width;
     ch_strbuf_addf(out,
                    "#pragma unroll\n"
                    "            for (int ch_q = 0; ch_q < %d; ch_q++) {\n"
@@ -647,12 +673,63 @@ static void open_elements(const gemm *g, ch_strbuf *out, const tile_read *r)
                    (total + threads - 1) / threads, threads);
     if (side < 0)
         ch_strbuf_adds(out, "                const int ch_dk = ch_l;\n");
+    else if (r->vec > 1)
+        ch_strbuf_addf(
+            out, "                const int ch_d%c = (ch_l %% %d) * %d, ch_d%c = ch_l / %d;\n",
+            r->sum_fast ? 'k' : 'x', fast / r->vec, r->vec, r->sum_fast ? 'x' : 'k', fast / r->vec);
     else if (r->sum_fast)
         ch_strbuf_addf(out, "                const int ch_dk = ch_l %% %d, ch_dx = ch_l / %d;\n",
                        g->tk, g->tk);
     else
         ch_strbuf_addf(out, "                const int ch_dx = ch_l %% %d, ch_dk = ch_l / %d;\n",
                        width, width);
+}
+
+/* A vector of tile i for c2 from `k0` on: the elements' addresses (NULL outside the block's
+ * range), one 16-byte load when they are consecutive and aligned, else one load each. */
+static void print_vector_fetch(gemm *g, ch_strbuf *out, size_t i, const char *k0)
+{
+    const tile_read *r = &g->reads[i];
+    const char *t = ch_scalar_name(r->pa->elem);
+    int width, side = tile_side(g, r, &width), w = r->vec;
+    const char *along_k = r->sum_fast ? " + ch_u" : "", *along_x = r->sum_fast ? "" : " + ch_u";
+    ch_strbuf_addf(
+        out,
+        "                const %s *ch_p[%d]; /* NULL outside the block's range */\n"
+        "#pragma unroll\n"
+        "                for (int ch_u = 0; ch_u < %d; ch_u++) {\n"
+        "                    const long long %s = %s + ch_dk%s;\n"
+        "                    const long long %s = ch_o%d + ch_dx%s;\n"
+        "                    ch_p[ch_u] = NULL;\n"
+        "                    if (%s <= ch_khi && ch_dx%s + ch_o%d - ch_lo%d < ch_e%d) {\n",
+        t, w, w, g->it[2], k0, along_k, g->it[side], side, along_x, g->it[2], along_x, side, side,
+        side);
+    bind(g, out, r->dims, 6);
+    tr_indent_to(out, 6);
+    ch_strbuf_adds(out, "ch_p[ch_u] = &");
+    ch_cx cx = {.entry = g->pr->e, .out = out};
+    ch_cx_expr(&cx, r->node);
+    ch_strbuf_addf(
+        out,
+        ";\n                    }\n                }\n"
+        "                int ch_whole = ch_p[0] != NULL && ((size_t)ch_p[0] & 15) == 0;\n"
+        "#pragma unroll\n"
+        "                for (int ch_u = 1; ch_u < %d; ch_u++)\n"
+        "                    ch_whole = ch_whole && ch_p[ch_u] == ch_p[0] + ch_u;\n"
+        "                if (ch_whole) {\n"
+        "                    const %s ch_v = *(const %s *)ch_p[0];\n",
+        w, vector_type(r->pa->elem, w), vector_type(r->pa->elem, w));
+    for (int e = 0; e < w; e++)
+        ch_strbuf_addf(out, "                    ch_f%zu[ch_q * %d + %d] = ch_v.%c;\n", i, w, e,
+                       "xyzw"[e]);
+    ch_strbuf_addf(out,
+                   "                } else {\n"
+                   "#pragma unroll\n"
+                   "                    for (int ch_u = 0; ch_u < %d; ch_u++)\n"
+                   "                        ch_f%zu[ch_q * %d + ch_u] = ch_p[ch_u] ? *ch_p[ch_u] "
+                   ": (%s)0;\n"
+                   "                }\n            }\n",
+                   w, i, w, t);
 }
 
 /* This thread's elements of tile i for c2 from `k0` on, from global memory into its
@@ -664,6 +741,10 @@ static void print_fetch(gemm *g, ch_strbuf *out, size_t i, const char *k0)
     const char *t = ch_scalar_name(r->pa->elem);
     int width, side = tile_side(g, r, &width);
     open_elements(g, out, r);
+    if (r->vec > 1) {
+        print_vector_fetch(g, out, i, k0);
+        return;
+    }
     ch_strbuf_addf(out, "                const long long %s = %s + ch_dk;\n", g->it[2], k0);
     if (side >= 0)
         ch_strbuf_addf(out, "                const long long %s = ch_o%d + ch_dx;\n", g->it[side],
@@ -676,8 +757,7 @@ static void print_fetch(gemm *g, ch_strbuf *out, size_t i, const char *k0)
     ch_strbuf_adds(out, ") {\n");
     bind(g, out, r->dims, 5);
     ch_cx cx = {.entry = g->pr->e, .out = out};
-    if (g->sum_rect && !for_mentions(g->for1, g->it[0])) {
-        /* a box: every element of the tile inside the hull is one the C code reads */
+    if (tile_is_box(g)) {
         tr_indent_to(out, 5);
         ch_strbuf_adds(out, "ch_v = ");
         ch_cx_expr(&cx, r->node);
@@ -694,6 +774,25 @@ static void print_store(gemm *g, ch_strbuf *out, size_t i)
     const tile_read *r = &g->reads[i];
     int width, side = tile_side(g, r, &width);
     open_elements(g, out, r);
+    if (r->vec > 1 && !r->sum_fast) {
+        /* along a row of the tile: one 16-byte store (the rows are 16-byte aligned) */
+        const char *vt = vector_type(r->pa->elem, r->vec);
+        ch_strbuf_addf(out, "                *(%s *)&ch_t%zu[ch_dk][ch_dx] = make_%s(", vt, i, vt);
+        for (int e = 0; e < r->vec; e++)
+            ch_strbuf_addf(out, "%sch_f%zu[ch_q * %d + %d]", e ? ", " : "", i, r->vec, e);
+        ch_strbuf_adds(out, ");\n            }\n");
+        return;
+    }
+    if (r->vec > 1) { /* down a column of the tile: one store each */
+        ch_strbuf_addf(
+            out,
+            "#pragma unroll\n"
+            "                for (int ch_u = 0; ch_u < %d; ch_u++)\n"
+            "                    ch_t%zu[ch_dk + ch_u][ch_dx] = ch_f%zu[ch_q * %d + ch_u];\n"
+            "            }\n",
+            r->vec, i, i, r->vec);
+        return;
+    }
     ch_strbuf_addf(out,
                    "                if (ch_l < %d)\n                    ch_t%zu[ch_dk]%s = "
                    "ch_f%zu[ch_q];\n            }\n",
@@ -743,23 +842,21 @@ static void print_step(gemm *g, ch_strbuf *out, int indent)
     ch_strbuf_adds(out, "#pragma unroll\n");
     tr_indent_to(out, indent + 1);
     ch_strbuf_addf(out, "for (int ch_c = 0; ch_c < %d; ch_c++) {\n", g->tn / g->tx);
-    const char *decl[3] = {"const long long %s = ch_o0 + threadIdx.y * %d + ch_r;\n",
-                           "const long long %s = ch_o1 + threadIdx.x * %d + ch_c;\n",
-                           "const long long %s = ch_k0 + ch_kk;\n"};
-    int step[3] = {g->tm / g->ty, g->tn / g->tx, 0};
     for (int d = 0; d < 3; d++)
         if ((used & (1 << d)) || uses_word(pred.len ? pred.data : "", g->it[d])) {
             tr_indent_to(out, indent + 2);
-            ch_strbuf_addf(out, decl[d], g->it[d], step[d]);
+            if (d == 2) {
+                ch_strbuf_addf(out, "const long long %s = ch_k0 + ch_kk;\n", g->it[d]);
+                continue;
+            }
+            ch_strbuf_addf(out, "const long long %s = ch_o%d + ", g->it[d], d);
+            print_offset(g, out, d);
+            ch_strbuf_adds(out, ";\n");
         }
-    if (uses_word(stmt.data, "ch_di")) {
-        tr_indent_to(out, indent + 2);
-        ch_strbuf_addf(out, "const int ch_di = threadIdx.y * %d + ch_r;\n", g->tm / g->ty);
-    }
-    if (uses_word(stmt.data, "ch_dj")) {
-        tr_indent_to(out, indent + 2);
-        ch_strbuf_addf(out, "const int ch_dj = threadIdx.x * %d + ch_c;\n", g->tn / g->tx);
-    }
+    if (uses_word(stmt.data, "ch_di"))
+        print_offset_decl(g, out, 0, indent + 2);
+    if (uses_word(stmt.data, "ch_dj"))
+        print_offset_decl(g, out, 1, indent + 2);
     if (!g->sum_rect) {
         /* the points' ranges of c2 differ (a triangle): each adds only its own terms */
         tr_indent_to(out, indent + 2);
@@ -823,10 +920,15 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
         ch_strbuf_addf(out, "%s ch_t%zu = %s", i ? "," : "", i, text);
         free(text);
     }
+    /* two blocks an SM where the accumulators leave room (at most 128 registers a thread):
+     * one block of 256 threads leaves the SM idle at every barrier (on the H200, 128 x 128
+     * SGEMM tiles: 62% -> 65% of cuBLAS) */
+    int points = (g->tm / g->ty) * (g->tn / g->tx), threads = g->tx * g->ty;
+    int two = 2 * threads <= 1024 && points * (int)ch_scalar_size(g->acc) <= 64 * 4;
     ch_strbuf_addf(out,
                    ".\n * The statements before and after the sum run once per point. */\n"
-                   "__global__ void __launch_bounds__(%d) %s_k%zu(",
-                   g->tx * g->ty, pr->e->name, fn);
+                   "__global__ void __launch_bounds__(%d%s) %s_k%zu(",
+                   threads, two ? ", 2" : "", pr->e->name, fn);
     tr_kernel_params(pr, out, 1);
     ch_strbuf_adds(out, ", long long ch_lo0, long long ch_lo1, long long ch_e0, long long ch_e1)\n"
                         "{\n");
@@ -842,7 +944,7 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
                                16 / (int)ch_scalar_size(r->pa->elem));
     }
     for (size_t i = 0; i < g->n_reads; i++) {
-        int width, threads = g->tx * g->ty;
+        int width;
         tile_side(g, &g->reads[i], &width);
         ch_strbuf_addf(out, "    %s ch_f%zu[%d]; /* this thread's part of the next tile */\n",
                        ch_scalar_name(g->reads[i].pa->elem), i,
@@ -1072,6 +1174,10 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent)
             const ch_tr_kernel *was = pr->k;
             pr->k = g.k;
             pr->covered[0] = pr->covered[1] = 1;
+            g.acc = t;
+            g.run = (int)(16 / ch_scalar_size(t));
+            for (size_t i = 0; i < g.n_reads; i++)
+                g.reads[i].vec = vector_width(&g, &g.reads[i]);
             print_kernel(&g, fn, ch_scalar_name(t));
             pr->k = was;
             pr->covered[0] = pr->covered[1] = 0;

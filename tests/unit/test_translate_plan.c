@@ -53,7 +53,9 @@ static void expect_plan(const char *clauses, const char *body, const char *want)
 }
 
 /* The CUDA of strategy s for the body (malloc'd). */
-static char *cuda_of(const char *clauses, const char *body, ch_tr_strategy s)
+/* The CUDA of strategy s under options o (malloc'd). */
+static char *cuda_with(const char *clauses, const char *body, ch_tr_strategy s,
+                       const ch_tr_cuda_opts *o)
 {
     ch_entry_list l;
     ch_tr_model *m;
@@ -62,13 +64,18 @@ static char *cuda_of(const char *clauses, const char *body, ch_tr_strategy s)
     ch_tr_plan *p = NULL;
     ch_error err;
     cr_assert_eq(ch_tr_plan_build(m, d, s, 0, &p, &err), 0, "plan: %s", err.msg);
-    ch_tr_cuda_opts o = {.block1 = 256, .block2_x = 32, .block2_y = 8, .grid_cap = 1024};
-    char *src = ch_tr_cuda(p, &o);
+    char *src = ch_tr_cuda(p, o);
     ch_tr_plan_free(p);
     ch_tr_deps_free(d);
     ch_tr_model_free(m);
     ch_entry_list_free(&l);
     return src;
+}
+
+static char *cuda_of(const char *clauses, const char *body, ch_tr_strategy s)
+{
+    ch_tr_cuda_opts o = {.block1 = 256, .block2_x = 32, .block2_y = 8, .grid_cap = 1024};
+    return cuda_with(clauses, body, s, &o);
 }
 
 static void expect_has(const char *src, const char *line)
@@ -775,34 +782,27 @@ Test(translate_plan, histogram_atomics)
     free(src);
 }
 
-/* The CUDA of strategy s with GEMM-like tiles of 32x32 points, 8x8 threads, 8 deep, and how
- * many kernels went into tiles (malloc'd). */
-static char *tiled_cuda(const char *clauses, const char *body, ch_tr_strategy s, int *n_tiled)
+/* The CUDA of strategy s with GEMM-like tiles of tm x tm points, 8x8 threads, 8 deep, and
+ * how many kernels went into tiles (malloc'd). */
+static char *tiles_of(const char *clauses, const char *body, ch_tr_strategy s, int tm, int *n_tiled)
 {
-    ch_entry_list l;
-    ch_tr_model *m;
-    ch_tr_deps *d;
-    model_of(clauses, body, &l, &m, &d);
-    ch_tr_plan *p = NULL;
-    ch_error err;
-    cr_assert_eq(ch_tr_plan_build(m, d, s, 0, &p, &err), 0, "plan: %s", err.msg);
     *n_tiled = 0;
     ch_tr_cuda_opts o = {.block1 = 256,
                          .block2_x = 32,
                          .block2_y = 8,
                          .grid_cap = 1024,
-                         .tile_m = 32,
-                         .tile_n = 32,
+                         .tile_m = tm,
+                         .tile_n = tm,
                          .tile_k = 8,
                          .tile_ty = 8,
                          .tile_tx = 8,
                          .n_tiled = n_tiled};
-    char *src = ch_tr_cuda(p, &o);
-    ch_tr_plan_free(p);
-    ch_tr_deps_free(d);
-    ch_tr_model_free(m);
-    ch_entry_list_free(&l);
-    return src;
+    return cuda_with(clauses, body, s, &o);
+}
+
+static char *tiled_cuda(const char *clauses, const char *body, ch_tr_strategy s, int *n_tiled)
+{
+    return tiles_of(clauses, body, s, 32, n_tiled);
 }
 
 /* GEMM through flattened pointers, in PolyBench's i-k-j order: the isl order puts C *= beta
@@ -830,15 +830,45 @@ Test(translate_plan, gemm_tiles)
     expect_has(src, "__shared__ __align__(16) float ch_t0[8][36];");
     expect_has(src, "__shared__ __align__(16) float ch_t1[8][36];");
     expect_has(src, "float ch_acc[4][4];");
-    /* A[i][k] is loaded along k, B[k][j] along j */
-    expect_has(src, "const int ch_dk = ch_l % 8, ch_dx = ch_l / 8;");
-    expect_has(src, "const int ch_dx = ch_l % 32, ch_dk = ch_l / 32;");
+    /* A[i][k] is loaded along k, B[k][j] along j, four floats a thread: one 16-byte load
+     * where the addresses turn out consecutive and aligned, else one each */
+    expect_has(src, "const int ch_dk = (ch_l % 2) * 4, ch_dx = ch_l / 2;");
+    expect_has(src, "const int ch_dx = (ch_l % 8) * 4, ch_dk = ch_l / 8;");
+    expect_has(src, "const float4 ch_v = *(const float4 *)ch_p[0];");
+    expect_has(src, "ch_whole = ch_whole && ch_p[ch_u] == ch_p[0] + ch_u;");
+    /* 4 x 4 points a thread: consecutive ones, two blocks an SM */
+    expect_has(src, "const int ch_dj = threadIdx.x * 4 + ch_c;");
+    expect_has(src, "__launch_bounds__(64, 2)");
     expect_has(src, "ch_acc[ch_r][ch_c] += alpha * ch_t0[ch_kk][ch_di] * ch_t1[ch_kk][ch_dj];");
     expect_has(src, "ch_acc[ch_r][ch_c] = C[");
     expect_has(src, "] = ch_acc[ch_r][ch_c];");
     expect_has(src, "*= 2.0f;");
     /* a box: no per-point range of k, no address checks */
     cr_expect(!strstr(src, "ch_p >= "), "%s", src);
+    free(src);
+}
+
+/* 8 x 8 points a thread: runs of four consecutive points, the runs of the block's threads side
+ * by side, so that a warp reads a tile row as 16-byte vectors on distinct banks. */
+Test(translate_plan, gemm_point_runs)
+{
+    int n = 0;
+    char *src = tiles_of("",
+                         "void f(int n, const float *A, const float *B, float *C)\n{\n"
+                         "    for (int i = 0; i < n; i++)\n"
+                         "        for (int j = 0; j < n; j++) {\n"
+                         "            float s = 0;\n"
+                         "            for (int k = 0; k < n; k++)\n"
+                         "                s += A[i * n + k] * B[k * n + j];\n"
+                         "            C[i * n + j] = s;\n"
+                         "        }\n}\n",
+                         CH_TR_ORIGINAL, 64, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "float ch_acc[8][8];");
+    expect_has(src, "const int ch_di = (ch_r / 4) * 32 + threadIdx.y * 4 + ch_r % 4;");
+    expect_has(src, "const int ch_dj = (ch_c / 4) * 32 + threadIdx.x * 4 + ch_c % 4;");
+    /* 64 floats of accumulators a thread still fit two blocks of 64 threads an SM */
+    expect_has(src, "__launch_bounds__(64, 2)");
     free(src);
 }
 
@@ -884,4 +914,62 @@ Test(translate_plan, no_tiles)
             cr_expect(!strstr(src, "in tiles"), "%s", src);
             free(src);
         }
+}
+
+/* The CUDA of strategy s with 4 rows a thread in plain 2-D kernels, and how many kernels got
+ * them (malloc'd). */
+static char *rows_cuda(const char *clauses, const char *body, int *n_rows)
+{
+    *n_rows = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 8,
+                         .grid_cap = 1024,
+                         .rows = 4,
+                         .n_rows = n_rows};
+    return cuda_with(clauses, body, CH_TR_ISL_SCHEDULE, &o);
+}
+
+/* A 5-point stencil: each thread runs four consecutive rows inside its column loop (unrolled,
+ * so the rows above and below are loaded once), the grid has a quarter of the rows of blocks,
+ * and the arrays, each in a device buffer of its own, are __restrict__. */
+Test(translate_plan, stencil_rows)
+{
+    int n = 0;
+    char *src = rows_cuda("",
+                          "void f(int m, int n, const float *a, float *b)\n{\n"
+                          "    for (int i = 1; i < m - 1; i++)\n"
+                          "        for (int j = 1; j < n - 1; j++)\n"
+                          "            b[i * n + j] = a[(i - 1) * n + j] + a[(i + 1) * n + j] +\n"
+                          "                           a[i * n + j - 1] + a[i * n + j + 1];\n}\n",
+                          &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "const float *__restrict__ a, float *__restrict__ b)");
+    expect_has(src, "blockDim.y + threadIdx.y) * 4;");
+    expect_has(src, "for (long long ch_b0 = ch_g0;; ch_b0 += ch_n0) {");
+    expect_has(src, "for (int ch_t0 = 0; ch_t0 < 4; ch_t0++) { /* the group's rows */");
+    expect_has(src, "const long long c0 = 1 + (ch_b0 + ch_t0);");
+    expect_has(src, "_blocks(ch_e0, 32, 65535LL)");
+    /* the rows are inside the column loop */
+    const char *cols = strstr(src, "for (long long c1 = ");
+    const char *rows = strstr(src, "for (int ch_t0 = 0;");
+    cr_expect(cols && rows && cols < rows, "%s", src);
+    free(src);
+}
+
+/* A triangle (j's bounds depend on i): the rows cannot move inside the column loop, so the
+ * kernel keeps one row a thread; with device pointers (which may overlap) no __restrict__. */
+Test(translate_plan, triangle_no_rows)
+{
+    int n = 0;
+    char *src = rows_cuda("device",
+                          "void f(int n, const float *a, float *b)\n{\n"
+                          "    for (int i = 0; i < n; i++)\n"
+                          "        for (int j = 0; j <= i; j++)\n"
+                          "            b[i * n + j] = 2.0f * a[i * n + j];\n}\n",
+                          &n);
+    cr_expect_eq(n, 0, "%s", src);
+    cr_expect(!strstr(src, "ch_t0"), "%s", src);
+    cr_expect(!strstr(src, "__restrict__"), "%s", src);
+    free(src);
 }

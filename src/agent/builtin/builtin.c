@@ -23,6 +23,7 @@ typedef struct tr_variant {
     int flags;              /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS */
     int block_private;      /* histograms through a per-block copy in shared memory */
     int tm, tn, tk, ty, tx; /* GEMM-like kernels in register-blocked tiles (0: none) */
+    int rows;               /* values of c0 a thread runs in plain 2-D kernels (0: one) */
 } tr_variant;
 
 /* The first two keep the C body's order of every floating addition (results equal the host's
@@ -32,18 +33,20 @@ typedef struct tr_variant {
  * fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
  * proposed when some kernel does. */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0},
-    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0},
-    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0},
-    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0},
-    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16},
-    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16},
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0, 0},
+    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0, 0},
+    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0},
+    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0},
+    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0},
+    {7, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4},
 };
 /* The order they are proposed in: shared-memory tiles (the sixth and seventh, proposed only
- * when some kernel is a GEMM-like nest or a transpose) right after the exact first variant,
- * since they are where the speed of those kernels is. */
-static const size_t tr_order[] = {0, 5, 6, 1, 2, 3, 4};
+ * when some kernel is a GEMM-like nest or a transpose) and four rows a thread (the eighth,
+ * proposed only when some kernel is a plain 2-D one: stencils) right after the exact first
+ * variant, since they are where the speed of those kernels is. */
+static const size_t tr_order[] = {0, 5, 6, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
 
@@ -112,7 +115,7 @@ static int tr_variant_of_source(const char *src)
 typedef struct tr_output {
     char *src;
     ch_tr_strategy strategy;
-    int warps, n_tiled;
+    int warps, n_tiled, n_rows;
 } tr_output;
 
 static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
@@ -130,13 +133,14 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                                         "of %dx%d threads, %d-deep; transposes in 32x32)",
                                         tv->tm, tv->tn, tv->ty, tv->tx, tv->tk)
                          : ch_xstrdup("");
-    char *head = ch_xasprintf(TR_MARK "%d: %s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
+    char *head = ch_xasprintf(TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
                                       "of %dx%d%s",
                               tv->id, ch_tr_strategy_name(strategy),
                               tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
                               : out->warps                    ? ", a warp per row"
                                                               : "",
-                              tv->block_private ? " (histograms per block)" : "", tiles, tv->block1,
+                              tv->block_private ? " (histograms per block)" : "", tiles,
+                              tv->rows > 1 ? ", 4 rows a thread in 2-D kernels" : "", tv->block1,
                               tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
     free(tiles);
     int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
@@ -151,7 +155,9 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                          .tile_k = tv->tk,
                          .tile_ty = tv->ty,
                          .tile_tx = tv->tx,
-                         .n_tiled = &out->n_tiled};
+                         .n_tiled = &out->n_tiled,
+                         .rows = tv->rows,
+                         .n_rows = &out->n_rows};
     out->src = ch_tr_cuda(plan, &o);
     free(head);
     ch_tr_plan_free(plan);
@@ -179,7 +185,8 @@ static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const
             free(other.src);
         }
     }
-    if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->tm && !out->n_tiled)) {
+    if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->tm && !out->n_tiled) ||
+        (tv->rows > 1 && !out->n_rows)) {
         free(out->src);
         out->src = NULL;
         return 2;
@@ -218,9 +225,10 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
             }
             *cuda_src = out.src;
             if (design)
-                *design =
-                    ch_xasprintf("translator v%d: %s%s", tv->id, ch_tr_strategy_name(out.strategy),
-                                 out.n_tiled ? ", shared-memory tiles" : "");
+                *design = ch_xasprintf("translator v%d: %s%s%s", tv->id,
+                                       ch_tr_strategy_name(out.strategy),
+                                       out.n_tiled ? ", shared-memory tiles" : "",
+                                       out.n_rows ? ", rows a thread" : "");
             rc = 0;
         }
     ch_tr_deps_free(deps);
