@@ -232,6 +232,10 @@ typedef struct ch_tr_cuda_opts {
      * time. 0: no tiling. */
     int tile_m, tile_n, tile_k, tile_ty, tile_tx;
     int *n_tiled; /* when set, incremented per kernel printed tiled */
+    /* tiles whose sum is a product of two double tiles add it with the tensor cores' fp64
+     * multiply-adds (sm_80 and later) */
+    int tile_mma;
+    int *n_mma; /* when set, incremented per kernel printed so */
     /* 2-D kernels without block-wide steps: each thread runs `rows` consecutive values of the
      * outer mapped dimension (0 or 1: one), unrolled, so that loads shared by neighbouring
      * rows (a stencil's) are made once */

@@ -1822,7 +1822,8 @@ char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
     }
     ch_strbuf_free(&plan);
     ch_strbuf_adds(&out, " */\n#include <cuda_runtime.h>\n#include <limits.h>\n#include "
-                         "<math.h>\n#include <stddef.h>\n#include <mutex>\n\n");
+                         "<math.h>\n#include <stddef.h>\n#include <mutex>\n");
+    ch_strbuf_adds(&out, o->tile_mma ? "#include <mma.h>\n\n" : "\n");
     ch_cx_helpers(m->entry, &out);
     ch_strbuf code;
     ch_strbuf_init(&code);

@@ -74,6 +74,8 @@ typedef struct gemm {
     int tm, tn, tk, ty, tx; /* the tile shape */
     int run;                /* a thread's consecutive points in a mapped dimension, at most */
     ch_scalar acc;          /* the sum's type */
+    int mma;                /* the sum through tensor cores (see "tensor cores" below) */
+    char *factor;           /* with mma: the product's factors besides the two tiles, or NULL */
     /* while printing the sum: */
     int in_sum;
     char name[64];
@@ -87,6 +89,7 @@ static void gemm_free(gemm *g)
     isl_ast_node_list_free(g->items);
     isl_ast_node_free(g->sum_user);
     free(g->target_text);
+    free(g->factor);
 }
 
 /* --- recognising the shape --- */
@@ -574,24 +577,35 @@ static int target_dims(const gemm *g)
     return used;
 }
 
+/* Whether X lives in a register across the sum: always, except with tensor cores into an
+ * array element, which the epilogue updates in memory (the registers go to the fragments). */
+static int keeps_acc(const gemm *g)
+{
+    return !g->mma || g->scalar_target;
+}
+
 /* The statements before the sum, X into the register and the block's range of c2. */
 static void print_prologue(gemm *g, ch_strbuf *out, const char *t)
 {
     open_points(g, out, 2);
-    tr_indent_to(out, 4);
-    ch_strbuf_addf(out, "ch_acc[ch_r][ch_c] = (%s)0;\n", t);
+    if (keeps_acc(g)) {
+        tr_indent_to(out, 4);
+        ch_strbuf_addf(out, "ch_acc[ch_r][ch_c] = (%s)0;\n", t);
+    }
     open_valid(g, out, 4);
     print_items(g, out, 0, g->sum_item, 5);
-    tr_indent_to(out, 5);
-    ch_strbuf_adds(out, "{ /* X into the register */\n");
-    bind(g, out, target_dims(g), 6);
-    tr_indent_to(out, 6);
-    ch_strbuf_adds(out, "ch_acc[ch_r][ch_c] = ");
-    ch_cx cx = {.entry = g->pr->e, .out = out};
-    ch_cx_expr(&cx, g->target);
-    ch_strbuf_adds(out, ";\n");
-    tr_indent_to(out, 5);
-    ch_strbuf_adds(out, "}\n");
+    if (keeps_acc(g)) {
+        tr_indent_to(out, 5);
+        ch_strbuf_adds(out, "{ /* X into the register */\n");
+        bind(g, out, target_dims(g), 6);
+        tr_indent_to(out, 6);
+        ch_strbuf_adds(out, "ch_acc[ch_r][ch_c] = ");
+        ch_cx cx = {.entry = g->pr->e, .out = out};
+        ch_cx_expr(&cx, g->target);
+        ch_strbuf_adds(out, ";\n");
+        tr_indent_to(out, 5);
+        ch_strbuf_adds(out, "}\n");
+    }
     isl_ast_expr *init = isl_ast_node_for_get_init(g->for2);
     tr_indent_to(out, 5);
     ch_strbuf_adds(out, "atomicMin(&ch_klo, (long long)(");
@@ -876,20 +890,217 @@ static void print_step(gemm *g, ch_strbuf *out, int indent)
 static void print_epilogue(gemm *g, ch_strbuf *out)
 {
     open_points(g, out, 2);
+    const char *f = g->factor ? g->factor : "", *times = g->factor ? " * " : "";
+    if (g->mma && keeps_acc(g)) {
+        tr_indent_to(out, 4);
+        ch_strbuf_addf(out, "ch_acc[ch_r][ch_c] += %s%sch_sum[ch_di][ch_dj];\n", f, times);
+    }
     open_valid(g, out, 4);
     tr_indent_to(out, 5);
-    ch_strbuf_adds(out, "{ /* the register into X */\n");
+    ch_strbuf_adds(out,
+                   keeps_acc(g) ? "{ /* the register into X */\n" : "{ /* the sum into X */\n");
     bind(g, out, target_dims(g), 6);
     tr_indent_to(out, 6);
     ch_cx cx = {.entry = g->pr->e, .out = out};
     ch_cx_expr(&cx, g->target);
-    ch_strbuf_adds(out, " = ch_acc[ch_r][ch_c];\n");
+    if (keeps_acc(g))
+        ch_strbuf_adds(out, " = ch_acc[ch_r][ch_c];\n");
+    else
+        ch_strbuf_addf(out, " += %s%sch_sum[ch_di][ch_dj];\n", f, times);
     tr_indent_to(out, 5);
     ch_strbuf_adds(out, "}\n");
     print_items(g, out, g->sum_item + 1, isl_ast_node_list_n_ast_node(g->items), 5);
     tr_indent_to(out, 4);
     ch_strbuf_adds(out, "}\n");
     close_points(out, 2);
+}
+
+/* --- tensor cores (fp64) ---
+ *
+ * A sum of products of two tiles, X += f * A[i][k] * B[k][j] with f invariant (alpha, a
+ * literal), on doubles: the block's 8 warps each own a 16 x 32 part of the 64 x 64 points and
+ * add the products with the m8n8k4 double-precision multiply-adds of the tensor cores
+ * (nvcuda::wmma, sm_80 and later), 4 values of c2 a step, from the same tiles in shared memory
+ * (A's is c2-major: column-major 8 x 4 fragments; B's row-major 4 x 8). The fragments' layout in
+ * the registers is the hardware's, so the sums go through shared memory (over the tiles, which
+ * are dead by then) to each thread's points, where X gets f times its sum. The tiles hold zeros
+ * outside the block's range of c2 and the hull, so whole steps are always right. Only for box
+ * tiles (every point sums over the same c2). Rounding differs from the C code's (one product
+ * sum, then f): the entry's tolerance judges it, as for every candidate. */
+enum { MMA_WX = 2 }; /* warps side by side along c1 */
+
+/* The leaves of a product tree (a * b * c), at most max; 0 when there are more. */
+static int product_leaves(const ch_ir *x, const ch_ir **leaves, size_t *n, size_t max)
+{
+    if (x->kind == CH_IR_BINARY && x->text && strcmp(x->text, "*") == 0)
+        return product_leaves(x->kids[0], leaves, n, max) &&
+               product_leaves(x->kids[1], leaves, n, max);
+    if (*n == max)
+        return 0;
+    leaves[(*n)++] = x;
+    return 1;
+}
+
+/* A factor that varies with nothing: a literal, or a scalar parameter (possibly cast). */
+static int invariant_factor(const gemm *g, const ch_ir *x)
+{
+    if (x->kind == CH_IR_INT_LIT || x->kind == CH_IR_FLOAT_LIT)
+        return 1;
+    if (x->kind == CH_IR_CAST)
+        return invariant_factor(g, x->kids[0]);
+    return x->kind == CH_IR_VAR && x->param_index >= 0 &&
+           g->pr->e->params[x->param_index].role == CH_ROLE_SCALAR;
+}
+
+/* The e of the sum `X += e` or `X = X + e`, or NULL. */
+static const ch_ir *sum_terms(const gemm *g)
+{
+    const ch_ir *as = g->sum->ir->kids[0];
+    if (strcmp(as->text, "+=") == 0)
+        return as->kids[1];
+    const ch_ir *r = as->kids[1];
+    if (strcmp(as->text, "=") || r->kind != CH_IR_BINARY || strcmp(r->text, "+") || !g->target)
+        return NULL;
+    char *x = expr_text(g->pr, r->kids[0]), *t = expr_text(g->pr, g->target);
+    int same = strcmp(x, t) == 0;
+    free(x);
+    free(t);
+    return same ? r->kids[1] : NULL;
+}
+
+/* Whether the sum goes through tensor cores (see above); sets g->factor. */
+static int match_mma(gemm *g)
+{
+    int threads = g->tx * g->ty, warps = threads / 32, wy = warps / MMA_WX;
+    if (g->acc != CH_T_DOUBLE || g->n_reads != 2 || !tile_is_box(g) || threads % 64 || g->tk % 4 ||
+        g->tm % (8 * wy) || g->tn % (8 * MMA_WX) || (g->tm / wy / 8) * (g->tn / MMA_WX / 8) > 16 ||
+        g->tm * (g->tn + 4) * 8 > 48 * 1024)
+        return 0;
+    const ch_ir *e = sum_terms(g), *leaves[8];
+    size_t n = 0;
+    if (!e || !product_leaves(e, leaves, &n, 8))
+        return 0;
+    int rows = 0, cols = 0;
+    ch_strbuf f;
+    ch_strbuf_init(&f);
+    ch_cx cx = {.entry = g->pr->e, .out = &f};
+    for (size_t i = 0; i < n; i++) {
+        size_t r;
+        const tile_read *t = read_of(g, leaves[i], &r);
+        if (t && t->pa->elem == CH_T_DOUBLE && t->dims == (DIM_ROW | DIM_SUM))
+            rows++;
+        else if (t && t->pa->elem == CH_T_DOUBLE && t->dims == (DIM_COL | DIM_SUM))
+            cols++;
+        else if (invariant_factor(g, leaves[i])) {
+            ch_strbuf_adds(&f, f.len ? " * " : "");
+            ch_cx_expr(&cx, leaves[i]);
+        } else
+            rows = -8;
+    }
+    if (rows != 1 || cols != 1) {
+        ch_strbuf_free(&f);
+        return 0;
+    }
+    g->factor = f.len ? ch_strbuf_detach(&f) : NULL;
+    ch_strbuf_free(&f);
+    return 1;
+}
+
+/* The row tile's index among the reads (A: varies with c0), and the column tile's. */
+static void mma_tiles(const gemm *g, size_t *a, size_t *b)
+{
+    *a = g->reads[0].dims & DIM_ROW ? 0 : 1;
+    *b = 1 - *a;
+}
+
+/* The shared memory of an mma kernel: one buffer holding the two tiles while the sum runs and
+ * the block's sums after it. */
+static void print_mma_shared(const gemm *g, ch_strbuf *out)
+{
+    size_t a, b;
+    mma_tiles(g, &a, &b);
+    int lda = g->tm + 2, ldb = g->tn + 2, ldc = g->tn + 4;
+    int tiles = g->tk * (lda + ldb), sums = g->tm * ldc;
+    ch_strbuf_addf(out,
+                   "    /* the tiles (rows 16-byte padded: each 8 x 4 fragment starts 32-byte "
+                   "aligned), then the\n     * block's sums over them */\n"
+                   "    __shared__ __align__(32) double ch_smem[%d];\n"
+                   "    double (*ch_t%zu)[%d] = reinterpret_cast<double (*)[%d]>(ch_smem);\n"
+                   "    double (*ch_t%zu)[%d] = reinterpret_cast<double (*)[%d]>(ch_smem + %d);\n"
+                   "    double (*ch_sum)[%d] = reinterpret_cast<double (*)[%d]>(ch_smem);\n",
+                   tiles > sums ? tiles : sums, a, lda, lda, b, ldb, ldb, g->tk * lda, ldc, ldc);
+}
+
+/* This warp's part of the points and its accumulator fragments. */
+static void print_mma_fragments(const gemm *g, ch_strbuf *out)
+{
+    int warps = g->tx * g->ty / 32, wy = warps / MMA_WX;
+    int fm = g->tm / wy / 8, fn = g->tn / MMA_WX / 8;
+    ch_strbuf_addf(
+        out,
+        "    /* this warp's %d x %d of the block's points: %d x %d fragments of 8 x 8 */\n"
+        "    const int ch_wm = (ch_tid / 32 / %d) * %d, ch_wn = (ch_tid / 32 %% %d) * "
+        "%d;\n"
+        "    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> "
+        "ch_fc[%d][%d];\n",
+        g->tm / wy, g->tn / MMA_WX, fm, fn, MMA_WX, g->tm / wy, MMA_WX, g->tn / MMA_WX, fm, fn);
+}
+
+/* The sum of one tile: tk / 4 steps of the warp's fragments. */
+static void print_mma_step(const gemm *g, ch_strbuf *out)
+{
+    size_t a, b;
+    mma_tiles(g, &a, &b);
+    int warps = g->tx * g->ty / 32, wy = warps / MMA_WX;
+    int fm = g->tm / wy / 8, fn = g->tn / MMA_WX / 8;
+    ch_strbuf_addf(
+        out,
+        "#pragma unroll\n"
+        "            for (int ch_kk = 0; ch_kk < %d; ch_kk += 4) { /* whole tiles: zeros past "
+        "the range */\n"
+        "                nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 8, 8, 4, double, "
+        "nvcuda::wmma::col_major> ch_fa[%d];\n"
+        "                nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 8, 8, 4, double, "
+        "nvcuda::wmma::row_major> ch_fb[%d];\n"
+        "#pragma unroll\n"
+        "                for (int ch_i = 0; ch_i < %d; ch_i++)\n"
+        "                    nvcuda::wmma::load_matrix_sync(ch_fa[ch_i], &ch_t%zu[ch_kk][ch_wm + "
+        "ch_i * 8], %d);\n"
+        "#pragma unroll\n"
+        "                for (int ch_j = 0; ch_j < %d; ch_j++)\n"
+        "                    nvcuda::wmma::load_matrix_sync(ch_fb[ch_j], &ch_t%zu[ch_kk][ch_wn + "
+        "ch_j * 8], %d);\n"
+        "#pragma unroll\n"
+        "                for (int ch_i = 0; ch_i < %d; ch_i++)\n"
+        "#pragma unroll\n"
+        "                    for (int ch_j = 0; ch_j < %d; ch_j++)\n"
+        "                        nvcuda::wmma::mma_sync(ch_fc[ch_i][ch_j], ch_fa[ch_i], "
+        "ch_fb[ch_j], ch_fc[ch_i][ch_j]);\n"
+        "            }\n",
+        g->tk, fm, fn, fm, a, g->tm + 2, fn, b, g->tn + 2, fm, fn);
+}
+
+/* The fragments zeroed (before a row of tiles), or stored to the sums (after it). */
+static void print_mma_fragments_loop(const gemm *g, ch_strbuf *out, int store)
+{
+    int warps = g->tx * g->ty / 32, wy = warps / MMA_WX;
+    int fm = g->tm / wy / 8, fn = g->tn / MMA_WX / 8;
+    ch_strbuf_addf(out,
+                   "#pragma unroll\n"
+                   "        for (int ch_i = 0; ch_i < %d; ch_i++)\n"
+                   "#pragma unroll\n"
+                   "            for (int ch_j = 0; ch_j < %d; ch_j++)\n",
+                   fm, fn);
+    if (store)
+        ch_strbuf_addf(
+            out,
+            "                nvcuda::wmma::store_matrix_sync(&ch_sum[ch_wm + ch_i * "
+            "8][ch_wn + ch_j * 8], ch_fc[ch_i][ch_j], %d, nvcuda::wmma::mem_row_major);\n"
+            "        __syncthreads();\n",
+            g->tn + 4);
+    else
+        ch_strbuf_adds(out,
+                       "                nvcuda::wmma::fill_fragment(ch_fc[ch_i][ch_j], 0.0);\n");
 }
 
 static void print_kernel(gemm *g, size_t fn, const char *t)
@@ -932,7 +1143,9 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
     tr_kernel_params(pr, out, 1);
     ch_strbuf_adds(out, ", long long ch_lo0, long long ch_lo1, long long ch_e0, long long ch_e1)\n"
                         "{\n");
-    for (size_t i = 0; i < g->n_reads; i++) {
+    if (g->mma)
+        print_mma_shared(g, out);
+    for (size_t i = 0; i < g->n_reads && !g->mma; i++) {
         const tile_read *r = &g->reads[i];
         const char *rt = ch_scalar_name(r->pa->elem);
         if (r->dims == DIM_SUM)
@@ -953,26 +1166,32 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
     if (g->scalar_target)
         ch_strbuf_addf(out, "    %s %s;\n",
                        ch_scalar_name(ch_cx_local_type(pr->e, g->scalar_target)), g->scalar_target);
+    ch_strbuf_addf(out,
+                   "    __shared__ long long ch_klo, ch_khi; /* the block's range of c2 */\n"
+                   "    const int ch_tid = threadIdx.y * %d + threadIdx.x;\n",
+                   g->tx);
+    if (keeps_acc(g))
+        ch_strbuf_addf(out, "    %s ch_acc[%d][%d];\n", t, g->tm / g->ty, g->tn / g->tx);
     ch_strbuf_addf(
         out,
-        "    __shared__ long long ch_klo, ch_khi; /* the block's range of c2 */\n"
-        "    const int ch_tid = threadIdx.y * %d + threadIdx.x;\n"
-        "    %s ch_acc[%d][%d];\n"
         "    /* the block's rows of points: grid-stride over tiles of c0 */\n"
         "    for (long long ch_b0 = blockIdx.y; ch_b0 * %d < ch_e0; ch_b0 += gridDim.y) {\n"
         "        const long long ch_o0 = ch_lo0 + ch_b0 * %d, ch_o1 = ch_lo1 + "
         "(long long)blockIdx.x * %d;\n"
         "        if (ch_tid == 0) {\n            ch_klo = LLONG_MAX;\n"
         "            ch_khi = LLONG_MIN;\n        }\n        __syncthreads();\n",
-        g->tx, t, g->tm / g->ty, g->tn / g->tx, g->tm, g->tm, g->tn);
+        g->tm, g->tm, g->tn);
     pr->out = out;
     print_prologue(g, out, t);
     ch_strbuf_adds(out, "        __syncthreads();\n        {\n");
     for (size_t i = 0; i < g->n_reads; i++)
         print_fetch(g, out, i, "ch_klo");
-    ch_strbuf_addf(out,
-                   "        }\n"
-                   "        for (long long ch_k0 = ch_klo; ch_k0 <= ch_khi; ch_k0 += %d) {\n",
+    ch_strbuf_adds(out, "        }\n");
+    if (g->mma) {
+        print_mma_fragments(g, out);
+        print_mma_fragments_loop(g, out, 0);
+    }
+    ch_strbuf_addf(out, "        for (long long ch_k0 = ch_klo; ch_k0 <= ch_khi; ch_k0 += %d) {\n",
                    g->tk);
     for (size_t i = 0; i < g->n_reads; i++)
         print_store(g, out, i);
@@ -983,6 +1202,16 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
     for (size_t i = 0; i < g->n_reads; i++)
         print_fetch(g, out, i, next);
     free(next);
+    if (g->mma) {
+        print_mma_step(g, out);
+        ch_strbuf_adds(out, "            __syncthreads();\n        }\n");
+        print_mma_fragments_loop(g, out, 1);
+        print_epilogue(g, out);
+        ch_strbuf_adds(out,
+                       "        __syncthreads(); /* ch_klo and the tiles are reused by the next "
+                       "row of tiles */\n    }\n}\n\n");
+        return;
+    }
     ch_strbuf_addf(out,
                    "            if (ch_khi - ch_k0 >= %d) { /* a whole tile: unrolled */\n"
                    "#pragma unroll\n"
@@ -1178,6 +1407,9 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent)
             g.run = (int)(16 / ch_scalar_size(t));
             for (size_t i = 0; i < g.n_reads; i++)
                 g.reads[i].vec = vector_width(&g, &g.reads[i]);
+            g.mma = o->tile_mma && match_mma(&g);
+            if (g.mma && o->n_mma)
+                (*o->n_mma)++;
             print_kernel(&g, fn, ch_scalar_name(t));
             pr->k = was;
             pr->covered[0] = pr->covered[1] = 0;

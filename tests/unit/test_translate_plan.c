@@ -973,3 +973,73 @@ Test(translate_plan, triangle_no_rows)
     cr_expect(!strstr(src, "__restrict__"), "%s", src);
     free(src);
 }
+
+/* The CUDA of a GEMM-like body in 64x64 tiles of 16x16 threads, 16 deep, with fp64 tile sums
+ * on the tensor cores where they apply; how many kernels went to them (malloc'd). */
+static char *mma_cuda(const char *body, int *n_mma)
+{
+    int n_tiled = 0;
+    *n_mma = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 8,
+                         .grid_cap = 1024,
+                         .tile_m = 64,
+                         .tile_n = 64,
+                         .tile_k = 16,
+                         .tile_ty = 16,
+                         .tile_tx = 16,
+                         .n_tiled = &n_tiled,
+                         .tile_mma = 1,
+                         .n_mma = n_mma};
+    return cuda_with("", body, CH_TR_ISL_SCHEDULE, &o);
+}
+
+/* C += alpha * A * B on doubles: the warps add the products with m8n8k4 fragments from the
+ * tiles, the sums go through shared memory, and C gets alpha times its sum in memory. */
+Test(translate_plan, gemm_tensor_cores)
+{
+    int n = 0;
+    char *src =
+        mma_cuda("void f(int n, double alpha, const double *A, const double *B, double *C)\n"
+                 "{\n    for (int i = 0; i < n; i++)\n"
+                 "        for (int k = 0; k < n; k++)\n"
+                 "            for (int j = 0; j < n; j++)\n"
+                 "                C[i * n + j] += alpha * A[i * n + k] * B[k * n + j];\n}\n",
+                 &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "#include <mma.h>");
+    expect_has(src, "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> "
+                    "ch_fc[2][4];");
+    expect_has(src, "nvcuda::wmma::mma_sync(ch_fc[ch_i][ch_j], ch_fa[ch_i], ch_fb[ch_j], "
+                    "ch_fc[ch_i][ch_j]);");
+    expect_has(src, "nvcuda::wmma::store_matrix_sync(&ch_sum[");
+    expect_has(src, "+= alpha * ch_sum[ch_di][ch_dj];");
+    /* X stays in memory: no register block */
+    cr_expect(!strstr(src, "ch_acc"), "%s", src);
+    free(src);
+}
+
+/* Not on the tensor cores: floats, and a sum that is not a product of the two tiles. */
+Test(translate_plan, no_tensor_cores)
+{
+    int n = 0;
+    char *src = mma_cuda("void f(int n, const float *A, const float *B, float *C)\n"
+                         "{\n    for (int i = 0; i < n; i++)\n"
+                         "        for (int k = 0; k < n; k++)\n"
+                         "            for (int j = 0; j < n; j++)\n"
+                         "                C[i * n + j] += A[i * n + k] * B[k * n + j];\n}\n",
+                         &n);
+    cr_expect_eq(n, 0, "%s", src);
+    cr_expect(!strstr(src, "wmma"), "%s", src);
+    free(src);
+    src = mma_cuda("void f(int n, const double *A, const double *B, double *C)\n"
+                   "{\n    for (int i = 0; i < n; i++)\n"
+                   "        for (int k = 0; k < n; k++)\n"
+                   "            for (int j = 0; j < n; j++)\n"
+                   "                C[i * n + j] += A[i * n + k] * B[k * n + j] + 1.0;\n}\n",
+                   &n);
+    cr_expect_eq(n, 0, "%s", src);
+    cr_expect(!strstr(src, "wmma"), "%s", src);
+    free(src);
+}

@@ -24,6 +24,7 @@ typedef struct tr_variant {
     int block_private;      /* histograms through a per-block copy in shared memory */
     int tm, tn, tk, ty, tx; /* GEMM-like kernels in register-blocked tiles (0: none) */
     int rows;               /* values of c0 a thread runs in plain 2-D kernels (0: one) */
+    int mma;                /* fp64 tile sums on the tensor cores */
 } tr_variant;
 
 /* The first two keep the C body's order of every floating addition (results equal the host's
@@ -33,22 +34,25 @@ typedef struct tr_variant {
  * fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
  * proposed when some kernel does. */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0, 0},
-    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0, 0},
-    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0},
-    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0},
-    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0},
-    {7, CH_TR_ISL_SCHEDULE, 256, 32, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4},
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0, 0, 0},
+    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0, 0, 0},
+    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0, 0},
+    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 0},
+    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0, 0},
+    {7, CH_TR_ISL_SCHEDULE, 256, 32, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0},
+    {8, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 1},
 };
 /* The order they are proposed in: shared-memory tiles (the sixth and seventh, proposed only
  * when some kernel is a GEMM-like nest or a transpose) and four rows a thread (the eighth,
  * proposed only when some kernel is a plain 2-D one: stencils) right after the exact first
- * variant, since they are where the speed of those kernels is. The eighth's blocks are 32x4:
+ * variant, since they are where the speed of those kernels is; before them the ninth, fp64
+ * tiles on the tensor cores (proposed only when some kernel sums products of two double
+ * tiles). The eighth's blocks are 32x4:
  * with four rows a thread they cover 32x16 points (a 5-point stencil on the H200: 75% of the
  * copy floor, 72% with 32x8, 64% with two rows a thread, 60% with eight). */
-static const size_t tr_order[] = {0, 5, 6, 7, 1, 2, 3, 4};
+static const size_t tr_order[] = {0, 8, 5, 6, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
 
@@ -117,7 +121,7 @@ static int tr_variant_of_source(const char *src)
 typedef struct tr_output {
     char *src;
     ch_tr_strategy strategy;
-    int warps, n_tiled, n_rows;
+    int warps, n_tiled, n_rows, n_mma;
 } tr_output;
 
 static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
@@ -135,15 +139,18 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                                         "of %dx%d threads, %d-deep; transposes in 32x32)",
                                         tv->tm, tv->tn, tv->ty, tv->tx, tv->tk)
                          : ch_xstrdup("");
-    char *head = ch_xasprintf(TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
-                                      "of %dx%d%s",
-                              tv->id, ch_tr_strategy_name(strategy),
-                              tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
-                              : out->warps                    ? ", a warp per row"
-                                                              : "",
-                              tv->block_private ? " (histograms per block)" : "", tiles,
-                              tv->rows > 1 ? ", 4 rows a thread in 2-D kernels" : "", tv->block1,
-                              tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
+    char *head =
+        ch_xasprintf(TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
+                             "of %dx%d%s",
+                     tv->id, ch_tr_strategy_name(strategy),
+                     tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
+                     : out->warps                    ? ", a warp per row"
+                                                     : "",
+                     tv->block_private ? " (histograms per block)" : "", tiles,
+                     tv->rows > 1 ? ", 4 rows a thread in 2-D kernels"
+                     : tv->mma    ? ", fp64 tile sums on tensor cores"
+                                  : "",
+                     tv->block1, tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
     free(tiles);
     int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
     ch_tr_cuda_opts o = {.block1 = tv->block1,
@@ -159,7 +166,9 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                          .tile_tx = tv->tx,
                          .n_tiled = &out->n_tiled,
                          .rows = tv->rows,
-                         .n_rows = &out->n_rows};
+                         .n_rows = &out->n_rows,
+                         .tile_mma = tv->mma,
+                         .n_mma = &out->n_mma};
     out->src = ch_tr_cuda(plan, &o);
     free(head);
     ch_tr_plan_free(plan);
@@ -188,7 +197,7 @@ static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const
         }
     }
     if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->tm && !out->n_tiled) ||
-        (tv->rows > 1 && !out->n_rows)) {
+        (tv->rows > 1 && !out->n_rows) || (tv->mma && !out->n_mma)) {
         free(out->src);
         out->src = NULL;
         return 2;
@@ -230,7 +239,9 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
                 *design = ch_xasprintf("translator v%d: %s%s%s", tv->id,
                                        ch_tr_strategy_name(out.strategy),
                                        out.n_tiled ? ", shared-memory tiles" : "",
-                                       out.n_rows ? ", rows a thread" : "");
+                                       out.n_mma    ? ", tensor cores"
+                                       : out.n_rows ? ", rows a thread"
+                                                    : "");
             rc = 0;
         }
     ch_tr_deps_free(deps);
