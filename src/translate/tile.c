@@ -1006,6 +1006,18 @@ static int match_mma(gemm *g)
     return 1;
 }
 
+/* The warps' grid over the block's points: wy rows of MMA_WX warps, each fm x fn fragments. */
+typedef struct mma_shape {
+    int wy, fm, fn;
+} mma_shape;
+
+static mma_shape mma_shape_of(const gemm *g)
+{
+    int wy = g->tx * g->ty / 32 / MMA_WX;
+    mma_shape sh = {wy, g->tm / wy / 8, g->tn / MMA_WX / 8};
+    return sh;
+}
+
 /* The row tile's index among the reads (A: varies with c0), and the column tile's. */
 static void mma_tiles(const gemm *g, size_t *a, size_t *b)
 {
@@ -1034,8 +1046,7 @@ static void print_mma_shared(const gemm *g, ch_strbuf *out)
 /* This warp's part of the points and its accumulator fragments. */
 static void print_mma_fragments(const gemm *g, ch_strbuf *out)
 {
-    int warps = g->tx * g->ty / 32, wy = warps / MMA_WX;
-    int fm = g->tm / wy / 8, fn = g->tn / MMA_WX / 8;
+    mma_shape sh = mma_shape_of(g);
     ch_strbuf_addf(
         out,
         "    /* this warp's %d x %d of the block's points: %d x %d fragments of 8 x 8 */\n"
@@ -1043,7 +1054,8 @@ static void print_mma_fragments(const gemm *g, ch_strbuf *out)
         "%d;\n"
         "    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> "
         "ch_fc[%d][%d];\n",
-        g->tm / wy, g->tn / MMA_WX, fm, fn, MMA_WX, g->tm / wy, MMA_WX, g->tn / MMA_WX, fm, fn);
+        g->tm / sh.wy, g->tn / MMA_WX, sh.fm, sh.fn, MMA_WX, g->tm / sh.wy, MMA_WX, g->tn / MMA_WX,
+        sh.fm, sh.fn);
 }
 
 /* The sum of one tile: tk / 4 steps of the warp's fragments. */
@@ -1051,8 +1063,7 @@ static void print_mma_step(const gemm *g, ch_strbuf *out)
 {
     size_t a, b;
     mma_tiles(g, &a, &b);
-    int warps = g->tx * g->ty / 32, wy = warps / MMA_WX;
-    int fm = g->tm / wy / 8, fn = g->tn / MMA_WX / 8;
+    mma_shape sh = mma_shape_of(g);
     ch_strbuf_addf(
         out,
         "#pragma unroll\n"
@@ -1077,20 +1088,19 @@ static void print_mma_step(const gemm *g, ch_strbuf *out)
         "                        nvcuda::wmma::mma_sync(ch_fc[ch_i][ch_j], ch_fa[ch_i], "
         "ch_fb[ch_j], ch_fc[ch_i][ch_j]);\n"
         "            }\n",
-        g->tk, fm, fn, fm, a, g->tm + 2, fn, b, g->tn + 2, fm, fn);
+        g->tk, sh.fm, sh.fn, sh.fm, a, g->tm + 2, sh.fn, b, g->tn + 2, sh.fm, sh.fn);
 }
 
 /* The fragments zeroed (before a row of tiles), or stored to the sums (after it). */
 static void print_mma_fragments_loop(const gemm *g, ch_strbuf *out, int store)
 {
-    int warps = g->tx * g->ty / 32, wy = warps / MMA_WX;
-    int fm = g->tm / wy / 8, fn = g->tn / MMA_WX / 8;
+    mma_shape sh = mma_shape_of(g);
     ch_strbuf_addf(out,
                    "#pragma unroll\n"
                    "        for (int ch_i = 0; ch_i < %d; ch_i++)\n"
                    "#pragma unroll\n"
                    "            for (int ch_j = 0; ch_j < %d; ch_j++)\n",
-                   fm, fn);
+                   sh.fm, sh.fn);
     if (store)
         ch_strbuf_addf(
             out,
