@@ -8,22 +8,18 @@
 #include "internal.h"
 
 const char *const ch_cache_stat_names[] = {
-    "lookups",         "hits",
-    "misses",          "generations",
-    "evictions",       "damaged",
-    "remote_hits",     "remote_misses",
-    "remote_errors",   "agent_requests",
-    "kernel_compiles", "gpu_runs",
-    "host_fallbacks",  NULL,
+    "lookups",         "hits",        "misses",         "generations",     "evictions",
+    "damaged",         "remote_hits", "remote_misses",  "remote_errors",   "agent_requests",
+    "kernel_compiles", "gpu_runs",    "host_fallbacks", "remote_rejected", NULL,
 };
 
 unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
 {
     unsigned long long *f[] = {
-        &s->lookups,       &s->hits,           &s->misses,          &s->generations,
-        &s->evictions,     &s->damaged,        &s->remote_hits,     &s->remote_misses,
-        &s->remote_errors, &s->agent_requests, &s->kernel_compiles, &s->gpu_runs,
-        &s->host_fallbacks};
+        &s->lookups,        &s->hits,           &s->misses,          &s->generations,
+        &s->evictions,      &s->damaged,        &s->remote_hits,     &s->remote_misses,
+        &s->remote_errors,  &s->agent_requests, &s->kernel_compiles, &s->gpu_runs,
+        &s->host_fallbacks, &s->remote_rejected};
     return i < sizeof f / sizeof f[0] ? f[i] : NULL;
 }
 
