@@ -21,6 +21,9 @@ struct ch_cache {
     ch_trust trust;          /* remote entries are read only when signed by one of these */
     int unsigned_read_said;  /* "no trusted_keys" said once per handle */
     int unsigned_write_said; /* "no sign_key" said once per handle */
+    int stats_damage_said;   /* a damaged stats file said once per handle */
+    int stats_fault_said;
+    int lock_fault_said; /* a stats file that cannot be updated said once per handle */
     ch_strvec warnings;
 };
 

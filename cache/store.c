@@ -275,8 +275,11 @@ const char *ch_cache_hit_meta(const ch_cache_hit *h, const char *name)
 static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_error *err)
 {
     ch_cache_hit_init(hit);
-    if (!ch_is_dir(path))
+    struct stat sb;
+    if (lstat(path, &sb) != 0)
         return 0;
+    if (!S_ISDIR(sb.st_mode))
+        return ch_error_set(err, "its path is not a directory");
     char *ipath = ch_path_join(path, "index");
     char *text;
     size_t len;
@@ -359,18 +362,35 @@ static int local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cach
                         ch_error *err)
 {
     char *epath = ch_cache_entry_path(c, key);
-    if (!ch_is_dir(epath)) {
+    struct stat sb;
+    if (lstat(epath, &sb) != 0) {
         free(epath);
         return 0;
     }
     char *lpath = ch_cache_lock_path(c, key);
     ch_lock lock;
-    int rc = ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, err);
+    ch_error lerr;
+    int rc = ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, &lerr);
     free(lpath);
-    if (rc != 0) {
+    if (rc < 0) {
+        /* no lock can be taken (a read-only cache, locks/ not a directory): entries are
+         * published by rename and checked file by file, so an unlocked read is still exact;
+         * damage found this way is only a miss (nothing can be removed) */
+        if (!c->lock_fault_said)
+            ch_cache_warn(c,
+                          "cache locks unusable (%s); reading entries without them, counters "
+                          "not updated",
+                          lerr.msg);
+        c->lock_fault_said = 1;
+        c->stats_fault_said = 1; /* the stats lock fails the same way: said here */
+        ch_error why;
+        rc = read_entry(epath, key, hit, &why);
         free(epath);
-        return rc > 0 ? ch_error_set(err, "timed out waiting for the lock on cache entry %s", key)
-                      : -1;
+        return rc > 0 ? 1 : 0;
+    }
+    if (rc > 0) {
+        free(epath);
+        return ch_error_set(err, "timed out waiting for the lock on cache entry %s", key);
     }
     ch_error why;
     rc = read_entry(epath, key, hit, &why);
@@ -458,6 +478,17 @@ static int trust_remote_entry(ch_cache *c, const char *key, ch_cache_hit *hit,
     return 0;
 }
 
+/* Counters are not worth a build: a stats file that cannot be written (read-only cache, full
+ * disk) is one warning per handle. */
+static void count_or_warn(ch_cache *c, const ch_cache_stats *delta)
+{
+    ch_error e;
+    if (ch_stats_add(c, delta, &e) != 0 && !c->stats_fault_said) {
+        ch_cache_warn(c, "cache statistics not updated: %s", e.msg);
+        c->stats_fault_said = 1;
+    }
+}
+
 static int remote_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta)
 {
     if (c->trust.n == 0) {
@@ -522,11 +553,7 @@ int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *e
         else
             delta.misses++;
     }
-    ch_error se;
-    if (ch_stats_add(c, &delta, rc < 0 ? &se : err) != 0 && rc >= 0) {
-        ch_cache_hit_free(hit);
-        return -1;
-    }
+    count_or_warn(c, &delta);
     return rc;
 }
 
@@ -823,10 +850,8 @@ int ch_cache_commit(ch_cache_txn *t, ch_error *err)
     if (c->remote && !c->remote_only_read && !c->remote_warned)
         remote_write_back(t, &delta);
     txn_free(t);
-    int rc = ch_stats_add(c, &delta, err);
-    if (rc == 0 && c->max_size)
-        rc = ch_cache_evict(c, NULL, err);
-    return rc;
+    count_or_warn(c, &delta);
+    return c->max_size ? ch_cache_evict(c, NULL, err) : 0;
 }
 
 void ch_cache_abort(ch_cache_txn *t)
