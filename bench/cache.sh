@@ -12,7 +12,7 @@ bin="$work/cache_torture"
 ${BUILD_CC:-cc} -std=c11 -O2 -Iinclude -D_GNU_SOURCE -DCH_CC_VERSION='"bench"' \
     tests/fakes/cache_torture.c -Wl,--start-group build/lib/libchcache.a build/lib/libharness.a \
     -Wl,--end-group -L/usr/lib/llvm-14/lib -Wl,-rpath,/usr/lib/llvm-14/lib -lclang -lcjson \
-    -lxxhash -lcurl -lpthread -lm -ldl -o "$bin" || exit 1
+    -lxxhash -lcurl -lsodium -lisl -lpthread -lm -ldl -o "$bin" || exit 1
 remote=
 if command -v nginx >/dev/null 2>&1; then
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -44,6 +44,9 @@ CONF
     ngpid=$!
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.05; done
     remote="http://127.0.0.1:$port/cache/"
+    # remote entries are read only when signed by a trusted key
+    build/bin/ch-cc --harness-keygen="$work/keys" >/dev/null || exit 1
+    export CH_CC_SIGN_KEY="$work/keys/ch-cc-sign.key" CH_CC_TRUSTED_KEYS="$work/keys/ch-cc-sign.pub"
 fi
 CH_CC_REMOTE="$remote" "$bin" bench "$work/cache" | while read -r name value; do
     case $name in

@@ -38,7 +38,8 @@ int ch_cache_list(ch_cache *c, ch_cache_info **out, size_t *n, ch_error *err)
                 continue;
             char *p = ch_path_join(sub, e2->d_name);
             struct stat sb;
-            if (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            /* a non-directory here is a damaged entry: listed so that clean removes it */
+            if (lstat(p, &sb) == 0) {
                 if (*n == cap) {
                     cap = cap ? 2 * cap : 64;
                     *out = ch_xrealloc(*out, cap * sizeof **out);
@@ -76,7 +77,8 @@ static int remove_if_idle(ch_cache *c, const char *key)
     ch_error e;
     int removed = 0;
     if (ch_lock_acquire(lpath, 1, 0, &lock, &e) == 0) {
-        if (ch_is_dir(epath) && ch_cache_remove_dir(c, epath, &e) == 0)
+        struct stat sb; /* a plain file at an entry's path goes too */
+        if (lstat(epath, &sb) == 0 && ch_cache_remove_dir(c, epath, &e) == 0)
             removed = 1;
         ch_lock_release_unlink(&lock, lpath);
     }

@@ -6,6 +6,7 @@
 #include "ch/cache.h"
 #include "ch/fsutil.h"
 #include "ch/remote.h"
+#include "sign.h"
 
 struct ch_cache {
     char *dir; /* owned */
@@ -15,6 +16,14 @@ struct ch_cache {
     ch_remote *remote; /* owned; NULL without a remote store */
     int remote_only_read;
     int remote_warned; /* one remote warning per handle; after it the remote is not used */
+    ch_signer signer;  /* writes are signed with it when have_signer */
+    int have_signer;
+    ch_trust trust;          /* remote entries are read only when signed by one of these */
+    int unsigned_read_said;  /* "no trusted_keys" said once per handle */
+    int unsigned_write_said; /* "no sign_key" said once per handle */
+    int stats_damage_said;   /* a damaged stats file said once per handle */
+    int stats_fault_said;
+    int lock_fault_said; /* a stats file that cannot be updated said once per handle */
     ch_strvec warnings;
 };
 

@@ -15,17 +15,21 @@ struct ch_remote {
     char *shown; /* base without credentials, for messages (owned) */
     char *auth;  /* "Authorization: Bearer ..." or NULL (owned) */
     long timeout_ms;
+    unsigned long long max_body;
 };
 
-/* Limit on what a GET may return: an entry archive is never near this. */
-#define CH_REMOTE_MAX_BODY (1024L * 1024 * 1024)
+/* Default limit on what a GET may return: an entry archive is never near this. */
+#define CH_REMOTE_MAX_BODY (256ULL * 1024 * 1024)
 
 int ch_remote_open(ch_remote **out, const char *url, const char *token, double timeout_s,
-                   ch_error *err)
+                   unsigned long long max_body, ch_error *err)
 {
     *out = NULL;
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-        return ch_error_set(err, "remote store '%s' is not an http:// or https:// URL", url);
+        return ch_error_set(err,
+                            "remote store '%s' is not an http:// or https:// URL "
+                            "(check the remote setting)",
+                            url);
     CURL *curl = curl_easy_init();
     if (!curl)
         return ch_error_set(err, "cannot initialise libcurl");
@@ -42,6 +46,7 @@ int ch_remote_open(ch_remote **out, const char *url, const char *token, double t
     if (token && *token)
         r->auth = ch_xasprintf("Authorization: Bearer %s", token);
     r->timeout_ms = timeout_s > 0 ? (long)(timeout_s * 1000) : 10000;
+    r->max_body = max_body ? max_body : CH_REMOTE_MAX_BODY;
     *out = r;
     return 0;
 }
@@ -62,6 +67,7 @@ void ch_remote_close(ch_remote *r)
 
 typedef struct sink {
     ch_strbuf *body;
+    unsigned long long limit;
     int overflow;
 } sink;
 
@@ -71,7 +77,7 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *ud)
     size_t n = size * nmemb;
     if (!s->body)
         return n;
-    if (s->body->len + n > (size_t)CH_REMOTE_MAX_BODY) {
+    if (s->body->len + n > s->limit) {
         s->overflow = 1;
         return 0;
     }
@@ -113,7 +119,9 @@ static long request(ch_remote *r, const char *method, const char *key, ch_strbuf
         hdrs = curl_slist_append(hdrs, r->auth);
     hdrs = curl_slist_append(hdrs, "Expect:");
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-    sink s = {body, 0};
+    sink s = {body, r->max_body, 0};
+    /* a server announcing a larger body is refused before any byte is kept */
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     source src = {put, put_len, 0};
@@ -127,9 +135,12 @@ static long request(ch_remote *r, const char *method, const char *key, ch_strbuf
     }
     CURLcode cc = curl_easy_perform(h);
     long status = -1;
-    if (cc != CURLE_OK)
+    if (cc != CURLE_OK && (s.overflow || cc == CURLE_FILESIZE_EXCEEDED))
+        ch_error_set(err, "%s %s%.2s/%s.char: response larger than remote_max_size (%llu bytes)",
+                     method, r->shown, key, key + 2, r->max_body);
+    else if (cc != CURLE_OK)
         ch_error_set(err, "%s %s%.2s/%s.char: %s", method, r->shown, key, key + 2,
-                     s.overflow ? "response too large" : curl_easy_strerror(cc));
+                     curl_easy_strerror(cc));
     else
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     curl_slist_free_all(hdrs);

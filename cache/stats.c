@@ -8,31 +8,48 @@
 #include "internal.h"
 
 const char *const ch_cache_stat_names[] = {
-    "lookups",         "hits",
-    "misses",          "generations",
-    "evictions",       "damaged",
-    "remote_hits",     "remote_misses",
-    "remote_errors",   "agent_requests",
-    "kernel_compiles", "gpu_runs",
-    "host_fallbacks",  NULL,
+    "lookups",         "hits",        "misses",         "generations",     "evictions",
+    "damaged",         "remote_hits", "remote_misses",  "remote_errors",   "agent_requests",
+    "kernel_compiles", "gpu_runs",    "host_fallbacks", "remote_rejected", NULL,
 };
 
 unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
 {
     unsigned long long *f[] = {
-        &s->lookups,       &s->hits,           &s->misses,          &s->generations,
-        &s->evictions,     &s->damaged,        &s->remote_hits,     &s->remote_misses,
-        &s->remote_errors, &s->agent_requests, &s->kernel_compiles, &s->gpu_runs,
-        &s->host_fallbacks};
+        &s->lookups,        &s->hits,           &s->misses,          &s->generations,
+        &s->evictions,      &s->damaged,        &s->remote_hits,     &s->remote_misses,
+        &s->remote_errors,  &s->agent_requests, &s->kernel_compiles, &s->gpu_runs,
+        &s->host_fallbacks, &s->remote_rejected};
     return i < sizeof f / sizeof f[0] ? f[i] : NULL;
 }
 
-static void parse_stats(const char *text, ch_cache_stats *s)
+/* Nonzero when line (len bytes) is "<name> <digits>" (a name this version may not know). */
+static int well_formed(const char *line, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (line[i] == '_' || (line[i] >= 'a' && line[i] <= 'z')))
+        i++;
+    if (i == 0 || i + 1 >= len || line[i] != ' ')
+        return 0;
+    for (i++; i < len; i++)
+        if (line[i] < '0' || line[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* Fills s from text; returns how many lines were not counter lines (damage). */
+static size_t parse_stats(const char *text, size_t text_len, ch_cache_stats *s)
 {
     memset(s, 0, sizeof *s);
+    size_t bad = strlen(text) != text_len; /* a NUL byte inside */
     for (const char *line = text; line && *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (!well_formed(line, len)) {
+            bad++;
+            line = nl ? nl + 1 : NULL;
+            continue;
+        }
         for (size_t i = 0; ch_cache_stat_names[i]; i++) {
             size_t n = strlen(ch_cache_stat_names[i]);
             if (len > n && strncmp(line, ch_cache_stat_names[i], n) == 0 && line[n] == ' ')
@@ -40,20 +57,29 @@ static void parse_stats(const char *text, ch_cache_stats *s)
         }
         line = nl ? nl + 1 : NULL;
     }
+    return bad;
 }
 
 static int read_unlocked(ch_cache *c, ch_cache_stats *out, ch_error *err)
 {
     char *path = ch_path_join(c->dir, "stats");
     char *text = NULL;
+    size_t len = 0;
     memset(out, 0, sizeof *out);
     if (ch_file_exists(path)) {
-        if (ch_read_file(path, &text, NULL, err) != 0) {
+        if (ch_read_file(path, &text, &len, err) != 0) {
             free(path);
             return -1;
         }
-        parse_stats(text, out);
+        size_t bad = parse_stats(text, len, out);
         free(text);
+        /* the next update rewrites the file from what could be read */
+        if (bad && !c->stats_damage_said)
+            ch_cache_warn(c,
+                          "cache statistics file %s was damaged (%zu unreadable lines); "
+                          "rebuilt from the readable counters",
+                          path, bad);
+        c->stats_damage_said |= bad > 0;
     }
     free(path);
     return 0;

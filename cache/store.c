@@ -29,6 +29,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <sodium.h>
+
 #include "internal.h"
 
 struct ch_cache_txn {
@@ -135,6 +137,30 @@ static long long now_unix(void)
 
 /* ---- open / close ---- */
 
+/* A remote store, its signing key and trusted keys: any of them failing is one warning and
+ * leaves the local cache working (a bad remote URL must not cost the user the local hits). */
+static void open_remote(ch_cache *c, const ch_cache_opts *o)
+{
+    ch_error e;
+    if (ch_remote_open(&c->remote, o->remote, o->remote_token, o->remote_timeout,
+                       o->remote_max_size, &e) != 0) {
+        ch_cache_warn(c, "remote cache not used: %s", e.msg);
+        return;
+    }
+    if (ch_trust_parse(o->trusted_keys, &c->trust, &e) != 0) {
+        ch_cache_warn(c, "remote cache reads off: %s", e.msg);
+        c->unsigned_read_said = 1;
+    }
+    if (o->sign_key && *o->sign_key) {
+        if (ch_sign_load_secret(o->sign_key, &c->signer, &e) == 0)
+            c->have_signer = 1;
+        else {
+            ch_cache_warn(c, "remote cache writes off: %s", e.msg);
+            c->unsigned_write_said = 1;
+        }
+    }
+}
+
 int ch_cache_open_opts(ch_cache **out, const ch_cache_opts *o, ch_error *err)
 {
     *out = NULL;
@@ -151,13 +177,12 @@ int ch_cache_open_opts(ch_cache **out, const ch_cache_opts *o, ch_error *err)
     int rc = ch_mkdir_p(locks, err) != 0 || ch_mkdir_p(tmp, err) != 0 ? -1 : 0;
     free(locks);
     free(tmp);
-    if (rc == 0 && o->remote && *o->remote &&
-        ch_remote_open(&c->remote, o->remote, o->remote_token, o->remote_timeout, err) != 0)
-        rc = -1;
     if (rc != 0) {
         ch_cache_close(c);
         return ch_error_prefix(err, "cache");
     }
+    if (o->remote && *o->remote)
+        open_remote(c, o);
     *out = c;
     return 0;
 }
@@ -170,10 +195,13 @@ int ch_cache_open(ch_cache **out, const ch_config *cfg, ch_error *err)
     o.remote_token = ch_config_get(cfg, "remote_token");
     if (!*o.remote_token)
         o.remote_token = NULL;
+    o.sign_key = ch_config_get(cfg, "sign_key");
+    o.trusted_keys = ch_config_get(cfg, "trusted_keys");
     if (ch_config_size(cfg, "max_size", &o.max_size, err) != 0 ||
         ch_config_double(cfg, "lock_timeout", &o.lock_timeout, err) != 0 ||
         ch_config_bool(cfg, "remote_only_read", &o.remote_only_read, err) != 0 ||
-        ch_config_double(cfg, "remote_timeout", &o.remote_timeout, err) != 0)
+        ch_config_double(cfg, "remote_timeout", &o.remote_timeout, err) != 0 ||
+        ch_config_size(cfg, "remote_max_size", &o.remote_max_size, err) != 0)
         return -1;
     return ch_cache_open_opts(out, &o, err);
 }
@@ -184,6 +212,8 @@ void ch_cache_close(ch_cache *c)
         return;
     if (c->remote)
         ch_remote_close(c->remote);
+    ch_trust_free(&c->trust);
+    sodium_memzero(&c->signer, sizeof c->signer);
     ch_strvec_free(&c->warnings);
     free(c->dir);
     free(c);
@@ -245,8 +275,11 @@ const char *ch_cache_hit_meta(const ch_cache_hit *h, const char *name)
 static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_error *err)
 {
     ch_cache_hit_init(hit);
-    if (!ch_is_dir(path))
+    struct stat sb;
+    if (lstat(path, &sb) != 0)
         return 0;
+    if (!S_ISDIR(sb.st_mode))
+        return ch_error_set(err, "its path is not a directory");
     char *ipath = ch_path_join(path, "index");
     char *text;
     size_t len;
@@ -329,18 +362,35 @@ static int local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cach
                         ch_error *err)
 {
     char *epath = ch_cache_entry_path(c, key);
-    if (!ch_is_dir(epath)) {
+    struct stat sb;
+    if (lstat(epath, &sb) != 0) {
         free(epath);
         return 0;
     }
     char *lpath = ch_cache_lock_path(c, key);
     ch_lock lock;
-    int rc = ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, err);
+    ch_error lerr;
+    int rc = ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, &lerr);
     free(lpath);
-    if (rc != 0) {
+    if (rc < 0) {
+        /* no lock can be taken (a read-only cache, locks/ not a directory): entries are
+         * published by rename and checked file by file, so an unlocked read is still exact;
+         * damage found this way is only a miss (nothing can be removed) */
+        if (!c->lock_fault_said)
+            ch_cache_warn(c,
+                          "cache locks unusable (%s); reading entries without them, counters "
+                          "not updated",
+                          lerr.msg);
+        c->lock_fault_said = 1;
+        c->stats_fault_said = 1; /* the stats lock fails the same way: said here */
+        ch_error why;
+        rc = read_entry(epath, key, hit, &why);
         free(epath);
-        return rc > 0 ? ch_error_set(err, "timed out waiting for the lock on cache entry %s", key)
-                      : -1;
+        return rc > 0 ? 1 : 0;
+    }
+    if (rc > 0) {
+        free(epath);
+        return ch_error_set(err, "timed out waiting for the lock on cache entry %s", key);
     }
     ch_error why;
     rc = read_entry(epath, key, hit, &why);
@@ -392,8 +442,64 @@ static int txn_start(ch_cache *c, const char *key, ch_cache_txn **out, ch_error 
 static int txn_publish(ch_cache_txn *t, ch_error *err);
 static void txn_free(ch_cache_txn *t);
 
+/* Drops the objects/ files of hit: the signer did not vouch for them, so they are compiled
+ * again from the entry's source. */
+static void drop_objects(ch_cache_hit *hit)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < hit->n_files; i++) {
+        if (ch_sign_is_object(hit->files[i].name)) {
+            free(hit->files[i].name);
+            free(hit->files[i].data);
+        } else {
+            hit->files[kept++] = hit->files[i];
+        }
+    }
+    hit->n_files = kept;
+}
+
+/* 0: hit came from a writer the user trusts (objects dropped unless vouched for); -1: it is
+ * refused with one warning and freed. */
+static int trust_remote_entry(ch_cache *c, const char *key, ch_cache_hit *hit,
+                              ch_cache_stats *delta)
+{
+    int with_objects;
+    ch_error e;
+    if (ch_sign_check(&c->trust, key, hit->files, hit->n_files, &hit->meta, &with_objects, &e) !=
+        0) {
+        delta->remote_rejected++;
+        ch_cache_warn(c, "remote cache entry %s refused: %s; building it locally", key, e.msg);
+        ch_cache_hit_free(hit);
+        ch_cache_hit_init(hit);
+        return -1;
+    }
+    if (!with_objects)
+        drop_objects(hit);
+    return 0;
+}
+
+/* Counters are not worth a build: a stats file that cannot be written (read-only cache, full
+ * disk) is one warning per handle. */
+static void count_or_warn(ch_cache *c, const ch_cache_stats *delta)
+{
+    ch_error e;
+    if (ch_stats_add(c, delta, &e) != 0 && !c->stats_fault_said) {
+        ch_cache_warn(c, "cache statistics not updated: %s", e.msg);
+        c->stats_fault_said = 1;
+    }
+}
+
 static int remote_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta)
 {
+    if (c->trust.n == 0) {
+        /* nobody is trusted: an entry could come from anyone who can PUT */
+        if (!c->unsigned_read_said)
+            ch_cache_warn(c, "remote cache reads off: no trusted_keys configured (set trusted_keys "
+                             "in ~/.config/ch-cc/config or CH_CC_TRUSTED_KEYS to the writers' "
+                             "public keys; see ch-cc --harness-keygen)");
+        c->unsigned_read_said = 1;
+        return 0;
+    }
     ch_strbuf body;
     ch_strbuf_init(&body);
     ch_error e;
@@ -405,6 +511,8 @@ static int remote_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cac
         delta->remote_misses++;
     } else if (ch_archive_unpack(key, body.data, body.len, hit, &e) != 0) {
         remote_failed(c, "read", &e, delta);
+        rc = 0;
+    } else if (trust_remote_entry(c, key, hit, delta) != 0) {
         rc = 0;
     } else {
         delta->remote_hits++;
@@ -445,11 +553,7 @@ int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *e
         else
             delta.misses++;
     }
-    ch_error se;
-    if (ch_stats_add(c, &delta, rc < 0 ? &se : err) != 0 && rc >= 0) {
-        ch_cache_hit_free(hit);
-        return -1;
-    }
+    count_or_warn(c, &delta);
     return rc;
 }
 
@@ -704,6 +808,35 @@ published:
     return rc;
 }
 
+/* PUTs the signed archive of t unless the server has the entry; without a sign_key nothing is
+ * sent (readers would refuse it), said once. */
+static void remote_write_back(ch_cache_txn *t, ch_cache_stats *delta)
+{
+    ch_cache *c = t->c;
+    if (!c->have_signer) {
+        if (!c->unsigned_write_said)
+            ch_cache_warn(c, "remote cache writes off: no sign_key configured (make a key pair "
+                             "with ch-cc --harness-keygen=DIR and set sign_key to its .key file)");
+        c->unsigned_write_said = 1;
+        return;
+    }
+    ch_strvec meta;
+    ch_strvec_init(&meta);
+    for (size_t i = 0; i < t->meta.len; i++)
+        if (strncmp(t->meta.items[i], CH_SIGN_META, strlen(CH_SIGN_META)) != 0)
+            ch_strvec_push(&meta, t->meta.items[i]);
+    ch_strvec_push_owned(&meta, ch_sign_entry(&c->signer, t->key, t->files, t->n, &meta, 1));
+    ch_strbuf ar;
+    ch_strbuf_init(&ar);
+    ch_archive_pack(t->key, t->files, t->n, &meta, t->created, &ar);
+    ch_error e;
+    int there = t->update ? 0 : ch_remote_head(c->remote, t->key, &e);
+    if (there < 0 || (there == 0 && ch_remote_put(c->remote, t->key, ar.data, ar.len, &e) != 0))
+        remote_failed(c, "write", &e, delta);
+    ch_strbuf_free(&ar);
+    ch_strvec_free(&meta);
+}
+
 int ch_cache_commit(ch_cache_txn *t, ch_error *err)
 {
     ch_cache *c = t->c;
@@ -714,21 +847,11 @@ int ch_cache_commit(ch_cache_txn *t, ch_error *err)
     ch_cache_stats delta = {0};
     delta.generations = !t->update;
     ch_lock_release(&t->lock);
-    if (c->remote && !c->remote_only_read && !c->remote_warned) {
-        ch_strbuf ar;
-        ch_strbuf_init(&ar);
-        ch_archive_pack(t->key, t->files, t->n, &t->meta, t->created, &ar);
-        ch_error e;
-        int there = t->update ? 0 : ch_remote_head(c->remote, t->key, &e);
-        if (there < 0 || (there == 0 && ch_remote_put(c->remote, t->key, ar.data, ar.len, &e) != 0))
-            remote_failed(c, "write", &e, &delta);
-        ch_strbuf_free(&ar);
-    }
+    if (c->remote && !c->remote_only_read && !c->remote_warned)
+        remote_write_back(t, &delta);
     txn_free(t);
-    int rc = ch_stats_add(c, &delta, err);
-    if (rc == 0 && c->max_size)
-        rc = ch_cache_evict(c, NULL, err);
-    return rc;
+    count_or_warn(c, &delta);
+    return c->max_size ? ch_cache_evict(c, NULL, err) : 0;
 }
 
 void ch_cache_abort(ch_cache_txn *t)

@@ -52,6 +52,7 @@ static void print_help(void)
         "  --harness-clean                      remove every cache entry\n"
         "  --harness-evict                      apply the cache size limit now\n"
         "  --harness-explain=KEY                what a cache entry holds\n"
+        "  --harness-keygen=DIR                 a key pair signing remote cache entries\n"
         "  --harness-config                     every setting and where it came from\n"
         "  --harness-args [options] files       the argument model of a command, as JSON\n"
         "settings: --harness-KEY=VALUE for any key of --harness-config (e.g. "
@@ -116,6 +117,11 @@ int ch_admin_run(ch_driver *d, int *exit_code)
     value = ch_admin_option(d, "propose", &present);
     if (present) {
         *exit_code = ch_admin_propose(d, value);
+        return 1;
+    }
+    value = ch_admin_option(d, "keygen", &present);
+    if (present) {
+        *exit_code = ch_admin_keygen(value);
         return 1;
     }
     static const char *const cache_commands[] = {"stats", "clean", "evict", "explain", NULL};

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "ch/cache.h"
+#include "ch/fsutil.h"
 #include "driver.h"
 
 static void flush_warnings(ch_cache *c)
@@ -207,4 +208,26 @@ int ch_admin_cache(ch_driver *d, const char *command, const char *value)
     flush_warnings(c);
     ch_cache_close(c);
     return status;
+}
+
+int ch_admin_keygen(const char *dir)
+{
+    if (!dir || !*dir) {
+        fprintf(stderr, "ch-cc: error: --harness-keygen needs a directory: --harness-keygen=DIR\n");
+        return 1;
+    }
+    ch_error err;
+    char *pub_path;
+    if (ch_cache_keygen(dir, &pub_path, &err) != 0) {
+        ch_driver_report(&err);
+        return 1;
+    }
+    char *pub = NULL;
+    ch_read_file(pub_path, &pub, NULL, &err);
+    printf("secret key: %s/ch-cc-sign.key (a writer's sign_key; keep it private)\n"
+           "public key: %s (add to readers' trusted_keys)\n%s",
+           dir, pub_path, pub ? pub : "");
+    free(pub);
+    free(pub_path);
+    return 0;
 }

@@ -73,6 +73,8 @@ int ch_admin_list(ch_driver *d, int checklist_form);
 int ch_admin_plan(ch_driver *d);
 int ch_admin_args(ch_driver *d);
 int ch_admin_cache(ch_driver *d, const char *command, const char *value);
+/* --harness-keygen=DIR: a signing key pair for the remote store. */
+int ch_admin_keygen(const char *dir);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
 int ch_admin_propose(ch_driver *d, const char *dir);
 int ch_admin_link_flags(ch_driver *d);

@@ -124,7 +124,7 @@ int ch_driver_delegate(char **argv)
 /* Commands and their modifiers; every other --harness-KEY=VALUE is a setting. */
 static const char *const admin_words[] = {
     "help",  "config", "args",    "list",    "checklist",  "verify", "entry",   "report", "stats",
-    "clean", "evict",  "explain", "propose", "link-flags", "plan",   "version", NULL};
+    "clean", "evict",  "explain", "propose", "link-flags", "plan",   "version", "keygen", NULL};
 
 int ch_admin_is_command(const char *name, size_t len)
 {

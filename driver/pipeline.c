@@ -492,6 +492,26 @@ static void from_hit(ch_build *b, ch_cache_hit *hit, ch_outcome *out)
     ch_cache_hit_init(hit);
 }
 
+/* A cache, lock or disk fault costs the kernel, never the build: the entry takes its host path
+ * with the fault as its reason (an error only under --harness-on-fail=error, as for any entry
+ * without a kernel). */
+static int cache_fault(ch_outcome *out, const ch_error *err)
+{
+    free(out->reason);
+    out->reason = ch_xasprintf("kernel cache fault (%s)", err->msg);
+    return 0;
+}
+
+/* Stores what was made; a store that fails (full disk, tmp/ gone) loses only the cache copy:
+ * the kernel made in this build is still linked. */
+static int commit_or_warn(ch_cache_txn *t, const ch_outcome *out)
+{
+    ch_error e;
+    if (ch_cache_commit(t, &e) != 0)
+        ch_driver_warn("%s: kernel not stored in the cache: %s", out->entry->name, e.msg);
+    return 0;
+}
+
 /* Under the key's lock (t holds the entry as it is now): verify pending candidates when a GPU
  * is here, else take what is cached. */
 static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
@@ -501,7 +521,7 @@ static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache
     if (status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu) {
         if (verify_pending(b, e, tu, t, out, err) != 0)
             return -1;
-        return ch_cache_commit(t, err);
+        return commit_or_warn(t, out);
     }
     from_cached(b, status ? status : "failed", ch_cache_txn_file(t, "kernel.cu"),
                 ch_cache_txn_file(t, "reference.c"), ch_cache_txn_get_meta(t, "design"),
@@ -545,7 +565,7 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
     ch_cache_hit_init(&hit);
     int found = ch_cache_lookup(b->cache, out->key, &hit, err);
     if (found < 0)
-        return -1;
+        return cache_fault(out, err);
     const char *status = found ? ch_cache_hit_meta(&hit, "status") : NULL;
     int offline = 0;
     ch_config_bool(&b->d->cfg, "offline", &offline, err);
@@ -554,7 +574,7 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
         ch_cache_hit_free(&hit);
         ch_cache_txn *t = NULL;
         if (ch_cache_begin_update(b->cache, out->key, &t, err) != 0)
-            return -1;
+            return cache_fault(out, err);
         return fresh(b, e, tu, t, out, err);
     }
     if (found && !(status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu)) {
@@ -571,7 +591,7 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
     int rc = found ? ch_cache_begin_update(b->cache, out->key, &t, err)
                    : ch_cache_begin(b->cache, out->key, &t, &hit, err);
     if (rc < 0)
-        return -1;
+        return cache_fault(out, err);
     if (rc == 1) { /* another build generated it while this one waited for the lock */
         from_hit(b, &hit, out);
         return 0;
@@ -621,7 +641,7 @@ static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t
         out->refused = 1;
         return 0;
     }
-    return ch_cache_commit(t, err);
+    return commit_or_warn(t, out);
 }
 
 void ch_outcome_free(ch_outcome *o)

@@ -51,14 +51,17 @@ int ch_cache_key_valid(const char *s);
 typedef struct ch_cache ch_cache; /* opaque; ch_cache_open / ch_cache_close */
 
 typedef struct ch_cache_opts {
-    const char *dir;             /* the cache directory (created when missing) */
-    unsigned long long max_size; /* bytes; 0: no limit */
-    double lock_timeout;         /* seconds to wait for another process's per-key lock */
-    const char *remote;          /* http(s)://host:port/path/ or NULL/"" */
-    const char *remote_token;    /* bearer token or NULL; never logged */
-    int remote_only_read;        /* nonzero: never PUT */
-    double remote_timeout;       /* seconds per remote request */
-    int no_fsync;                /* tests and benchmarks: skip fsync */
+    const char *dir;                    /* the cache directory (created when missing) */
+    unsigned long long max_size;        /* bytes; 0: no limit */
+    double lock_timeout;                /* seconds to wait for another process's per-key lock */
+    const char *remote;                 /* http(s)://host:port/path/ or NULL/"" */
+    const char *remote_token;           /* bearer token or NULL; never logged */
+    int remote_only_read;               /* nonzero: never PUT */
+    double remote_timeout;              /* seconds per remote request */
+    unsigned long long remote_max_size; /* bytes one remote entry may have; 0: a default */
+    const char *sign_key;     /* secret key file signing entries written back, or NULL/"" */
+    const char *trusted_keys; /* public keys (or a file of them) remote entries must carry */
+    int no_fsync;             /* tests and benchmarks: skip fsync */
 } ch_cache_opts;
 
 /* Opens from the configuration (cache_dir, max_size, lock_timeout, remote*). */
@@ -66,6 +69,11 @@ int ch_cache_open(ch_cache **out, const ch_config *cfg, ch_error *err);
 int ch_cache_open_opts(ch_cache **out, const ch_cache_opts *opts, ch_error *err);
 void ch_cache_close(ch_cache *c);
 const char *ch_cache_dir(const ch_cache *c);
+
+/* A key pair for signing remote entries: writes dir/ch-cc-sign.key (secret, mode 0600; a
+ * writer's sign_key) and dir/ch-cc-sign.pub (for readers' trusted_keys). Refuses to overwrite.
+ * *pub_path (caller frees) names the public key file. */
+int ch_cache_keygen(const char *dir, char **pub_path, ch_error *err);
 
 /* Moves the warnings gathered so far (damaged entries, remote failures) into out (owned by
  * out). Each condition is reported once per handle. */
@@ -144,6 +152,7 @@ typedef struct ch_cache_stats {
     unsigned long long kernel_compiles; /* nvcc runs on kernel code: candidates and objects */
     unsigned long long gpu_runs;        /* candidates run on a GPU (verification stages 2-5) */
     unsigned long long host_fallbacks;  /* entries built with their host path only */
+    unsigned long long remote_rejected; /* remote entries refused: unsigned, untrusted, altered */
 } ch_cache_stats;
 
 /* Names of the counters in ch_cache_stats order, NULL-terminated. */

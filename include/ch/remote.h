@@ -16,9 +16,10 @@
 
 typedef struct ch_remote ch_remote; /* opaque; owns its curl handle */
 
-/* url: "http(s)://host:port/path/"; token: bearer token or NULL (sent, never put in errors). */
+/* url: "http(s)://host:port/path/"; token: bearer token or NULL (sent, never put in errors);
+ * max_body: the most bytes a GET may bring (the transfer is aborted beyond it; 0: a default). */
 int ch_remote_open(ch_remote **out, const char *url, const char *token, double timeout_s,
-                   ch_error *err);
+                   unsigned long long max_body, ch_error *err);
 void ch_remote_close(ch_remote *r);
 /* GET the archive of key into body: 1 found, 0 not there (404), -1 error. */
 int ch_remote_get(ch_remote *r, const char *key, ch_strbuf *body, ch_error *err);

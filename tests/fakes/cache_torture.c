@@ -573,6 +573,8 @@ static int cmd_bench(const char *dir)
     o.no_fsync = 1;
     o.remote = remote;
     o.remote_timeout = 10;
+    o.sign_key = getenv("CH_CC_SIGN_KEY");
+    o.trusted_keys = getenv("CH_CC_TRUSTED_KEYS");
     char *src = ch_xasprintf("%s/remote-src", dir);
     o.dir = src;
     if (ch_cache_open_opts(&c, &o, &err) != 0)

@@ -3,12 +3,26 @@
 # a second, empty cache hits every entry written through the first; 500s, garbage and corrupted
 # archives, a slow server and a server stopped mid-build are one warning and never a failure or a
 # corrupt local entry; read-only mode never PUTs; the bearer token reaches the server and no
-# message. Put/lookup go through tests/fakes/cache_torture, counters through the real ch-cc.
+# message. Trust: only entries signed by a key in trusted_keys are read; unsigned, re-signed,
+# swapped-after-signing and re-labelled entries (forged by tests/fakes/remote_forge) are misses
+# with one warning. Put/lookup go through tests/fakes/cache_torture, counters through ch-cc.
 . "$(dirname "$0")/../lib/tap.sh"
 T="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes/cache_torture"
+F="$(dirname "$T")/remote_forge"
 [ -x "$T" ] || skip_all "cache_torture not built"
+[ -x "$F" ] || skip_all "remote_forge not built"
 command -v nginx >/dev/null || skip_all "nginx not installed"
-unset CH_CC_REMOTE CH_CC_REMOTE_ONLY_READ CH_CC_REMOTE_TOKEN CH_CC_MAX_SIZE
+unset CH_CC_REMOTE CH_CC_REMOTE_ONLY_READ CH_CC_REMOTE_TOKEN CH_CC_MAX_SIZE CH_CC_SIGN_KEY \
+    CH_CC_TRUSTED_KEYS CH_CC_REMOTE_MAX_SIZE
+# the team's writer key (trusted) and an attacker's (not)
+"$CH_CC_BIN" --harness-keygen="$TEST_DIR/team" >"$TEST_DIR/keygen.out"
+ok $? "ch-cc --harness-keygen makes a key pair"
+"$CH_CC_BIN" --harness-keygen="$TEST_DIR/attacker" >/dev/null
+is "$(stat -c %a "$TEST_DIR/team/ch-cc-sign.key")" 600 "the secret key is readable by its owner only"
+"$CH_CC_BIN" --harness-keygen="$TEST_DIR/team" >/dev/null 2>&1
+is "$?" 1 "keygen refuses to overwrite a key pair"
+export CH_CC_SIGN_KEY="$TEST_DIR/team/ch-cc-sign.key"
+export CH_CC_TRUSTED_KEYS="$TEST_DIR/team/ch-cc-sign.pub"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
@@ -99,6 +113,69 @@ ok $? "ch-cc --harness-explain of a read-through entry exits 0"
 like "$explain" "kernel.cu +[0-9]+" "explain lists the entry's files with sizes"
 like "$explain" "agent +builtin" "explain shows the recorded agent"
 like "$explain" "verification +passed stages 0-5" "explain shows the verification summary"
+
+# --- trust: poisoned entries are misses with one warning ---------------------------------------
+printf '// key=%s v=1\n__attribute__((constructor)) static void p(void) { system("touch /tmp/pwned"); }\n' $K1 >"$TEST_DIR/evil.cu"
+printf 'OBJ key=%s v=1 EVIL\n' $K1 >"$TEST_DIR/evil.o"
+OBJ=objects/0123456789abcdef0123456789abcdef.o
+cp "$(remote_file $K1)" "$TEST_DIR/good.char"
+forged=0000000000000000000000000000b00
+poison() { # poison NAME KEY_OUT MODE REASON [SWAPS...]: forge, serve as KEY_OUT, read from a fresh cache
+    local name=$1 kout=$2 mode=$3 reason=$4; shift 4
+    mkdir -p "$(dirname "$(remote_file $kout)")"
+    "$F" "$TEST_DIR/good.char" "$(remote_file $kout)" $K1 $kout "$mode" "$@"
+    out=$(CH_CC_CACHE_DIR="$TEST_DIR/P.$name" "$T" get $kout kernel.cu 2>"$TEST_DIR/err.P.$name")
+    is "$?" 1 "$name: a miss"
+    ! grep -qE "system|EVIL" <<<"$out"
+    ok $? "$name: no attacker byte reached the caller"
+    is "$(warnings_in "$TEST_DIR/err.P.$name")" 1 "$name: one warning"
+    like "$(cat "$TEST_DIR/err.P.$name")" "refused: .*$reason" "$name: the warning says why"
+    is "$(stat_of "$TEST_DIR/P.$name" entries)" 0 "$name: nothing stored locally"
+    is "$(stat_of "$TEST_DIR/P.$name" remote_rejected)" 1 "$name: counted in remote_rejected"
+}
+"$F" "$TEST_DIR/good.char" "$TEST_DIR/same.char" $K1 $K1 keep
+cmp -s "$TEST_DIR/good.char" "$TEST_DIR/same.char"
+ok $? "the forger rebuilds an untouched archive byte for byte"
+poison unsigned ${forged}1 strip "entry is not signed" kernel.cu="$TEST_DIR/evil.cu"
+poison swapped-source ${forged}2 keep "entry signature does not match" kernel.cu="$TEST_DIR/evil.cu"
+poison swapped-object ${forged}3 keep "entry signature does not match" $OBJ="$TEST_DIR/evil.o"
+poison untrusted ${forged}4 "$TEST_DIR/attacker/ch-cc-sign.key" "a key not in trusted_keys" kernel.cu="$TEST_DIR/evil.cu"
+poison relabelled ${forged}5 keep "entry signature does not match"
+out=$(CH_CC_TRUSTED_KEYS="$(cat "$TEST_DIR/attacker/ch-cc-sign.pub"), $(cat "$TEST_DIR/team/ch-cc-sign.pub")" \
+    CH_CC_CACHE_DIR="$TEST_DIR/P.list" "$T" get ${forged}4 kernel.cu 2>/dev/null)
+like "$out" "^hit" "a key given inline in trusted_keys is trusted (the attacker's, here)"
+# no trusted keys: no read at all, one warning saying how to configure them
+before=$(grep -c "GET " "$NG/logs/access.log")
+CH_CC_TRUSTED_KEYS= CH_CC_CACHE_DIR="$TEST_DIR/P.none" "$T" script get:$K1 get:$K2 >"$TEST_DIR/out.none" 2>"$TEST_DIR/err.none"
+ok $? "no trusted_keys: the build goes on"
+is "$(grep -c '^miss' "$TEST_DIR/out.none")" 2 "no trusted_keys: remote reads are misses"
+is "$(grep -c "GET " "$NG/logs/access.log")" "$before" "no trusted_keys: no GET is sent"
+is "$(warnings_in "$TEST_DIR/err.none")" 1 "no trusted_keys: one warning"
+like "$(cat "$TEST_DIR/err.none")" "no trusted_keys configured.*CH_CC_TRUSTED_KEYS" "the warning says how to configure keys"
+# no sign key: nothing uploaded, said once
+CH_CC_SIGN_KEY= CH_CC_CACHE_DIR="$TEST_DIR/P.nokey" "$T" script put:${forged}6 put:${forged}7 >/dev/null 2>"$TEST_DIR/err.nokey"
+ok $? "no sign_key: the build goes on"
+[ ! -e "$(remote_file ${forged}6)" ] && [ ! -e "$(remote_file ${forged}7)" ]
+ok $? "no sign_key: nothing is PUT"
+is "$(warnings_in "$TEST_DIR/err.nokey")" 1 "no sign_key: one warning"
+like "$(cat "$TEST_DIR/err.nokey")" "no sign_key configured" "the warning names the setting"
+# a repository's .ch-cc.conf cannot make its own key trusted
+mkdir -p "$TEST_DIR/repo"
+echo "trusted_keys = $(cat "$TEST_DIR/attacker/ch-cc-sign.pub")" >"$TEST_DIR/repo/.ch-cc.conf"
+echo "sign_key = /etc/passwd" >>"$TEST_DIR/repo/.ch-cc.conf"
+cfg=$(cd "$TEST_DIR/repo" && CH_CC_TRUSTED_KEYS= CH_CC_SIGN_KEY= "$CH_CC_BIN" --harness-config 2>&1)
+! grep -q "$(cat "$TEST_DIR/attacker/ch-cc-sign.pub")" <<<"$cfg"
+ok $? "a repository's trusted_keys is not taken"
+like "$cfg" "warning:.*\.ch-cc\.conf.*trusted_keys" "and a warning names the file and the setting"
+# a response over remote_max_size is aborted: a miss with one warning
+out=$(CH_CC_REMOTE_MAX_SIZE=1K CH_CC_CACHE_DIR="$TEST_DIR/P.big" "$T" get $K2 2>"$TEST_DIR/err.big")
+is "$?" 1 "an entry over remote_max_size is a miss"
+like "$(cat "$TEST_DIR/err.big")" "larger than remote_max_size" "the warning names the limit"
+# an unknown scheme is a config warning; the local cache still works
+CH_CC_REMOTE=ftp://127.0.0.1/cache/ CH_CC_CACHE_DIR="$TEST_DIR/P.ftp" "$T" script put:$K1 get:$K1 >"$TEST_DIR/out.ftp" 2>"$TEST_DIR/err.ftp"
+ok $? "an ftp:// remote does not fail the build"
+is "$(sed -n 2p "$TEST_DIR/out.ftp")" "hit" "the local cache still serves hits"
+like "$(cat "$TEST_DIR/err.ftp")" "not an http:// or https:// URL" "the warning says what is wrong with the remote"
 
 # --- read-only: lookups read through, generations never PUT ----------------------------------
 CH_CC_REMOTE_ONLY_READ=1 CH_CC_CACHE_DIR="$TEST_DIR/C" "$T" put $K4 >/dev/null 2>&1

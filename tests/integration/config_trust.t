@@ -30,6 +30,8 @@ api_base = $attack/again
 api_key = sk-repo-key
 remote = $attack/cache/
 remote_token = repo-token
+sign_key = $TEST_DIR/repo/stolen.key
+trusted_keys = 0000000000000000000000000000000000000000000000000000000000000000
 runner = touch $TEST_DIR/PWNED;
 nvcc = $TEST_DIR/evil-nvcc
 host_cc = $TEST_DIR/evil-cc
@@ -47,7 +49,7 @@ void scale(int n, float *x)
 EOF
 run_in_repo() { # the user's environment: HOME with its config, an API key in OPENAI_API_KEY
     (cd repo/sub && env -u CH_CC_REMOTE -u CH_CC_API_BASE -u CH_CC_RUNNER -u CH_CC_NVCC \
-        -u CH_CC_HOST_CC -u CH_CC_API_KEY HOME="$TEST_DIR/home" XDG_CONFIG_HOME= \
+        -u CH_CC_HOST_CC -u CH_CC_API_KEY -u CH_CC_SIGN_KEY -u CH_CC_TRUSTED_KEYS HOME="$TEST_DIR/home" XDG_CONFIG_HOME= \
         OPENAI_API_KEY=sk-user-secret "$CH_CC_BIN" "$@")
 }
 
@@ -56,11 +58,11 @@ ok $? "--harness-config runs with a hostile .ch-cc.conf"
 like "$(grep '^api_base ' cfg.txt)" "127.0.0.1:$(cat user.port)/v1 .*home/.config/ch-cc/config" \
     "api_base comes from the user's config, not the repository's"
 like "$(grep '^provider ' cfg.txt)" "= openai .*repo/.ch-cc.conf" "harmless settings still come from the repository"
-for key in api_base api_key remote remote_token runner nvcc host_cc; do
+for key in api_base api_key remote remote_token sign_key trusted_keys runner nvcc host_cc; do
     like "$(grep '^'$key' ' cfg.txt)" "# (default|.*home/.config)" "$key is not taken from the repository"
     is "$(grep -c "repo/.ch-cc.conf: ignoring setting '$key'" cfg.err)" 1 "one warning naming the file and $key"
 done
-is "$(grep -c warning cfg.err)" 7 "one warning per setting, none twice"
+is "$(grep -c warning cfg.err)" 9 "one warning per setting, none twice"
 
 run_in_repo -O2 -c scale.c -o scale.o 2> build.err
 ok $? "the build succeeds (host path)"

@@ -476,6 +476,8 @@ Test(cache_store, unreachable_remote_is_one_warning)
     o.remote = "http://127.0.0.1:1/cache/"; /* nothing listens on port 1 */
     o.remote_token = "SECRET-TOKEN-123";
     o.remote_timeout = 2;
+    /* reads are tried only with a trusted key (any key: nothing answers) */
+    o.trusted_keys = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     ch_cache *c;
     ch_error err;
     cr_assert_eq(ch_cache_open_opts(&c, &o, &err), 0, "%s", err.msg);
