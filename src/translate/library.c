@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <isl/aff.h>
+#include <isl/map.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+#include <isl/val.h>
+
 #include "ch/embed.h"
 #include "printer.h"
 
@@ -113,8 +120,18 @@ static char *loop_extent(const ch_entry *e, const ch_tr_loop *l)
  * statement's loops: the parameter and the two loops' positions in s->loops. */
 typedef struct matrix_ref {
     const ch_param *p;
-    size_t row, col; /* indices into s->loops */
+    size_t row, col;   /* indices into s->loops */
+    const char *shape; /* a flattened pointer's "[*][ROW_LENGTH]" (borrowed), else NULL */
 } matrix_ref;
+
+/* The row length a matrix is declared or split with, as C (malloc'd). */
+static char *row_length(const matrix_ref *r)
+{
+    if (!r->shape)
+        return ch_xstrdup(r->p->dims[1]);
+    size_t n = strlen(r->shape);
+    return ch_xstrndup(r->shape + 4, n - 5); /* between "[*][" and "]" */
+}
 
 static int loop_of_counter(const ch_tr_model *m, const ch_tr_stmt *s, const ch_ir *x, size_t *at)
 {
@@ -128,8 +145,82 @@ static int loop_of_counter(const ch_tr_model *m, const ch_tr_stmt *s, const ch_i
     return 0;
 }
 
+/* Output dimension `out` of an access is input dimension *at, with nothing added. */
+static int copies_one_input(isl_multi_aff *ma, int out, size_t *at)
+{
+    isl_aff *aff = isl_multi_aff_get_aff(ma, out);
+    isl_val *c = isl_aff_get_constant_val(aff);
+    int ok = isl_val_is_zero(c) == isl_bool_true, found = 0;
+    isl_val_free(c);
+    isl_size n_in = isl_aff_dim(aff, isl_dim_in), n_par = isl_aff_dim(aff, isl_dim_param);
+    for (int i = 0; ok && i < n_par; i++) {
+        isl_val *v = isl_aff_get_coefficient_val(aff, isl_dim_param, i);
+        ok = isl_val_is_zero(v) == isl_bool_true;
+        isl_val_free(v);
+    }
+    for (int i = 0; ok && i < n_in; i++) {
+        isl_val *v = isl_aff_get_coefficient_val(aff, isl_dim_in, i);
+        if (isl_val_is_one(v) == isl_bool_true && !found) {
+            found = 1;
+            *at = (size_t)i;
+        } else if (isl_val_is_zero(v) != isl_bool_true) {
+            ok = 0;
+        }
+        isl_val_free(v);
+    }
+    isl_aff_free(aff);
+    return ok && found;
+}
+
+/* A flattened pointer the model split into rows ("[*][nj]", model.c): its accesses in s (reads
+ * and writes together) must be one element per instance, X[counter][counter]. */
+static int flat_matrix_of(const ch_tr_model *m, const ch_tr_stmt *s, const ch_ir *x,
+                          matrix_ref *out)
+{
+    const ch_ir *base = x->kids[0];
+    const ch_entry *e = m->entry;
+    if (base->kind != CH_IR_VAR || base->param_index < 0 ||
+        (size_t)base->param_index >= e->n_params)
+        return 0;
+    const ch_param *p = &e->params[base->param_index];
+    const ch_tr_array *a = NULL;
+    for (size_t i = 0; i < m->n_arrays && !a; i++)
+        if (!m->arrays[i].decl && strcmp(m->arrays[i].name, p->name) == 0)
+            a = &m->arrays[i];
+    if (p->role != CH_ROLE_POINTER || !a || a->ndims != 2 || !a->shape ||
+        strncmp(a->shape, "[*][", 4) != 0)
+        return 0;
+    isl_union_map *acc =
+        isl_union_map_union(isl_union_map_copy(a->reads), isl_union_map_copy(a->must_writes));
+    acc = isl_union_map_union(acc, isl_union_map_copy(a->may_writes));
+    acc = isl_union_map_intersect_domain(acc, isl_union_set_from_set(isl_set_copy(s->domain)));
+    acc = isl_union_map_coalesce(acc);
+    int ok = isl_union_map_n_map(acc) == 1 && isl_union_map_is_single_valued(acc) == isl_bool_true;
+    if (ok) {
+        /* without the domain's bounds, which the statement's loops already give */
+        isl_map *map = isl_map_from_union_map(acc);
+        map = isl_map_gist_domain(map, isl_map_domain(isl_map_copy(map)));
+        isl_pw_multi_aff *pma = isl_pw_multi_aff_from_map(map);
+        acc = NULL;
+        ok = isl_pw_multi_aff_n_piece(pma) == 1;
+        isl_multi_aff *ma = ok ? isl_pw_multi_aff_as_multi_aff(pma) : NULL;
+        if (!ok)
+            isl_pw_multi_aff_free(pma);
+        ok = ok && copies_one_input(ma, 0, &out->row) && copies_one_input(ma, 1, &out->col);
+        isl_multi_aff_free(ma);
+    }
+    isl_union_map_free(acc);
+    if (!ok)
+        return 0;
+    out->p = p;
+    out->shape = a->shape;
+    return out->row != out->col;
+}
+
 static int matrix_of(const ch_tr_model *m, const ch_tr_stmt *s, const ch_ir *x, matrix_ref *out)
 {
+    if (x->kind == CH_IR_INDEX && x->kids[0]->kind == CH_IR_VAR)
+        return flat_matrix_of(m, s, x, out);
     if (x->kind != CH_IR_INDEX || x->kids[0]->kind != CH_IR_INDEX)
         return 0;
     const ch_ir *base = x->kids[0]->kids[0];
@@ -141,6 +232,7 @@ static int matrix_of(const ch_tr_model *m, const ch_tr_stmt *s, const ch_ir *x, 
     if (p->role != CH_ROLE_ARRAY || p->ndims != 2 || !p->dims[1] || !*p->dims[1])
         return 0;
     out->p = p;
+    out->shape = NULL;
     return loop_of_counter(m, s, x->kids[0]->kids[1], &out->row) &&
            loop_of_counter(m, s, x->kids[1], &out->col) && out->row != out->col;
 }
@@ -254,9 +346,9 @@ static int match_update(const ch_tr_model *m, const ch_tr_stmt *s, ch_tr_gemm *g
     g->m = loop_extent(e, &m->loops[s->loops[cref->row]]);
     g->n = loop_extent(e, &m->loops[s->loops[cref->col]]);
     g->k = loop_extent(e, &m->loops[s->loops[k]]);
-    g->lda = ch_xstrdup(a.p->dims[1]);
-    g->ldb = ch_xstrdup(b.p->dims[1]);
-    g->ldc = ch_xstrdup(cref->p->dims[1]);
+    g->lda = row_length(&a);
+    g->ldb = row_length(&b);
+    g->ldc = row_length(cref);
     return g->m && g->n && g->k;
 }
 

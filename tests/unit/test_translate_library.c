@@ -86,6 +86,37 @@ Test(translate_library, transposes_and_forms)
                 "double C=A*B (n n n) ld(n n n) 1 1");
 }
 
+/* Flattened pointers split into rows by the model (C[i * nj + j]) are matrices too: the row
+ * length comes from the split, the subscripts from the exact access relations. Two different
+ * reads of one pointer, or an operand indexed by the wrong counters, are no GEMM. */
+Test(translate_library, flattened_pointers)
+{
+    expect_gemm("void s(int ni, int nj, int nk, float alpha, const float *A, const float *B, "
+                "float beta, float *C)\n{\n    for (int i = 0; i < ni; i++) {\n"
+                "        for (int j = 0; j < nj; j++)\n            C[i * nj + j] *= beta;\n"
+                "        for (int k = 0; k < nk; k++)\n            for (int j = 0; j < nj; j++)\n"
+                "                C[i * nj + j] += alpha * A[i * nk + k] * B[k * nj + j];\n"
+                "    }\n}\n",
+                "float C=A*B (ni nj nk) ld(nk nj nj) (alpha) (beta)");
+    expect_gemm("void s(int ni, int nj, int nk, const float *A, const float *B, float *C)\n{\n"
+                "    for (int i = 0; i < ni; i++)\n        for (int j = 0; j < nj; j++)\n"
+                "            for (int k = 0; k < nk; k++)\n"
+                "                C[i * nj + j] += A[k * ni + i] * B[j * nk + k];\n}\n",
+                "float C=A^T*B^T (ni nj nk) ld(ni nk nj) 1 1");
+    char *got = gemm_of("void s(int n, const float *A, float *C)\n{\n"
+                        "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
+                        "            for (int k = 0; k < n; k++)\n"
+                        "                C[i * n + j] += A[i * n + k] * A[k * n + j];\n}\n");
+    cr_expect_str_eq(got, "none", "two reads of one pointer");
+    free(got);
+    got = gemm_of("void s(int n, const float *A, const float *B, float *C)\n{\n"
+                  "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
+                  "            for (int k = 0; k < n; k++)\n"
+                  "                C[i * n + j] += A[i * n + k] * B[k * n + i];\n}\n");
+    cr_expect_str_eq(got, "none", "B indexed by (k, i)");
+    free(got);
+}
+
 /* Near misses get no library candidate: an operand indexed by the wrong loops (not a
  * transpose), the output read as an operand (aliasing), mixed element types, an alpha of
  * another type, an update that is not a sum, a store that is not an accumulation, a triangular
