@@ -2,6 +2,7 @@
  * and maps to one cuBLAS call (operands, transposes, sizes, leading dimensions, alpha and beta),
  * which near misses it refuses, when tol() admits TF32, that the candidate compiles with nvcc,
  * and that the object check accepts its cuBLAS calls only because it declares the library. */
+#include "ch/checklist.h"
 #include "ch/fsutil.h"
 #include "ch/translate.h"
 #include "ch/verify.h"
@@ -249,4 +250,27 @@ Test(translate_library, compiles_and_passes_object_check, .timeout = 300)
     free(obj);
     ch_remove_tree(dir, &err);
     free(dir);
+}
+
+/* Both precisions pass the static check (stage 0) against the entry's checklist: allowed
+ * headers, the launcher's signature, a library call as the GPU work. */
+Test(translate_library, passes_static_check)
+{
+    for (int prec = CH_TR_PREC_NATIVE; prec <= CH_TR_PREC_TF32; prec++) {
+        ch_entry_list l;
+        ch_tr_model *m = model_of("tol(1e-2)", GEMM_BODY, &l);
+        char *src = ch_tr_library_cuda(m, (ch_tr_precision)prec, NULL);
+        cr_assert(src);
+        ch_checklist c;
+        ch_error err;
+        cr_assert_eq(ch_checklist_derive(&l.items[0], &c, &err), 0, "%s", err.msg);
+        ch_strbuf msg;
+        ch_strbuf_init(&msg);
+        cr_expect_eq(ch_static_check(&c, src, &msg, NULL), 0, "%s", msg.data ? msg.data : "");
+        ch_strbuf_free(&msg);
+        ch_checklist_free(&c);
+        free(src);
+        ch_tr_model_free(m);
+        ch_entry_list_free(&l);
+    }
 }
