@@ -88,6 +88,24 @@ char *ch_link_cuda_libdir(const char *nvcc_path)
     return dir ? dir : ch_xstrdup("/usr/local/cuda/lib64");
 }
 
+/* The CUDA libraries a linked kernel may call (a translator library variant calls cuBLAS; its
+ * source says "ch-cc library: cublas"). Only the shared libcublas exists in some toolkits, so it
+ * is linked --as-needed: a program none of whose kernels calls cuBLAS does not depend on it,
+ * and one that does finds it through the run path of the toolkit's library folder. Nothing is
+ * added when the toolkit has no cuBLAS (the verifier's link of such a candidate fails first). */
+static void link_libraries(const char *libdir, ch_strvec *out)
+{
+    char *so = ch_path_join(libdir, "libcublas.so");
+    int have = ch_file_exists(so);
+    free(so);
+    if (!have)
+        return;
+    ch_strvec_push(out, "-Wl,--push-state,--as-needed");
+    ch_strvec_push(out, "-lcublas");
+    ch_strvec_push(out, "-Wl,--pop-state");
+    ch_strvec_push_owned(out, ch_xasprintf("-Wl,-rpath,%s", libdir));
+}
+
 void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out)
 {
     char *lib = ch_link_cuda_libdir(nvcc_path);
@@ -100,6 +118,7 @@ void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out)
     ch_strvec_push(out, "-ldl");
     ch_strvec_push(out, "-lstdc++");
     ch_strvec_push(out, "-lm");
+    link_libraries(lib, out);
     free(lib);
 }
 

@@ -247,6 +247,35 @@ typedef struct ch_tr_cuda_opts {
  * their helpers, formatted and commented (malloc'd). */
 char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o);
 
+/* --- library variants (library.c) --- */
+
+/* The arithmetic a library candidate asks for. NATIVE: the element type's own (FP32 sums of
+ * FP32 products, FP64 for double); TF32: tensor cores on inputs rounded to TF32, FP32 sums. */
+typedef enum ch_tr_precision { CH_TR_PREC_NATIVE = 0, CH_TR_PREC_TF32 } ch_tr_precision;
+const char *ch_tr_precision_name(ch_tr_precision prec); /* "native", "tf32" */
+/* Whether e's tol() admits the error of prec (NATIVE always; the rule is in library.c). */
+int ch_tr_precision_admitted(const ch_entry *e, ch_tr_precision prec);
+
+/* A body that is one GEMM on row-major 2-D array parameters: C = alpha * op(A) * op(B) +
+ * beta * C, where op transposes an operand read as A[k][r] (B[c][k]) instead of A[r][k]
+ * (B[k][c]). Texts are C expressions of the scalar parameters (owned). */
+typedef struct ch_tr_gemm {
+    ch_scalar elem;        /* CH_T_FLOAT or CH_T_DOUBLE, the same for the three */
+    const char *a, *b, *c; /* parameter names (borrowed from the entry) */
+    int trans_a, trans_b;
+    char *m, *n, *k;       /* rows and columns of C, terms of each sum */
+    char *lda, *ldb, *ldc; /* the row lengths the parameters are declared with */
+    char *alpha, *beta;    /* beta: "1" without a scaling statement, "0" for C = 0 */
+} ch_tr_gemm;
+/* 1 with g filled (free it with ch_tr_gemm_free) when m's whole body is a GEMM, else 0. */
+int ch_tr_gemm_match(const ch_tr_model *m, ch_tr_gemm *g);
+void ch_tr_gemm_free(ch_tr_gemm *g);
+/* The candidate source that calls cuBLAS for m's body in precision prec: NAME_device_launcher
+ * (one cublasGemmEx on device buffers) and the host NAME_launcher; its opening comment says
+ * "ch-cc library: cublas" and "ch-cc precision: fp32|tf32|fp64". NULL when the body is not a
+ * GEMM, or prec is not admitted by the entry's tol() or does not apply to its type. */
+char *ch_tr_library_cuda(const ch_tr_model *m, ch_tr_precision prec, const char *header);
+
 /* What ch_tr_print writes (bits). */
 enum {
     CH_TR_PRINT_STMTS = 1, /* "S1 at 7:9: C[i][j] += ...;" and its domain */

@@ -110,6 +110,13 @@ int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSO
  * destructor but nvcc's registration, and no system call instruction. Returns 0 when the object
  * at path passes; 1 with a one-line message in msg. */
 int ch_object_check(const char *path, ch_strbuf *msg);
+/* Libraries a candidate may call from its host side when it declares them (bits). */
+enum { CH_OBJECT_LIB_CUBLAS = 1u };
+/* The libraries src declares it uses: "ch-cc library: cublas" in its text (the translator's
+ * library variants write it in their opening comment). */
+unsigned ch_object_libraries_declared(const char *src);
+/* ch_object_check with the host entry points of the libraries in libs allowed as well. */
+int ch_object_check_libs(const char *path, unsigned libs, ch_strbuf *msg);
 /* Whether an undefined symbol of host code is on the object check's allow-list. */
 int ch_object_symbol_allowed(const char *name);
 

@@ -563,6 +563,30 @@ static const char *verdict(const ch_candidate *c)
     return "pending";
 }
 
+/* The arithmetic a candidate declares ("ch-cc precision: tf32" in its source, as the
+ * translator's library variants write it: fp32, tf32, fp64), else "native": the element
+ * types' own, as the C body computes. The table says which precision the winner used. */
+static void add_precision(cJSON *o, const char *src)
+{
+    static const char mark[] = "ch-cc precision: ";
+    const char *p = src ? strstr(src, mark) : NULL;
+    char word[16] = "native";
+    if (p) {
+        p += sizeof mark - 1;
+        size_t n = 0;
+        while (n + 1 < sizeof word &&
+               ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9')))
+            n++;
+        if (n) {
+            memcpy(word, p, n);
+            word[n] = '\0';
+        }
+    }
+    cJSON_AddStringToObject(o, "precision", word);
+    cJSON_AddStringToObject(o, "library",
+                            src && strstr(src, "ch-cc library: cublas") ? "cublas" : "");
+}
+
 static cJSON *candidate_json(const ch_candidate *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -570,6 +594,7 @@ static cJSON *candidate_json(const ch_candidate *c)
     add_id(o, "parent", c->parent);
     cJSON_AddNumberToObject(o, "round", c->round);
     add_str(o, "design", c->design);
+    add_precision(o, c->source);
     cJSON_AddStringToObject(o, "source_hash", c->hash);
     cJSON_AddStringToObject(o, "stage", ch_stage_name(c->report.stage));
     cJSON_AddStringToObject(o, "verdict", verdict(c));

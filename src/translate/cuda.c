@@ -1546,6 +1546,8 @@ static void emit_bitwise(ch_strbuf *out, const char *op, ch_scalar t)
 }
 
 /* The file's helpers for `code` (the kernels and the launcher). */
+static void emit_reserve(ch_strbuf *out, const char *n);
+
 static void emit_support(printer *pr, ch_strbuf *out, const char *code)
 {
     const char *n = pr->e->name;
@@ -1633,8 +1635,13 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
     char *reserve = ch_xasprintf("%s_reserve(", n);
     int reserves = strstr(code, reserve) != NULL;
     free(reserve);
-    if (!reserves)
-        return;
+    if (reserves)
+        emit_reserve(out, n);
+}
+
+/* NAME_reserve: the launchers' device buffers kept across calls. */
+static void emit_reserve(ch_strbuf *out, const char *n)
+{
     ch_strbuf_addf(out,
                    "/* Grows a device buffer kept across calls to at least `bytes`; 0 on "
                    "success. */\nstatic int %s_reserve(void **buf, size_t *have, size_t bytes)\n"
@@ -1733,9 +1740,8 @@ static void device_args(const ch_entry *e, ch_strbuf *out)
     }
 }
 
-static void emit_launcher(printer *pr, ch_strbuf *out)
+static void emit_launcher(const ch_entry *e, ch_strbuf *out)
 {
-    const ch_entry *e = pr->e;
     int device = e->clauses.device;
     ch_strbuf_adds(out, "/* The launcher: ");
     if (device)
@@ -1782,6 +1788,18 @@ static void emit_launcher(printer *pr, ch_strbuf *out)
     ch_strbuf_adds(out, "}\n");
 }
 
+void tr_emit_host_launcher(const ch_entry *e, ch_strbuf *out)
+{
+    if (!e->clauses.device)
+        emit_reserve(out, e->name);
+    emit_launcher(e, out);
+}
+
+void tr_launcher_params(const ch_entry *e, ch_strbuf *out)
+{
+    launcher_params(e, out);
+}
+
 char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
 {
     const ch_tr_model *m = p->m;
@@ -1797,7 +1815,7 @@ char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
     ch_strbuf launcher;
     ch_strbuf_init(&launcher);
     emit_device_launcher(&pr, &launcher, tree);
-    emit_launcher(&pr, &launcher);
+    emit_launcher(pr.e, &launcher);
     isl_ast_node_free(tree);
 
     ch_strbuf out;

@@ -52,6 +52,12 @@ size_t tr_mark_kernel(const printer *pr, isl_ast_node *node);
 char *tr_extent_text(const ch_param *p);
 /* The C type a loop counter is bound with. */
 const char *tr_counter_type(const printer *pr, const ch_tr_loop *l);
+/* The host NAME_launcher of the scaffold contract (copy in, NAME_device_launcher, synchronize,
+ * copy out) and the buffer helper it uses, for a translation whose device launcher is printed
+ * elsewhere (library.c). */
+void tr_emit_host_launcher(const ch_entry *e, ch_strbuf *out);
+/* The C function's parameters as the launchers declare them. */
+void tr_launcher_params(const ch_entry *e, ch_strbuf *out);
 /* Appends a statement's text inside a comment (without closing it early). */
 void tr_comment_text(ch_strbuf *out, const char *text);
 

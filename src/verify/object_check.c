@@ -35,6 +35,30 @@ static const char *const allowed[] = {
     "memcpy", "memmove", "memset", "memcmp", "malloc", "calloc", "realloc", "free", "aligned_alloc",
     "posix_memalign", "abs", "labs", "llabs", NULL};
 
+/* cuBLAS's host entry points (the _v2 names its header maps the plain ones to), allowed only in
+ * a candidate that declares "ch-cc library: cublas": the translator's library variants
+ * (src/translate/library.c), whose `nm -u` shows cublasCreate_v2 and cublasGemmEx, plus the
+ * GEMV/SYRK/GEMM forms and the settings a library candidate may use. The library runs only
+ * what these calls ask for on the device: no file, process or network access. */
+static const char *const cublas_symbols[] = {"cublasCreate_v2",
+                                             "cublasDestroy_v2",
+                                             "cublasGetVersion_v2",
+                                             "cublasSetStream_v2",
+                                             "cublasGetStream_v2",
+                                             "cublasSetMathMode",
+                                             "cublasGetMathMode",
+                                             "cublasSetPointerMode_v2",
+                                             "cublasSetWorkspace_v2",
+                                             "cublasGemmEx",
+                                             "cublasSgemm_v2",
+                                             "cublasDgemm_v2",
+                                             "cublasSgemv_v2",
+                                             "cublasDgemv_v2",
+                                             "cublasSsyrk_v2",
+                                             "cublasDsyrk_v2",
+                                             "cublasGemmStridedBatchedEx",
+                                             NULL};
+
 /* libm functions, each also with the f and l suffixes (sinf, sinl). */
 static const char *const math[] = {
     "acos",   "asin",    "atan",  "atan2",     "cos",    "sin",      "tan",       "cosh",
@@ -145,7 +169,17 @@ static const Elf64_Sym *symbols(const elf_view *v, size_t *count, size_t *strtab
     return NULL;
 }
 
-static int check_undefined(const elf_view *v, ch_strbuf *msg)
+unsigned ch_object_libraries_declared(const char *src)
+{
+    return src && strstr(src, "ch-cc library: cublas") ? CH_OBJECT_LIB_CUBLAS : 0u;
+}
+
+static int library_symbol(const char *name, unsigned libs)
+{
+    return (libs & CH_OBJECT_LIB_CUBLAS) && in_list(cublas_symbols, name);
+}
+
+static int check_undefined(const elf_view *v, unsigned libs, ch_strbuf *msg)
 {
     size_t n = 0, strtab = 0;
     const Elf64_Sym *sym = symbols(v, &n, &strtab);
@@ -157,7 +191,7 @@ static int check_undefined(const elf_view *v, ch_strbuf *msg)
             ch_strbuf_adds(msg, "object check: a symbol's name lies outside its table");
             return 1;
         }
-        if (*name && !ch_object_symbol_allowed(name)) {
+        if (*name && !ch_object_symbol_allowed(name) && !library_symbol(name, libs)) {
             ch_strbuf_addf(msg,
                            "object check: host code calls '%s', which a kernel's launcher may "
                            "not use (CUDA runtime, memory and math functions only)",
@@ -243,6 +277,11 @@ static int check_syscalls(const elf_view *v, ch_strbuf *msg)
 
 int ch_object_check(const char *path, ch_strbuf *msg)
 {
+    return ch_object_check_libs(path, 0, msg);
+}
+
+int ch_object_check_libs(const char *path, unsigned libs, ch_strbuf *msg)
+{
     char *text = NULL;
     size_t len = 0;
     ch_error err;
@@ -254,7 +293,7 @@ int ch_object_check(const char *path, ch_strbuf *msg)
     int rejected = len > MAX_OBJECT_BYTES;
     if (rejected)
         ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
-    rejected = rejected || open_view(&v, text, len, msg) || check_undefined(&v, msg) ||
+    rejected = rejected || open_view(&v, text, len, msg) || check_undefined(&v, libs, msg) ||
                check_constructors(&v, msg) || check_syscalls(&v, msg);
     free(text);
     return rejected;

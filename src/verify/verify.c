@@ -816,7 +816,7 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
         ch_strbuf why;
         ch_strbuf_init(&why);
         char *obj = ch_path_join(work, "candidate.o");
-        if (ch_object_check(obj, &why) != 0)
+        if (ch_object_check_libs(obj, ch_object_libraries_declared(src), &why) != 0)
             failed = stage_fail(rep, CH_STAGE_COMPILE, ch_strbuf_detach(&why));
         ch_strbuf_free(&why);
         free(obj);

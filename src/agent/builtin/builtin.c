@@ -25,6 +25,8 @@ typedef struct tr_variant {
     int tm, tn, tk, ty, tx; /* GEMM-like kernels in register-blocked tiles (0: none) */
     int rows;               /* values of c0 a thread runs in plain 2-D kernels (0: one) */
     int mma;                /* fp64 tile sums on the tensor cores */
+    int library;            /* a call to cuBLAS when the whole body is a GEMM (library.c) */
+    ch_tr_precision prec;   /* library: the arithmetic, proposed only when tol() admits it */
 } tr_variant;
 
 /* The first two keep the C body's order of every floating addition (results equal the host's
@@ -34,25 +36,30 @@ typedef struct tr_variant {
  * fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
  * proposed when some kernel does. */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0, 0, 0},
-    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0, 0, 0},
-    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0, 0},
-    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 0},
-    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0, 0},
-    {7, CH_TR_ISL_SCHEDULE, 256, 32, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0},
-    {8, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 1},
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE},
+    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+     CH_TR_PREC_NATIVE},
+    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     CH_TR_PREC_NATIVE},
+    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     CH_TR_PREC_NATIVE},
+    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE},
+    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE},
+    {7, CH_TR_ISL_SCHEDULE, 256, 32, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, CH_TR_PREC_NATIVE},
+    {8, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 1, 0, CH_TR_PREC_NATIVE},
+    {9, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_NATIVE},
+    {10, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_TF32},
 };
-/* The order they are proposed in: shared-memory tiles (the sixth and seventh, proposed only
- * when some kernel is a GEMM-like nest or a transpose) and four rows a thread (the eighth,
- * proposed only when some kernel is a plain 2-D one: stencils) right after the exact first
- * variant, since they are where the speed of those kernels is; before them the ninth, fp64
- * tiles on the tensor cores (proposed only when some kernel sums products of two double
- * tiles). The eighth's blocks are 32x4:
- * with four rows a thread they cover 32x16 points (a 5-point stencil on the H200: 75% of the
- * copy floor, 72% with 32x8, 64% with two rows a thread, 60% with eight). */
-static const size_t tr_order[] = {0, 8, 5, 6, 7, 1, 2, 3, 4};
+/* The order they are proposed in, after the exact first variant: cuBLAS (the tenth and
+ * eleventh, proposed only when the whole body is a GEMM, the eleventh only when tol() admits
+ * TF32), fp64 tiles on the tensor cores (the ninth, only when some kernel sums products of two
+ * double tiles), shared-memory tiles (the sixth and seventh, only when some kernel is a
+ * GEMM-like nest or a transpose) and four rows a thread (the eighth, only when some kernel is a
+ * plain 2-D one: stencils), since they are where the speed of those kernels is. The eighth's
+ * blocks are 32x4: with four rows a thread they cover 32x16 points (a 5-point stencil on the
+ * H200: 75% of the copy floor, 72% with 32x8, 64% with two rows a thread, 60% with eight). */
+static const size_t tr_order[] = {0, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
 
@@ -181,6 +188,15 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
 static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
                              const tr_variant *tv, tr_output *out, ch_error *err)
 {
+    if (tv->library) {
+        memset(out, 0, sizeof *out);
+        out->strategy = tv->strategy;
+        char *head = ch_xasprintf(TR_MARK "%d: cuBLAS GEMM, %s precision", tv->id,
+                                  ch_tr_precision_name(tv->prec));
+        out->src = ch_tr_library_cuda(model, tv->prec, head);
+        free(head);
+        return out->src ? 0 : 2;
+    }
     tr_generate(ag, model, deps, tv, tv->strategy, out, err);
     if (!out->src)
         return 1;
@@ -236,12 +252,14 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
             }
             *cuda_src = out.src;
             if (design)
-                *design = ch_xasprintf("translator v%d: %s%s%s", tv->id,
-                                       ch_tr_strategy_name(out.strategy),
-                                       out.n_tiled ? ", shared-memory tiles" : "",
-                                       out.n_mma    ? ", tensor cores"
-                                       : out.n_rows ? ", rows a thread"
-                                                    : "");
+                *design = tv->library ? ch_xasprintf("translator v%d: cuBLAS GEMM (%s)", tv->id,
+                                                     ch_tr_precision_name(tv->prec))
+                                      : ch_xasprintf("translator v%d: %s%s%s", tv->id,
+                                                     ch_tr_strategy_name(out.strategy),
+                                                     out.n_tiled ? ", shared-memory tiles" : "",
+                                                     out.n_mma    ? ", tensor cores"
+                                                     : out.n_rows ? ", rows a thread"
+                                                                  : "");
             rc = 0;
         }
     ch_tr_deps_free(deps);
