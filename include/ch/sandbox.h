@@ -54,7 +54,6 @@ enum {
     CH_ISO_CAPS = 1 << 8,
     CH_ISO_SECCOMP = 1 << 9,
     CH_ISO_RUNNER = 1 << 10,
-    CH_ISO_SPAWN = 1 << 11,
 };
 
 /* Builds the scrubbed environment for dir (NULL-terminated, owned: ch_strvec_free). */

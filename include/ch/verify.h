@@ -265,8 +265,9 @@ typedef struct ch_verify_report {
     /* for the launcher's dispatch by size (stage 5; -1 when not measured): the host path (the
      * oracle) at the tune size, and the whole launcher call at the smallest smoke size */
     double host_ms, small_ms;
-    char *work_dir; /* kept candidate directory (keep), else NULL */
-    cJSON *details; /* owned: per-stage structured results */
+    char *work_dir;            /* kept candidate directory (keep), else NULL */
+    unsigned isolation_failed; /* CH_ISO_* sandbox steps that could not be set up (ch/sandbox.h) */
+    cJSON *details;            /* owned: per-stage structured results */
 } ch_verify_report;
 
 void ch_verify_report_init(ch_verify_report *r);

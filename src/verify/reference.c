@@ -559,6 +559,7 @@ static int run_ref(const char *exe, const char *set, const char *mode, double se
     ch_sandbox_opts so;
     memset(&so, 0, sizeof so);
     so.dir = set;
+    so.cpu_only = 1;
     so.wall_seconds = seconds;
     so.cpu_seconds = (long)seconds;
     char *argv[] = {(char *)exe, (char *)set, (char *)mode, NULL};

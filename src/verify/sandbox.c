@@ -46,7 +46,7 @@ char *ch_sandbox_isolation_text(unsigned failed)
     static const char *const names[] = {
         "no_new_privs",      "user namespace", "mount namespace", "network namespace",
         "unprivileged user", "hidden paths",   "read-only root",  "run directory owner",
-        "capabilities",      "seccomp",        "runner prefix",   "spawning launcher"};
+        "capabilities",      "seccomp",        "runner prefix"};
     if (!failed)
         return ch_xstrdup("full");
     ch_strbuf sb;
@@ -179,7 +179,8 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
     /* a runner (srun, ssh) and compute-sanitizer start programs and may talk to the network */
     plan.restrict_all = !has_runner && !o->allow_spawn;
     plan.new_net = !o->allow_network && !has_runner;
-    unsigned known = (has_runner ? CH_ISO_RUNNER : 0u) | (o->allow_spawn ? CH_ISO_SPAWN : 0u);
+    /* a spawning launcher is trusted by the caller's choice: not reported as partial */
+    unsigned known = has_runner ? CH_ISO_RUNNER : 0u;
     ch_error ferr;
     if (iso_plan_filter(&plan, exe, &ferr) != 0)
         known |= CH_ISO_SECCOMP;

@@ -313,7 +313,8 @@ static unsigned set_up_mounts(const iso_plan *p)
 }
 
 /* Whether the unprivileged user can reach path: every directory on the way searchable by
- * others (a 0700 directory the mounts did not replace would make the run fail). */
+ * others (a 0700 directory the mounts did not replace would make the run fail); the path itself
+ * is the run directory (given to that user) or a program others may execute. */
 static int others_can_reach(const char *path)
 {
     char buf[PATH_MAX];
@@ -321,18 +322,16 @@ static int others_can_reach(const char *path)
     if (n == 0 || n >= sizeof buf || path[0] != '/')
         return 0;
     memcpy(buf, path, n + 1);
-    for (char *s = buf + 1;; s++) {
-        if (*s != '/' && *s != '\0')
+    struct stat st;
+    for (char *s = buf + 1; *s; s++) {
+        if (*s != '/')
             continue;
-        char keep = *s;
         *s = '\0';
-        struct stat st;
-        if (stat(buf, &st) != 0 || (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH)))
+        if (stat(buf, &st) != 0 || !(st.st_mode & S_IXOTH))
             return 0;
-        *s = keep;
-        if (!keep)
-            return 1;
+        *s = '/';
     }
+    return stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || (st.st_mode & S_IXOTH));
 }
 
 static int drop_capabilities(void)
