@@ -110,6 +110,16 @@ int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSO
  * destructor but nvcc's registration, and no system call instruction. Returns 0 when the object
  * at path passes; 1 with a one-line message in msg. */
 int ch_object_check(const char *path, ch_strbuf *msg);
+
+/* What an object is checked as: a candidate (above); a model-written reference (host C: libc
+ * memory and math only, no constructor at all: it becomes the host path of the user's program);
+ * an emitted unit taken from the cache (a candidate plus the dispatcher's getenv, stderr trace
+ * and pthread_once, and the trusted runtime's ch_rt_* entry points). */
+typedef enum { CH_OBJECT_CANDIDATE, CH_OBJECT_REFERENCE, CH_OBJECT_UNIT } ch_object_kind;
+/* ch_object_check for kind; extra_allowed (NULL-ended, or NULL) adds exact names (the user's
+ * own function a unit falls back to). */
+int ch_object_check_as(const char *path, ch_object_kind kind, const char *const *extra_allowed,
+                       ch_strbuf *msg);
 /* Whether an undefined symbol of host code is on the object check's allow-list. */
 int ch_object_symbol_allowed(const char *name);
 

@@ -484,6 +484,15 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         if ((rc = ch_write_file_atomic(impl_c, o->reference_c, strlen(o->reference_c), 0, err)) ||
             (rc = run_step(argv.items, "compiling the oracle", log, err)))
             goto done;
+        ch_strbuf why;
+        ch_strbuf_init(&why);
+        /* it runs here and becomes the host path of the user's program: judged as compiled */
+        if (ch_object_check_as(obj, CH_OBJECT_REFERENCE, NULL, &why) != 0)
+            rc = ch_error_set(err, "reference: the test author's reference for %s is refused: %s",
+                              c->name, why.data);
+        ch_strbuf_free(&why);
+        if (rc)
+            goto done;
     }
     if (c->sample) {
         ch_strbuf_reset(&src);
