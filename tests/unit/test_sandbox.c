@@ -35,8 +35,8 @@ static void setup(void)
     char *bin = under("bin");
     prog = ch_path_join(bin, "hostile");
     const char *src_dir = getenv("CH_CC_SRC") ? getenv("CH_CC_SRC") : ".";
-    char *cmd =
-        ch_xasprintf("cc -O1 -o '%s' '%s/tests/unit/data/sandbox_hostile.c'", prog, src_dir);
+    char *cmd = ch_xasprintf("cc -O1 -pthread -o '%s' '%s/tests/unit/data/sandbox_hostile.c'", prog,
+                             src_dir);
     cr_assert_eq(system(cmd), 0, "cannot compile the hostile program");
     free(cmd);
     free(bin);
@@ -113,6 +113,14 @@ Test(sandbox, benign_program_runs_and_writes_its_output)
     struct stat st;
     cr_assert_eq(stat(out, &st), 0, "the output is not in the run directory");
     free(out);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, threads_still_start)
+{
+    ch_proc_result pr;
+    run_mode("threads", "", &pr);
+    cr_assert_eq(pr.exit_code, 0, "threads refused (exit %d)", pr.exit_code);
     ch_proc_result_free(&pr);
 }
 

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,23 @@ static int show_env(void)
     return 0;
 }
 
+static void *thread_body(void *arg)
+{
+    return arg;
+}
+
+/* what CUDA does at startup: threads (clone with CLONE_THREAD) must stay allowed */
+static int threads(void)
+{
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        if (pthread_create(&t[i], NULL, thread_body, NULL) != 0)
+            return 6;
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}
+
 static int benign(const char *in)
 {
     char buf[64] = {0};
@@ -114,6 +132,8 @@ int main(int argc, char **argv)
         return trace();
     if (strcmp(mode, "env") == 0)
         return show_env();
+    if (strcmp(mode, "threads") == 0)
+        return threads();
     if (strcmp(mode, "benign") == 0)
         return benign(arg);
     return 2;
