@@ -112,16 +112,44 @@ static void add_path(const char **list, size_t *n, const char *path)
         list[(*n)++] = path;
 }
 
-static void plan_paths(const ch_sandbox_opts *o, const char *exe, iso_plan *p)
+/* Whether path may be covered by an empty tmpfs: never the root or a system directory (HOME=/
+ * in some containers), which would take the program's libraries and devices away. */
+static int hideable(const char *path)
+{
+    static const char *const system_dirs[] = {"/",     "/usr", "/etc", "/dev",   "/proc",
+                                              "/sys",  "/opt", "/lib", "/lib64", "/bin",
+                                              "/sbin", "/var", "/run", NULL};
+    char *abs = realpath(path, NULL);
+    int ok = 1;
+    for (size_t i = 0; abs && system_dirs[i]; i++)
+        if (strcmp(abs, system_dirs[i]) == 0)
+            ok = 0;
+    free(abs);
+    return ok;
+}
+
+static unsigned add_hidden(iso_plan *p, const char *path)
+{
+    if (!path || !*path)
+        return 0;
+    if (!hideable(path))
+        return CH_ISO_HIDE;
+    add_path(p->hide, &p->n_hide, path);
+    return 0;
+}
+
+/* The paths the child keeps and loses; CH_ISO_HIDE when one cannot be hidden. */
+static unsigned plan_paths(const ch_sandbox_opts *o, const char *exe, iso_plan *p)
 {
     p->dir = o->dir;
     add_path(p->expose, &p->n_expose, o->dir);
     add_path(p->expose, &p->n_expose, exe);
     for (size_t i = 0; i < CH_SANDBOX_MAX_PATHS && o->expose[i]; i++)
         add_path(p->expose, &p->n_expose, o->expose[i]);
-    add_path(p->hide, &p->n_hide, getenv("HOME"));
+    unsigned failed = add_hidden(p, getenv("HOME"));
     for (size_t i = 0; i < CH_SANDBOX_MAX_PATHS && o->hide[i]; i++)
-        add_path(p->hide, &p->n_hide, o->hide[i]);
+        failed |= add_hidden(p, o->hide[i]);
+    return failed;
 }
 
 /* "isolation: partial (...)" once per process on stderr; each report says it per run */
@@ -175,12 +203,12 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
     args.items[0] = exe;
     iso_plan plan;
     memset(&plan, 0, sizeof plan);
-    plan_paths(o, exe, &plan);
+    unsigned known = plan_paths(o, exe, &plan);
     /* a runner (srun, ssh) and compute-sanitizer start programs and may talk to the network */
     plan.restrict_all = !has_runner && !o->allow_spawn;
     plan.new_net = !o->allow_network && !has_runner;
     /* a spawning launcher is trusted by the caller's choice: not reported as partial */
-    unsigned known = has_runner ? CH_ISO_RUNNER : 0u;
+    known |= has_runner ? CH_ISO_RUNNER : 0u;
     ch_error ferr;
     if (iso_plan_filter(&plan, exe, &ferr) != 0)
         known |= CH_ISO_SECCOMP;

@@ -16,6 +16,7 @@
 
 #include "ch/fsutil.h"
 #include "ch/sandbox.h"
+#include "ch/verify.h"
 
 static char *base, *prog, *run_dir, *secret, *home, *cache;
 
@@ -239,4 +240,15 @@ Test(sandbox, isolation_text_names_each_failed_step)
     cr_assert_str_eq(t, "partial (mount namespace, seccomp)");
     free(full);
     free(t);
+}
+
+Test(sandbox, report_says_the_isolation)
+{
+    ch_verify_report r;
+    ch_verify_report_init(&r);
+    r.isolation_failed = CH_ISO_SECCOMP | CH_ISO_NET_NS;
+    char *json = ch_verify_report_json(&r);
+    cr_assert(strstr(json, "\"isolation\":\t\"partial (network namespace, seccomp)\""), "%s", json);
+    free(json);
+    ch_verify_report_free(&r);
 }
