@@ -345,9 +345,25 @@ static int drop_capabilities(void)
     return (int)syscall(SYS_capset, &head, data);
 }
 
-/* As root: become nobody when the run directory and every exposed path stay reachable. */
+/* Whether the unprivileged user can open the GPU: the driver's nodes are usually 0666, but a
+ * host that limits them to a group would make every GPU run fail as nobody. */
+static int others_can_use_gpu(void)
+{
+    static const char *const nodes[] = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm", NULL};
+    for (size_t i = 0; nodes[i]; i++) {
+        struct stat st;
+        if (stat(nodes[i], &st) == 0 && (st.st_mode & (S_IROTH | S_IWOTH)) != (S_IROTH | S_IWOTH))
+            return 0;
+    }
+    return 1;
+}
+
+/* As root: become nobody when the run directory, every exposed path and the GPU stay
+ * reachable. */
 static unsigned leave_root(const iso_plan *p)
 {
+    if (!others_can_use_gpu())
+        return CH_ISO_USER_ID;
     for (size_t i = 0; i < p->n_expose; i++)
         if (!others_can_reach(p->expose[i]))
             return CH_ISO_USER_ID;
