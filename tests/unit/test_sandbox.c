@@ -252,3 +252,30 @@ Test(sandbox, report_says_the_isolation)
     free(json);
     ch_verify_report_free(&r);
 }
+
+/* An oracle built with the user's -fsanitize=address still runs: no address-space limit under
+ * its shadow memory, and no LeakSanitizer (its tracer needs fork and ptrace). */
+Test(sandbox, address_sanitized_program_runs)
+{
+    char *asan = ch_path_join(base, "bin/hostile-asan");
+    const char *src_dir = getenv("CH_CC_SRC") ? getenv("CH_CC_SRC") : ".";
+    char *cmd = ch_xasprintf("cc -O1 -pthread -fsanitize=address -o '%s' "
+                             "'%s/tests/unit/data/sandbox_hostile.c' 2>/dev/null",
+                             asan, src_dir);
+    if (system(cmd) != 0)
+        cr_skip_test("cc -fsanitize=address is not available");
+    free(cmd);
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = run_dir;
+    so.cpu_only = 1;
+    so.wall_seconds = 30;
+    char *argv[] = {asan, "benign", "x.in.bin", NULL};
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    ch_error err;
+    cr_assert_eq(ch_sandbox_run(&so, argv, &pr, &err), 0, "%s", err.msg);
+    cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
+    ch_proc_result_free(&pr);
+    free(asan);
+}
