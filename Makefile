@@ -23,7 +23,7 @@ export PATH := $(PATH):$(CUDA_HOME)/bin
 DEB_PACKAGES := make gcc g++ libc6-dev perl python3 cmake valgrind clang libclang-rt-14-dev \
                 libclang-14-dev libcjson-dev libxxhash-dev libcurl4-openssl-dev libcriterion-dev \
                 nginx-light libnginx-mod-http-dav-ext redis-server clang-format binutils file \
-                libisl-dev meson ninja-build libsodium-dev
+                libisl-dev meson ninja-build libsodium-dev libseccomp-dev
 
 # the revision of ch-cc that recorded a refusal: a later one retries it (its agent may have
 # learnt to translate the entry)
@@ -32,7 +32,7 @@ CPPFLAGS_ALL := -Iinclude -I$(LLVM_DIR)/include -D_GNU_SOURCE -DCH_CC_VERSION=\"
                 -DCH_CC_REVISION=\"$(REVISION)\"
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -g
 LDLIBS_ALL   := -L$(LLVM_DIR)/lib -Wl,-rpath,$(LLVM_DIR)/lib -lclang -lcjson -lxxhash -lcurl \
-                -lsodium -lisl -lpthread -lm -ldl
+                -lsodium -lisl -lseccomp -lpthread -lm -ldl
 OPT_rel      := -O2
 OPT_asan     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined

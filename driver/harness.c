@@ -20,6 +20,7 @@
 #include "ch/output.h"
 #include "ch/proc.h"
 #include "ch/scan.h"
+#include "ch/verify.h"
 #include "link.h"
 #include "pipeline.h"
 #include "targets.h"
@@ -331,8 +332,22 @@ static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags
     return rc;
 }
 
-/* The object of one kernel entry at obj_path: from the entry's objects/ in the cache, else
- * emitted, compiled and stored there. */
+/* The object check of an entry's unit before it is linked into the user's program: what the
+ * candidate profile allows, the dispatcher's pieces, the user's own host function, and the
+ * libraries the verified candidate declares (a cuBLAS variant). */
+static int unit_object_passes(const ch_outcome *o, const char *obj_path, ch_strbuf *why)
+{
+    char *bridge = ch_emit_host_bridge_name(o->entry);
+    const char *extra[] = {bridge, NULL};
+    unsigned libs = ch_object_libraries_declared(o->kernel_src);
+    int ok = ch_object_check_as(obj_path, CH_OBJECT_UNIT, extra, libs, why) == 0;
+    free(bridge);
+    return ok;
+}
+
+/* The object of one kernel entry at obj_path: from the entry's objects/ in the cache (when it
+ * passes the object check: a cache can be written by others), else emitted, compiled, checked
+ * and stored there. */
 static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const char *tmp,
                          const char *obj_path, ch_error *err)
 {
@@ -351,7 +366,16 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
     int rc = 0;
     if (f) {
         rc = ch_write_file_atomic(obj_path, f->data, f->len, 0, err);
-    } else {
+        ch_strbuf why;
+        ch_strbuf_init(&why);
+        if (rc == 0 && !unit_object_passes(o, obj_path, &why)) {
+            ch_driver_warn("%s: the cached object is refused and rebuilt from its source: %s",
+                           o->entry->name, why.data);
+            f = NULL;
+        }
+        ch_strbuf_free(&why);
+    }
+    if (!f && rc == 0) {
         char *plain = NULL, *size_expr = NULL;
         ch_emit_size_expr(o->entry, &plain, &size_expr);
         ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src,    o->design,
@@ -367,6 +391,12 @@ static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const 
             ch_build_count(b, &b->counts.kernel_compiles);
             rc = ch_emit_compile(argv.items, cu, obj_path, &log, err);
         }
+        ch_strbuf why;
+        ch_strbuf_init(&why);
+        if (rc == 0 && !unit_object_passes(o, obj_path, &why))
+            rc = ch_error_set(err, "%s: the kernel's object is refused: %s", o->entry->name,
+                              why.data);
+        ch_strbuf_free(&why);
         char *data = NULL;
         size_t len = 0;
         ch_cache_txn *t = NULL;
@@ -413,6 +443,12 @@ static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, c
     char *argv[] = {b->ref_cc.items[0], "-O2", NULL};
     if (rc == 0 && ch_emit_compile(argv, c, obj_path, NULL, err) != 0)
         rc = ch_error_prefix(err, "%s: the reference does not compile", e->name);
+    ch_strbuf why;
+    ch_strbuf_init(&why);
+    /* the reference becomes the user's function: judged as compiled, like a candidate */
+    if (rc == 0 && ch_object_check_as(obj_path, CH_OBJECT_REFERENCE, NULL, 0, &why) != 0)
+        rc = ch_error_set(err, "%s: the test author's reference is refused: %s", e->name, why.data);
+    ch_strbuf_free(&why);
     free(c);
     ch_strbuf_free(&src);
     ch_strbuf_free(&args);

@@ -29,16 +29,23 @@ typedef struct ch_proc_opts {
     int new_process_group;    /* nonzero: setpgid(0,0) in the child; implied by wall_seconds */
     int new_network_ns;       /* nonzero: try unshare(CLONE_NEWNET); ignored when not allowed */
     size_t capture_limit;     /* 0: 16 MiB; captured output beyond this is dropped */
+    long process_count;       /* 0: no limit (RLIMIT_NPROC) */
+    /* Runs in the child after the limits, just before exec (the sandbox's namespaces, mounts
+     * and filter). Returns a mask of the isolation steps that failed (result.isolation_failed),
+     * or -1 to refuse to run. Must not allocate: the parent may be multithreaded. */
+    int (*child_setup)(const void *ctx);
+    const void *child_ctx;
 } ch_proc_opts;
 
 typedef struct ch_proc_result {
-    int exit_code;    /* exit status, or 128+signal when killed by a signal */
-    int signaled;     /* nonzero: terminated by a signal */
-    int timed_out;    /* nonzero: killed because wall_seconds passed */
-    int net_isolated; /* nonzero: ran in a fresh network namespace */
-    double wall_used; /* seconds */
-    ch_strbuf out;    /* captured stdout (owned; ch_proc_result_free) */
-    ch_strbuf err;    /* captured stderr */
+    int exit_code;             /* exit status, or 128+signal when killed by a signal */
+    int signaled;              /* nonzero: terminated by a signal */
+    int timed_out;             /* nonzero: killed because wall_seconds passed */
+    int net_isolated;          /* nonzero: ran in a fresh network namespace */
+    unsigned isolation_failed; /* child_setup's mask of failed isolation steps */
+    double wall_used;          /* seconds */
+    ch_strbuf out;             /* captured stdout (owned; ch_proc_result_free) */
+    ch_strbuf err;             /* captured stderr */
 } ch_proc_result;
 
 void ch_proc_result_init(ch_proc_result *r);

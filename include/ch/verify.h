@@ -117,6 +117,16 @@ enum { CH_OBJECT_LIB_CUBLAS = 1u };
 unsigned ch_object_libraries_declared(const char *src);
 /* ch_object_check with the host entry points of the libraries in libs allowed as well. */
 int ch_object_check_libs(const char *path, unsigned libs, ch_strbuf *msg);
+
+/* What an object is checked as: a candidate (above); a model-written reference (host C: libc
+ * memory and math only, no constructor at all: it becomes the host path of the user's program);
+ * an emitted unit taken from the cache (a candidate plus the dispatcher's getenv, stderr trace
+ * and pthread_once, and the trusted runtime's ch_rt_* entry points). */
+typedef enum { CH_OBJECT_CANDIDATE, CH_OBJECT_REFERENCE, CH_OBJECT_UNIT } ch_object_kind;
+/* ch_object_check for kind; extra_allowed (NULL-ended, or NULL) adds exact names (the user's
+ * own function a unit falls back to), libs the libraries' entry points (candidates and units). */
+int ch_object_check_as(const char *path, ch_object_kind kind, const char *const *extra_allowed,
+                       unsigned libs, ch_strbuf *msg);
 /* Whether an undefined symbol of host code is on the object check's allow-list. */
 int ch_object_symbol_allowed(const char *name);
 
@@ -272,8 +282,9 @@ typedef struct ch_verify_report {
     /* for the launcher's dispatch by size (stage 5; -1 when not measured): the host path (the
      * oracle) at the tune size, and the whole launcher call at the smallest smoke size */
     double host_ms, small_ms;
-    char *work_dir; /* kept candidate directory (keep), else NULL */
-    cJSON *details; /* owned: per-stage structured results */
+    char *work_dir;            /* kept candidate directory (keep), else NULL */
+    unsigned isolation_failed; /* CH_ISO_* sandbox steps that could not be set up (ch/sandbox.h) */
+    cJSON *details;            /* owned: per-stage structured results */
 } ch_verify_report;
 
 void ch_verify_report_init(ch_verify_report *r);

@@ -93,7 +93,17 @@ static void child_exec(char *const *argv, const ch_proc_opts *o, int out_w, int 
     set_limit(RLIMIT_FSIZE, o->file_size_bytes);
     set_limit(RLIMIT_NOFILE, o->open_files);
     set_limit(RLIMIT_AS, o->address_space_bytes);
+    set_limit(RLIMIT_NPROC, o->process_count);
     signal(SIGPIPE, SIG_DFL);
+    if (o->child_setup) {
+        int failed = o->child_setup(o->child_ctx);
+        char tag = failed < 0 ? 'E' : 'I';
+        int value = failed < 0 ? EPERM : failed;
+        if (write(errpipe_w, &tag, 1) < 0 || write(errpipe_w, &value, sizeof value) < 0) {
+        }
+        if (failed < 0)
+            _exit(127);
+    }
     if (o->envp)
         execvpe(argv[0], argv, o->envp);
     else
@@ -196,6 +206,10 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
                 ssize_t got = read(ep[0], &tag, 1);
                 if (got == 1 && tag == 'N') {
                     res->net_isolated = 1;
+                } else if (got == 1 && tag == 'I') {
+                    int mask = 0;
+                    if (read(ep[0], &mask, sizeof mask) == sizeof mask)
+                        res->isolation_failed |= (unsigned)mask;
                 } else if (got == 1 && tag == 'E') {
                     if (read(ep[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno)
                         exec_errno = ENOEXEC;

@@ -59,6 +59,19 @@ static const char *const cublas_symbols[] = {"cublasCreate_v2",
                                              "cublasGemmStridedBatchedEx",
                                              NULL};
 
+/* A model-written reference is host C that computes: memory and math, nothing else (no I/O, no
+ * processes, no environment). */
+static const char *const reference_allowed[] = {
+    "memcpy",  "memmove", "memset",        "memcmp",           "memchr",        "malloc", "calloc",
+    "realloc", "free",    "aligned_alloc", "posix_memalign",   "abs",           "labs",   "llabs",
+    "qsort",   "bsearch", "strlen",        "__stack_chk_fail", "__assert_fail", "abort",  NULL};
+
+/* What the emitted unit adds around a verified candidate (src/emit/emit.c): the dispatcher's
+ * environment switches, its trace lines on stderr and its once-only decision. */
+static const char *const unit_allowed[] = {
+    "_GLOBAL_OFFSET_TABLE_", "getenv", "fprintf", "fputs", "fwrite", "stderr",
+    "pthread_once",          "strcmp", "atoi",    NULL};
+
 /* libm functions, each also with the f and l suffixes (sinf, sinl). */
 static const char *const math[] = {
     "acos",   "asin",    "atan",  "atan2",     "cos",    "sin",      "tan",       "cosh",
@@ -95,6 +108,24 @@ int ch_object_symbol_allowed(const char *name)
 {
     return strncmp(name, "cuda", 4) == 0 || strncmp(name, "__cuda", 6) == 0 ||
            in_list(allowed, name) || is_math(name);
+}
+
+static int symbol_allowed_as(ch_object_kind kind, const char *const *extra, const char *name)
+{
+    if (extra && in_list(extra, name))
+        return 1;
+    switch (kind) {
+    case CH_OBJECT_REFERENCE:
+        return in_list(reference_allowed, name) || is_math(name);
+    case CH_OBJECT_UNIT:
+        /* the trusted data-movement runtime (src/runtime) is linked beside the unit */
+        /* a spec-decl's unit holds the reference too */
+        return ch_object_symbol_allowed(name) || in_list(unit_allowed, name) ||
+               in_list(reference_allowed, name) || strncmp(name, "ch_rt_", 6) == 0;
+    case CH_OBJECT_CANDIDATE:
+        break;
+    }
+    return ch_object_symbol_allowed(name);
 }
 
 typedef struct elf_view {
@@ -179,7 +210,8 @@ static int library_symbol(const char *name, unsigned libs)
     return (libs & CH_OBJECT_LIB_CUBLAS) && in_list(cublas_symbols, name);
 }
 
-static int check_undefined(const elf_view *v, unsigned libs, ch_strbuf *msg)
+static int check_undefined(const elf_view *v, ch_object_kind kind, const char *const *extra,
+                           unsigned libs, ch_strbuf *msg)
 {
     size_t n = 0, strtab = 0;
     const Elf64_Sym *sym = symbols(v, &n, &strtab);
@@ -191,10 +223,13 @@ static int check_undefined(const elf_view *v, unsigned libs, ch_strbuf *msg)
             ch_strbuf_adds(msg, "object check: a symbol's name lies outside its table");
             return 1;
         }
-        if (*name && !ch_object_symbol_allowed(name) && !library_symbol(name, libs)) {
+        if (*name && !symbol_allowed_as(kind, extra, name) && !library_symbol(name, libs)) {
             ch_strbuf_addf(msg,
-                           "object check: host code calls '%s', which a kernel's launcher may "
-                           "not use (CUDA runtime, memory and math functions only)",
+                           kind == CH_OBJECT_REFERENCE
+                               ? "object check: the reference calls '%s', which a reference may "
+                                 "not use (memory and math functions only)"
+                               : "object check: host code calls '%s', which a kernel's launcher "
+                                 "may not use (CUDA runtime, memory and math functions only)",
                            name);
             return 1;
         }
@@ -229,7 +264,7 @@ static const char *init_target(const elf_view *v, size_t init)
 
 /* No code runs at load or exit but nvcc's registration: one .init_array slot pointing at it,
  * nothing in .preinit_array, .fini_array, .ctors or .dtors. */
-static int check_constructors(const elf_view *v, ch_strbuf *msg)
+static int check_constructors(const elf_view *v, ch_object_kind kind, ch_strbuf *msg)
 {
     for (size_t i = 0; i < v->eh->e_shnum; i++) {
         const Elf64_Shdr *s = &v->sh[i];
@@ -241,7 +276,8 @@ static int check_constructors(const elf_view *v, ch_strbuf *msg)
         if (!s->sh_size || (!ctor && !other))
             continue;
         const char *target = ctor && s->sh_size == 8 ? init_target(v, i) : NULL;
-        if (target && in_list(registration, target))
+        /* a reference is plain C: not even a registration */
+        if (target && kind != CH_OBJECT_REFERENCE && in_list(registration, target))
             continue;
         ch_strbuf_addf(msg,
                        "object check: host code runs at program %s (%s%s%s); a candidate may "
@@ -282,6 +318,12 @@ int ch_object_check(const char *path, ch_strbuf *msg)
 
 int ch_object_check_libs(const char *path, unsigned libs, ch_strbuf *msg)
 {
+    return ch_object_check_as(path, CH_OBJECT_CANDIDATE, NULL, libs, msg);
+}
+
+int ch_object_check_as(const char *path, ch_object_kind kind, const char *const *extra_allowed,
+                       unsigned libs, ch_strbuf *msg)
+{
     char *text = NULL;
     size_t len = 0;
     ch_error err;
@@ -293,8 +335,9 @@ int ch_object_check_libs(const char *path, unsigned libs, ch_strbuf *msg)
     int rejected = len > MAX_OBJECT_BYTES;
     if (rejected)
         ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
-    rejected = rejected || open_view(&v, text, len, msg) || check_undefined(&v, libs, msg) ||
-               check_constructors(&v, msg) || check_syscalls(&v, msg);
+    rejected = rejected || open_view(&v, text, len, msg) ||
+               check_undefined(&v, kind, extra_allowed, libs, msg) ||
+               check_constructors(&v, kind, msg) || check_syscalls(&v, msg);
     free(text);
     return rejected;
 }

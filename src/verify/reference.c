@@ -484,6 +484,15 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         if ((rc = ch_write_file_atomic(impl_c, o->reference_c, strlen(o->reference_c), 0, err)) ||
             (rc = run_step(argv.items, "compiling the oracle", log, err)))
             goto done;
+        ch_strbuf why;
+        ch_strbuf_init(&why);
+        /* it runs here and becomes the host path of the user's program: judged as compiled */
+        if (ch_object_check_as(obj, CH_OBJECT_REFERENCE, NULL, 0, &why) != 0)
+            rc = ch_error_set(err, "reference: the test author's reference for %s is refused: %s",
+                              c->name, why.data);
+        ch_strbuf_free(&why);
+        if (rc)
+            goto done;
     }
     if (c->sample) {
         ch_strbuf_reset(&src);
@@ -559,6 +568,7 @@ static int run_ref(const char *exe, const char *set, const char *mode, double se
     ch_sandbox_opts so;
     memset(&so, 0, sizeof so);
     so.dir = set;
+    so.cpu_only = 1;
     so.wall_seconds = seconds;
     so.cpu_seconds = (long)seconds;
     char *argv[] = {(char *)exe, (char *)set, (char *)mode, NULL};

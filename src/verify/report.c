@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/sandbox.h"
 #include "ch/verify.h"
 
 const char *ch_stage_name(int stage)
@@ -71,6 +72,9 @@ char *ch_verify_report_json(const ch_verify_report *r)
         cJSON_AddItemToObject(o, "timing", ch_verify_timing_json(r));
     if (r->work_dir)
         cJSON_AddStringToObject(o, "work_dir", r->work_dir);
+    char *iso = ch_sandbox_isolation_text(r->isolation_failed);
+    cJSON_AddStringToObject(o, "isolation", iso);
+    free(iso);
     char *s = cJSON_Print(o);
     cJSON_Delete(o);
     return s;

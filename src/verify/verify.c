@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@ struct ch_verifier {
     char *scaffold_obj, *scaffold_log, *signatures;
     sanitized *san;
     size_t n_san, cap_san;
+    atomic_uint isolation_failed; /* CH_ISO_* steps any sandboxed run could not set up */
 };
 
 static double now(void)
@@ -330,6 +332,24 @@ static char *run_problem(const ch_proc_result *pr, double limit)
     return NULL;
 }
 
+/* Sandbox options for a run in dir: the reference outputs and the cache hidden from it. */
+static void sandbox_opts_for(ch_verifier *v, ch_sandbox_opts *so, const char *dir)
+{
+    memset(so, 0, sizeof *so);
+    so->dir = dir;
+    so->hide[0] = v->ref_root;
+    so->hide[1] = v->s.cache_dir;
+}
+
+/* ch_sandbox_run, remembering which isolation steps failed for the reports. */
+static int sandbox_run(ch_verifier *v, const ch_sandbox_opts *so, char *const *argv,
+                       ch_proc_result *pr, ch_error *err)
+{
+    int rc = ch_sandbox_run(so, argv, pr, err);
+    atomic_fetch_or(&v->isolation_failed, pr->isolation_failed);
+    return rc;
+}
+
 /* Runs the reference on the dataset written into dir and marks dir done. */
 static int compute_reference(ch_verifier *v, const char *dir, const char *done,
                              const ch_dataset *ds, ch_error *err)
@@ -338,14 +358,14 @@ static int compute_reference(ch_verifier *v, const char *dir, const char *done,
     if (ch_mkdir_p(dir, err) != 0 || ch_dataset_write(c, ds, dir, err) != 0)
         return -1;
     ch_sandbox_opts so;
-    memset(&so, 0, sizeof so);
-    so.dir = dir;
+    sandbox_opts_for(v, &so, dir);
+    so.cpu_only = 1;
     so.wall_seconds = 600;
     so.cpu_seconds = 600;
     char *argv[] = {v->ref_exe, (char *)dir, NULL};
     ch_proc_result pr;
     ch_proc_result_init(&pr);
-    if (ch_sandbox_run(&so, argv, &pr, err) != 0) {
+    if (sandbox_run(v, &so, argv, &pr, err) != 0) {
         ch_proc_result_free(&pr);
         return -1;
     }
@@ -517,8 +537,7 @@ static int run_case(ch_verifier *v, const char *work, const char *prog, uint64_t
         free(sd);
     }
     ch_sandbox_opts so;
-    memset(&so, 0, sizeof so);
-    so.dir = case_dir;
+    sandbox_opts_for(v, &so, case_dir);
     so.runner = v->s.runner;
     so.wall_seconds = v->s.wall_seconds > 0 ? v->s.wall_seconds : 20;
     char nbuf[16];
@@ -526,7 +545,7 @@ static int run_case(ch_verifier *v, const char *work, const char *prog, uint64_t
     char *argv[] = {(char *)prog, "run", case_dir, nbuf, NULL};
     ch_proc_result pr;
     ch_proc_result_init(&pr);
-    if (ch_sandbox_run(&so, argv, &pr, err) != 0) {
+    if (sandbox_run(v, &so, argv, &pr, err) != 0) {
         ch_proc_result_free(&pr);
         rc = -1;
         goto done;
@@ -866,8 +885,10 @@ static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uin
         }
         if (rc == 0) {
             ch_sandbox_opts so;
-            memset(&so, 0, sizeof so);
-            so.dir = case_dir;
+            sandbox_opts_for(v, &so, case_dir);
+            /* compute-sanitizer is trusted and starts the program itself */
+            so.allow_spawn = 1;
+            so.expose[0] = prog;
             so.runner = v->s.runner;
             so.wall_seconds = 10 * (v->s.wall_seconds > 0 ? v->s.wall_seconds : 20);
             char *argv[] = {v->sanitizer,
@@ -884,7 +905,7 @@ static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uin
                             NULL};
             ch_proc_result pr;
             ch_proc_result_init(&pr);
-            rc = ch_sandbox_run(&so, argv, &pr, err);
+            rc = sandbox_run(v, &so, argv, &pr, err);
             if (rc == 0) {
                 ch_strbuf all;
                 ch_strbuf_init(&all);
@@ -1059,15 +1080,15 @@ static double host_time(ch_verifier *v, const char *case_dir, const char *set_di
     v->host_timed = 1;
     v->host_ms = -1;
     ch_sandbox_opts so;
-    memset(&so, 0, sizeof so);
-    so.dir = case_dir;
+    sandbox_opts_for(v, &so, case_dir);
+    so.cpu_only = 1;
     so.wall_seconds = 600;
     so.cpu_seconds = 600;
     char *argv[] = {v->ref_exe, (char *)set_dir, "time", NULL};
     ch_proc_result pr;
     ch_proc_result_init(&pr);
     ch_error err;
-    if (ch_sandbox_run(&so, argv, &pr, &err) == 0)
+    if (sandbox_run(v, &so, argv, &pr, &err) == 0)
         v->host_ms = time_value(&pr, "host_ms");
     ch_proc_result_free(&pr);
     return v->host_ms;
@@ -1089,14 +1110,13 @@ static double small_time(ch_verifier *v, const char *work, const char *prog, uin
     double ms = -1;
     if (ch_mkdir_p(sd, &err) == 0 && ch_dataset_write(c, &ds, sd, &err) == 0) {
         ch_sandbox_opts so;
-        memset(&so, 0, sizeof so);
-        so.dir = case_dir;
+        sandbox_opts_for(v, &so, case_dir);
         so.runner = v->s.runner;
         so.wall_seconds = v->s.wall_seconds > 0 ? v->s.wall_seconds : 20;
         char *argv[] = {(char *)prog, "time", case_dir, "1", "3", "15", NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
-        if (ch_sandbox_run(&so, argv, &pr, &err) == 0)
+        if (sandbox_run(v, &so, argv, &pr, &err) == 0)
             ms = time_value(&pr, "wall_ms");
         ch_proc_result_free(&pr);
     }
@@ -1325,8 +1345,7 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
     int failed = 0;
     if (rc == 0) {
         ch_sandbox_opts so;
-        memset(&so, 0, sizeof so);
-        so.dir = case_dir;
+        sandbox_opts_for(v, &so, case_dir);
         so.runner = v->s.runner;
         so.wall_seconds = 6 * (v->s.wall_seconds > 0 ? v->s.wall_seconds : 20);
         char nb[16], wb[16], maxb[16], minb[16];
@@ -1337,7 +1356,7 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
         char *argv[] = {(char *)prog, "time", case_dir, nb, wb, maxb, minb, NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
-        rc = ch_sandbox_run(&so, argv, &pr, err);
+        rc = sandbox_run(v, &so, argv, &pr, err);
         if (rc == 0) {
             char *prob = run_problem(&pr, so.wall_seconds);
             if (!prob)
@@ -1489,6 +1508,8 @@ static void finish(ch_verifier *v, ch_verify_build *b, int failed, ch_verify_rep
 
 void ch_verify_build_free(ch_verifier *v, ch_verify_build *b, ch_verify_report *rep)
 {
+    if (rep)
+        rep->isolation_failed |= atomic_load(&v->isolation_failed);
     if (!b)
         return;
     if (v->s.keep && rep && !rep->work_dir)

@@ -21,6 +21,8 @@ static const char gather_ref[] = "void gather_reference(int n, int m, const doub
                                  "{ for (int i = 0; i < n; i++) out[i] = src[idx[i]]; }\n";
 
 enum { SAXPY, SAXPY_DEV, GATHER, JACOBI };
+/* what a refusal of a hostile candidate says (static check or object check) */
+#define HOSTILE "calls |object check|not an allowed header|asm"
 static const struct {
     const char *file;
     int entry;
@@ -45,6 +47,14 @@ static const struct {
     {"saxpy_loop.cu", SAXPY, 2, 2, "timed out"},
     {"jacobi_float.cu", JACOBI, 3, 2, "differ"},
     {"saxpy_dev_skip.cu", SAXPY_DEV, 5, 5, "faster than physically possible: skipped work"},
+    /* hostile: each computes the right answer too, so only a refusal stops it (stage 0: the
+     * text check, stage 1: the object check); the sandbox is the layer behind (test_sandbox) */
+    {"saxpy_steal_expected.cu", SAXPY, 0, 1, HOSTILE},
+    {"saxpy_write_home.cu", SAXPY, 0, 1, HOSTILE},
+    {"saxpy_socket.cu", SAXPY, 0, 1, HOSTILE},
+    {"saxpy_shell.cu", SAXPY, 0, 1, HOSTILE},
+    {"saxpy_ptrace.cu", SAXPY, 0, 1, HOSTILE},
+    {"saxpy_raw_syscall.cu", SAXPY, 0, 1, HOSTILE},
 };
 
 static int matches(const char *msg, const char *alts)

@@ -10,6 +10,7 @@
 #include "ch/emit.h"
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "ch/verify.h"
 #include "scan_helpers.h"
 
 static const char saxpy_src[] = "#include <stddef.h>\n"
@@ -282,6 +283,19 @@ static int run_capture(char **argv, ch_strbuf *out)
     return ch_proc_capture(argv, out, &err);
 }
 
+/* A unit as the cache would hand it back passes the object check the driver runs before linking
+ * it (only the user's host function beyond the unit profile). */
+static void expect_unit_passes(const ch_entry *e, const char *obj)
+{
+    char *bridge = ch_emit_host_bridge_name(e);
+    const char *extra[] = {bridge, NULL};
+    ch_strbuf why;
+    ch_strbuf_init(&why);
+    cr_assert_eq(ch_object_check_as(obj, CH_OBJECT_UNIT, extra, 0, &why), 0, "%s", why.data);
+    ch_strbuf_free(&why);
+    free(bridge);
+}
+
 /* The generated unit with the runtime path compiles with nvcc, merges with the user's object
  * and links into a program both with libch_runtime.a (its references resolved) and without it
  * (they stay weak); both programs compute the right result (here without a GPU: the host
@@ -311,6 +325,7 @@ Test(emit, runtime_unit_compiles_links_and_runs)
     cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
     char *argv[] = {nvcc, "-arch=sm_90", "-Xcompiler=-Wall,-Werror", NULL};
     cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
+    expect_unit_passes(e, uo);
     size_t len;
     char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
     char *hc = ch_path_join(dir, "h.c"), *ho = ch_path_join(dir, "h.o");
@@ -436,6 +451,7 @@ Test(emit, unit_compiles_and_merges)
     cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
     char *argv[] = {nvcc, "-arch=sm_90", NULL};
     cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
+    expect_unit_passes(e, uo);
     /* the host half: the user's code with the body renamed */
     size_t len;
     char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);

@@ -260,3 +260,61 @@ Test(reference_inputs, failure_text_for_exit_and_timeout)
     fixture_close(&f);
     free(src);
 }
+
+/* A test author's reference becomes the user's function: one that would run code at load,
+ * start a program, write a file or make a system call is refused before it runs, with the
+ * reason; a reference that only computes is accepted. */
+Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 120)
+{
+    const char *src = "#pragma harness \"y[i] = 2 * x[i]\" extent(x: n, y: n)\n"
+                      "void twice(int n, const double *x, double *y);\n";
+    static const struct {
+        const char *ref, *why;
+    } hostile[] = {
+        {"#include <stdlib.h>\n"
+         "__attribute__((constructor)) static void boot(void) { abort(); }\n",
+         "runs at program start"},
+        {"#include <stdlib.h>\n"
+         "volatile int twice_flag;\n"
+         "__attribute__((destructor)) static void later(void) { if (twice_flag) abort(); }\n",
+         "start or exit"},
+        {"#include <stdlib.h>\nint twice_side(void) { return system(\"touch /tmp/pwned\"); }\n",
+         "calls 'system'"},
+        {"#include <stdio.h>\nint twice_side(void) { FILE *f = fopen(\"/tmp/x\", \"w\"); "
+         "return f != 0; }\n",
+         "calls 'fopen'"},
+        {"long twice_side(void) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(39)); "
+         "return r; }\n",
+         "system call instruction"},
+    };
+    fixture f;
+    fixture_open(&f, src);
+    char *cc_argv[] = {"cc", NULL};
+    for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
+        char *ref = ch_xasprintf("%s"
+                                 "void twice_reference(int n, const double *x, double *y)\n"
+                                 "{ for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
+                                 hostile[i].ref);
+        ch_oracle o = {NULL, cc_argv, ref, 0};
+        char *exe = NULL;
+        ch_error err;
+        cr_expect_neq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0,
+                      "hostile reference %zu accepted", i);
+        cr_expect_not_null(strstr(err.msg, "reference for twice is refused"), "%zu: %s", i,
+                           err.msg);
+        cr_expect_not_null(strstr(err.msg, hostile[i].why), "%zu: %s", i, err.msg);
+        free(exe);
+        free(ref);
+    }
+    const char *plain =
+        "#include <math.h>\n#include <string.h>\n"
+        "void twice_reference(int n, const double *x, double *y)\n"
+        "{ memset(y, 0, sizeof *y * (unsigned)n);\n"
+        "  for (int i = 0; i < n; i++) y[i] = 2 * fabs(x[i]) * (x[i] < 0 ? -1 : 1); }\n";
+    ch_oracle ok = {NULL, cc_argv, plain, 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_eq(ch_reference_build(&f.c, &ok, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    fixture_close(&f);
+}

@@ -440,6 +440,7 @@ Test(sandbox, wall_time_kills_the_process_group)
     ch_sandbox_opts o = {0};
     o.dir = dir;
     o.wall_seconds = 0.5;
+    o.allow_spawn = 1; /* a shell that forks: the filter would refuse it (test_sandbox.c) */
     char *argv[] = {"sh", "-c", "sleep 30 & sleep 30", NULL};
     ch_proc_result r;
     ch_proc_result_init(&r);
@@ -459,6 +460,7 @@ Test(sandbox, environment_scrubbed_home_is_the_dir)
     setenv("CUDA_VISIBLE_DEVICES", "0", 1);
     ch_sandbox_opts o = {0};
     o.dir = dir;
+    o.allow_spawn = 1; /* a shell that forks: the filter would refuse it (test_sandbox.c) */
     char *argv[] = {"sh", "-c", "env; echo PWD=$(pwd)", NULL};
     ch_proc_result r;
     ch_proc_result_init(&r);

@@ -1,0 +1,404 @@
+/* The child side of the sandbox. Everything here after fork must not allocate (the parent may
+ * be multithreaded: another thread may hold malloc's lock), so paths are built on the stack and
+ * the seccomp filter is compiled by the parent. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sandbox_isolate.h"
+
+#define NOBODY_ID 65534
+
+/* Calls no program needs and a hostile one would use to leave the sandbox, look at other
+ * processes or the kernel, or undo the mounts. */
+static const char *const forbidden_calls[] = {"ptrace",
+                                              "process_vm_readv",
+                                              "process_vm_writev",
+                                              "mount",
+                                              "umount2",
+                                              "pivot_root",
+                                              "chroot",
+                                              "unshare",
+                                              "setns",
+                                              "kexec_load",
+                                              "kexec_file_load",
+                                              "bpf",
+                                              "perf_event_open",
+                                              "init_module",
+                                              "finit_module",
+                                              "delete_module",
+                                              "keyctl",
+                                              "add_key",
+                                              "request_key",
+                                              "userfaultfd",
+                                              "fsopen",
+                                              "fsmount",
+                                              "fsconfig",
+                                              "move_mount",
+                                              "open_tree",
+                                              "fspick",
+                                              "mount_setattr",
+                                              "open_by_handle_at",
+                                              "name_to_handle_at",
+                                              "reboot",
+                                              "swapon",
+                                              "swapoff",
+                                              "acct",
+                                              "iopl",
+                                              "ioperm",
+                                              "syslog",
+                                              "io_uring_setup",
+                                              "io_uring_enter",
+                                              "io_uring_register",
+                                              "pidfd_getfd",
+                                              "kcmp",
+                                              "quotactl",
+                                              "settimeofday",
+                                              "clock_settime",
+                                              "execveat",
+                                              NULL};
+
+/* fork, vfork and clone without CLONE_THREAD: CUDA's and OpenMP's threads stay allowed */
+static int add_spawn_rules(scmp_filter_ctx ctx, const char *exec_path)
+{
+    int rc = 0;
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fork), 0);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(vfork), 0);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                           SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+    /* clone3 passes its flags in memory a filter cannot read; glibc falls back to clone */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+    /* The one exec allowed is ours: the path pointer the child passes. After that exec the
+     * address space is the program's, and a program that fork cannot copy has nothing to run
+     * a second program in but itself; it would have to rebuild that exact pointer value. */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(execve), 1,
+                           SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)(uintptr_t)exec_path));
+    return rc;
+}
+
+static int add_rules(scmp_filter_ctx ctx, int restrict_all, const char *exec_path)
+{
+    int rc = 0;
+    for (size_t i = 0; forbidden_calls[i]; i++) {
+        int nr = seccomp_syscall_resolve_name(forbidden_calls[i]);
+        if (nr == __NR_SCMP_ERROR)
+            continue; /* not on this kernel's table */
+        if (!restrict_all && strcmp(forbidden_calls[i], "execveat") == 0)
+            continue;
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+    }
+    /* sockets: only AF_UNIX (the CUDA driver talks to nvidia-persistenced and MPS through
+     * them); no network, no netlink, no raw packets */
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+                           SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+    if (restrict_all)
+        rc |= add_spawn_rules(ctx, exec_path);
+    return rc;
+}
+
+int iso_plan_filter(iso_plan *p, const char *exec_path, ch_error *err)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        return ch_error_set(err, "cannot build the seccomp filter");
+    int rc = add_rules(ctx, p->restrict_all, exec_path);
+    int fd = rc == 0 ? memfd_create("ch-cc-seccomp", MFD_CLOEXEC) : -1;
+    if (fd >= 0 && seccomp_export_bpf(ctx, fd) == 0) {
+        off_t size = lseek(fd, 0, SEEK_END);
+        if (size > 0 && size % (off_t)sizeof(struct sock_filter) == 0 &&
+            lseek(fd, 0, SEEK_SET) == 0) {
+            struct sock_filter *code = malloc((size_t)size);
+            if (code && read(fd, code, (size_t)size) == (ssize_t)size) {
+                p->filter.filter = code;
+                p->filter.len = (unsigned short)((size_t)size / sizeof *code);
+            } else {
+                free(code);
+            }
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    seccomp_release(ctx);
+    if (p->filter.len == 0)
+        return ch_error_set(err, "cannot build the seccomp filter");
+    return 0;
+}
+
+void iso_plan_free(iso_plan *p)
+{
+    free(p->filter.filter);
+    p->filter.filter = NULL;
+    p->filter.len = 0;
+}
+
+/* --- after fork: no allocation below --- */
+
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t n = strlen(text);
+    ssize_t w = write(fd, text, n);
+    close(fd);
+    return w == (ssize_t)n ? 0 : -1;
+}
+
+/* "ID ID 1\n": the one id mapped to itself */
+static void id_map_line(char *buf, size_t cap, unsigned id)
+{
+    char digits[16];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + id % 10);
+        id /= 10;
+    } while (id && n < sizeof digits);
+    size_t k = 0;
+    for (int twice = 0; twice < 2; twice++) {
+        for (size_t i = n; i > 0 && k + 1 < cap; i--)
+            buf[k++] = digits[i - 1];
+        if (k + 1 < cap)
+            buf[k++] = ' ';
+    }
+    const char *tail = "1\n";
+    for (size_t i = 0; tail[i] && k + 1 < cap; i++)
+        buf[k++] = tail[i];
+    buf[k] = '\0';
+}
+
+static int enter_user_ns(uid_t uid, gid_t gid)
+{
+    if (unshare(CLONE_NEWUSER) != 0)
+        return -1;
+    char line[48];
+    if (write_text("/proc/self/setgroups", "deny") != 0 && errno != ENOENT)
+        return -1;
+    id_map_line(line, sizeof line, (unsigned)uid);
+    if (write_text("/proc/self/uid_map", line) != 0)
+        return -1;
+    id_map_line(line, sizeof line, (unsigned)gid);
+    return write_text("/proc/self/gid_map", line);
+}
+
+/* mkdir -p for a mount point (the last component a file when as_file) */
+static int make_mount_point(const char *path, int as_file)
+{
+    char buf[PATH_MAX];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, path, n + 1);
+    for (char *s = buf + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    if (!as_file)
+        return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+static void fd_path(char *buf, size_t cap, int fd)
+{
+    const char *head = "/proc/self/fd/";
+    size_t k = 0;
+    while (head[k] && k + 1 < cap) {
+        buf[k] = head[k];
+        k++;
+    }
+    char digits[12];
+    size_t n = 0;
+    unsigned v = (unsigned)fd;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && n < sizeof digits);
+    while (n > 0 && k + 1 < cap)
+        buf[k++] = digits[--n];
+    buf[k] = '\0';
+}
+
+static int hide_path(const char *path, const char *mode)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0; /* nothing there to hide */
+    if (!S_ISDIR(st.st_mode))
+        return -1;
+    return mount("none", path, "tmpfs", MS_NOSUID | MS_NODEV, mode);
+}
+
+/* Binds every exposed path (opened before the hiding) back where it was when the hiding
+ * covered it. Returns 0 when each is reachable again. */
+static int expose_again(const iso_plan *p, const int *fds)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->n_expose; i++) {
+        struct stat before, now;
+        if (fds[i] < 0 || fstat(fds[i], &before) != 0)
+            continue;
+        if (stat(p->expose[i], &now) == 0 && now.st_dev == before.st_dev &&
+            now.st_ino == before.st_ino)
+            continue;
+        char src[64];
+        fd_path(src, sizeof src, fds[i]);
+        if (make_mount_point(p->expose[i], !S_ISDIR(before.st_mode)) != 0 ||
+            mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) != 0)
+            rc = -1;
+    }
+    return rc;
+}
+
+/* The root read only: a bind remount keeps the flags the kernel locked (nosuid, nodev) */
+static int root_read_only(void)
+{
+    struct statvfs sv;
+    if (statvfs("/", &sv) != 0)
+        return -1;
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+    if (sv.f_flag & ST_NOSUID)
+        flags |= MS_NOSUID;
+    if (sv.f_flag & ST_NODEV)
+        flags |= MS_NODEV;
+    if (sv.f_flag & ST_NOEXEC)
+        flags |= MS_NOEXEC;
+    return mount(NULL, "/", NULL, flags, NULL);
+}
+
+static unsigned set_up_mounts(const iso_plan *p)
+{
+    unsigned failed = 0;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return CH_ISO_HIDE | CH_ISO_READ_ONLY;
+    int fds[ISO_MAX_PATHS];
+    for (size_t i = 0; i < p->n_expose; i++)
+        fds[i] = open(p->expose[i], O_PATH | O_CLOEXEC);
+    if (hide_path("/tmp", "mode=1777,size=64m") != 0)
+        failed |= CH_ISO_HIDE;
+    for (size_t i = 0; i < p->n_hide; i++)
+        if (hide_path(p->hide[i], "mode=0755,size=1m") != 0)
+            failed |= CH_ISO_HIDE;
+    if (expose_again(p, fds) != 0)
+        failed |= CH_ISO_HIDE;
+    for (size_t i = 0; i < p->n_expose; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (root_read_only() != 0)
+        failed |= CH_ISO_READ_ONLY;
+    return failed;
+}
+
+/* Whether the unprivileged user can reach path: every directory on the way searchable by
+ * others (a 0700 directory the mounts did not replace would make the run fail); the path itself
+ * is the run directory (given to that user) or a program others may execute. */
+static int others_can_reach(const char *path)
+{
+    char buf[PATH_MAX];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf || path[0] != '/')
+        return 0;
+    memcpy(buf, path, n + 1);
+    struct stat st;
+    for (char *s = buf + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (stat(buf, &st) != 0 || !(st.st_mode & S_IXOTH))
+            return 0;
+        *s = '/';
+    }
+    return stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || (st.st_mode & S_IXOTH));
+}
+
+static int drop_capabilities(void)
+{
+    for (int cap = 0; cap <= 63; cap++)
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+            return -1;
+    struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    return (int)syscall(SYS_capset, &head, data);
+}
+
+/* Whether the unprivileged user can open the GPU: the driver's nodes are usually 0666, but a
+ * host that limits them to a group would make every GPU run fail as nobody. */
+static int others_can_use_gpu(void)
+{
+    static const char *const nodes[] = {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm", NULL};
+    for (size_t i = 0; nodes[i]; i++) {
+        struct stat st;
+        if (stat(nodes[i], &st) == 0 && (st.st_mode & (S_IROTH | S_IWOTH)) != (S_IROTH | S_IWOTH))
+            return 0;
+    }
+    return 1;
+}
+
+/* As root: become nobody when the run directory, every exposed path and the GPU stay
+ * reachable. */
+static unsigned leave_root(const iso_plan *p)
+{
+    if (!others_can_use_gpu())
+        return CH_ISO_USER_ID;
+    for (size_t i = 0; i < p->n_expose; i++)
+        if (!others_can_reach(p->expose[i]))
+            return CH_ISO_USER_ID;
+    struct stat st;
+    if (stat(p->dir, &st) != 0 || st.st_uid != NOBODY_ID)
+        return CH_ISO_USER_ID;
+    if (setgroups(0, NULL) != 0 || setresgid(NOBODY_ID, NOBODY_ID, NOBODY_ID) != 0 ||
+        setresuid(NOBODY_ID, NOBODY_ID, NOBODY_ID) != 0)
+        return CH_ISO_USER_ID;
+    return 0;
+}
+
+int iso_child_setup(const void *plan)
+{
+    const iso_plan *p = plan;
+    unsigned failed = 0;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        failed |= CH_ISO_NO_NEW_PRIVS;
+    int as_root = geteuid() == 0;
+    if (!as_root && enter_user_ns(geteuid(), getegid()) != 0)
+        failed |= CH_ISO_USER_NS;
+    if (p->new_net && unshare(CLONE_NEWNET) != 0)
+        failed |= CH_ISO_NET_NS;
+    if (unshare(CLONE_NEWNS) != 0)
+        failed |= CH_ISO_MOUNT_NS | CH_ISO_HIDE | CH_ISO_READ_ONLY;
+    else
+        failed |= set_up_mounts(p);
+    if (as_root)
+        failed |= leave_root(p);
+    if (chdir(p->dir) != 0)
+        return -1;
+    /* a user namespace's capabilities die with exec anyway; root's would come back */
+    if (drop_capabilities() != 0 && as_root && (failed & CH_ISO_USER_ID))
+        failed |= CH_ISO_CAPS;
+    if (p->filter.len == 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->filter, 0, 0) != 0)
+        failed |= CH_ISO_SECCOMP;
+    return (int)failed;
+}

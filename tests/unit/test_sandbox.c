@@ -1,0 +1,281 @@
+/* The verification sandbox against a hostile program (tests/unit/data/sandbox_hostile.c): it
+ * must not read the reference outputs the parent hides (directly or through /proc/PID/root),
+ * write $HOME or the cache, reach 127.0.0.1, fork or exec a shell, or ptrace; it must not see
+ * provider keys or CUDA_* settings. Whatever this kernel lets the sandbox set up, an attack
+ * that works must come with the failed step in isolation_failed: never silently. The benign
+ * control shows the sandbox still runs a real program. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ch/fsutil.h"
+#include "ch/sandbox.h"
+#include "ch/verify.h"
+
+static char *base, *prog, *run_dir, *secret, *home, *cache;
+
+static char *under(const char *name)
+{
+    char *p = ch_path_join(base, name);
+    ch_error err;
+    cr_assert_eq(ch_mkdir_p(p, &err), 0, "%s", err.msg);
+    return p;
+}
+
+static void setup(void)
+{
+    ch_error err;
+    base = ch_make_temp_dir("sandbox-test", &err);
+    cr_assert(base, "%s", err.msg);
+    char *bin = under("bin");
+    prog = ch_path_join(bin, "hostile");
+    const char *src_dir = getenv("CH_CC_SRC") ? getenv("CH_CC_SRC") : ".";
+    char *cmd = ch_xasprintf("cc -O1 -pthread -o '%s' '%s/tests/unit/data/sandbox_hostile.c'", prog,
+                             src_dir);
+    cr_assert_eq(system(cmd), 0, "cannot compile the hostile program");
+    free(cmd);
+    free(bin);
+    run_dir = under("run");
+    char *sdir = under("secret");
+    secret = ch_path_join(sdir, "y.out.bin");
+    free(sdir);
+    cr_assert_eq(ch_write_file_atomic(secret, "expected", 8, 0, &err), 0, "%s", err.msg);
+    char *in = ch_path_join(run_dir, "x.in.bin");
+    cr_assert_eq(ch_write_file_atomic(in, "input", 5, 0, &err), 0, "%s", err.msg);
+    free(in);
+    home = under("home");
+    cache = under("cache");
+    setenv("HOME", home, 1);
+}
+
+static void teardown(void)
+{
+    ch_error err;
+    ch_remove_tree(base, &err);
+    free(base);
+    free(prog);
+    free(run_dir);
+    free(secret);
+    free(home);
+    free(cache);
+}
+
+TestSuite(sandbox, .init = setup, .fini = teardown, .timeout = 120);
+
+/* Runs the hostile program in the sandbox the way verification does (the reference directory
+ * and the cache hidden). */
+static void run_mode(const char *mode, const char *arg, ch_proc_result *pr)
+{
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = run_dir;
+    so.wall_seconds = 30;
+    so.cpu_only = 1;
+    char *sdir = ch_path_join(base, "secret");
+    so.hide[0] = sdir;
+    so.hide[1] = cache;
+    char *argv[] = {prog, (char *)mode, (char *)arg, NULL};
+    ch_error err;
+    ch_proc_result_init(pr);
+    cr_assert_eq(ch_sandbox_run(&so, argv, pr, &err), 0, "%s", err.msg);
+    free(sdir);
+}
+
+static int escaped(const ch_proc_result *pr)
+{
+    return pr->exit_code == 0 && pr->out.data && strstr(pr->out.data, "ESCAPED");
+}
+
+/* An attack that worked is acceptable only when a step it depends on is reported failed. */
+static void expect_contained(const char *what, const ch_proc_result *pr, unsigned guards)
+{
+    if (!escaped(pr)) {
+        cr_assert_eq(pr->exit_code, 3, "%s: the program did not run (exit %d): %s", what,
+                     pr->exit_code, pr->err.data ? pr->err.data : "");
+        return;
+    }
+    cr_assert((pr->isolation_failed & guards) == guards,
+              "%s worked and the sandbox reported no failed step for it (isolation_failed %#x)",
+              what, pr->isolation_failed);
+}
+
+Test(sandbox, benign_program_runs_and_writes_its_output)
+{
+    ch_proc_result pr;
+    run_mode("benign", "x.in.bin", &pr);
+    cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
+    char *out = ch_path_join(run_dir, "out.bin");
+    struct stat st;
+    cr_assert_eq(stat(out, &st), 0, "the output is not in the run directory");
+    free(out);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, threads_still_start)
+{
+    ch_proc_result pr;
+    run_mode("threads", "", &pr);
+    cr_assert_eq(pr.exit_code, 0, "threads refused (exit %d)", pr.exit_code);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, cannot_read_hidden_reference_outputs)
+{
+    ch_proc_result pr;
+    run_mode("read", secret, &pr);
+    expect_contained("reading the expected outputs", &pr, CH_ISO_HIDE | CH_ISO_USER_ID);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, cannot_read_them_through_the_parents_root)
+{
+    if (geteuid() != 0)
+        cr_skip_test("as a user the namespace maps the same uid: /proc/PID/root stays open");
+    char *path = ch_xasprintf("/proc/%d/root%s", (int)getpid(), secret);
+    ch_proc_result pr;
+    run_mode("read", path, &pr);
+    expect_contained("reading the expected outputs through /proc", &pr, CH_ISO_USER_ID);
+    free(path);
+    ch_proc_result_free(&pr);
+}
+
+static void expect_not_written(const char *dir, const char *label)
+{
+    char *path = ch_path_join(dir, "planted");
+    ch_proc_result pr;
+    run_mode("write", path, &pr);
+    struct stat st;
+    int planted = stat(path, &st) == 0;
+    if (planted)
+        cr_assert((pr.isolation_failed & (CH_ISO_HIDE | CH_ISO_USER_ID)) ==
+                      (CH_ISO_HIDE | CH_ISO_USER_ID),
+                  "the program wrote %s unreported (isolation_failed %#x)", label,
+                  pr.isolation_failed);
+    free(path);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, cannot_write_home)
+{
+    expect_not_written(home, "$HOME");
+}
+
+Test(sandbox, cannot_write_the_cache)
+{
+    expect_not_written(cache, "the cache directory");
+}
+
+Test(sandbox, cannot_connect_to_localhost)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert(s >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(listen(s, 4), 0);
+    cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &len), 0);
+    char port[16];
+    snprintf(port, sizeof port, "%d", ntohs(a.sin_port));
+    ch_proc_result pr;
+    run_mode("connect", port, &pr);
+    expect_contained("connecting to 127.0.0.1", &pr, CH_ISO_SECCOMP | CH_ISO_NET_NS);
+    close(s);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, cannot_fork_or_exec_a_shell)
+{
+    ch_proc_result pr;
+    run_mode("spawn", "", &pr);
+    expect_contained("fork/exec of /bin/sh", &pr, CH_ISO_SECCOMP);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, cannot_ptrace)
+{
+    ch_proc_result pr;
+    run_mode("ptrace", "", &pr);
+    expect_contained("ptrace", &pr, CH_ISO_SECCOMP);
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, environment_is_an_allow_list)
+{
+    setenv("OPENAI_API_KEY", "sk-test-secret", 1);
+    setenv("CUDA_LAUNCH_BLOCKING", "1", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+    ch_proc_result pr;
+    run_mode("env", "", &pr);
+    cr_assert_eq(pr.exit_code, 0);
+    const char *out = pr.out.data ? pr.out.data : "";
+    cr_assert_null(strstr(out, "sk-test-secret"), "a provider key reached the program");
+    cr_assert_null(strstr(out, "CUDA_LAUNCH_BLOCKING"), "CUDA_* other than the device list passed");
+    cr_assert(strstr(out, "CUDA_VISIBLE_DEVICES=0"), "the device list was dropped");
+    char *want_home = ch_xasprintf("HOME=%s\n", run_dir);
+    cr_assert(strstr(out, want_home), "HOME is not the run directory");
+    free(want_home);
+    if (!(pr.isolation_failed & CH_ISO_NO_NEW_PRIVS))
+        cr_assert(strstr(out, "NoNewPrivs:\t1"), "NoNewPrivs is off and not reported");
+    if (!(pr.isolation_failed & CH_ISO_SECCOMP))
+        cr_assert(strstr(out, "Seccomp:\t2"), "no seccomp filter and none reported");
+    unsetenv("OPENAI_API_KEY");
+    unsetenv("CUDA_LAUNCH_BLOCKING");
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, isolation_text_names_each_failed_step)
+{
+    char *full = ch_sandbox_isolation_text(0);
+    cr_assert_str_eq(full, "full");
+    char *t = ch_sandbox_isolation_text(CH_ISO_MOUNT_NS | CH_ISO_SECCOMP);
+    cr_assert_str_eq(t, "partial (mount namespace, seccomp)");
+    free(full);
+    free(t);
+}
+
+Test(sandbox, report_says_the_isolation)
+{
+    ch_verify_report r;
+    ch_verify_report_init(&r);
+    r.isolation_failed = CH_ISO_SECCOMP | CH_ISO_NET_NS;
+    char *json = ch_verify_report_json(&r);
+    cr_assert(strstr(json, "\"isolation\":\t\"partial (network namespace, seccomp)\""), "%s", json);
+    free(json);
+    ch_verify_report_free(&r);
+}
+
+/* An oracle built with the user's -fsanitize=address still runs: no address-space limit under
+ * its shadow memory, and no LeakSanitizer (its tracer needs fork and ptrace). */
+Test(sandbox, address_sanitized_program_runs)
+{
+    char *asan = ch_path_join(base, "bin/hostile-asan");
+    const char *src_dir = getenv("CH_CC_SRC") ? getenv("CH_CC_SRC") : ".";
+    char *cmd = ch_xasprintf("cc -O1 -pthread -fsanitize=address -o '%s' "
+                             "'%s/tests/unit/data/sandbox_hostile.c' 2>/dev/null",
+                             asan, src_dir);
+    if (system(cmd) != 0)
+        cr_skip_test("cc -fsanitize=address is not available");
+    free(cmd);
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = run_dir;
+    so.cpu_only = 1;
+    so.wall_seconds = 30;
+    char *argv[] = {asan, "benign", "x.in.bin", NULL};
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    ch_error err;
+    cr_assert_eq(ch_sandbox_run(&so, argv, &pr, &err), 0, "%s", err.msg);
+    cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
+    ch_proc_result_free(&pr);
+    free(asan);
+}
