@@ -172,7 +172,7 @@ static int read_lhs(formula *f, const char *eq, ch_error *err)
 static int read_rhs(formula *f, const char *eq, ch_error *err)
 {
     const char *p = eq + 1, *last = p;
-    int depth = 0;
+    int depth = 0, operand = 0; /* operand: the last token ends an operand */
     while (*p) {
         if (*p == ' ') {
             p++;
@@ -200,16 +200,24 @@ static int read_rhs(formula *f, const char *eq, ch_error *err)
                                     "an index nor a function the builtin knows",
                                     (int)len, p);
             }
+            if (operand && !red && !is_function(p, len))
+                return ch_error_set(err, "two operands without an operator before '%.*s'", (int)len,
+                                    p);
+            operand = !red && !is_function(p, len);
             p += len;
             last = p;
             continue;
         }
         if (isdigit((unsigned char)*p) || *p == '.') {
+            if (operand)
+                return ch_error_set(err, "two operands without an operator");
             while (isalnum((unsigned char)*p) || *p == '.')
                 p++;
+            operand = 1;
             last = p;
             continue;
         }
+        operand = *p == ')' || *p == ']';
         if (!strchr("+-*/()[],<>?:%", *p))
             break;
         if (*p == ',' && depth == 0)

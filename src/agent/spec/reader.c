@@ -42,8 +42,16 @@ int ch_spec_read(const ch_entry *e, ch_spec_reading *out, ch_error *err)
                            "%s: the spec cannot contain */ (it is quoted in the reference)",
                            e->name);
     int rc = spec_read_formula(e, &out->body, &out->how, err);
-    if (rc > 0)
-        rc = spec_read_catalog(e, &out->body, &out->how, err);
+    if (rc != 0) {
+        /* no formula, or words around an `=` that are not one ("C = A times B"): the
+         * operation's name may still say it; the formula's complaint stays when it does not */
+        ch_error catalog_err;
+        ch_error_clear(&catalog_err);
+        int formula_rc = rc;
+        rc = spec_read_catalog(e, &out->body, &out->how, &catalog_err);
+        if (rc != 0 && formula_rc > 0)
+            *err = catalog_err;
+    }
     if (rc != 0) {
         ch_spec_reading_free(out);
         return -1;
