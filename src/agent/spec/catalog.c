@@ -2,6 +2,7 @@
  * (catalog/operations.txt; its head comment is the format), bound to the declaration by the
  * parameters' kinds (integer sizes, floating scalars, const arrays read, arrays written), their
  * element types, their names and their order. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,29 @@ static int bind_op(const ch_entry *e, const cat_op *op, ch_strvec *vars, ch_strb
     return 0;
 }
 
+/* Whether the template names a local (or a function) spelled like one of e's parameters
+ * outside its {{placeholders}}: filled in, it would hide the parameter. */
+static const char *template_hides(const cat_op *op, const ch_entry *e)
+{
+    for (const char *p = op->body; *p;) {
+        if (p[0] == '{' && p[1] == '{') {
+            const char *close = strstr(p, "}}");
+            p = close ? close + 2 : p + 2;
+            continue;
+        }
+        size_t len = 0;
+        while (isalnum((unsigned char)p[len]) || p[len] == '_')
+            len++;
+        if (len && (p == op->body || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+            for (size_t i = 0; i < e->n_params; i++)
+                if (strlen(e->params[i].name) == len && strncmp(e->params[i].name, p, len) == 0)
+                    return e->params[i].name;
+        }
+        p += len ? len : 1;
+    }
+    return NULL;
+}
+
 /* The length of op's longest phrase the words contain, 0 for none. */
 static size_t op_score(const cat_op *op, const char *words, const char **which)
 {
@@ -265,7 +289,9 @@ int spec_read_catalog(const ch_entry *e, char **body, char **how, ch_error *err)
     cat_list cat;
     cat_parse(ch_embedded_text(ch_spec_catalog_files, "operations.txt"), &cat);
     char *words = spec_words(e->spec);
-    size_t best = 0, ties = 0, best_op = 0;
+    size_t best = 0, ties = 0, best_op = 0, n_fitting = 0;
+    size_t *fitting = ch_xcalloc(cat.n + 1, sizeof *fitting);
+    const char **fit_phrase = ch_xcalloc(cat.n + 1, sizeof *fit_phrase);
     const char *best_phrase = NULL;
     ch_strbuf named, tied;
     ch_strbuf_init(&named);
@@ -280,21 +306,42 @@ int spec_read_catalog(const ch_entry *e, char **body, char **how, ch_error *err)
         ch_strbuf desc;
         ch_strbuf_init(&desc);
         int fits = bind_op(e, &cat.ops[i], &vars, &desc) == 0;
+        const char *hidden = fits ? template_hides(&cat.ops[i], e) : NULL;
         ch_strvec_free(&vars);
         ch_strbuf_free(&desc);
-        if (!fits) {
+        if (!fits || hidden) {
             ch_strbuf_addf(&named, "%s'%s' names ", named.len ? "; " : "", phrase);
-            describe_wants(&cat.ops[i], &named);
+            if (hidden)
+                ch_strbuf_addf(&named,
+                               "%s, whose reference has a local called %s as a "
+                               "parameter is",
+                               cat.ops[i].name, hidden);
+            else
+                describe_wants(&cat.ops[i], &named);
             continue;
         }
-        if (score > best) {
-            best = score, best_op = i, ties = 0, best_phrase = phrase;
+        fitting[n_fitting] = i;
+        fit_phrase[n_fitting++] = phrase;
+        if (score > best)
+            best = score, best_op = i, best_phrase = phrase;
+    }
+    /* Another operation the words name is a second reading unless its phrase is part of the
+     * chosen one's ("softmax" inside "log softmax"). */
+    for (size_t f = 0; f < n_fitting && best; f++) {
+        if (fitting[f] == best_op) {
             ch_strbuf_reset(&tied);
-            ch_strbuf_adds(&tied, cat.ops[i].name);
-        } else if (score == best) {
-            ties++;
-            ch_strbuf_addf(&tied, " and %s", cat.ops[i].name);
+            ch_strbuf_adds(&tied, cat.ops[best_op].name);
+            break;
         }
+    }
+    for (size_t f = 0; f < n_fitting && best; f++) {
+        char *padded = ch_xasprintf(" %s ", best_phrase);
+        if (fitting[f] != best_op && !spec_has_phrase(padded, fit_phrase[f])) {
+            ties++;
+            ch_strbuf_addf(&tied, " ('%s') and %s ('%s')", best_phrase, cat.ops[fitting[f]].name,
+                           fit_phrase[f]);
+        }
+        free(padded);
     }
     int rc = 0;
     if (best == 0 || ties > 0) {
@@ -322,6 +369,8 @@ int spec_read_catalog(const ch_entry *e, char **body, char **how, ch_error *err)
     }
     ch_strbuf_free(&named);
     ch_strbuf_free(&tied);
+    free(fitting);
+    free(fit_phrase);
     free(words);
     cat_free(&cat);
     return rc;

@@ -230,7 +230,8 @@ static int read_rhs(formula *f, const char *eq, ch_error *err)
     }
     if (depth != 0)
         return ch_error_set(err, "unbalanced parentheses in the formula");
-    f->rhs = ch_xstrndup(eq + 1, (size_t)(last - eq - 1));
+    const char *start = eq + 1 + strspn(eq + 1, " ");
+    f->rhs = ch_xstrndup(start, last > start ? (size_t)(last - start) : 0);
     size_t len = strlen(f->rhs);
     while (len && (f->rhs[len - 1] == ' '))
         f->rhs[--len] = '\0';
@@ -240,14 +241,24 @@ static int read_rhs(formula *f, const char *eq, ch_error *err)
 }
 
 /* The top-level factors of an extent "m * k" (at most 2), or 1 when it has no product. */
-static size_t extent_dims(const ch_param *p, char dims[2][128])
+/* The extent as the user wrote it in extent(): the entry's own is canonicalised (factors
+ * sorted), which loses which factor is the row length. */
+static const char *written_extent(const ch_entry *e, const ch_param *p)
+{
+    for (size_t i = 0; i < e->clauses.n_extents; i++)
+        if (strcmp(e->clauses.extents[i].name, p->name) == 0)
+            return e->clauses.extents[i].expr;
+    return p->extent;
+}
+
+static size_t extent_dims(const ch_entry *e, const ch_param *p, char dims[2][128])
 {
     if (p->ndims >= 1 && p->role == CH_ROLE_ARRAY) {
         for (size_t d = 0; d < p->ndims && d < 2; d++)
             snprintf(dims[d], sizeof dims[d], "%s", p->dims[d]);
         return p->ndims;
     }
-    const char *x = p->extent ? p->extent : "";
+    const char *x = written_extent(e, p) ? written_extent(e, p) : "";
     const char *star = strchr(x, '*');
     if (!star || strchr(star + 1, '*') || strchr(x, '(')) {
         snprintf(dims[0], sizeof dims[0], "%s", x);
@@ -325,7 +336,7 @@ static int rewrite(const formula *f, const char *expr, const char *elem, ch_strb
                 q++;
         }
         char dims[2][128];
-        size_t nd = extent_dims(prm, dims);
+        size_t nd = extent_dims(f->e, prm, dims);
         ch_strbuf sub;
         ch_strbuf_init(&sub);
         int rc = 0;
@@ -425,7 +436,7 @@ static int range_from_extents(const formula *f, const char *v, char *hi, size_t 
                 if ((at > s && is_ident_char(at[-1])) || at[pl] != '[')
                     continue;
                 char dims[2][128];
-                size_t nd = extent_dims(p, dims);
+                size_t nd = extent_dims(f->e, p, dims);
                 const char *q = at + pl;
                 for (size_t d = 0; *q == '[' && d < 2; d++) {
                     const char *close = strchr(q, ']');
