@@ -166,6 +166,22 @@ static int scan_case(const char *dir, const spec_case *c, ch_entry_list *l, ch_e
     return rc;
 }
 
+/* With SPEC_READER_DUMP=DIR set, each reading is also written to DIR/NAME.c as an annotated
+ * definition, for `ch-cc --harness-propose` to show which references the translator maps. */
+static void dump_for_translator(const ch_entry *e, const spec_case *c, const ch_spec_reading *r)
+{
+    const char *dir = getenv("SPEC_READER_DUMP");
+    if (!dir)
+        return;
+    char *path = ch_xasprintf("%s/%s.c", dir, c->name);
+    char *src = ch_xasprintf("#include <math.h>\n#pragma harness \"%s\" %s\n%s\n%s", c->spec,
+                             c->clauses ? c->clauses : "", e->signature, r->body);
+    ch_error err;
+    ch_write_file_atomic(path, src, strlen(src), 0, &err);
+    free(src);
+    free(path);
+}
+
 /* Runs one case; returns NULL when it passes, else what went wrong (caller frees). */
 static char *run_case(const spec_case *c, const char *dir)
 {
@@ -195,6 +211,7 @@ static char *run_case(const spec_case *c, const char *dir)
         ch_entry_list_free(&l);
         return ch_xasprintf("refused: %s", err.msg);
     }
+    dump_for_translator(e, c, &r);
     char *main_src = test_main(e, c);
     char *prog = ch_xasprintf("%s%s", r.reference, main_src);
     char *src_path = ch_path_join(dir, "ref.c");

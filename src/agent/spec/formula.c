@@ -547,18 +547,18 @@ static int emit(formula *f, char **body, ch_error *err)
             int sum = mean || strcmp(f->red_op, "sum") == 0;
             int ind = 4 * depth;
             ch_strbuf_addf(&sb, "%*s{\n", ind - 4 + 4 * (depth > 1 ? 0 : 1) - 0, "");
-            ch_strbuf_addf(&sb, "%*sdouble acc = %s;\n", ind, "",
-                           sum                             ? "0"
-                           : strcmp(f->red_op, "max") == 0 ? "-HUGE_VAL"
-                                                           : "HUGE_VAL");
+            /* max/min start from the first term (not HUGE_VAL: the translator takes its
+             * expansion for a call) */
+            ch_strbuf_addf(&sb, "%*sdouble acc = 0;\n", ind, "");
             ch_strbuf_addf(&sb, "%*sfor (long %s = %s; %s < %s; %s++) {\n", ind, "", f->red_var, lo,
                            f->red_var, hi, f->red_var);
             if (sum)
                 ch_strbuf_addf(&sb, "%*sacc += %s;\n", ind + 4, "", rhs.data);
             else
-                ch_strbuf_addf(&sb, "%*sdouble v = %s;\n%*sif (v %s acc)\n%*sacc = v;\n", ind + 4,
-                               "", rhs.data, ind + 4, "", strcmp(f->red_op, "max") == 0 ? ">" : "<",
-                               ind + 8, "");
+                ch_strbuf_addf(&sb,
+                               "%*sdouble v = %s;\n%*sif (%s == %s || v %s acc)\n%*sacc = v;\n",
+                               ind + 4, "", rhs.data, ind + 4, "", f->red_var, lo,
+                               strcmp(f->red_op, "max") == 0 ? ">" : "<", ind + 8, "");
             ch_strbuf_addf(&sb, "%*s}\n", ind, "");
             ch_strbuf_addf(&sb, "%*s%s = acc%s%s%s;\n", ind, "", lhs.data, mean ? " / (" : "",
                            mean ? hi : "", mean ? ")" : "");
