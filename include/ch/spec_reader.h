@@ -30,4 +30,11 @@ int ch_spec_read(const ch_entry *e, ch_spec_reading *out, ch_error *err);
 
 void ch_spec_reading_free(ch_spec_reading *r);
 
+/* The entry e would be had its reference (a file ch_spec_read wrote, NAME_reference in it) been
+ * written as its body: scanned from a file in a temporary directory, so that the translator
+ * maps the reference to kernels like any C body. Returns 0 and appends the one entry to out
+ * (the caller frees the list), or -1 with err. */
+int ch_spec_reference_entry(const ch_entry *e, const char *reference_c, ch_entry_list *out,
+                            ch_error *err);
+
 #endif

@@ -257,6 +257,21 @@ static int builtin_kernel(ch_agent *ag, const ch_kernel_request *req, char **cud
         return ch_error_set(err, "%s: %s",
                             req->checklist && req->checklist->name ? req->checklist->name : "entry",
                             NEED_LLM);
+    const char *read = req->checklist ? req->checklist->reference : NULL;
+    if ((!e->has_body || e->kind == CH_KIND_SPEC_DECL) && read && strstr(read, SPEC_READER_MARK)) {
+        /* the spec reader's reference is the body the translator maps */
+        ch_entry_list from_reference;
+        ch_entry_list_init(&from_reference);
+        if (ch_spec_reference_entry(e, read, &from_reference, err) != 0) {
+            ch_entry_list_free(&from_reference);
+            return -1;
+        }
+        ch_kernel_request as_body = *req;
+        as_body.entry = &from_reference.items[0];
+        int rc = builtin_kernel(ag, &as_body, cuda_src, design, err);
+        ch_entry_list_free(&from_reference);
+        return rc;
+    }
     if (!e->has_body || !e->body || e->kind == CH_KIND_SPEC_DECL)
         return ch_error_at(err, e->file, e->line, e->col, "%s: %s", e->name, NEED_LLM);
     bi_memory *m = memory_for(ag->impl, e);
