@@ -57,9 +57,11 @@ UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
 PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
 TEMPLATES  := $(sort $(wildcard src/translate/templates/*))
+SPEC_CATALOG := $(sort $(wildcard src/agent/spec/catalog/*))
 HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h))
 GEN_PROMPTS := $(BUILD)/gen/prompts.c
 GEN_TEMPLATES := $(BUILD)/gen/templates.c
+GEN_SPEC_CATALOG := $(BUILD)/gen/spec_catalog.c
 GEN_RTHEADER := $(BUILD)/gen/runtime_header.c
 
 .PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \
@@ -85,6 +87,10 @@ $(GEN_TEMPLATES): $(TEMPLATES) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $@ ch_template $(TEMPLATES)
 
+$(GEN_SPEC_CATALOG): $(SPEC_CATALOG) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $@ ch_spec_catalog $(SPEC_CATALOG)
+
 # the runtime's header travels inside ch-cc: emit pastes it into every generated unit
 $(GEN_RTHEADER): include/ch/runtime.h tools/embed.sh
 	@mkdir -p $(dir $@)
@@ -106,7 +112,8 @@ define variant
 $(1)_DIR := $(if $(filter rel,$(1)),$(BUILD),$(BUILD)/$(1))
 $(1)_CFLAGS := $$(CFLAGS_ALL) $$(OPT_$(1))
 $(1)_LIB_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(LIB_SRC)) $$($(1)_DIR)/obj/gen/prompts.o \
-                $$($(1)_DIR)/obj/gen/templates.o $$($(1)_DIR)/obj/gen/runtime_header.o
+                $$($(1)_DIR)/obj/gen/templates.o $$($(1)_DIR)/obj/gen/runtime_header.o \
+                $$($(1)_DIR)/obj/gen/spec_catalog.o
 $(1)_CACHE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(CACHE_SRC))
 $(1)_CORE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_CORE))
 $(1)_FULL_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_FULL_ONLY))
@@ -124,6 +131,11 @@ $$($(1)_DIR)/obj/gen/prompts.o: $$(GEN_PROMPTS)
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
 
 $$($(1)_DIR)/obj/gen/templates.o: $$(GEN_TEMPLATES)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC    $$@"
+	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$$($(1)_DIR)/obj/gen/spec_catalog.o: $$(GEN_SPEC_CATALOG)
 	@mkdir -p $$(dir $$@)
 	@echo "  CC    $$@"
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@

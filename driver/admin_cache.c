@@ -167,6 +167,10 @@ static int cmd_explain(ch_cache *c, const char *key)
     printf("files\n");
     for (size_t i = 0; i < hit.n_files; i++)
         printf("  %-40s %zu\n", hit.files[i].name, hit.files[i].len);
+    /* a spec-only entry's reference is what the words were read as: the user checks it here */
+    for (size_t i = 0; i < hit.n_files; i++)
+        if (strcmp(hit.files[i].name, "reference.c") == 0)
+            printf("reference\n%.*s", (int)hit.files[i].len, (const char *)hit.files[i].data);
     cJSON_Delete(report);
     cJSON_Delete(checklist);
     ch_cache_hit_free(&hit);

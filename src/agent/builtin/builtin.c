@@ -11,6 +11,7 @@
 
 #include "ch/agent.h"
 #include "ch/agent_builtin.h"
+#include "ch/spec_reader.h"
 #include "ch/translate.h"
 
 /* The translator's variants: where the order comes from and the block shapes. The first is
@@ -98,9 +99,22 @@ static bi_memory *memory_for(bi_state *st, const ch_entry *e)
 static int builtin_checklist(ch_agent *ag, const ch_entry *e, ch_checklist *out, ch_error *err)
 {
     (void)ag;
-    if (e->kind == CH_KIND_SPEC_DECL || !e->has_body)
-        return ch_error_at(err, e->file, e->line, e->col, "%s: %s", e->name, NEED_LLM);
-    return ch_checklist_derive(e, out, err);
+    if (e->kind != CH_KIND_SPEC_DECL && e->has_body)
+        return ch_checklist_derive(e, out, err);
+    /* a spec-only entry: the spec reader writes the reference from the words and the
+     * declaration (or refuses, located); it travels to test_author in the checklist */
+    ch_spec_reading reading;
+    if (ch_spec_read(e, &reading, err) != 0)
+        return -1;
+    if (ch_checklist_derive(e, out, err) != 0) {
+        ch_spec_reading_free(&reading);
+        return -1;
+    }
+    free(out->reference);
+    out->reference = reading.reference;
+    reading.reference = NULL;
+    ch_spec_reading_free(&reading);
+    return 0;
 }
 
 static int builtin_test_author(ch_agent *ag, const ch_checklist *c, char **reference_c,
@@ -108,6 +122,10 @@ static int builtin_test_author(ch_agent *ag, const ch_checklist *c, char **refer
 {
     (void)ag;
     *reference_c = NULL;
+    if (c->kind == CH_KIND_SPEC_DECL && c->reference && strstr(c->reference, SPEC_READER_MARK)) {
+        *reference_c = ch_xstrdup(c->reference);
+        return 0;
+    }
     if (c->kind == CH_KIND_SPEC_DECL)
         return ch_error_set(err, "%s: %s", c->name ? c->name : "entry", NEED_LLM);
     return ch_error_set(err,
@@ -278,6 +296,21 @@ static int builtin_kernel(ch_agent *ag, const ch_kernel_request *req, char **cud
         return ch_error_set(err, "%s: %s",
                             req->checklist && req->checklist->name ? req->checklist->name : "entry",
                             NEED_LLM);
+    const char *read = req->checklist ? req->checklist->reference : NULL;
+    if ((!e->has_body || e->kind == CH_KIND_SPEC_DECL) && read && strstr(read, SPEC_READER_MARK)) {
+        /* the spec reader's reference is the body the translator maps */
+        ch_entry_list from_reference;
+        ch_entry_list_init(&from_reference);
+        if (ch_spec_reference_entry(e, read, &from_reference, err) != 0) {
+            ch_entry_list_free(&from_reference);
+            return -1;
+        }
+        ch_kernel_request as_body = *req;
+        as_body.entry = &from_reference.items[0];
+        int rc = builtin_kernel(ag, &as_body, cuda_src, design, err);
+        ch_entry_list_free(&from_reference);
+        return rc;
+    }
     if (!e->has_body || !e->body || e->kind == CH_KIND_SPEC_DECL)
         return ch_error_at(err, e->file, e->line, e->col, "%s: %s", e->name, NEED_LLM);
     bi_memory *m = memory_for(ag->impl, e);
