@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ch_poly *p = poly_parse(text, &why);
     if (p) {
         /* an accepted polynomial stays within the bounds that keep products fast */
-        if (p->n > POLY_MAX_TERMS)
+        if (p->n > POLY_MAX_TERMS || p->overflow)
             abort();
         for (int i = 0; i < p->n; i++)
             if (p->t[i].degree > POLY_MAX_DEGREE)

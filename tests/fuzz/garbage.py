@@ -99,7 +99,31 @@ def splice(r):
     return bytes(b)
 
 
-MUTATORS = [deep_parens, deep_unary, product_blowup, huge_literal, deep_c, long_clauses,
+ODD_TARGETS = [
+    b'void f(int n, float x[n][n][n][n], float (*y)[n]) { x[0][0][0][0] = y[0][0]; }',
+    b'void f(int n, ...) { }',
+    b'void f(n, x) int n; float *x; { x[0] = n; }',
+    b'void f(int n, void (*cb)(float *), float *x) { cb(x); }',
+    b'struct s { float *p; int n; };\nvoid f(struct s v) { v.p[0] = v.n; }',
+    b'#define F(name) void name(int n, float *x) { x[0] = n; }\nF(f)',
+    b'void f(int n, float *x) { for (;;) { x[n] = 0; } }',
+    b'void f(int n, float *x) {\n#pragma harness "inside"\n x[0] = 0; }',
+    b'',
+    b'#pragma harness\n#pragma harness\nvoid f(int n, float *x);',
+    b'void f(int, float *);',
+    b'float f(int n, float *x) { return f(n - 1, x) + x[n]; }',
+    b'void f(int n, _Complex float *x) { x[0] = 0; }',
+    b'void f(int n, float *restrict x, float *restrict y) { y[x[0]] = x[y[0]]; }',
+    b'void f(int n, float x[static 4]) { x[n * n * n * n * n * n * n * n] = 0; }',
+    b'void f(int n, float *x) { int i = 0; goto l; l: x[i] = n; }',
+]
+
+
+def odd_declaration(r):
+    return (b'#pragma harness "x[i] = 0" extent(x: n)\n' + r.choice(ODD_TARGETS) + b'\n')
+
+
+MUTATORS = [odd_declaration, deep_parens, deep_unary, product_blowup, huge_literal, deep_c, long_clauses,
             unterminated, truncate, random_bytes, nul_bytes, non_utf8, splice]
 
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TEST_DIR"
 seed=${CH_CC_GARBAGE_SEED:-20261204}
-count=${CH_CC_GARBAGE_COUNT:-48}
+count=${CH_CC_GARBAGE_COUNT:-52}
 python3 "$CH_CC_SRC/tests/fuzz/garbage.py" "$seed" "$count" garbage
 diag "garbage files from seed $seed"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:exitcode=99}"
