@@ -65,7 +65,7 @@ GEN_SPEC_CATALOG := $(BUILD)/gen/spec_catalog.c
 GEN_RTHEADER := $(BUILD)/gen/runtime_header.c
 
 .PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \
-        uninstall clean format format-check fuzz gpu-carry
+        uninstall clean format format-check fuzz fuzz-regress gpu-carry
 all: build
 
 deps:
@@ -200,11 +200,12 @@ asan: $(asan_DIR)/bin/ch-cc $(asan_DIR)/lib/libch_runtime.a $(UNIT_BIN) $(FAKE_B
 # Tests drive the sanitizer build of the real binary (CH_CC_BIN) on real trees.
 TEST_ENV = CH_CC_BIN=$(abspath $(asan_DIR)/bin/ch-cc) CH_CC_REL_BIN=$(abspath $(BUILD)/bin/ch-cc) \
            CH_CC_SRC=$(abspath .) CH_CC_TEST_BUILD=$(abspath $(asan_DIR)) \
+           CH_CC_FUZZ_BUILD=$(abspath $(BUILD)/fuzz) \
            ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
            LSAN_OPTIONS=suppressions=$(abspath tests/lib/lsan.supp):print_suppressions=0 \
            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-check: deps build asan format-check
+check: deps build asan fuzz-regress format-check
 	@$(TEST_ENV) sh tests/run.sh $(UNIT_BIN) $(sort $(wildcard tests/integration/*.t tests/gpu/*.t))
 
 check-gpu: deps build asan
@@ -251,16 +252,45 @@ format-check:
 gpu-carry: build asan
 	BUILD=$(BUILD) sh tests/gpu/make-carry.sh
 
-# libFuzzer over the pragma grammar (not part of make check): FUZZ_TIME seconds, corpus kept
-# under $(BUILD)/fuzz/corpus.
+# libFuzzer over every parser of untrusted text (not part of make check): each target in
+# FUZZ_TARGETS runs FUZZ_TIME seconds, one after the other, from its seeds in tests/fuzz/seeds/
+# (corpus grown under $(BUILD)/fuzz/corpus/<target>); crashes land in $(BUILD)/fuzz/crash/<target>
+# and belong in tests/fuzz/regress/<target> once fixed. The same targets linked with
+# tests/fuzz/repro_main.c (no libFuzzer) replay tests/fuzz/regress under ASan+UBSan in make check.
 FUZZ_TIME ?= 20
-FUZZ_SRC := src/scan/pragma.c src/base/strbuf.c src/base/error.c
-fuzz: $(BUILD)/fuzz/fuzz_pragma
-	@mkdir -p $(BUILD)/fuzz/corpus
-	$(BUILD)/fuzz/fuzz_pragma -max_total_time=$(FUZZ_TIME) -max_len=512 $(BUILD)/fuzz/corpus
-$(BUILD)/fuzz/fuzz_pragma: tests/fuzz/fuzz_pragma.c $(FUZZ_SRC) $(HEADERS)
+FUZZ_ALL := pragma extent checklist config archive extract
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_FLAGS ?= -max_len=4096 -timeout=10 -rss_limit_mb=2048
+FUZZ_BASE := src/base/strbuf.c src/base/error.c
+FUZZ_SRC_pragma := src/scan/pragma.c $(FUZZ_BASE)
+FUZZ_SRC_extent := src/scan/poly.c $(FUZZ_BASE)
+FUZZ_SRC_checklist := src/checklist/json.c src/checklist/validate.c src/checklist/model.c \
+                      src/checklist/expr.c src/base/types.c $(FUZZ_BASE)
+FUZZ_SRC_config := src/base/config.c src/base/fsutil.c src/base/cleanup.c $(FUZZ_BASE)
+FUZZ_SRC_archive := $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
+                    src/base/proc.c src/base/types.c $(FUZZ_BASE)
+FUZZ_SRC_extract := src/agent/extract.c src/base/embed.c $(GEN_PROMPTS) $(FUZZ_BASE)
+FUZZ_LIBS := -lcjson -lxxhash -lcurl -lm
+FUZZ_CFLAGS := $(CPPFLAGS_ALL) -std=c11 -g -O1 -fno-omit-frame-pointer \
+               -fno-sanitize-recover=undefined
+fuzz: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/fuzz/corpus/$$t $(BUILD)/fuzz/crash/$$t; \
+	  echo "fuzz $$t: $(FUZZ_TIME) s"; \
+	  $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) $(FUZZ_FLAGS) \
+	    -artifact_prefix=$(BUILD)/fuzz/crash/$$t/ $(BUILD)/fuzz/corpus/$$t tests/fuzz/seeds/$$t; \
+	done
+fuzz-regress: $(patsubst %,$(BUILD)/fuzz/repro_%,$(FUZZ_ALL))
+
+.SECONDEXPANSION:
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) $(GEN_PROMPTS) $$(FUZZ_SRC_$$*)
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS_ALL) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $< $(FUZZ_SRC) -lm -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SRC_$*) $(FUZZ_LIBS) -o $@
+$(BUILD)/fuzz/repro_%: tests/fuzz/fuzz_%.c tests/fuzz/repro_main.c $(HEADERS) $(GEN_PROMPTS) \
+                       $$(FUZZ_SRC_$$*)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=address,undefined $< tests/fuzz/repro_main.c $(FUZZ_SRC_$*) \
+	  $(FUZZ_LIBS) -o $@
 
 clean:
 	rm -rf $(BUILD)

@@ -78,6 +78,9 @@ int ch_index_parse(const char *key, const char *data, size_t len, ch_index *idx,
         } else {
             bad = 1;
         }
+        /* a record line never holds a NUL: l ends there, so "key K\0junk" would read as key K
+         * and "file ... a\0b" as a file named a (two byte strings, one index) */
+        bad = bad || memchr(line, '\0', ll) != NULL;
         free(l);
         pos += ll + 1;
         if (bad)

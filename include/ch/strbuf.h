@@ -23,8 +23,8 @@ void ch_strbuf_adds(ch_strbuf *sb, const char *s);
 void ch_strbuf_addc(ch_strbuf *sb, char c);
 void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ch_strbuf_vaddf(ch_strbuf *sb, const char *fmt, va_list ap);
-/* Returns the buffer's string (caller frees) and leaves sb empty: further adds allocate anew,
- * ch_strbuf_free is a no-op, and sb->data is NULL until then. */
+/* Returns the buffer's string (caller frees; "" when empty, never NULL) and leaves sb empty:
+ * further adds allocate anew, ch_strbuf_free is a no-op, and sb->data is NULL until then. */
 char *ch_strbuf_detach(ch_strbuf *sb);
 
 /* Allocating helpers that abort on out of memory. */

@@ -137,7 +137,9 @@ void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...)
 
 char *ch_strbuf_detach(ch_strbuf *sb)
 {
-    char *s = sb->data;
+    /* a buffer detached before and not added to since has no data: its string is "", never
+     * NULL (a model reply with an empty code block after a full one gave strstr(NULL, ...)) */
+    char *s = sb->data ? sb->data : ch_xstrdup("");
     sb->data = NULL;
     sb->len = sb->cap = 0;
     return s;

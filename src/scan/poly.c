@@ -82,7 +82,7 @@ void poly_free(ch_poly *p)
 static ch_poly *add_scaled(const ch_poly *a, const ch_poly *b, long long s)
 {
     poly_term *t = ch_xmalloc(sizeof *t * (size_t)(a->n + b->n + 1));
-    int n = 0, overflow = a->overflow || b->overflow;
+    int n = 0, overflow = a->overflow | b->overflow;
     for (int i = 0; i < a->n; i++)
         t[n++] = (poly_term){a->t[i].coef, ch_xstrdup(a->t[i].mono), a->t[i].degree};
     for (int i = 0; i < b->n; i++) {
@@ -111,9 +111,10 @@ static char *mono_mul(const char *a, const char *b)
     if (!*b)
         return ch_xstrdup(a);
     char *all = ch_xasprintf("%s*%s", a, b);
-    char *names[64];
+    char *names[POLY_MAX_DEGREE];
     int n = 0;
-    for (char *tok = strtok(all, "*"); tok && n < 64; tok = strtok(NULL, "*"))
+    /* poly_mul refuses products beyond POLY_MAX_DEGREE factors, so none is dropped here */
+    for (char *tok = strtok(all, "*"); tok && n < POLY_MAX_DEGREE; tok = strtok(NULL, "*"))
         names[n++] = tok;
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
@@ -129,10 +130,27 @@ static char *mono_mul(const char *a, const char *b)
     return ch_strbuf_detach(&sb);
 }
 
+/* Nonzero when a*b could pass POLY_MAX_TERMS terms or POLY_MAX_DEGREE factors (mono_mul keeps
+ * at most POLY_MAX_DEGREE names, and a->n * b->n must not overflow int). */
+static int product_too_large(const ch_poly *a, const ch_poly *b)
+{
+    if (a->n > 0 && b->n > POLY_MAX_TERMS / a->n)
+        return 1;
+    int da = 0, db = 0;
+    for (int i = 0; i < a->n; i++)
+        da = a->t[i].degree > da ? a->t[i].degree : da;
+    for (int i = 0; i < b->n; i++)
+        db = b->t[i].degree > db ? b->t[i].degree : db;
+    return da + db > POLY_MAX_DEGREE;
+}
+
 ch_poly *poly_mul(const ch_poly *a, const ch_poly *b)
 {
+    if (product_too_large(a, b))
+        return normalise(ch_xmalloc(sizeof(poly_term)), 0,
+                         a->overflow | b->overflow | POLY_TOO_LARGE);
     poly_term *t = ch_xmalloc(sizeof *t * (size_t)(a->n * b->n + 1));
-    int n = 0, overflow = a->overflow || b->overflow;
+    int n = 0, overflow = a->overflow | b->overflow;
     for (int i = 0; i < a->n; i++)
         for (int j = 0; j < b->n; j++) {
             long long c;
@@ -488,8 +506,10 @@ ch_poly *poly_parse(const char *text, const char **why)
     pparser p = {text, 0, NULL};
     ch_poly *e = p_expr(&p);
     p_ws(&p);
-    if (e && e->overflow)
+    if (e && (e->overflow & POLY_OVERFLOW))
         p.why = "the arithmetic overflows 64 bits";
+    else if (e && e->overflow)
+        p.why = "the expression is too large (more than 1024 terms or 64 factors in a product)";
     if (e && (*p.s != '\0' || p.why)) {
         poly_free(e);
         e = NULL;

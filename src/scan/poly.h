@@ -16,14 +16,23 @@ typedef struct poly_term {
 typedef struct ch_poly {
     poly_term *t; /* nonzero coefficients, sorted by (degree desc, mono asc); owned */
     int n;
-    /* a coefficient of this polynomial or of one it was computed from overflowed 64 bits: the
-     * terms are meaningless and the expression must be refused, never used */
+    /* nonzero: the terms are meaningless and the expression must be refused, never used.
+     * POLY_OVERFLOW: a coefficient of this polynomial or of one it was computed from overflowed
+     * 64 bits; POLY_TOO_LARGE: a product would have passed POLY_MAX_TERMS terms or
+     * POLY_MAX_DEGREE factors (the terms were dropped). */
     int overflow;
 } ch_poly;
 
 /* Deepest nesting of parentheses and unary signs poly_parse follows (a located error beyond,
  * never a stack overflow); as deep as clang's own default bracket depth. */
 #define POLY_MAX_DEPTH 256
+/* Largest polynomial a product may build: (a+b+c+d)*(a+b+c+d)*... grows its terms exponentially
+ * in the length of the text, so a few hundred bytes of extent would otherwise take minutes and
+ * gigabytes; no real extent comes near either bound. */
+#define POLY_MAX_TERMS  1024
+#define POLY_MAX_DEGREE 64
+#define POLY_OVERFLOW   1
+#define POLY_TOO_LARGE  2
 
 ch_poly *poly_const(long long c);
 ch_poly *poly_var(const char *name);
