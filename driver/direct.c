@@ -325,7 +325,10 @@ void ch_direct_record(ch_driver *d, size_t input, const char *user_obj, long lon
     int ok = ch_proc_run(argv.items, &opts, &res, &err) == 0 && res.exit_code == 0;
     if (ok)
         parse_deps(res.out.data, &files);
-    ok = ok && files.len > 0 && ch_read_file(user_obj, &obj, &obj_len, &err) == 0;
+    /* only an object in a regular file is kept (-o /dev/null: nothing to serve later) */
+    struct stat st;
+    ok = ok && files.len > 0 && stat(user_obj, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+         ch_read_file(user_obj, &obj, &obj_len, &err) == 0;
     if (ok && a->dep_md) {
         dep_path = ch_direct_depfile(a, user_obj);
         ok = ch_read_file(dep_path, &dep, &dep_len, &err) == 0;

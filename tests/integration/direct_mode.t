@@ -42,17 +42,22 @@ rm -f k.d
 is "$(counter direct_misses)" 2 "without -MD the command is another one: a miss"
 [ ! -e k.d ]; ok $? "and no dep file appears"
 
+"$CH_CC_BIN" -O2 -Iinc -c k.c -o /dev/null 2>/dev/null
+is "$?" 0 "-o /dev/null builds (and records nothing to serve)"
+"$CH_CC_BIN" -O2 -Iinc -c k.c -o /dev/null 2>/dev/null
+is "$?" 0 "and builds again"
+
 sleep 1
 printf '#define SCALE 4\n' > inc/scale.h
 sleep 1
 "$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
-is "$(counter direct_misses)" 3 "an edited header is a miss"
+is "$(counter direct_misses)" 5 "an edited header is a miss"
 cmp -s k.o cold.o; is "$?" 1 "and the object follows the header"
 "$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
 is "$(counter direct_hits)" 2 "the next rebuild hits the new manifest"
 
 "$CH_CC_BIN" $flags -DEXTRA=1 -c k.c -o k.o 2>/dev/null
-is "$(counter direct_misses)" 4 "a -D on the command line is a miss"
+is "$(counter direct_misses)" 6 "a -D on the command line is a miss"
 
 cat > mycc <<SH
 #!/bin/sh
@@ -60,7 +65,7 @@ exec $(command -v cc) "\$@"
 SH
 chmod +x mycc
 CH_CC_HOST_CC=$PWD/mycc "$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
-is "$(counter direct_misses)" 5 "another host compiler is a miss"
+is "$(counter direct_misses)" 7 "another host compiler is a miss"
 hits=$(counter direct_hits)
 "$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
 is "$(counter direct_hits)" $((hits + 1)) "the first toolchain's manifest still hits"
