@@ -123,7 +123,7 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
         p += magic;
     int unchanged = ok ? files_unchanged(&p, end) : -1;
     size_t dep_len = 0, obj_len = 0;
-    if (unchanged >= 0 &&
+    if (unchanged == 1 &&
         (take_size(&p, end, "dep", &dep_len) != 0 || take_size(&p, end, "obj", &obj_len) != 0 ||
          (size_t)(end - p) != dep_len + obj_len || obj_len == 0))
         unchanged = -1;
