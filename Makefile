@@ -161,7 +161,7 @@ $$($(1)_DIR)/libexec/ch-cc/ch-cc-full: $$($(1)_CORE_OBJ) $$($(1)_FULL_OBJ) $$($(
 $$($(1)_DIR)/bin/ch-cc: $$($(1)_CORE_OBJ) $$($(1)_THIN_OBJ) $$($(1)_LIBS) $$($(1)_DIR)/libexec/ch-cc/ch-cc-full
 	@mkdir -p $$(dir $$@)
 	@echo "  LD    $$@"
-	@$$(BUILD_CC) $$($(1)_CFLAGS) $$($(1)_CORE_OBJ) $$($(1)_THIN_OBJ) -Wl,--as-needed $$($(1)_DIR)/lib/libharness.a -o $$@
+	@$$(BUILD_CC) $$($(1)_CFLAGS) $$($(1)_CORE_OBJ) $$($(1)_THIN_OBJ) -Wl,--as-needed -Wl,--start-group $$($(1)_DIR)/lib/libchcache.a $$($(1)_DIR)/lib/libharness.a -Wl,--end-group -lxxhash -o $$@
 	@ln -sf ch-cc $$(dir $$@)ch-nvcc
 endef
 $(eval $(call variant,rel))

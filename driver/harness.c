@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ch/emit.h"
@@ -21,6 +22,7 @@
 #include "ch/proc.h"
 #include "ch/scan.h"
 #include "ch/verify.h"
+#include "direct.h"
 #include "link.h"
 #include "pipeline.h"
 #include "targets.h"
@@ -727,6 +729,9 @@ static int compile_and_link(ch_build *b, const int *annotated)
 
 int ch_harness_compile(ch_driver *d, const int *annotated)
 {
+    /* before anything is read: a file modified after this may not be recorded (direct.c) */
+    long long started = (long long)time(NULL);
+    long direct = ch_direct_input(d, annotated);
     ch_args *a = &d->args;
     size_t n_annotated = 0;
     for (size_t i = 0; i < a->n_inputs; i++)
@@ -758,6 +763,8 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
                                   : with_suffix(ch_path_base(a->inputs[i].path),
                                                 a->assemble_only ? ".s" : ".o");
             status = annotated_object(&b, &a->inputs[i], obj, obj);
+            if (status == 0 && direct == (long)i)
+                ch_direct_record(d, i, obj, started);
             free(obj);
         }
     }

@@ -114,7 +114,10 @@ static const char *candidate_words(const ch_verify_report *r)
         return "compiles; its test waits for a GPU";
     if (r->correct)
         return "correct";
-    if (r->stage >= 0 && r->stage < CH_STAGE_COUNT_ && r->status[r->stage] == CH_ST_SKIP)
+    /* without a GPU verification ends at compile: a candidate that passed it waits, it did
+     * not fail ("stage" is the last stage run when everything passed) */
+    if (r->passed ||
+        (r->stage >= 0 && r->stage < CH_STAGE_COUNT_ && r->status[r->stage] == CH_ST_SKIP))
         return "compiles; its test waits for a GPU";
     return r->stage >= 0 && r->stage < CH_STAGE_COUNT_ ? failed[r->stage] : "not checked";
 }
@@ -125,15 +128,23 @@ static void evo_progress(void *vctx, const ch_evolution *ev, const ch_candidate 
     if (!x->b->live)
         return;
     char best[64] = "no correct kernel yet";
-    if (ev->best >= 0 && ev->cands[ev->best].report.status[CH_STAGE_SMOKE] == CH_ST_SKIP)
+    if (ev->best < 0 && c->report.passed && !c->report.correct)
+        snprintf(best, sizeof best, "no GPU here to test them");
+    else if (ev->best >= 0 && ev->cands[ev->best].report.status[CH_STAGE_SMOKE] == CH_ST_SKIP)
         snprintf(best, sizeof best, "none can be tested here");
     else if (ev->best >= 0 && ev->cands[ev->best].report.launcher_ms >= 0)
         snprintf(best, sizeof best, "fastest correct so far: %.3f ms per call",
                  ev->cands[ev->best].report.launcher_ms);
     else if (ev->best >= 0)
         snprintf(best, sizeof best, "a correct kernel found");
-    fprintf(stderr, "\r\033[Kch-cc: %s: making a GPU kernel: try %d %s; %s", x->e->name, c->id + 1,
-            candidate_words(&c->report), best);
+    char own[48] = "";
+    if (c->report.correct && c->report.launcher_ms >= 0)
+        snprintf(own, sizeof own, ", %.3f ms per call", c->report.launcher_ms);
+    char round[24] = "";
+    if (c->round >= 0)
+        snprintf(round, sizeof round, " (round %d)", c->round + 1);
+    fprintf(stderr, "\r\033[Kch-cc: %s: making a GPU kernel: candidate %d%s %s%s; %s", x->e->name,
+            c->id + 1, round, candidate_words(&c->report), own, best);
     fflush(stderr);
 }
 

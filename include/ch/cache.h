@@ -153,6 +153,8 @@ typedef struct ch_cache_stats {
     unsigned long long gpu_runs;        /* candidates run on a GPU (verification stages 2-5) */
     unsigned long long host_fallbacks;  /* entries built with their host path only */
     unsigned long long remote_rejected; /* remote entries refused: unsigned, untrusted, altered */
+    unsigned long long direct_hits;     /* objects served from a direct-mode manifest */
+    unsigned long long direct_misses;   /* direct-mode lookups that went the full path */
 } ch_cache_stats;
 
 /* Names of the counters in ch_cache_stats order, NULL-terminated. */
@@ -162,6 +164,9 @@ unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i);
 int ch_cache_stats_read(ch_cache *c, ch_cache_stats *out, ch_error *err);
 /* Adds delta to the counters (every process sees the sum; no update is lost). */
 int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err);
+/* Adds delta to the counters of the cache directory dir without opening the cache (the thin
+ * binary's direct-mode counters: no store, no remote, no libcurl). */
+int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, ch_error *err);
 /* Resets every counter to zero. */
 int ch_cache_stats_zero(ch_cache *c, ch_error *err);
 

@@ -1,0 +1,110 @@
+#!/bin/bash
+# Direct mode: a warm rebuild of an annotated file is served by the thin binary from its
+# manifest (no ch-cc-full, no libclang, no compiler); an edited header, a -D, another host
+# compiler miss; the dep file comes back on a hit; a read-only cache still serves; make -j8
+# of many annotated files gives the cold build's objects with consistent counters.
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$TEST_DIR"
+command -v strace >/dev/null || skip_all "strace is needed to see what a hit runs"
+counter() { "$CH_CC_BIN" --harness-stats | awk -v k="$1" '$1 == k { print $2 }'; }
+mkdir -p inc
+printf '#define SCALE 3\n' > inc/scale.h
+cat > k.c <<'C'
+#include <scale.h>
+#pragma harness "y[i] = SCALE * x[i]" extent(x: n, y: n) tune(n = 1 << 20)
+void scale(int n, const float *x, float *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = SCALE * x[i];
+}
+C
+flags="-O2 -Iinc -MD"
+sleep 1 # a file modified in the second the compile starts is never recorded (ccache's rule)
+"$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
+is "$?" 0 "cold build"
+cp k.o cold.o && cp k.d cold.d
+is "$(counter direct_misses)" 1 "the cold build counts a direct miss"
+
+touch k.c inc/scale.h
+rm -f k.o k.d
+# LeakSanitizer cannot run under ptrace: leaks are checked by the untraced hits below
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    strace -f -e trace=execve,openat -o trace.txt "$CH_CC_BIN" $flags -c k.c -o k.o 2> hit.err
+is "$?" 0 "warm rebuild after touch"
+is "$(counter direct_hits)" 1 "it is a direct hit"
+grep -q 'ch-cc-full' trace.txt; is "$?" 1 "the full binary is not run"
+grep -q 'libclang' trace.txt; is "$?" 1 "libclang is not opened"
+is "$(grep -c 'execve(' trace.txt)" 1 "no compiler is started"
+cmp -s k.o cold.o; ok $? "the object is the cold build's"
+cmp -s k.d cold.d; ok $? "the dep file is written on a hit, as the cold build wrote it"
+is "$(cat hit.err)" "" "a hit prints nothing"
+
+rm -f k.d
+"$CH_CC_BIN" -O2 -Iinc -c k.c -o k.o 2>/dev/null
+is "$(counter direct_misses)" 2 "without -MD the command is another one: a miss"
+[ ! -e k.d ]; ok $? "and no dep file appears"
+
+"$CH_CC_BIN" -O2 -Iinc -c k.c -o /dev/null 2>/dev/null
+is "$?" 0 "-o /dev/null builds (and records nothing to serve)"
+"$CH_CC_BIN" -O2 -Iinc -c k.c -o /dev/null 2>/dev/null
+is "$?" 0 "and builds again"
+
+sleep 1
+printf '#define SCALE 4\n' > inc/scale.h
+sleep 1
+"$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
+is "$(counter direct_misses)" 5 "an edited header is a miss"
+cmp -s k.o cold.o; is "$?" 1 "and the object follows the header"
+"$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
+is "$(counter direct_hits)" 2 "the next rebuild hits the new manifest"
+
+"$CH_CC_BIN" $flags -DEXTRA=1 -c k.c -o k.o 2>/dev/null
+is "$(counter direct_misses)" 6 "a -D on the command line is a miss"
+
+cat > mycc <<SH
+#!/bin/sh
+exec $(command -v cc) "\$@"
+SH
+chmod +x mycc
+CH_CC_HOST_CC=$PWD/mycc "$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
+is "$(counter direct_misses)" 7 "another host compiler is a miss"
+hits=$(counter direct_hits)
+"$CH_CC_BIN" $flags -c k.c -o k.o 2>/dev/null
+is "$(counter direct_hits)" $((hits + 1)) "the first toolchain's manifest still hits"
+
+# a read-only cache: another user reads a cache it cannot write (root writes anything)
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+    # the same command in the same directory (the key holds both); only the cache is not
+    # writable to that user
+    chmod -R a+rX "$TEST_DIR" && chmod 777 "$TEST_DIR" && cp k.o before.o
+    setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent \
+        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        strace -f -e trace=execve -o ro.trace "$CH_CC_BIN" $flags -c k.c -o k.o 2> ro.err
+    is "$?" 0 "a read-only cache serves the rebuild"
+    grep -q 'ch-cc-full' ro.trace; is "$?" 1 "from the manifest, by the thin binary"
+    cmp -s before.o k.o; ok $? "with the same object"
+    [ "$(stat -c %u k.o)" = 65534 ]; ok $? "written by that user"
+else
+    for t in 1 2 3 4; do skip "read-only cache" "needs root and setpriv to act as another user"; done
+fi
+
+# make -j8 over many annotated files: cold, then warm after touching every file
+mkdir -p many && cd many
+for i in 1 2 3 4 5 6 7 8; do
+    { cat ../k.c; printf 'int id_%s(void) { return %s; }\n' "$i" "$i"; } > f$i.c
+done
+printf 'OBJS = f1.o f2.o f3.o f4.o f5.o f6.o f7.o f8.o\nall: $(OBJS)\n%%.o: %%.c\n\t$(CC) -O2 -I../inc -c $< -o $@\n' > Makefile
+sleep 1
+hits=$(counter direct_hits) misses=$(counter direct_misses)
+make -s -j8 CC="$CH_CC_BIN" 2>/dev/null
+is "$?" 0 "make -j8, cold"
+is "$(counter direct_misses)" $((misses + 8)) "eight direct misses"
+mkdir cold && cp f*.o cold/
+rm -f f*.o && touch f*.c
+make -s -j8 CC="$CH_CC_BIN" 2>/dev/null
+is "$?" 0 "make -j8, warm"
+is "$(counter direct_hits)" $((hits + 8)) "eight direct hits"
+same=0
+for i in 1 2 3 4 5 6 7 8; do cmp -s f$i.o cold/f$i.o && same=$((same + 1)); done
+is "$same" 8 "every object is the cold build's"
+done_testing
