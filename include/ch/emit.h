@@ -55,6 +55,22 @@ int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr);
 long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher_ms,
                                double small_ms);
 
+/* One point of the dispatch curve: at size (the size measure), the host path took host_ms and
+ * the whole GPU call (copies included, as the dispatcher makes it) gpu_ms. */
+typedef struct ch_dispatch_point {
+    double size, host_ms, gpu_ms;
+} ch_dispatch_point;
+
+/* The dispatch threshold from a measured curve (any order; points with a negative time are
+ * ignored): the advantage host_ms - gpu_ms is taken piecewise linear between the measured
+ * sizes and extended beyond both ends with the end segments. Returns the smallest size from
+ * which the GPU wins at every larger size: never at or below a measured point where the host
+ * was as fast or faster. 0 (always the GPU) with no point; one point: the linear model of
+ * ch_emit_gpu_min_size with no fixed cost; LLONG_MAX when the GPU does not win at the largest
+ * size and the last segment does not cross. A GPU advantage that the last segment extrapolates
+ * to shrink past the largest size is kept: the threshold is one size, not a set of ranges. */
+long long ch_emit_dispatch_threshold(const ch_dispatch_point *points, size_t n);
+
 /* The symbols that join the user's object and an entry's unit and are made local after the
  * merge: the host name, and the unit's launcher, reference and device launcher under their
  * private names. */
