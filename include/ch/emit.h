@@ -87,6 +87,10 @@ int ch_emit_runtime_eligible(const ch_entry *e);
 /* Appends the runtime's interface, declared weak (an object linked without the library falls
  * back to the candidate's own launcher). */
 void ch_emit_runtime_interface(ch_strbuf *out);
+/* The identity of the runtime interface emitted units paste (16 hex digits of a hash of
+ * ch/runtime.h as built in): part of every object key, so that an object built against another
+ * runtime interface is not reused. */
+void ch_emit_runtime_ident(char out[17]);
 /* Appends the unit's GPU path through the runtime: the site, a thunk calling
  * NAME_device_launcher on device pointers, `static int ch_NAME_rt_call(<params>)` (0 when the
  * outputs are written, else a status with the caller's memory as it was; byte counts from the

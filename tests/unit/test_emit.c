@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "ch/checklist.h"
 #include "ch/emit.h"
 #include "ch/fsutil.h"
@@ -544,4 +546,28 @@ Test(emit, unit_compiles_and_merges)
     free(dir);
     free(nvcc);
     ch_entry_list_free(&l);
+}
+
+/* The object key's runtime identity is the interface the units paste: a hash of ch/runtime.h
+ * as built in, so a changed header (another interface) keys other objects. */
+Test(emit, runtime_ident_is_the_pasted_interface)
+{
+    const char *src = getenv("CH_CC_SRC");
+    char *path = ch_xasprintf("%s/include/ch/runtime.h", src && *src ? src : ".");
+    size_t len = 0;
+    ch_error err;
+    char *text = NULL;
+    cr_assert_eq(ch_read_file(path, &text, &len, &err), 0, "%s", err.msg);
+    char want[17], got[17];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)XXH3_64bits(text, len));
+    ch_emit_runtime_ident(got);
+    cr_assert_str_eq(got, want);
+    /* and the unit pastes exactly that text */
+    ch_strbuf unit;
+    ch_strbuf_init(&unit);
+    ch_emit_runtime_interface(&unit);
+    cr_assert(strstr(unit.data, text), "the pasted interface is ch/runtime.h");
+    ch_strbuf_free(&unit);
+    free(text);
+    free(path);
 }
