@@ -683,6 +683,8 @@ static int compile_and_link(ch_build *b, const int *annotated)
         }
         if (device && d->personality != CH_REAL_NVCC)
             ch_link_cuda_runtime_flags(b->nvcc, &argv);
+        else if (device) /* nvcc adds the CUDA runtime, not the trusted one */
+            ch_emit_runtime_nvcc_link_args(&argv);
         status = ch_driver_spawn(argv.items);
         ch_strvec_free(&argv);
     }

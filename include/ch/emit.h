@@ -107,6 +107,9 @@ char *ch_emit_runtime_library(void);
  * alone takes nothing from an archive. Nothing when the library is not found: the program then
  * links and uses the candidates' own launchers. */
 void ch_emit_runtime_link_args(ch_strvec *out);
+/* The same for a link driven by nvcc (the nvcc personality): -Xlinker instead of -Wl,. nvcc adds
+ * the CUDA runtime itself. */
+void ch_emit_runtime_nvcc_link_args(ch_strvec *out);
 
 /* Writes the translation unit of one entry into out. c_linkage: the user's file is C, so the
  * function is extern "C"; else it has C++ linkage like the user's declaration. */
