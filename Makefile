@@ -189,6 +189,8 @@ $(asan_DIR)/tests/unit/test_runtime: UNIT_INCLUDES := -Isrc/runtime
 $(asan_DIR)/tests/unit/test_runtime: UNIT_EXTRA := $(asan_DIR)/lib/libch_runtime_core.a
 # the emit test links generated units against the runtime
 $(asan_DIR)/tests/unit/test_emit: $(asan_DIR)/lib/libch_runtime.a
+# the verifier's test links scaffold programs against the runtime
+$(asan_DIR)/tests/unit/test_verify_build: $(asan_DIR)/lib/libch_runtime.a
 
 $(asan_DIR)/tests/fakes/%: tests/fakes/%.c $(asan_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -64,33 +64,44 @@ static size_t parse_stats(const char *text, size_t text_len, ch_cache_stats *s)
     return bad;
 }
 
-static int read_unlocked(const char *dir, ch_cache_stats *out, ch_error *err)
+/* The counters in dir's stats file, and how many of its lines could not be read (*bad). */
+static int read_unlocked(const char *dir, ch_cache_stats *out, size_t *bad, ch_error *err)
 {
     char *path = ch_path_join(dir, "stats");
     char *text = NULL;
     size_t len = 0;
     memset(out, 0, sizeof *out);
+    *bad = 0;
     if (ch_file_exists(path)) {
         if (ch_read_file(path, &text, &len, err) != 0) {
             free(path);
             return -1;
         }
-        size_t bad = parse_stats(text, len, out);
+        *bad = parse_stats(text, len, out);
         free(text);
-        /* the next update rewrites the file from what could be read */
-        if (bad && !c->stats_damage_said)
-            ch_cache_warn(c,
-                          "cache statistics file %s was damaged (%zu unreadable lines); "
-                          "rebuilt from the readable counters",
-                          path, bad);
-        c->stats_damage_said |= bad > 0;
     }
     free(path);
     return 0;
 }
 
-static int update(const char *dir, double lock_timeout, const ch_cache_stats *delta, int zero,
-                  ch_error *err)
+/* One warning per cache handle when the stats file had unreadable lines: the next update
+ * rewrites it from what could be read. Without a handle (the thin binary's direct hits) the
+ * file is rebuilt silently: a hit stays quiet. */
+static void say_damaged(ch_cache *c, const char *dir, size_t bad)
+{
+    if (!c || !bad || c->stats_damage_said)
+        return;
+    char *path = ch_path_join(dir, "stats");
+    ch_cache_warn(c,
+                  "cache statistics file %s was damaged (%zu unreadable lines); rebuilt from "
+                  "the readable counters",
+                  path, bad);
+    free(path);
+    c->stats_damage_said = 1;
+}
+
+static int update(ch_cache *c, const char *dir, double lock_timeout, const ch_cache_stats *delta,
+                  int zero, ch_error *err)
 {
     char *lock_path = ch_path_join(dir, "locks/stats.lock");
     ch_lock lock;
@@ -99,10 +110,12 @@ static int update(const char *dir, double lock_timeout, const ch_cache_stats *de
     if (rc != 0)
         return rc > 0 ? ch_error_set(err, "timed out waiting for the cache statistics lock") : -1;
     ch_cache_stats s;
-    if (read_unlocked(dir, &s, err) != 0) {
+    size_t bad;
+    if (read_unlocked(dir, &s, &bad, err) != 0) {
         ch_lock_release(&lock);
         return -1;
     }
+    say_damaged(c, dir, bad);
     ch_strbuf text;
     ch_strbuf_init(&text);
     for (size_t i = 0; ch_cache_stat_names[i]; i++) {
@@ -124,7 +137,7 @@ int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
     static const ch_cache_stats none;
     if (memcmp(delta, &none, sizeof none) == 0)
         return 0;
-    return update(c->dir, c->lock_timeout, delta, 0, err);
+    return update(c, c->dir, c->lock_timeout, delta, 0, err);
 }
 
 int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, ch_error *err)
@@ -133,7 +146,7 @@ int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, ch_error
     if (memcmp(delta, &none, sizeof none) == 0)
         return 0;
     /* the thin binary's counters: a short wait, a hit must stay cheap */
-    return update(dir, 2.0, delta, 0, err);
+    return update(NULL, dir, 2.0, delta, 0, err);
 }
 
 int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
@@ -144,10 +157,13 @@ int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
 int ch_cache_stats_zero(ch_cache *c, ch_error *err)
 {
     static const ch_cache_stats none;
-    return update(c->dir, c->lock_timeout, &none, 1, err);
+    return update(c, c->dir, c->lock_timeout, &none, 1, err);
 }
 
 int ch_cache_stats_read(ch_cache *c, ch_cache_stats *out, ch_error *err)
 {
-    return read_unlocked(c->dir, out, err);
+    size_t bad;
+    int rc = read_unlocked(c->dir, out, &bad, err);
+    say_damaged(c, c->dir, bad);
+    return rc;
 }

@@ -58,25 +58,6 @@ char *ch_cache_lock_path(const ch_cache *c, const char *key)
     return ch_xasprintf("%s/locks/%s", c->dir, key);
 }
 
-void ch_cache_warn(ch_cache *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    ch_strbuf sb;
-    ch_strbuf_init(&sb);
-    ch_strbuf_vaddf(&sb, fmt, ap);
-    va_end(ap);
-    ch_strvec_push_owned(&c->warnings, ch_strbuf_detach(&sb));
-}
-
-void ch_cache_take_warnings(ch_cache *c, ch_strvec *out)
-{
-    for (size_t i = 0; i < c->warnings.len; i++)
-        ch_strvec_push(out, c->warnings.items[i]);
-    ch_strvec_free(&c->warnings);
-    ch_strvec_init(&c->warnings);
-}
-
 int ch_cache_remove_dir(ch_cache *c, const char *dir, ch_error *err)
 {
     char *tmpl = ch_xasprintf("%s/tmp/trash.%ld.XXXXXX", c->dir, (long)getpid());

@@ -8,8 +8,10 @@
 #   CudaHarness_FOUND, CudaHarness_VERSION (from CudaHarnessConfigVersion.cmake)
 #   CUDA_HARNESS_COMPILER       absolute path of <prefix>/bin/ch-cc
 #   CudaHarness_INCLUDE_DIRS    <prefix>/include (harness.h)
+#   CudaHarness_RUNTIME_LIBRARY <prefix>/lib/libch_runtime.a, the trusted runtime ("" if absent)
 #   CudaHarness::runtime        INTERFACE IMPORTED target: what linking harness objects needs
-#                               (include dir, the static CUDA runtime, the C++ standard library)
+#                               (include dir, the trusted runtime, the static CUDA runtime, the
+#                               C++ standard library)
 #   cuda_harness_enable(<target>)
 #                               compile the target's C, CXX and CUDA sources through ch-cc as a
 #                               compiler launcher (`ch-cc <real compiler> args...`) and link
@@ -42,6 +44,13 @@ if(NOT EXISTS "${_cuda_harness_prefix}/bin/ch-cc" OR NOT EXISTS "${_cuda_harness
 endif()
 
 set(CUDA_HARNESS_COMPILER "${_cuda_harness_prefix}/bin/ch-cc")
+# The trusted runtime that harness units hand their data to (ch/runtime.h); an installation
+# without it still links (the units' references are weak: the candidates' own launchers run).
+if(EXISTS "${_cuda_harness_prefix}/lib/libch_runtime.a")
+  set(CudaHarness_RUNTIME_LIBRARY "${_cuda_harness_prefix}/lib/libch_runtime.a")
+else()
+  set(CudaHarness_RUNTIME_LIBRARY "")
+endif()
 set(CudaHarness_INCLUDE_DIRS "${_cuda_harness_prefix}/include")
 # For cuda_harness_enable called where CUDA_HARNESS_COMPILER is not visible.
 set_property(GLOBAL PROPERTY CUDA_HARNESS_COMPILER "${CUDA_HARNESS_COMPILER}")
@@ -57,6 +66,12 @@ if(NOT TARGET CudaHarness::runtime)
   add_library(CudaHarness::runtime INTERFACE IMPORTED)
   set(_cuda_harness_includes "${CudaHarness_INCLUDE_DIRS}")
   set(_cuda_harness_links "")
+  if(CudaHarness_RUNTIME_LIBRARY)
+    # before the CUDA runtime, which it needs; the units' references are weak and a weak
+    # reference alone takes nothing from an archive, hence the undefined symbol
+    list(APPEND _cuda_harness_links "${CudaHarness_RUNTIME_LIBRARY}")
+    set_property(TARGET CudaHarness::runtime PROPERTY INTERFACE_LINK_OPTIONS "LINKER:--undefined=ch_rt_call_v1")
+  endif()
   if(TARGET CUDA::cudart_static)
     list(APPEND _cuda_harness_links CUDA::cudart_static)
   else()

@@ -12,6 +12,7 @@
 #include "ch/fsutil.h"
 #include "ch/gpu.h"
 #include "ch/scan.h"
+#include "ch/emit.h"
 #include "ch/verify.h"
 #include "driver.h"
 
@@ -114,7 +115,11 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
         ch_strvec_free(&cc);
         goto done;
     }
-    if (ch_verifier_open(&s, &v, &err) != 0) {
+    char *runtime_lib = ch_emit_runtime_library(); /* the verifier copies it */
+    s.runtime_lib = runtime_lib;
+    int opened = ch_verifier_open(&s, &v, &err);
+    free(runtime_lib);
+    if (opened != 0) {
         ch_driver_report(&err);
         ch_strvec_free(&cc);
         goto done;

@@ -10,6 +10,7 @@
 #include "ch/fsutil.h"
 #include "ch/proc.h"
 #include "driver.h"
+#include "ch/emit.h"
 #include "link.h"
 
 /* nvcc for CUDA inputs and nvcc-only options; the host compilers for plain C/C++ commands
@@ -161,6 +162,9 @@ int ch_compile_run(ch_driver *d)
         ch_link_cuda_runtime_flags(nvcc, &argv);
         free(nvcc);
     }
+    /* nvcc links the CUDA runtime itself, but not the trusted runtime harness units call */
+    if (d->personality == CH_REAL_NVCC && !d->launcher && ch_link_needs_ch_runtime(a))
+        ch_emit_runtime_nvcc_link_args(&argv);
     if (ch_proc_exec(argv.items, &err) != 0)
         ch_driver_report(&err);
     ch_strvec_free(&argv);

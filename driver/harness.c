@@ -308,7 +308,8 @@ static void unit_flags(const ch_build *b, ch_strvec *argv)
     }
 }
 
-/* The object key of an entry's unit: the entry key plus nvcc's identity and the unit flags. */
+/* The object key of an entry's unit: the entry key plus nvcc's identity, the unit flags and
+ * the runtime interface's identity. */
 static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags, int c_linkage,
                       int is_static, long long gpu_min_size, char key[33], ch_error *err)
 {
@@ -328,6 +329,10 @@ static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags
     ch_strvec_push_owned(&all, ch_xasprintf("dispatch=%lld", gpu_min_size));
     /* a static function's unit defines NAME__ch_dispatch instead of NAME */
     ch_strvec_push(&all, is_static ? "static" : "external");
+    /* the unit pastes the runtime's interface: another interface, another object */
+    char rt[17];
+    ch_emit_runtime_ident(rt);
+    ch_strvec_push_owned(&all, ch_xasprintf("runtime=%s", rt));
     ch_object_ident id = {b->nvcc_ident, "", all.items, 0, NULL, NULL, NULL};
     int rc = ch_cache_object_key(entry_key, &id, key);
     ch_strvec_free(&all);
@@ -716,6 +721,8 @@ static int compile_and_link(ch_build *b, const int *annotated)
         }
         if (device && d->personality != CH_REAL_NVCC)
             ch_link_cuda_runtime_flags(b->nvcc, &argv);
+        else if (device) /* nvcc adds the CUDA runtime, not the trusted one */
+            ch_emit_runtime_nvcc_link_args(&argv);
         status = ch_driver_spawn(argv.items);
         ch_strvec_free(&argv);
     }

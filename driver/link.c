@@ -11,16 +11,27 @@
 #include "driver.h"
 #include "link.h"
 
-int ch_link_needs_cuda_runtime(const ch_args *a)
+/* Nonzero when the command links and an object input contains marker. */
+static int linked_object_contains(const ch_args *a, const char *marker)
 {
     if (a->compile_only || a->preprocess_only || a->assemble_only || a->syntax_only || a->dep_only)
         return 0;
     for (size_t i = 0; i < a->n_inputs; i++)
         if (a->inputs[i].lang == CH_LANG_OBJECT &&
-            ch_file_contains(a->inputs[i].path, CH_LINK_DEVICE_SECTION,
-                             strlen(CH_LINK_DEVICE_SECTION)))
+            ch_file_contains(a->inputs[i].path, marker, strlen(marker)))
             return 1;
     return 0;
+}
+
+int ch_link_needs_cuda_runtime(const ch_args *a)
+{
+    return linked_object_contains(a, CH_LINK_DEVICE_SECTION) ||
+           linked_object_contains(a, CH_LINK_RUNTIME_SYMBOL);
+}
+
+int ch_link_needs_ch_runtime(const ch_args *a)
+{
+    return linked_object_contains(a, CH_LINK_RUNTIME_SYMBOL);
 }
 
 /* The toolkit's library directory under root when it holds the static runtime, else NULL. */

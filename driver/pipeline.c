@@ -259,8 +259,10 @@ static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const c
     ch_config_bool(cfg, "keep", &s->keep, &err);
 }
 
-/* Where the dispatcher switches to the GPU, from the kernel's and the host path's measured
- * times (ch_emit_gpu_min_size); 0 (always the GPU) when the size cannot be measured. */
+/* Where the dispatcher switches to the GPU, from verification's measured curve (the host path
+ * and the whole call at several sizes, ch_emit_dispatch_threshold), or without one from the
+ * tune and small times (ch_emit_gpu_min_size); 0 (always the GPU) when the size cannot be
+ * measured. */
 static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
                                     const ch_verify_report *r)
 {
@@ -270,8 +272,17 @@ static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
     if (ch_emit_size_expr(e, &plain, &c_expr) != 0 ||
         ch_checklist_eval(plain, &c->tune, &size, &err) != 0)
         size = 0;
+    ch_dispatch_point pts[4];
+    size_t n = 0;
+    for (int k = 0; size > 0 && k < r->n_curve && k < 4; k++) {
+        long long at = 0;
+        if (ch_checklist_eval(plain, r->curve_set[k], &at, &err) == 0)
+            pts[n++] = (ch_dispatch_point){(double)at, r->curve_host_ms[k], r->curve_call_ms[k]};
+    }
     free(plain);
     free(c_expr);
+    if (n >= 2)
+        return ch_emit_dispatch_threshold(pts, n);
     return ch_emit_gpu_min_size((double)size, r->host_ms, r->launcher_ms, r->small_ms);
 }
 
@@ -327,8 +338,14 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
     s.checklist = c;
     char *gpu_lock = NULL;
     oracle_setup(b, e, tu, reference_c, &s, &gpu_lock);
+    /* the whole call is timed through the runtime the dispatcher will use (the verifier copies
+     * the path) */
+    char *runtime_lib = ch_emit_runtime_library();
+    s.runtime_lib = runtime_lib;
     ch_verifier *v = NULL;
-    if (ch_verifier_open(&s, &v, err) != 0) {
+    int opened = ch_verifier_open(&s, &v, err);
+    free(runtime_lib);
+    if (opened != 0) {
         free(gpu_lock);
         return reference_failure(e, err);
     }

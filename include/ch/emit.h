@@ -55,6 +55,22 @@ int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr);
 long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher_ms,
                                double small_ms);
 
+/* One point of the dispatch curve: at size (the size measure), the host path took host_ms and
+ * the whole GPU call (copies included, as the dispatcher makes it) gpu_ms. */
+typedef struct ch_dispatch_point {
+    double size, host_ms, gpu_ms;
+} ch_dispatch_point;
+
+/* The dispatch threshold from a measured curve (any order; points with a negative time are
+ * ignored): the advantage host_ms - gpu_ms is taken piecewise linear between the measured
+ * sizes and extended beyond both ends with the end segments. Returns the smallest size from
+ * which the GPU wins at every larger size: never at or below a measured point where the host
+ * was as fast or faster. 0 (always the GPU) with no point; one point: the linear model of
+ * ch_emit_gpu_min_size with no fixed cost; LLONG_MAX when the GPU does not win at the largest
+ * size and the last segment does not cross. A GPU advantage that the last segment extrapolates
+ * to shrink past the largest size is kept: the threshold is one size, not a set of ranges. */
+long long ch_emit_dispatch_threshold(const ch_dispatch_point *points, size_t n);
+
 /* The symbols that join the user's object and an entry's unit and are made local after the
  * merge: the host name, and the unit's launcher, reference and device launcher under their
  * private names. */
@@ -71,6 +87,10 @@ int ch_emit_runtime_eligible(const ch_entry *e);
 /* Appends the runtime's interface, declared weak (an object linked without the library falls
  * back to the candidate's own launcher). */
 void ch_emit_runtime_interface(ch_strbuf *out);
+/* The identity of the runtime interface emitted units paste (16 hex digits of a hash of
+ * ch/runtime.h as built in): part of every object key, so that an object built against another
+ * runtime interface is not reused. */
+void ch_emit_runtime_ident(char out[17]);
 /* Appends the unit's GPU path through the runtime: the site, a thunk calling
  * NAME_device_launcher on device pointers, `static int ch_NAME_rt_call(<params>)` (0 when the
  * outputs are written, else a status with the caller's memory as it was; byte counts from the
@@ -87,6 +107,9 @@ char *ch_emit_runtime_library(void);
  * alone takes nothing from an archive. Nothing when the library is not found: the program then
  * links and uses the candidates' own launchers. */
 void ch_emit_runtime_link_args(ch_strvec *out);
+/* The same for a link driven by nvcc (the nvcc personality): -Xlinker instead of -Wl,. nvcc adds
+ * the CUDA runtime itself. */
+void ch_emit_runtime_nvcc_link_args(ch_strvec *out);
 
 /* Writes the translation unit of one entry into out. c_linkage: the user's file is C, so the
  * function is extern "C"; else it has C++ linkage like the user's declaration. */

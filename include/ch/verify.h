@@ -247,6 +247,10 @@ typedef struct ch_verify_setup {
     const char *gpu_lock;
     double device_mem_budget; /* bytes of device memory concurrent tests may use; 0: 8 GiB */
     int no_nvrtc;             /* skip the NVRTC check of stage 1 (nvcc alone) */
+    /* libch_runtime.a (ch_emit_runtime_library), linked into every scaffold program so that the
+     * whole call of a candidate with a device launcher is timed through the trusted runtime, as
+     * the dispatcher makes it; NULL: the candidate's own launcher is timed */
+    const char *runtime_lib;
 } ch_verify_setup;
 
 typedef enum ch_stage_status {
@@ -282,6 +286,16 @@ typedef struct ch_verify_report {
     /* for the launcher's dispatch by size (stage 5; -1 when not measured): the host path (the
      * oracle) at the tune size, and the whole launcher call at the smallest smoke size */
     double host_ms, small_ms;
+    /* the path the whole call (launcher_ms) was timed through: 1 the trusted runtime (what the
+     * dispatcher of a candidate with a device launcher runs), 0 the candidate's launcher, -1 not
+     * timed */
+    int call_runtime;
+    /* the dispatch curve (stage 5): the host path and the whole call at up to
+     * 4 sizes of the checklist (smallest smoke set, a middle one, tune), ascending by buffer
+     * elements; n_curve 0 when not measured */
+    int n_curve;
+    const ch_ck_size *curve_set[4]; /* borrowed from the verifier's checklist */
+    double curve_host_ms[4], curve_call_ms[4];
     char *work_dir;            /* kept candidate directory (keep), else NULL */
     unsigned isolation_failed; /* CH_ISO_* sandbox steps that could not be set up (ch/sandbox.h) */
     cJSON *details;            /* owned: per-stage structured results */

@@ -210,8 +210,14 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
         ch_strbuf_addf(out,
                        "    /* size measure (buffer elements); below %lld the host path was "
                        "measured faster\n     * than the whole launcher call */\n"
-                       "    int large = ch_%s_force || %s >= %lldLL;\n",
-                       k->gpu_min_size, e->name, k->size_expr, k->gpu_min_size);
+                       "    long long ch_size = %s;\n"
+                       "    int large = ch_%s_force || ch_size >= %lldLL;\n"
+                       "    if (ch_%s_trace)\n"
+                       "        fprintf(stderr, \"ch-cc: %s: size %%lld, GPU from %lld (measured "
+                       "curve): %%s\\n\",\n"
+                       "                ch_size, large ? \"gpu\" : \"host\");\n",
+                       k->gpu_min_size, k->size_expr, e->name, k->gpu_min_size, e->name, e->name,
+                       k->gpu_min_size);
         why = "below the size where the GPU wins";
     } else {
         ch_strbuf_adds(out, "    int large = 1;\n");
@@ -359,4 +365,63 @@ long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher
         return LLONG_MAX;
     double at = ceil(fixed / (host_per - gpu_per));
     return at < 1 ? 0 : at >= 9e18 ? LLONG_MAX : (long long)at;
+}
+
+static int by_size(const void *a, const void *b)
+{
+    const ch_dispatch_point *x = a, *y = b;
+    return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* The first size above x (a crossing of the advantage), saturated. */
+static long long size_above(double x)
+{
+    double at = floor(x) + 1;
+    return at < 1 ? 0 : at >= 9e18 ? LLONG_MAX : (long long)at;
+}
+
+long long ch_emit_dispatch_threshold(const ch_dispatch_point *points, size_t n)
+{
+    /* valid points by size; points of one size are averaged */
+    ch_dispatch_point *p = ch_xcalloc(n ? n : 1, sizeof *p);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (points[i].size >= 0 && points[i].host_ms >= 0 && points[i].gpu_ms > 0)
+            p[m++] = points[i];
+    qsort(p, m, sizeof *p, by_size);
+    double *s = ch_xcalloc(m ? m : 1, sizeof *s), *d = ch_xcalloc(m ? m : 1, sizeof *d);
+    size_t k = 0;
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        double sum = 0;
+        for (; j < m && p[j].size == p[i].size; j++)
+            sum += p[j].host_ms - p[j].gpu_ms;
+        s[k] = p[i].size;
+        d[k++] = sum / (double)(j - i); /* > 0: the GPU wins here */
+        i = j;
+    }
+    long long at;
+    if (k == 0)
+        at = 0;
+    else if (k == 1)
+        at = d[0] > 0 ? 0 : LLONG_MAX;
+    else if (d[k - 1] <= 0) {
+        /* the host wins at the largest size: the GPU only where the last segment crosses */
+        double slope = (d[k - 1] - d[k - 2]) / (s[k - 1] - s[k - 2]);
+        at = slope > 0 ? size_above(s[k - 1] - d[k - 1] / slope) : LLONG_MAX;
+    } else {
+        size_t j = k - 1;
+        while (j > 0 && d[j - 1] > 0)
+            j--;
+        if (j > 0) /* the host wins at s[j-1], the GPU from the crossing on */
+            at = size_above(s[j - 1] + -d[j - 1] * (s[j] - s[j - 1]) / (d[j] - d[j - 1]));
+        else { /* the GPU wins at every measured size: below, the first segment's crossing */
+            double slope = (d[1] - d[0]) / (s[1] - s[0]);
+            at = slope > 0 ? size_above(s[0] - d[0] / slope) : 0;
+        }
+    }
+    free(p);
+    free(s);
+    free(d);
+    return at;
 }

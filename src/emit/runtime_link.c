@@ -55,3 +55,14 @@ void ch_emit_runtime_link_args(ch_strvec *out)
     ch_strvec_push(out, "-Wl,--undefined=ch_rt_call_v1");
     ch_strvec_push_owned(out, lib);
 }
+
+void ch_emit_runtime_nvcc_link_args(ch_strvec *out)
+{
+    char *lib = ch_emit_runtime_library();
+    if (!lib)
+        return;
+    /* nvcc takes no -Wl,: linker options go through -Xlinker */
+    ch_strvec_push(out, "-Xlinker");
+    ch_strvec_push(out, "--undefined=ch_rt_call_v1");
+    ch_strvec_push_owned(out, lib);
+}

@@ -8,7 +8,10 @@
  * skipped for the candidate's own launcher, as before. */
 #include <ctype.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include "ch/embed.h"
 #include "ch/emit.h"
@@ -142,6 +145,14 @@ static const char *rt_dir(const ch_param *p)
     if (p->is_const || p->dir == CH_DIR_IN || p->dir == CH_DIR_NONE)
         return "CH_RT_IN";
     return p->dir == CH_DIR_OUT ? "CH_RT_OUT" : "CH_RT_INOUT";
+}
+
+void ch_emit_runtime_ident(char out[17])
+{
+    /* the header is the whole interface (its _v1 names are the version): objects that paste
+     * another header were built against another runtime */
+    const char *h = ch_embedded_text(ch_runtime_header_files, "runtime.h");
+    snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(h ? h : "", h ? strlen(h) : 0));
 }
 
 void ch_emit_runtime_interface(ch_strbuf *out)

@@ -612,6 +612,9 @@ static cJSON *candidate_json(const ch_candidate *c)
     add_ms(o, "fraction", c->report.fraction);
     add_ms(o, "host_ms", c->report.host_ms);
     add_ms(o, "small_ms", c->report.small_ms);
+    /* what launcher_ms timed: the trusted runtime (as the dispatcher calls) or the launcher */
+    if (c->report.call_runtime >= 0)
+        cJSON_AddStringToObject(o, "call_path", c->report.call_runtime ? "runtime" : "launcher");
     char seed[17];
     snprintf(seed, sizeof seed, "%016llx", (unsigned long long)c->report.seed);
     cJSON_AddStringToObject(o, "seed", seed);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ch/scaffold.h"
+#include "scaffold_internal.h"
 
 /* C spelling of an element type; C++ has no _Bool. */
 static const char *ctype(ch_scalar t, int cxx)
@@ -221,8 +222,7 @@ void ch_scaffold_bufio_code(ch_strbuf *out)
         "}\n");
 }
 
-/* Copies an extent expression, renaming min( / max( to the scaffold's helpers. */
-static void add_extent(ch_strbuf *out, const char *e)
+void ch_scaffold_add_extent(ch_strbuf *out, const char *e)
 {
     for (const char *p = e; *p;) {
         int ident_start =
@@ -277,7 +277,7 @@ void ch_scaffold_emit_inputs(ch_strbuf *o, const ch_checklist *c, const char *di
         if (!is_buf(p))
             continue;
         ch_strbuf_addf(o, "%sconst size_t ch_count_%s = ch_count((long long)(", indent, p->name);
-        add_extent(o, p->extent ? p->extent : "1");
+        ch_scaffold_add_extent(o, p->extent ? p->extent : "1");
         ch_strbuf_addf(o, "), \"%s\");\n", p->name);
     }
 }
@@ -558,6 +558,10 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
                "    }\n"
                "    return 0;\n"
                "}\n");
+    if (!dev) {
+        ch_strbuf_addc(o, '\n');
+        ch_scaffold_runtime_call(o, c);
+    }
     ch_strbuf_addf(
         o,
         "\n/* time mode: NSETS copies of the inputs in separate buffers, used in turn so that the\n"
@@ -600,12 +604,18 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
                       "    CH_CHECK(cudaEventCreate(&ch_stop));\n");
     if (!dev)
         emit_time_device_launcher(o, c);
-    ch_strbuf_adds(o, "    /* The whole call, as the user's program makes it. */\n");
+    /* host-pointer entries: what the dispatcher runs (the runtime when the candidate has a
+     * device launcher and libch_runtime.a is linked), so that its threshold comes from it */
+    const char *whole = dev ? "launcher" : "ch_whole_call";
+    ch_strbuf_addf(o,
+                   "    /* The whole call, as the user's program makes it. */\n"
+                   "    const char *ch_call_path = %s;\n",
+                   dev ? "\"launcher\"" : "ch_rt_path() ? \"runtime\" : \"launcher\"");
     emit_time_sets(o, c, "_set", dev, "    ");
     ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"
                       "    for (int ch_r = 0; ch_r < warmup; ch_r++) {\n"
                       "        int ch_s = ch_r % nsets;\n");
-    emit_call(o, c, "_set", "[ch_s]", "        ");
+    emit_call_of(o, c, "", whole, "_set", "[ch_s]", "        ");
     ch_strbuf_adds(o, "    }\n    CH_CHECK(cudaGetLastError());\n"
                       "    CH_CHECK(cudaDeviceSynchronize());\n"
                       "    std::vector<double> ch_event_ms, ch_wall_ms;\n"
@@ -619,7 +629,7 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
                       "        int ch_s = ch_r % nsets;\n"
                       "        double ch_t0 = ch_now_ms();\n"
                       "        CH_CHECK(cudaEventRecord(ch_start, 0));\n");
-    emit_call(o, c, "_set", "[ch_s]", "        ");
+    emit_call_of(o, c, "", whole, "_set", "[ch_s]", "        ");
     ch_strbuf_adds(o, "        CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
                       "        CH_CHECK(cudaDeviceSynchronize());\n"
                       "        double ch_t1 = ch_now_ms();\n"
@@ -630,11 +640,11 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
                       "    }\n"
                       "    CH_CHECK(cudaGetLastError());\n"
                       "    printf(\"ch-time: event_ms=%.6f wall_ms=%.6f min_event_ms=%.6f sets=%d "
-                      "repeats=%d stop=%s\\n\",\n"
+                      "repeats=%d stop=%s call_path=%s\\n\",\n"
                       "           ch_median(ch_event_ms), ch_median(ch_wall_ms),\n"
                       "           *std::min_element(ch_event_ms.begin(), ch_event_ms.end()), "
                       "nsets,\n"
-                      "           (int)ch_wall_ms.size(), ch_stop_name(ch_why));\n");
+                      "           (int)ch_wall_ms.size(), ch_stop_name(ch_why), ch_call_path);\n");
     emit_free_sets(o, c, "_set", dev, "    ");
     if (!dev)
         emit_time_agreement(o, c);

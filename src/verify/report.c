@@ -26,6 +26,7 @@ void ch_verify_report_init(ch_verify_report *r)
     memset(r, 0, sizeof *r);
     r->launcher_ms = r->kernel_ms = r->floor_ms = r->fraction = -1;
     r->host_ms = r->small_ms = -1;
+    r->call_runtime = -1;
     r->dram_floor_ms = r->pcie_floor_ms = r->call_fraction = r->peak_gflops = -1;
     r->details = cJSON_CreateObject();
 }
@@ -111,6 +112,8 @@ cJSON *ch_verify_timing_json(const ch_verify_report *r)
     add_ms(p, "call_fraction_of_pcie_floor", r->call_fraction);
     add_ms(p, "host_ms", r->host_ms);
     add_ms(p, "small_size_launcher_ms", r->small_ms);
+    if (r->call_runtime >= 0)
+        cJSON_AddStringToObject(p, "call_path", r->call_runtime ? "runtime" : "launcher");
     /* the floor evolution reads (kernel vs DRAM when resident, else the whole call) */
     add_ms(p, "floor_ms", r->floor_ms);
     add_ms(p, "fraction_of_floor", r->fraction);

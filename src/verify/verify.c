@@ -49,8 +49,9 @@ typedef struct sanitized {
 struct ch_verifier {
     ch_verify_setup s;
     char *nvcc, *arch, *sanitizer;
-    char *cuda_home; /* the toolkit of nvcc (NVRTC and its headers), or NULL */
-    char *ref_root;  /* private: inputs + reference outputs, the scaffold object */
+    char *runtime_lib; /* libch_runtime.a linked into scaffold programs, or NULL */
+    char *cuda_home;   /* the toolkit of nvcc (NVRTC and its headers), or NULL */
+    char *ref_root;    /* private: inputs + reference outputs, the scaffold object */
     char *ref_exe;
     ch_verify_plan plan;
     char ck_hash[33]; /* XXH3-128 of the checklist JSON: part of the sanitizer cache key */
@@ -136,6 +137,7 @@ int ch_verifier_open(const ch_verify_setup *s, ch_verifier **out, ch_error *err)
     v->nvcc = ch_xstrdup(s->nvcc && *s->nvcc ? s->nvcc : "nvcc");
     v->arch = ch_xstrdup(s->arch && *s->arch ? s->arch : "sm_90");
     v->sanitizer = find_sanitizer(s->sanitizer);
+    v->runtime_lib = s->runtime_lib && *s->runtime_lib ? ch_xstrdup(s->runtime_lib) : NULL;
     v->cuda_home = find_cuda_home(v->nvcc);
     v->ref_root = ch_make_temp_dir("ref", err);
     if (!v->ref_root) {
@@ -183,6 +185,7 @@ void ch_verifier_close(ch_verifier *v)
     free(v->nvcc);
     free(v->arch);
     free(v->sanitizer);
+    free(v->runtime_lib);
     free(v->cuda_home);
     free(v->scaffold_obj);
     free(v->scaffold_log);
@@ -852,10 +855,23 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
     }
     if (rc == 0 && !failed) {
         int cublas = strstr(src, "cublas") != NULL;
-        char *a2[] = {
-            archflag, "-o", "prog", "scaffold.o", "candidate.o", cublas ? "-lcublas" : NULL, NULL};
+        ch_strvec a2;
+        ch_strvec_init(&a2);
+        const char *const base[] = {archflag, "-o", "prog", "scaffold.o", "candidate.o"};
+        for (size_t i = 0; i < sizeof base / sizeof *base; i++)
+            ch_strvec_push(&a2, base[i]);
+        if (v->runtime_lib) {
+            /* the trusted runtime, for the whole call's timing (the scaffold declares it weak:
+             * without it the candidate's launcher is timed) */
+            ch_strvec_push(&a2, "-Xlinker");
+            ch_strvec_push(&a2, "--undefined=ch_rt_call_v1");
+            ch_strvec_push(&a2, v->runtime_lib);
+        }
+        if (cublas)
+            ch_strvec_push(&a2, "-lcublas");
         ch_strbuf_reset(&log);
-        rc = run_nvcc(v, work, a2, &log, &status, err);
+        rc = run_nvcc(v, work, a2.items, &log, &status, err);
+        ch_strvec_free(&a2);
         if (rc == 0 && status != 0)
             failed = compile_fail(rep, st, "scaffold link", log.data);
     }
@@ -1070,15 +1086,9 @@ static double time_value(const ch_proc_result *pr, const char *name)
     return ms;
 }
 
-/* The host path's time at the tune size: the oracle called on the tune set in set_dir (run in
- * case_dir). Measured once per verifier: it does not depend on the candidate. -1 when it
- * cannot be measured, which only costs the launcher its dispatch by size. */
-static double host_time(ch_verifier *v, const char *case_dir, const char *set_dir)
+/* The host path (the oracle) on the set in set_dir, run in case_dir, or -1. */
+static double oracle_ms(ch_verifier *v, const char *case_dir, const char *set_dir)
 {
-    if (v->host_timed)
-        return v->host_ms;
-    v->host_timed = 1;
-    v->host_ms = -1;
     ch_sandbox_opts so;
     sandbox_opts_for(v, &so, case_dir);
     so.cpu_only = 1;
@@ -1088,26 +1098,39 @@ static double host_time(ch_verifier *v, const char *case_dir, const char *set_di
     ch_proc_result pr;
     ch_proc_result_init(&pr);
     ch_error err;
-    if (sandbox_run(v, &so, argv, &pr, &err) == 0)
-        v->host_ms = time_value(&pr, "host_ms");
+    double ms = sandbox_run(v, &so, argv, &pr, &err) == 0 ? time_value(&pr, "host_ms") : -1;
     ch_proc_result_free(&pr);
+    return ms;
+}
+
+/* The host path's time at the tune size: the oracle called on the tune set in set_dir (run in
+ * case_dir). Measured once per verifier: it does not depend on the candidate. -1 when it
+ * cannot be measured, which only costs the launcher its dispatch by size. */
+static double host_time(ch_verifier *v, const char *case_dir, const char *set_dir)
+{
+    if (v->host_timed)
+        return v->host_ms;
+    v->host_timed = 1;
+    v->host_ms = oracle_ms(v, case_dir, set_dir);
     return v->host_ms;
 }
 
-/* The whole launcher call at the smallest smoke size (what a tiny call costs: launches,
- * copies, synchronisation), or -1. */
-static double small_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed)
+/* The whole call at size set sz (what a call of that size costs: launches, copies,
+ * synchronisation) into *call_ms and, when host_ms is not NULL, the host path's time there;
+ * -1 for what cannot be measured. tag names the work directory. */
+static void point_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
+                       const ch_ck_size *sz, const char *tag, double *call_ms, double *host_ms)
 {
     const ch_checklist *c = v->s.checklist;
-    if (c->n_smoke == 0)
-        return -1;
+    *call_ms = -1;
+    if (host_ms)
+        *host_ms = -1;
     ch_dataset ds;
     ch_error err;
-    if (ch_reference_inputs(c, v->ref_exe, &c->smoke[0], mix(seed, 6, 0, 0), &ds, &err) != 0)
-        return -1;
-    char *case_dir = ch_path_join(work, "small");
+    if (ch_reference_inputs(c, v->ref_exe, sz, mix(seed, 6, 0, 0), &ds, &err) != 0)
+        return;
+    char *case_dir = ch_path_join(work, tag);
     char *sd = ch_path_join(case_dir, "0");
-    double ms = -1;
     if (ch_mkdir_p(sd, &err) == 0 && ch_dataset_write(c, &ds, sd, &err) == 0) {
         ch_sandbox_opts so;
         sandbox_opts_for(v, &so, case_dir);
@@ -1117,15 +1140,87 @@ static double small_time(ch_verifier *v, const char *work, const char *prog, uin
         ch_proc_result pr;
         ch_proc_result_init(&pr);
         if (sandbox_run(v, &so, argv, &pr, &err) == 0)
-            ms = time_value(&pr, "wall_ms");
+            *call_ms = time_value(&pr, "wall_ms");
         ch_proc_result_free(&pr);
+        if (host_ms)
+            *host_ms = oracle_ms(v, case_dir, sd);
     }
     ch_dataset_free(&ds);
     if (!v->s.keep)
         ch_remove_tree(case_dir, &err);
     free(sd);
     free(case_dir);
-    return ms;
+}
+
+/* The elements of every buffer of c at sz (the size a set stands for), or -1. */
+static double set_elements(const ch_checklist *c, const ch_ck_size *sz)
+{
+    double total = 0;
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        long long n = 0;
+        ch_error err;
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        if (!p->extent || ch_checklist_eval(p->extent, sz, &n, &err) != 0)
+            return -1;
+        total += (double)n;
+    }
+    return total;
+}
+
+/* The correctness or smoke set between lo and hi elements (exclusive) nearest their geometric
+ * mean: the dispatch curve's middle point; NULL when none lies between. */
+static const ch_ck_size *middle_set(const ch_checklist *c, double lo, double hi)
+{
+    const ch_ck_size *best = NULL;
+    double want = log(sqrt(lo > 1 ? lo : 1) * sqrt(hi > 1 ? hi : 1)), gap = 0;
+    for (size_t k = 0; k < c->n_smoke + c->n_correctness; k++) {
+        const ch_ck_size *sz = k < c->n_smoke ? &c->smoke[k] : &c->correctness[k - c->n_smoke];
+        double n = set_elements(c, sz);
+        if (!(n > lo && n < hi))
+            continue;
+        double d = fabs(log(n) - want);
+        if (!best || d < gap) {
+            best = sz;
+            gap = d;
+        }
+    }
+    return best;
+}
+
+/* The dispatch curve into rep (host path and whole call at the smallest smoke set, a middle set
+ * and tune; rep->host_ms and launcher_ms hold tune's); rep->small_ms is the smallest's call. */
+static void curve_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
+                       ch_verify_report *rep, cJSON *st)
+{
+    const ch_checklist *c = v->s.checklist;
+    rep->n_curve = 0;
+    if (c->n_smoke == 0 || rep->host_ms < 0 || rep->launcher_ms < 0)
+        return;
+    double small_host = -1, mid_host = -1, mid_call = -1;
+    point_time(v, work, prog, seed, &c->smoke[0], "small", &rep->small_ms, &small_host);
+    double lo = set_elements(c, &c->smoke[0]), hi = set_elements(c, &c->tune);
+    const ch_ck_size *mid = lo >= 0 && hi > lo ? middle_set(c, lo, hi) : NULL;
+    if (mid)
+        point_time(v, work, prog, seed, mid, "middle", &mid_call, &mid_host);
+    const ch_ck_size *sets[3] = {&c->smoke[0], mid, &c->tune};
+    double host[3] = {small_host, mid_host, rep->host_ms};
+    double call[3] = {rep->small_ms, mid_call, rep->launcher_ms};
+    cJSON *curve = cJSON_AddArrayToObject(st, "dispatch_curve");
+    for (int k = 0; k < 3; k++) {
+        if (!sets[k] || host[k] < 0 || call[k] < 0)
+            continue;
+        rep->curve_set[rep->n_curve] = sets[k];
+        rep->curve_host_ms[rep->n_curve] = host[k];
+        rep->curve_call_ms[rep->n_curve] = call[k];
+        rep->n_curve++;
+        cJSON *pt = cJSON_CreateObject();
+        cJSON_AddNumberToObject(pt, "elements", set_elements(c, sets[k]));
+        cJSON_AddNumberToObject(pt, "host_ms", host[k]);
+        cJSON_AddNumberToObject(pt, "call_ms", call[k]);
+        cJSON_AddItemToArray(curve, pt);
+    }
 }
 
 /* The value of " KEY=" on the output line that starts with prefix ("ch-kernel:"), or -1; *word
@@ -1290,6 +1385,11 @@ static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev
     cJSON_AddNumberToObject(call, "repeats", line_value(out, "ch-time:", "repeats", NULL, 0));
     line_value(out, "ch-time:", "stop", stop, sizeof stop);
     cJSON_AddStringToObject(call, "stopped", stop);
+    char path[16];
+    line_value(out, "ch-time:", "call_path", path, sizeof path);
+    rep->call_runtime = strcmp(path, "runtime") == 0;
+    /* "runtime": through ch_rt_call_v1 as the dispatcher calls it; "launcher": NAME_launcher */
+    cJSON_AddStringToObject(call, "call_path", rep->call_runtime ? "runtime" : "launcher");
     double k = c->device || !dev ? -1 : line_value(out, "ch-kernel:", "kernel_ms", NULL, 0);
     if (c->device || k >= 0) {
         rep->kernel_ms = c->device ? ev : k;
@@ -1370,7 +1470,7 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
                 pthread_mutex_lock(&v->mu);
                 rep->host_ms = host_time(v, case_dir, sd);
                 pthread_mutex_unlock(&v->mu);
-                rep->small_ms = small_time(v, work, prog, seed);
+                curve_time(v, work, prog, seed, rep, st);
                 if (rep->host_ms >= 0)
                     cJSON_AddNumberToObject(st, "host_ms", rep->host_ms);
                 if (rep->small_ms >= 0)

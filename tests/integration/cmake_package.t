@@ -111,6 +111,9 @@ done
 grep -F -- "$prefix/bin/ch-cc " app.build | grep -- "/app/add.cu" | grep -q "nvcc"
 ok $? "add.cu: ch-cc launches nvcc"
 is "$(app/b/app 2>&1)" "$(printf 'sum 55\ncuda no error\nutil 42')" "the program runs with the expected output"
+[ -f "$prefix/lib/libch_runtime.a" ]; ok $? "install puts libch_runtime.a in <prefix>/lib"
+nm app/b/app | grep -q ' T ch_rt_call_v1$'
+okd $? "CudaHarness::runtime links the trusted runtime (ch_rt_call_v1 defined)" "$(nm app/b/app | grep ch_rt_ ; grep -- '-o app' app.build)"
 
 # --- CudaHarness::runtime in a C-only project, via CudaHarness_DIR; and error/version probes -----
 # One build tree, reconfigured (the compiler identification is done once).
@@ -163,6 +166,8 @@ cmake $pb -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON >c2.cfg 2>&1 && cmake --bu
 okd $? "without FindCUDAToolkit: the fallback (libcudart_static, rt, pthread, dl) links" "$(tail -n 20 c2.cfg c2.build)"
 grep -q -- "-o capp .*libcudart_static.a.*-lrt.*-lpthread.*-ldl.*-lstdc++" c2.build; okd $? "fallback link line" "$(grep -- '-o capp' c2.build)"
 is "$($pb/capp 2>&1)" "no error 1" "the fallback-linked program runs"
+nm $pb/capp | grep -q ' T ch_rt_call_v1$'
+okd $? "fallback: CudaHarness::runtime links the trusted runtime too" "$(grep -- '-o capp' c2.build)"
 
 cmake $pb -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=OFF -DMODE=missing >c3.cfg 2>&1
 [ $? -ne 0 ]; ok $? "cuda_harness_enable(no_such_target) fails the configure"

@@ -35,6 +35,29 @@ CH_CC_NVCC="$PWD/wrap/bin/nvcc" "$CH_CC_BIN" main.o vec.o -o linked-by-wrapper 2
 ok $? "ch-cc links with nvcc behind a wrapper script"
 is "$(./linked-by-wrapper 2>&1)" "$("$TEST_DIR/ref/prog" 2>&1)" "wrapper-linked program behaves the same"
 
+# Objects that call the trusted runtime the way emitted harness units do (weak references to
+# ch_rt_call_v1): every link path must pull libch_runtime.a in, or the dispatcher silently falls
+# back to the candidates' own launchers. Plain nvcc leaves the reference weak and unresolved.
+cat > rtunit.cu <<'EOF'
+#define CH_RT_DECL __attribute__((weak))
+#include "ch/runtime.h"
+__global__ void rt_touch(float *p) { p[0] = 1.0f; }
+extern "C" int rt_linked(void) { return ch_rt_call_v1 != 0; }
+EOF
+printf '#include <stdio.h>\nint rt_linked(void);\nint main(void) { printf("%%d\\n", rt_linked()); return 0; }\n' > rtmain.c
+nvcc -arch=sm_90 -I"$CH_CC_SRC/include" -c rtunit.cu -o rtunit.o && cc -c rtmain.c -o rtmain.o
+ok $? "an object calling the runtime (weakly) builds"
+nvcc -arch=sm_90 rtmain.o rtunit.o -o rt-plain
+nm rt-plain | grep -q ' w ch_rt_call_v1$'; ok $? "plain nvcc: ch_rt_call_v1 stays weak-undefined"
+"$CH_CC_BIN" rtmain.o rtunit.o -o rt-c 2>rtc.err
+ok $? "ch-cc links an object calling the runtime"
+nm rt-c | grep -q ' T ch_rt_call_v1$'; ok $? "ch-cc link: ch_rt_call_v1 defined (libch_runtime.a linked)"
+is "$(./rt-c 2>&1)" "1" "ch-cc-linked program sees the runtime"
+"$(dirname "$CH_CC_BIN")/ch-nvcc" -arch=sm_90 rtmain.o rtunit.o -o rt-nvcc 2>rtnvcc.err
+ok $? "ch-nvcc links an object calling the runtime"
+nm rt-nvcc | grep -q ' T ch_rt_call_v1$'; ok $? "ch-nvcc link: ch_rt_call_v1 defined (libch_runtime.a linked)"
+is "$(./rt-nvcc 2>&1)" "1" "ch-nvcc-linked program sees the runtime"
+
 # A failing .cu compile: same status and diagnostics as nvcc.
 printf '__global__ void k() { undefined_thing(); }\n' > bad.cu
 nvcc -c bad.cu -o bad.o >nv.out 2>nv.err; nv_status=$?

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "ch/checklist.h"
 #include "ch/emit.h"
 #include "ch/fsutil.h"
@@ -121,6 +123,67 @@ Test(emit, dispatch_threshold_from_the_measurements)
     cr_assert_eq(ch_emit_gpu_min_size(1e6, 10.0, 2.0, 3.0), 0);
 }
 
+/* The host path's time and the whole GPU call at each size (ms). */
+static long long curve(const double *size, const double *host, const double *gpu, size_t n)
+{
+    ch_dispatch_point p[8];
+    for (size_t i = 0; i < n; i++)
+        p[i] = (ch_dispatch_point){size[i], host[i], gpu[i]};
+    return ch_emit_dispatch_threshold(p, n);
+}
+
+Test(emit, curve_threshold_at_the_crossing_between_measured_points)
+{
+    /* saxpy-like: the host wins at 1e3 (advantage -0.05), the GPU at 1e5 (+0.5) and 1e7 */
+    double size[] = {1e7, 1e3, 1e5}, host[] = {40.0, 0.001, 0.6}, gpu[] = {17.0, 0.051, 0.1};
+    long long at = curve(size, host, gpu, 3);
+    /* the advantage crosses 0 on the first segment: 1e3 + 0.05 * 99000 / 0.55 = 10000 */
+    cr_assert(at >= 9990 && at <= 10010, "%lld", at);
+    /* a straight line through two points would have said never the GPU here: the tune point
+     * alone is not the curve */
+    cr_assert(at > 1000 && at < 100000);
+}
+
+Test(emit, curve_host_always_faster_never_the_gpu)
+{
+    double size[] = {1e3, 1e5, 1e7}, host[] = {0.001, 0.1, 10.0}, gpu[] = {0.05, 0.3, 30.0};
+    cr_assert_eq(curve(size, host, gpu, 3), LLONG_MAX);
+}
+
+Test(emit, curve_gpu_always_faster_from_the_start)
+{
+    /* the advantage grows with the size and is positive everywhere measured: the first
+     * segment extended below crosses under 0, so always the GPU */
+    double size[] = {1e3, 1e5, 1e7}, host[] = {1.0, 50.0, 5000.0}, gpu[] = {0.5, 1.0, 20.0};
+    cr_assert_eq(curve(size, host, gpu, 3), 0);
+    /* positive everywhere but shrinking toward small sizes: the first segment's crossing */
+    double h2[] = {0.2, 2.0, 200.0}, g2[] = {0.1, 1.0, 100.0};
+    long long at = curve(size, h2, g2, 3);
+    cr_assert(at < 1000, "GPU at every measured size, got %lld", at);
+}
+
+Test(emit, curve_noisy_points_never_gpu_where_the_host_measured_faster)
+{
+    /* GPU wins at 1e3, loses at 1e5 (noise or a cache effect), wins at 1e6 and 1e7: the
+     * threshold is past the measured loss, at the crossing of the 1e5..1e6 segment */
+    double size[] = {1e3, 1e5, 1e6, 1e7}, host[] = {0.1, 0.5, 5.0, 50.0},
+           gpu[] = {0.05, 0.6, 1.0, 10.0};
+    long long at = curve(size, host, gpu, 4);
+    /* 1e5 + 0.1 * 9e5 / 4.1 = 121951 */
+    cr_assert(at > 100000 && at < 130000, "%lld", at);
+    /* the host wins at the largest size but the GPU's advantage grows: the last segment crosses
+     * past it */
+    double s2[] = {1e3, 1e5, 1e6}, h3[] = {0.1, 0.4, 4.0}, g3[] = {0.05, 1.0, 4.5};
+    long long beyond = curve(s2, h3, g3, 3);
+    cr_assert(beyond > 1000000 && beyond < LLONG_MAX, "%lld", beyond);
+    /* the host wins at the largest size and the last segment does not cross: never */
+    double g4[] = {0.05, 0.3, 6.0};
+    cr_assert_eq(curve(s2, h3, g4, 3), LLONG_MAX);
+    /* unmeasured points (negative times) are ignored; none left: always the GPU */
+    double hneg[] = {-1, -1, -1};
+    cr_assert_eq(curve(s2, hneg, g4, 3), 0);
+}
+
 Test(emit, dispatcher_uses_the_threshold_and_private_names)
 {
     ch_entry_list l = scan_one("s.c", saxpy_src);
@@ -131,8 +194,10 @@ Test(emit, dispatcher_uses_the_threshold_and_private_names)
     ch_strbuf_init(&out);
     ch_error err;
     cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
-    cr_assert(strstr(out.data, "int large = ch_saxpy_force || ((long long)n) >= 4096LL;"), "%s",
-              out.data);
+    cr_assert(strstr(out.data, "long long ch_size = ((long long)n);"), "%s", out.data);
+    cr_assert(strstr(out.data, "int large = ch_saxpy_force || ch_size >= 4096LL;"), "%s", out.data);
+    /* CH_CC_TRACE says each call's size, the threshold and the choice */
+    cr_assert(strstr(out.data, "size %lld, GPU from 4096 (measured curve): %s"), "%s", out.data);
     cr_assert(strstr(out.data, "#define saxpy_launcher saxpy__ch_launcher"), "%s", out.data);
     cr_assert(strstr(out.data, "extern \"C\" void saxpy__host("), "%s", out.data);
     ch_strbuf_reset(&out);
@@ -230,7 +295,7 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
         /* without the library linked in: the candidate's own launcher */
         "    if (!ch_rt_call_v1) { /* libch_runtime.a is not linked in */\n"
         "        saxpy_launcher(n, a, x, y);\n",
-        "int large = ch_saxpy_force || ((long long)n) >= 4096LL;",
+        "int large = ch_saxpy_force || ch_size >= 4096LL;",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_assert(strstr(out.data, want[i]), "missing: %s\nin:\n%s", want[i], out.data);
@@ -497,4 +562,28 @@ Test(emit, unit_compiles_and_merges)
     free(dir);
     free(nvcc);
     ch_entry_list_free(&l);
+}
+
+/* The object key's runtime identity is the interface the units paste: a hash of ch/runtime.h
+ * as built in, so a changed header (another interface) keys other objects. */
+Test(emit, runtime_ident_is_the_pasted_interface)
+{
+    const char *src = getenv("CH_CC_SRC");
+    char *path = ch_xasprintf("%s/include/ch/runtime.h", src && *src ? src : ".");
+    size_t len = 0;
+    ch_error err;
+    char *text = NULL;
+    cr_assert_eq(ch_read_file(path, &text, &len, &err), 0, "%s", err.msg);
+    char want[17], got[17];
+    snprintf(want, sizeof want, "%016llx", (unsigned long long)XXH3_64bits(text, len));
+    ch_emit_runtime_ident(got);
+    cr_assert_str_eq(got, want);
+    /* and the unit pastes exactly that text */
+    ch_strbuf unit;
+    ch_strbuf_init(&unit);
+    ch_emit_runtime_interface(&unit);
+    cr_assert(strstr(unit.data, text), "the pasted interface is ch/runtime.h");
+    ch_strbuf_free(&unit);
+    free(text);
+    free(path);
 }

@@ -383,3 +383,76 @@ Test(verifier, stages_static_compile_and_no_device, .timeout = 240)
     free(dir);
     fx_free(&c);
 }
+
+/* A candidate with a device launcher: the verifier links its scaffold program with the trusted
+ * runtime (the setup's runtime_lib), so that time mode's whole call goes through ch_rt_call_v1
+ * as the dispatcher's does; the program defines ch_rt_call_v1 (not weak-undefined). */
+Test(verifier, scaffold_program_links_the_runtime, .timeout = 240)
+{
+    const char *b = getenv("CH_CC_TEST_BUILD");
+    char *lib = b ? ch_xasprintf("%s/lib/libch_runtime.a", b) : NULL;
+    if (!lib || !ch_file_exists(lib)) {
+        free(lib);
+        cr_skip("the runtime library (CH_CC_TEST_BUILD/lib) is missing");
+    }
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    /* the scaffold's whole call: through the runtime when it is linked, and it says which */
+    ch_strbuf src;
+    ch_strbuf_init(&src);
+    ch_error err;
+    cr_assert_eq(ch_scaffold_generate(&c, NULL, &src, &err), 0, "%s", err.msg);
+    cr_assert(strstr(src.data, "ch_rt_call_v1(&ch_rt_site_whole, ch_bufs, 2, ch_rt_thunk"), "%s",
+              src.data);
+    cr_assert(strstr(src.data, "{(void *)y, ch_count_y * sizeof *y, CH_RT_INOUT}"), "%s", src.data);
+    cr_assert(strstr(src.data, "return saxpy_device_launcher(s->n, s->a, (const float *)dev[0], "
+                               "(float *)dev[1]);"),
+              "%s", src.data);
+    cr_assert(strstr(src.data, "call_path=%s"), "%s", src.data);
+    ch_strbuf_free(&src);
+
+    char *dir = ch_make_temp_dir("vrt", &err);
+    char *tu = ch_path_join(dir, "user.c");
+    ch_write_file_atomic(tu, user_tu, strlen(user_tu), 0, &err);
+    char *cc_argv[] = {"cc", "-DOFFSET=0.0f", NULL};
+    ch_verify_setup s = {0};
+    s.checklist = &c;
+    s.oracle = (ch_oracle){tu, cc_argv, NULL, 0};
+    s.nvcc = nvcc();
+    s.arch = arch();
+    s.last_stage = CH_STAGE_COMPILE;
+    s.keep = 1;
+    s.seed = 99;
+    s.runtime_lib = lib;
+    ch_verifier *v;
+    cr_assert_eq(ch_verifier_open(&s, &v, &err), 0, "%s", err.msg);
+    const char *cand =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, float a, const float *x, float *y)\n"
+        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
+        "extern \"C\" int saxpy_device_launcher(int n, float a, const float *x, float *y)\n"
+        "{ if (n > 0) k<<<(n + 255) / 256, 256>>>(n, a, x, y); return (int)cudaGetLastError(); }\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+        "{ float *dx, *dy; size_t b = n * sizeof(float); cudaMalloc(&dx, b); cudaMalloc(&dy, b);\n"
+        "  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice); cudaMemcpy(dy, y, b, "
+        "cudaMemcpyHostToDevice);\n"
+        "  saxpy_device_launcher(n, a, dx, dy);\n"
+        "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy); }\n";
+    ch_verify_report r;
+    cr_assert_eq(ch_verifier_run(v, cand, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.status[CH_STAGE_COMPILE], CH_ST_PASS, "%s", r.message);
+    cr_assert_not_null(r.work_dir);
+    char *prog = ch_path_join(r.work_dir, "prog");
+    char *cmd = ch_xasprintf("nm %s | grep -q ' T ch_rt_call_v1$'", prog);
+    cr_assert_eq(system(cmd), 0, "%s does not define ch_rt_call_v1", prog);
+    ch_remove_tree(r.work_dir, &err);
+    free(cmd);
+    free(prog);
+    ch_verify_report_free(&r);
+    ch_verifier_close(v);
+    ch_remove_tree(dir, &err);
+    free(tu);
+    free(dir);
+    free(lib);
+    fx_free(&c);
+}

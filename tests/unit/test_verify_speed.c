@@ -106,9 +106,13 @@ Test(scaffold_time, host_entry_times_the_device_launcher_on_resident_sets)
                                      "            CH_CHECK(cudaEventRecord(ch_stop, 0));");
     cr_assert_not_null(rec, "events right around the device call:\n%s", s.data);
     cr_assert_not_null(strstr(s.data, "ch-kernel: kernel_ms="));
-    /* the whole call still timed afterwards on host sets */
-    const char *whole = strstr(s.data, "saxpy_launcher(n, a, x_set[ch_s], y_set[ch_s]);");
+    /* the whole call still timed afterwards on host sets, as the dispatcher makes it: through
+     * the trusted runtime when it is linked (else the candidate's launcher), saying which */
+    const char *whole = strstr(s.data, "saxpy_ch_whole_call(n, a, x_set[ch_s], y_set[ch_s]);");
     cr_assert(whole && whole > rec, "whole call after the kernel timing");
+    cr_assert_not_null(strstr(s.data, "ch_rt_path() ? \"runtime\" : \"launcher\""));
+    cr_assert_not_null(strstr(s.data, "        saxpy_launcher(n, a, x, y);\n        return;"),
+                       "the launcher when the runtime is not there");
     cr_assert_not_null(strstr(s.data, "x_set[ch_s] = (float *)malloc(x_bytes);"));
     cr_assert_not_null(strstr(s.data, "ch_stable("));
     cr_assert_null(strstr(s.data, "#include \"candidate"), "separate object: no #include");
