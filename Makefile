@@ -272,7 +272,7 @@ FUZZ_SRC_config := src/base/config.c src/base/fsutil.c src/base/cleanup.c $(FUZZ
 FUZZ_SRC_archive := $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
                     src/base/proc.c src/base/types.c $(FUZZ_BASE)
 FUZZ_SRC_extract := src/agent/extract.c src/base/embed.c $(GEN_PROMPTS) $(FUZZ_BASE)
-FUZZ_LIBS := -lcjson -lxxhash -lcurl -lm
+FUZZ_LIBS := -lcjson -lxxhash -lcurl -lsodium -lm
 FUZZ_CFLAGS := $(CPPFLAGS_ALL) -std=c11 -g -O1 -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined
 fuzz: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))

@@ -128,6 +128,31 @@ static int symbol_allowed_as(ch_object_kind kind, const char *const *extra, cons
     return ch_object_symbol_allowed(name);
 }
 
+static int library_symbol(const char *name, unsigned libs);
+
+/* The function a _FORTIFY_SOURCE name stands for ("__fprintf_chk": "fprintf") into base, or 0.
+ * Some distributions' compilers (Ubuntu's gcc among them) fortify by default at -O, turning
+ * fprintf and memcpy into the same functions with a bounds check. */
+static int fortified_base(const char *name, char *base, size_t size)
+{
+    size_t n = strlen(name);
+    if (n <= 6 || strncmp(name, "__", 2) != 0 || strcmp(name + n - 4, "_chk") != 0 || n - 6 >= size)
+        return 0;
+    memcpy(base, name + 2, n - 6);
+    base[n - 6] = '\0';
+    return 1;
+}
+
+/* Whether an undefined symbol is allowed in an object of this kind (fortified or not). */
+static int name_allowed(ch_object_kind kind, const char *const *extra, unsigned libs,
+                        const char *name)
+{
+    char base[128];
+    if (symbol_allowed_as(kind, extra, name) || library_symbol(name, libs))
+        return 1;
+    return fortified_base(name, base, sizeof base) && symbol_allowed_as(kind, extra, base);
+}
+
 typedef struct elf_view {
     const unsigned char *data;
     size_t size;
@@ -223,7 +248,7 @@ static int check_undefined(const elf_view *v, ch_object_kind kind, const char *c
             ch_strbuf_adds(msg, "object check: a symbol's name lies outside its table");
             return 1;
         }
-        if (*name && !symbol_allowed_as(kind, extra, name) && !library_symbol(name, libs)) {
+        if (*name && !name_allowed(kind, extra, libs, name)) {
             ch_strbuf_addf(msg,
                            kind == CH_OBJECT_REFERENCE
                                ? "object check: the reference calls '%s', which a reference may "

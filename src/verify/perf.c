@@ -115,8 +115,17 @@ int ch_calibrate(const char *nvcc, const char *arch, const char *runner, const c
         ch_error_clear(err);
         free(dir);
     }
-    char *src = ch_path_join(work_dir, "calibrate.cu");
-    char *exe = ch_path_join(work_dir, "calibrate");
+    /* a directory of its own: the sandbox hands its run directory to the unprivileged user,
+     * and the candidates' directories beside it change while it does (parallel builds) */
+    char *calib_dir = ch_xasprintf("%s/calib.XXXXXX", work_dir);
+    if (!mkdtemp(calib_dir)) {
+        int rc = ch_error_set(err, "calibration: cannot create a directory in %s", work_dir);
+        free(calib_dir);
+        free(cache_file);
+        return rc;
+    }
+    char *src = ch_path_join(calib_dir, "calibrate.cu");
+    char *exe = ch_path_join(calib_dir, "calibrate");
     char *archflag = ch_xasprintf("-arch=%s", arch);
     int rc = ch_write_file_atomic(src, calib_src, strlen(calib_src), 0, err);
     if (rc == 0) {
@@ -132,7 +141,7 @@ int ch_calibrate(const char *nvcc, const char *arch, const char *runner, const c
     if (rc == 0) {
         ch_sandbox_opts so;
         memset(&so, 0, sizeof so);
-        so.dir = work_dir;
+        so.dir = calib_dir;
         so.runner = runner;
         so.wall_seconds = 120;
         char *argv[] = {exe, NULL};
@@ -155,5 +164,6 @@ int ch_calibrate(const char *nvcc, const char *arch, const char *runner, const c
     free(exe);
     free(archflag);
     free(cache_file);
+    free(calib_dir);
     return rc;
 }

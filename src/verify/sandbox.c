@@ -95,7 +95,9 @@ static int give_to_nobody(const char *path, const struct stat *st, int type, str
     (void)st;
     (void)type;
     (void)f;
-    return lchown(path, NOBODY_ID, NOBODY_ID) == 0 ? 0 : -1;
+    /* a file that went away while the walk ran (a neighbour's temporary) is no failure; any
+     * other stops the walk, and the child then stays root (reported) */
+    return lchown(path, NOBODY_ID, NOBODY_ID) == 0 || errno == ENOENT ? 0 : -1;
 }
 
 /* As root, the run directory belongs to the unprivileged user the child becomes. */

@@ -18,6 +18,12 @@ cp -r /usr/include/cjson "$c/include/"
 cp /usr/include/xxhash.h "$c/include/"
 cp -L /usr/lib/x86_64-linux-gnu/libcjson.so.1 "$c/lib/libcjson.so.1"
 ln -s libcjson.so.1 "$c/lib/libcjson.so"
+# libsodium (signed cache entries) and libseccomp (the verification sandbox): ch-cc links them,
+# and the catalog driver links libseccomp; the machine may lack the development symlinks
+for l in libsodium.so.23 libseccomp.so.2; do
+    cp -L "/usr/lib/x86_64-linux-gnu/$l" "$c/lib/$l"
+    ln -s "$l" "$c/lib/${l%%.so.*}.so"
+done
 # make, for the example builds, in case the machine has none (built here, runs on glibc >= 2.36)
 mkdir -p "$c/bin"
 cp "$(command -v make)" "$c/bin/make"

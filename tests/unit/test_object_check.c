@@ -150,3 +150,41 @@ Test(object_check, allow_list)
     cr_expect_not(ch_object_symbol_allowed("sinh_evil"));
     cr_expect_not(ch_object_symbol_allowed("environ"));
 }
+
+/* cc -O2 -D_FORTIFY_SOURCE=2 -c of C source src (what Ubuntu's gcc does by default at -O). */
+static char *compile_fortified(const char *name, const char *src)
+{
+    char *c = ch_xasprintf("%s/%s.c", dir, name), *obj = ch_xasprintf("%s/%s.o", dir, name);
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(c, src, strlen(src), 0, &err), 0, "%s", err.msg);
+    char *cmd = ch_xasprintf("cc -O2 -D_FORTIFY_SOURCE=2 -c -o '%s' '%s' 2>&1", obj, c);
+    cr_assert_eq(system(cmd), 0, "cc failed on %s", name);
+    free(cmd);
+    free(c);
+    return obj;
+}
+
+/* A fortified fprintf or memcpy (__fprintf_chk, __memcpy_chk) is allowed wherever the plain
+ * function is; a fortified function that is not allowed plain (fgets) is still refused. */
+Test(object_check, fortified_names)
+{
+    char *ok = compile_fortified("fortified_ok",
+                                 "#include <stdio.h>\n#include <string.h>\n"
+                                 "void f(char *d, const char *s, size_t n, int v)\n{\n"
+                                 "    char b[16];\n    memcpy(b, s, n < 16 ? n : 16);\n"
+                                 "    memcpy(d, b, 16);\n    fprintf(stderr, \"%d\\n\", v);\n}\n");
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check_as(ok, CH_OBJECT_UNIT, NULL, 0, &msg), 0, "%s", msg.data);
+    ch_strbuf_free(&msg);
+    char *bad = compile_fortified("fortified_bad",
+                                  "#include <stdio.h>\n"
+                                  "void g(FILE *in, char *line) { char b[8]; fgets(b, 8, in); "
+                                  "line[0] = b[0]; }\n");
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check_as(bad, CH_OBJECT_UNIT, NULL, 0, &msg), 1, "fgets passed");
+    cr_expect(msg.data && strstr(msg.data, "fgets"), "%s", msg.data ? msg.data : "");
+    ch_strbuf_free(&msg);
+    free(ok);
+    free(bad);
+}
