@@ -59,6 +59,9 @@ enum {
 /* Builds the scrubbed environment for dir (NULL-terminated, owned: ch_strvec_free). */
 void ch_sandbox_env(const char *dir, char *const *extra_env, ch_strvec *out);
 
+/* The runner prefix ("srun --gres=gpu:1") split at blanks onto args. */
+void ch_sandbox_runner_args(const char *runner, ch_strvec *args);
+
 /* Runs argv (prefixed by the runner) in the sandbox, capturing stdout and stderr. Returns 0
  * when the program was started and waited for, -1 with err when it could not be started. */
 int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *res, ch_error *err);

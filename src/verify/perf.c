@@ -139,15 +139,26 @@ int ch_calibrate(const char *nvcc, const char *arch, const char *runner, const c
         ch_strbuf_free(&log);
     }
     if (rc == 0) {
-        ch_sandbox_opts so;
-        memset(&so, 0, sizeof so);
-        so.dir = calib_dir;
-        so.runner = runner;
-        so.wall_seconds = 120;
-        char *argv[] = {exe, NULL};
+        /* ch-cc's own program (calib_src above), not a candidate: it runs outside the sandbox,
+         * whose unprivileged user could not reach it under the verifier's private directories
+         * (Permission denied on the H200), with the same time limit and captured output */
+        ch_proc_opts po;
+        memset(&po, 0, sizeof po);
+        po.cwd = calib_dir;
+        po.capture_stdout = 1;
+        po.capture_stderr = 1;
+        po.stdin_path = "/dev/null";
+        po.wall_seconds = 120;
+        po.new_process_group = 1;
+        po.capture_limit = 1 << 20;
+        ch_strvec args;
+        ch_strvec_init(&args);
+        ch_sandbox_runner_args(runner, &args);
+        ch_strvec_push(&args, exe);
         ch_proc_result r;
         ch_proc_result_init(&r);
-        rc = ch_sandbox_run(&so, argv, &r, err);
+        rc = ch_proc_run(args.items, &po, &r, err);
+        ch_strvec_free(&args);
         if (rc == 0 && (r.exit_code != 0 || parse_calib(r.out.data, out) != 0))
             rc = ch_error_set(err, "calibration failed (exit %d): %.500s", r.exit_code, r.err.data);
         if (rc == 0) {

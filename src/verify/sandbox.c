@@ -165,7 +165,7 @@ static void say_partial_once(unsigned failed)
     free(t);
 }
 
-static void split_runner(const char *runner, ch_strvec *args)
+void ch_sandbox_runner_args(const char *runner, ch_strvec *args)
 {
     for (const char *p = runner ? runner : ""; *p;) {
         while (*p == ' ' || *p == '\t')
@@ -216,7 +216,7 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
     ch_sandbox_env(o->dir, o->extra_env, &env);
     ch_strvec_init(&args);
     int has_runner = o->runner && *o->runner;
-    split_runner(o->runner, &args);
+    ch_sandbox_runner_args(o->runner, &args);
     for (char *const *a = argv; *a; a++)
         ch_strvec_push(&args, *a);
     char *exe = program_path(args.items[0]);
