@@ -54,21 +54,14 @@ static int is_unkeyed(const char *key)
     return 0;
 }
 
-static char *with_suffix(const char *path, const char *suffix)
-{
-    const char *dot = strrchr(ch_path_base(path), '.');
-    size_t stem = dot ? (size_t)(dot - path) : strlen(path);
-    return ch_xasprintf("%.*s%s", (int)stem, path, suffix);
-}
-
 char *ch_direct_depfile(const ch_args *a, const char *user_obj)
 {
-    return a->dep_mf ? ch_xstrdup(a->dep_mf) : with_suffix(user_obj, ".d");
+    return a->dep_mf ? ch_xstrdup(a->dep_mf) : ch_path_with_suffix(user_obj, ".d");
 }
 
 char *ch_direct_object(const ch_args *a, const ch_input *in)
 {
-    return a->output ? ch_xstrdup(a->output) : with_suffix(ch_path_base(in->path), ".o");
+    return a->output ? ch_xstrdup(a->output) : ch_path_with_suffix(ch_path_base(in->path), ".o");
 }
 
 long ch_direct_input(const ch_driver *d, const int *annotated)

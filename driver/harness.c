@@ -131,18 +131,10 @@ static int link_option_args(const ch_args *a, size_t i)
     return 0;
 }
 
-/* path with the extension of its last component replaced by suffix (added when it has none). */
-static char *with_suffix(const char *path, const char *suffix)
-{
-    const char *dot = strrchr(ch_path_base(path), '.');
-    size_t stem = dot ? (size_t)(dot - path) : strlen(path);
-    return ch_xasprintf("%.*s%s", (int)stem, path, suffix);
-}
-
 /* The object a compile of input writes when the user gave no -o. */
 static char *default_object(const ch_input *in)
 {
-    return with_suffix(ch_path_base(in->path), ".o");
+    return ch_path_with_suffix(ch_path_base(in->path), ".o");
 }
 
 /* The user's compile of the (blanked, maybe renamed) copy into obj, with the user's options:
@@ -175,7 +167,7 @@ static int compile_copy(ch_driver *d, const ch_input *in, const char *copy, cons
     ch_strvec_push_owned(&argv,
                          ch_xasprintf(d->personality == CH_REAL_NVCC ? "-I%s" : "-iquote%s", dir));
     free(dir);
-    char *depfile = a->dep_mf ? ch_xstrdup(a->dep_mf) : with_suffix(user_obj, ".d");
+    char *depfile = a->dep_mf ? ch_xstrdup(a->dep_mf) : ch_path_with_suffix(user_obj, ".d");
     if (a->dep_md && a->dep_targets.len == 0) {
         ch_strvec_push(&argv, "-MT");
         ch_strvec_push(&argv, user_obj);
@@ -767,8 +759,8 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
             if (!annotated[i])
                 continue;
             char *obj = a->output ? ch_xstrdup(a->output)
-                                  : with_suffix(ch_path_base(a->inputs[i].path),
-                                                a->assemble_only ? ".s" : ".o");
+                                  : ch_path_with_suffix(ch_path_base(a->inputs[i].path),
+                                                        a->assemble_only ? ".s" : ".o");
             status = annotated_object(&b, &a->inputs[i], obj, obj);
             if (status == 0 && direct == (long)i)
                 ch_direct_record(d, i, obj, started);

@@ -37,6 +37,9 @@ int ch_is_dir(const char *path);
 char *ch_path_join(const char *a, const char *b);
 /* The last path component (points into path). */
 const char *ch_path_base(const char *path);
+/* path with the extension of its last component replaced by suffix (added when it has none;
+ * malloc'd). */
+char *ch_path_with_suffix(const char *path, const char *suffix);
 /* Everything before the last '/', or "." ; caller frees. */
 char *ch_path_dir(const char *path);
 /* The extension after the last '.' of the base name, without the dot, or "" (points into path). */

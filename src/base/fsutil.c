@@ -186,6 +186,13 @@ const char *ch_path_base(const char *path)
     return slash ? slash + 1 : path;
 }
 
+char *ch_path_with_suffix(const char *path, const char *suffix)
+{
+    const char *dot = strrchr(ch_path_base(path), '.');
+    size_t stem = dot ? (size_t)(dot - path) : strlen(path);
+    return ch_xasprintf("%.*s%s", (int)stem, path, suffix);
+}
+
 char *ch_path_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
