@@ -86,7 +86,7 @@ static int read_unlocked(const char *dir, ch_cache_stats *out, size_t *bad, ch_e
 
 /* One warning per cache handle when the stats file had unreadable lines: the next update
  * rewrites it from what could be read. Without a handle (the thin binary's direct hits) the
- * file is rebuilt silently: a hit stays quiet. */
+ * caller gets the count and says it. */
 static void say_damaged(ch_cache *c, const char *dir, size_t bad)
 {
     if (!c || !bad || c->stats_damage_said)
@@ -101,7 +101,7 @@ static void say_damaged(ch_cache *c, const char *dir, size_t bad)
 }
 
 static int update(ch_cache *c, const char *dir, double lock_timeout, const ch_cache_stats *delta,
-                  int zero, ch_error *err)
+                  int zero, size_t *damaged, ch_error *err)
 {
     char *lock_path = ch_path_join(dir, "locks/stats.lock");
     ch_lock lock;
@@ -116,6 +116,8 @@ static int update(ch_cache *c, const char *dir, double lock_timeout, const ch_ca
         return -1;
     }
     say_damaged(c, dir, bad);
+    if (damaged)
+        *damaged = bad;
     ch_strbuf text;
     ch_strbuf_init(&text);
     for (size_t i = 0; ch_cache_stat_names[i]; i++) {
@@ -137,16 +139,18 @@ int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
     static const ch_cache_stats none;
     if (memcmp(delta, &none, sizeof none) == 0)
         return 0;
-    return update(c, c->dir, c->lock_timeout, delta, 0, err);
+    return update(c, c->dir, c->lock_timeout, delta, 0, NULL, err);
 }
 
-int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, ch_error *err)
+int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, size_t *damaged,
+                          ch_error *err)
 {
     static const ch_cache_stats none;
+    *damaged = 0;
     if (memcmp(delta, &none, sizeof none) == 0)
         return 0;
     /* the thin binary's counters: a short wait, a hit must stay cheap */
-    return update(NULL, dir, 2.0, delta, 0, err);
+    return update(NULL, dir, 2.0, delta, 0, damaged, err);
 }
 
 int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
@@ -157,7 +161,7 @@ int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
 int ch_cache_stats_zero(ch_cache *c, ch_error *err)
 {
     static const ch_cache_stats none;
-    return update(c, c->dir, c->lock_timeout, &none, 1, err);
+    return update(c, c->dir, c->lock_timeout, &none, 1, NULL, err);
 }
 
 int ch_cache_stats_read(ch_cache *c, ch_cache_stats *out, ch_error *err)

@@ -168,8 +168,14 @@ static void count(const ch_driver *d, int hit)
     else
         delta.direct_misses = 1;
     ch_error err;
+    size_t damaged = 0;
+    const char *dir = ch_config_get(&d->cfg, "cache_dir");
     /* best effort: a read-only cache still serves hits, uncounted */
-    ch_cache_stats_add_at(ch_config_get(&d->cfg, "cache_dir"), &delta, &err);
+    ch_cache_stats_add_at(dir, &delta, &damaged, &err);
+    if (damaged)
+        ch_driver_warn("cache statistics file %s/stats was damaged (%zu unreadable lines); "
+                       "rebuilt from the readable counters",
+                       dir, damaged);
 }
 
 /* Writes bytes to a user's output as the real compiler would: whole or not at all. */

@@ -165,8 +165,10 @@ int ch_cache_stats_read(ch_cache *c, ch_cache_stats *out, ch_error *err);
 /* Adds delta to the counters (every process sees the sum; no update is lost). */
 int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err);
 /* Adds delta to the counters of the cache directory dir without opening the cache (the thin
- * binary's direct-mode counters: no store, no remote, no libcurl). */
-int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, ch_error *err);
+ * binary's direct-mode counters: no store, no remote, no libcurl); *damaged gets the stats
+ * file's unreadable lines (rebuilt from the readable ones), for the caller to say. */
+int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, size_t *damaged,
+                          ch_error *err);
 /* Resets every counter to zero. */
 int ch_cache_stats_zero(ch_cache *c, ch_error *err);
 

@@ -264,7 +264,9 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
             tr_output out;
             int got = tr_variant_source(ag, model, deps, tv, &out, err);
             if (got != 0) {
-                if (got == 2)
+                /* a library variant that does not apply says nothing of whether the
+                 * translator maps the body: the direct mapper still gets its turn */
+                if (got == 2 && !tv->library)
                     rc = 2;
                 continue;
             }
