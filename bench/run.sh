@@ -4,7 +4,7 @@
 set -u
 here=$(dirname "$0")
 status=0
-for b in ${CH_CC_BENCHES:-driver warm scan cache verify kernels speed}; do
+for b in ${CH_CC_BENCHES:-driver warm scan cache verify kernels speed cold}; do
     [ -f "$here/$b.sh" ] || continue
     echo "== $b"
     sh "$here/$b.sh" || { echo "bench $b failed" >&2; status=1; }

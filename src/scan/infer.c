@@ -862,7 +862,10 @@ static void set_direction(ch_entry *e, ch_param *p, const pinfo *pi)
         if (p->is_const)
             p->dir = CH_DIR_IN;
         else if (!e->has_body)
-            p->dir = CH_DIR_OUT;
+            /* a declaration does not say whether the function reads its non-const buffers
+             * ("scale x in place", "b's border unchanged"): copied both ways and compared
+             * whole, which is right either way; out(...) says it when they are only written */
+            p->dir = CH_DIR_INOUT;
         else if (!pi->written)
             p->dir = pi->escapes || pi->opaque_use ? CH_DIR_INOUT : CH_DIR_IN;
         else

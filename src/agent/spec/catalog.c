@@ -243,15 +243,25 @@ static const char *template_hides(const cat_op *op, const ch_entry *e)
     return NULL;
 }
 
-/* The length of op's longest phrase the words contain, 0 for none. */
+/* Other words allowed between a phrase's words ("multiply each element of x by"). */
+enum { PHRASE_GAP = 4 };
+
+/* Twice the length of op's longest phrase the words contain, or the length of its longest
+ * phrase they hold with words between (a weaker reading), 0 for none. */
 static size_t op_score(const cat_op *op, const char *words, const char **which)
 {
     size_t best = 0;
-    for (size_t i = 0; i < op->phrases.len; i++)
-        if (strlen(op->phrases.items[i]) > best && spec_has_phrase(words, op->phrases.items[i])) {
-            best = strlen(op->phrases.items[i]);
-            *which = op->phrases.items[i];
+    for (size_t i = 0; i < op->phrases.len; i++) {
+        const char *phrase = op->phrases.items[i];
+        size_t score = spec_has_phrase(words, phrase) ? 2 * strlen(phrase)
+                       : strchr(phrase, ' ') && spec_has_phrase_near(words, phrase, PHRASE_GAP)
+                           ? strlen(phrase)
+                           : 0;
+        if (score > best) {
+            best = score;
+            *which = phrase;
         }
+    }
     return best;
 }
 

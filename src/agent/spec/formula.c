@@ -464,12 +464,72 @@ static int range_from_extents(const formula *f, const char *v, char *hi, size_t 
     return 1;
 }
 
-static int range_of(const formula *f, const char *v, char *lo, char *hi, size_t cap)
+/* The largest constant offsets below and above v among the subscripts of the formula
+ * (`a[i-1]`, `a[i + 2][j]`): a range taken from an extent is only valid without them. */
+static void offsets_of(const formula *f, const char *v, long *below, long *above)
+{
+    *below = *above = 0;
+    const char *exprs[3] = {f->lhs, f->rhs, f->red_expr};
+    size_t vl = strlen(v);
+    for (int x = 0; x < 3; x++) {
+        for (const char *s = exprs[x] ? strchr(exprs[x], '[') : NULL; s; s = strchr(s + 1, '[')) {
+            const char *q = s + 1 + strspn(s + 1, " ");
+            if (strncmp(q, v, vl) != 0 || is_ident_char(q[vl]))
+                continue;
+            q += vl;
+            q += strspn(q, " ");
+            char sign = *q;
+            if (sign != '+' && sign != '-')
+                continue;
+            q++;
+            char *end;
+            long c = strtol(q, &end, 10);
+            end += strspn(end, " ");
+            if (end == q || *end != ']')
+                continue;
+            if (sign == '-' && c > *below)
+                *below = c;
+            if (sign == '+' && c > *above)
+                *above = c;
+        }
+    }
+}
+
+/* A range from an extent covers the whole array; neighbours (`a[i-1]`, `a[i+1]`) read past it at
+ * the border unless the words say the nest runs over the interior, which shrinks the range by
+ * the offsets. Without those words it is refused: a guessed range is a wrong reference. */
+static int fit_neighbours(const formula *f, const char *v, char *lo, char *hi, size_t cap,
+                          ch_error *err)
+{
+    long below, above;
+    offsets_of(f, v, &below, &above);
+    if (!below && !above)
+        return 0;
+    if (!strstr(f->text, "interior"))
+        return ch_error_set(err,
+                            "the formula reads neighbours of %s (%s-%ld .. %s+%ld), outside the "
+                            "arrays at the border; say `for the interior` (the border is left "
+                            "unchanged) or give the range (`for every %s from %ld to N-%ld`)",
+                            v, v, below, v, above, v, below ? below : 1, above ? above + 1 : 1);
+    snprintf(lo, cap, "%ld", below);
+    if (above) {
+        char *whole = ch_xasprintf("(%s) - %ld", hi, above);
+        snprintf(hi, cap, "%s", whole);
+        free(whole);
+    }
+    return 0;
+}
+
+/* The range of v: from the words, else from an extent (shrunk to the interior when the words
+ * say so). 0 when found, 1 when not said, -1 (err set) when an extent's range cannot hold. */
+static int range_of(const formula *f, const char *v, char *lo, char *hi, size_t cap, ch_error *err)
 {
     if (range_from_words(f->text, v, lo, hi, cap) == 0)
         return 0;
     snprintf(lo, cap, "0");
-    return range_from_extents(f, v, hi, cap);
+    if (range_from_extents(f, v, hi, cap) != 0)
+        return 1;
+    return fit_neighbours(f, v, lo, hi, cap, err);
 }
 
 static void formula_free(formula *f)
@@ -520,9 +580,10 @@ static int emit(formula *f, char **body, ch_error *err)
         if (implicit) {
             snprintf(lo, sizeof lo, "0");
             snprintf(hi, sizeof hi, "%s", target->extent);
-        } else if (range_of(f, f->vars[i], lo, hi, sizeof lo) != 0) {
-            rc = ch_error_set(err, "the range of %s is not said (write `for every %s below N`)",
-                              f->vars[i], f->vars[i]);
+        } else if ((rc = range_of(f, f->vars[i], lo, hi, sizeof lo, err)) != 0) {
+            if (rc > 0)
+                rc = ch_error_set(err, "the range of %s is not said (write `for every %s below N`)",
+                                  f->vars[i], f->vars[i]);
             break;
         }
         ch_strbuf_addf(&sb, "%*sfor (long %s = %s; %s < %s; %s++)\n", 4 * depth, "", f->vars[i], lo,
@@ -539,9 +600,10 @@ static int emit(formula *f, char **body, ch_error *err)
         rc = rewrite(f, f->red_expr ? f->red_expr : f->rhs, elem, &rhs, err);
     if (rc == 0 && f->red_var) {
         char lo[128], hi[128];
-        if (range_of(f, f->red_var, lo, hi, sizeof lo) != 0) {
-            rc = ch_error_set(err, "the range of %s is not said (write `for every %s below N`)",
-                              f->red_var, f->red_var);
+        if ((rc = range_of(f, f->red_var, lo, hi, sizeof lo, err)) != 0) {
+            if (rc > 0)
+                rc = ch_error_set(err, "the range of %s is not said (write `for every %s below N`)",
+                                  f->red_var, f->red_var);
         } else {
             int mean = strcmp(f->red_op, "mean") == 0;
             int sum = mean || strcmp(f->red_op, "sum") == 0;

@@ -13,6 +13,7 @@ char *spec_words(const char *spec);
 
 /* Whether the padded words contain phrase as whole words. */
 int spec_has_phrase(const char *words, const char *phrase);
+int spec_has_phrase_near(const char *words, const char *phrase, int max_gap);
 
 /* The declared parameter called name, or NULL. */
 const ch_param *spec_param(const ch_entry *e, const char *name);

@@ -57,3 +57,37 @@ ch_scalar spec_elem_type(const ch_entry *e)
     }
     return first == CH_T_UNKNOWN ? CH_T_FLOAT : first;
 }
+
+/* The phrase's words in order with at most max_gap other words before each next one
+ * ("multiply every element of x by" holds "multiply by"). */
+int spec_has_phrase_near(const char *words, const char *phrase, int max_gap)
+{
+    char *want = spec_words(phrase); /* " w1 w2 ... " */
+    int found = 0;
+    for (const char *start = words; !found && (start = strstr(start, " ")) != NULL; start++) {
+        const char *w = want + 1, *at = start;
+        int ok = 1, first = 1;
+        while (ok && *w) {
+            size_t wl = strcspn(w, " ");
+            int gap = 0;
+            for (;;) {
+                if (strncmp(at + 1, w, wl) == 0 && at[1 + wl] == ' ')
+                    break;
+                const char *next = strchr(at + 1, ' ');
+                if (first || !next || !next[1] || ++gap > max_gap) {
+                    ok = 0;
+                    break;
+                }
+                at = next;
+            }
+            if (ok) {
+                at += 1 + wl;
+                w += wl + 1;
+                first = 0;
+            }
+        }
+        found = ok;
+    }
+    free(want);
+    return found;
+}
