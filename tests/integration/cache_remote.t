@@ -175,7 +175,7 @@ like "$(cat "$TEST_DIR/err.big")" "larger than remote_max_size" "the warning nam
 CH_CC_REMOTE=ftp://127.0.0.1/cache/ CH_CC_CACHE_DIR="$TEST_DIR/P.ftp" "$T" script put:$K1 get:$K1 >"$TEST_DIR/out.ftp" 2>"$TEST_DIR/err.ftp"
 ok $? "an ftp:// remote does not fail the build"
 is "$(sed -n 2p "$TEST_DIR/out.ftp")" "hit" "the local cache still serves hits"
-like "$(cat "$TEST_DIR/err.ftp")" "not an http:// or https:// URL" "the warning says what is wrong with the remote"
+like "$(cat "$TEST_DIR/err.ftp")" "not an http://, https://, redis:// or file:// URL" "the warning says what is wrong with the remote"
 
 # --- read-only: lookups read through, generations never PUT ----------------------------------
 CH_CC_REMOTE_ONLY_READ=1 CH_CC_CACHE_DIR="$TEST_DIR/C" "$T" put $K4 >/dev/null 2>&1
