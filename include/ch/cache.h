@@ -120,7 +120,9 @@ int ch_cache_begin(ch_cache *c, const char *key, ch_cache_txn **txn, ch_cache_hi
                    ch_error *err);
 /* Like begin, but always returns a transaction: it starts from the existing entry's files (if
  * any, and valid) so that put adds or replaces files (a new object for another nvcc). Its
- * commit is not counted as a generation and overwrites the remote copy. */
+ * commit is not counted as a generation; it writes only the files put (a put of the bytes the
+ * entry holds already writes nothing) and the index, and overwrites the remote copy; a commit
+ * that changed nothing writes nothing. */
 int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_error *err);
 /* Adds file name (relative, no "..", subdirectories allowed) with len bytes. */
 int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len, ch_error *err);

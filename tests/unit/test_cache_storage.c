@@ -300,3 +300,24 @@ Test(cache_storage, a_missing_share_is_unreachable_for_writes)
     free(url);
     team_free(&t);
 }
+
+Test(cache_storage, bad_remote_urls_are_warnings_and_the_local_cache_works)
+{
+    team t = make_team();
+    const char *bad[] = {"redis://", "redis://host:99999", "redis://host:6379/x", "file://server/x",
+                         "gopher://x"};
+    const char *said[] = {"names no host", "bad port", "bad database number", "host part",
+                          "not an http://"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ch_cache *c = open_cache("A", bad[i], &t, 0);
+        cr_assert_eq(warnings(c, said[i]), 1, "%s: one warning saying '%s'", bad[i], said[i]);
+        generate(c, K);
+        cr_assert_eq(lookup(c, K), 1, "%s: the local cache serves", bad[i]);
+        cr_assert_eq(stats(c).remote_errors, 0, "%s: nothing was asked of it", bad[i]);
+        size_t removed;
+        ch_error err;
+        cr_assert_eq(ch_cache_clean(c, &removed, &err), 0, "%s", err.msg);
+        ch_cache_close(c);
+    }
+    team_free(&t);
+}
