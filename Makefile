@@ -23,7 +23,7 @@ export PATH := $(PATH):$(CUDA_HOME)/bin
 DEB_PACKAGES := make gcc g++ libc6-dev perl python3 cmake valgrind clang libclang-rt-14-dev \
                 libclang-14-dev libcjson-dev libxxhash-dev libcurl4-openssl-dev libcriterion-dev \
                 nginx-light libnginx-mod-http-dav-ext redis-server clang-format binutils file \
-                libisl-dev meson ninja-build libsodium-dev libseccomp-dev
+                libisl-dev meson ninja-build libsodium-dev libseccomp-dev libhiredis-dev
 
 # the revision of ch-cc that recorded a refusal: a later one retries it (its agent may have
 # learnt to translate the entry)
@@ -32,7 +32,7 @@ CPPFLAGS_ALL := -Iinclude -I$(LLVM_DIR)/include -D_GNU_SOURCE -DCH_CC_VERSION=\"
                 -DCH_CC_REVISION=\"$(REVISION)\"
 CFLAGS_ALL   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -g
 LDLIBS_ALL   := -L$(LLVM_DIR)/lib -Wl,-rpath,$(LLVM_DIR)/lib -lclang -lcjson -lxxhash -lcurl \
-                -lsodium -lisl -lseccomp -lpthread -lm -ldl
+                -lsodium -lhiredis -lisl -lseccomp -lpthread -lm -ldl
 OPT_rel      := -O2
 OPT_asan     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
@@ -44,7 +44,7 @@ RT_SRC     := $(sort $(wildcard src/runtime/*.c))
 # the runtime without its CUDA half, for unit tests over a fake device
 RT_CORE_SRC := $(filter-out src/runtime/cuda.c src/runtime/api.c,$(RT_SRC))
 RT_HEADERS := include/ch/runtime.h src/runtime/rt.h
-CACHE_SRC  := $(sort $(wildcard cache/*.c))
+CACHE_SRC  := $(sort $(wildcard cache/*.c cache/storage/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
 # The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
 # the full binary (libexec/ch-cc/ch-cc-full), which it execs. See driver/thin.c.
@@ -58,7 +58,7 @@ FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
 PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
 TEMPLATES  := $(sort $(wildcard src/translate/templates/*))
 SPEC_CATALOG := $(sort $(wildcard src/agent/spec/catalog/*))
-HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h))
+HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h cache/storage/*.h))
 GEN_PROMPTS := $(BUILD)/gen/prompts.c
 GEN_TEMPLATES := $(BUILD)/gen/templates.c
 GEN_SPEC_CATALOG := $(BUILD)/gen/spec_catalog.c
@@ -272,7 +272,7 @@ FUZZ_SRC_config := src/base/config.c src/base/fsutil.c src/base/cleanup.c $(FUZZ
 FUZZ_SRC_archive := $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
                     src/base/proc.c src/base/types.c $(FUZZ_BASE)
 FUZZ_SRC_extract := src/agent/extract.c src/base/embed.c $(GEN_PROMPTS) $(FUZZ_BASE)
-FUZZ_LIBS := -lcjson -lxxhash -lcurl -lsodium -lm
+FUZZ_LIBS := -lcjson -lxxhash -lcurl -lsodium -lhiredis -lm
 FUZZ_CFLAGS := $(CPPFLAGS_ALL) -std=c11 -g -O1 -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined
 fuzz: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))

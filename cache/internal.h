@@ -5,18 +5,19 @@
 
 #include "ch/cache.h"
 #include "ch/fsutil.h"
+#include "ch/lock.h"
 #include "ch/remote.h"
 #include "sign.h"
+#include "storage/front.h"
 
 struct ch_cache {
     char *dir; /* owned */
     unsigned long long max_size;
     double lock_timeout;
     int no_fsync;
-    ch_remote *remote; /* owned; NULL without a remote store */
+    ch_storage storage; /* the remotes (owned; none without a remote store) */
     int remote_only_read;
-    int remote_warned; /* one remote warning per handle; after it the remote is not used */
-    ch_signer signer;  /* writes are signed with it when have_signer */
+    ch_signer signer; /* writes are signed with it when have_signer */
     int have_signer;
     ch_trust trust;          /* remote entries are read only when signed by one of these */
     int unsigned_read_said;  /* "no trusted_keys" said once per handle */
@@ -27,18 +28,7 @@ struct ch_cache {
     ch_strvec warnings;
 };
 
-/* ---- lock.c: flock-based locks on files that may be removed by an exclusive holder ---- */
-typedef struct ch_lock {
-    int fd; /* -1: not held */
-} ch_lock;
-
-/* Waits up to timeout seconds (0: try once). 0 held, 1 busy (timed out / try failed), -1 err. */
-int ch_lock_acquire(const char *path, int exclusive, double timeout, ch_lock *out, ch_error *err);
-void ch_lock_release(ch_lock *l);
-/* Exclusive holder only: unlinks the lock file, then releases it. */
-void ch_lock_release_unlink(ch_lock *l, const char *path);
-/* The pid recorded by the last exclusive holder of path, or 0. */
-long ch_lock_holder(const char *path);
+/* ---- lock.c: ch/lock.h ---- */
 
 /* ---- stats.c ---- */
 /* Adds delta to the counters under the stats lock (never loses concurrent updates). */

@@ -1,10 +1,12 @@
-/* Per-key and stats locks: flock(2) on small files under <cache_dir>/locks/. flock is released
- * by the kernel when its holder dies, so a crashed build never leaves a lock held; the holder's
- * pid is written into the file only to name it in timeout messages.
+/* File locks (ch/lock.h): the cache's per-key and stats locks under <cache_dir>/locks/ and the
+ * verifier's GPU lock. flock(2) is released by the kernel when its holder dies, so a crashed
+ * build never leaves a lock held; the holder's pid is written into the file only to name it in
+ * timeout messages.
  *
- * Lock files may be unlinked by an exclusive holder (eviction, clean). A waiter could then hold
- * a lock on an inode no longer reachable by its path, so after every acquisition the descriptor's
- * inode is compared with the path's and the acquisition retried when they differ. */
+ * The race handled here: lock files may be unlinked by an exclusive holder (eviction, clean). A
+ * waiter could then hold a lock on an inode no longer reachable by its path while a newcomer
+ * locks a fresh file, so after every acquisition the descriptor's inode is compared with the
+ * path's and the acquisition retried when they differ. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "ch/fsutil.h"
+#include "ch/lock.h"
+#include "ch/strbuf.h"
 
 static double now_s(void)
 {
@@ -49,9 +53,12 @@ int ch_lock_acquire(const char *path, int exclusive, double timeout, ch_lock *ou
         }
         if (fd < 0)
             return ch_error_set(err, "cannot open lock file '%s': %s", path, strerror(errno));
-        int got;
+        int got, mode = exclusive ? LOCK_EX : LOCK_SH;
         for (;;) {
-            got = flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0;
+            /* without a timeout the kernel queues the wait: no polling delay */
+            got = flock(fd, timeout < 0 ? mode : mode | LOCK_NB) == 0;
+            if (!got && timeout < 0 && errno == EINTR)
+                continue;
             if (got || (errno != EWOULDBLOCK && errno != EINTR))
                 break;
             double left = deadline - now_s();

@@ -8,22 +8,42 @@
 #include "internal.h"
 
 const char *const ch_cache_stat_names[] = {
-    "lookups",         "hits",        "misses",         "generations",     "evictions",
-    "damaged",         "remote_hits", "remote_misses",  "remote_errors",   "agent_requests",
-    "kernel_compiles", "gpu_runs",    "host_fallbacks", "remote_rejected", "direct_hits",
-    "direct_misses",   NULL,
+    "lookups",
+    "hits",
+    "misses",
+    "generations",
+    "evictions",
+    "damaged",
+    "remote_hits",
+    "remote_misses",
+    "remote_errors",
+    "agent_requests",
+    "kernel_compiles",
+    "gpu_runs",
+    "host_fallbacks",
+    "remote_rejected",
+    "direct_hits",
+    "direct_misses",
+    /* remote failures by kind (issue 17) */
+    "remote_timeouts",
+    "remote_unreachable",
+    "remote_bad_reply",
+    "remote_too_large",
+    NULL,
 };
 
 unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
 {
-    unsigned long long *f[] = {&s->lookups,         &s->hits,
-                               &s->misses,          &s->generations,
-                               &s->evictions,       &s->damaged,
-                               &s->remote_hits,     &s->remote_misses,
-                               &s->remote_errors,   &s->agent_requests,
-                               &s->kernel_compiles, &s->gpu_runs,
-                               &s->host_fallbacks,  &s->remote_rejected,
-                               &s->direct_hits,     &s->direct_misses};
+    unsigned long long *f[] = {&s->lookups,          &s->hits,
+                               &s->misses,           &s->generations,
+                               &s->evictions,        &s->damaged,
+                               &s->remote_hits,      &s->remote_misses,
+                               &s->remote_errors,    &s->agent_requests,
+                               &s->kernel_compiles,  &s->gpu_runs,
+                               &s->host_fallbacks,   &s->remote_rejected,
+                               &s->direct_hits,      &s->direct_misses,
+                               &s->remote_timeouts,  &s->remote_unreachable,
+                               &s->remote_bad_reply, &s->remote_too_large};
     return i < sizeof f / sizeof f[0] ? f[i] : NULL;
 }
 

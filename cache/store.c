@@ -43,6 +43,12 @@ struct ch_cache_txn {
     ch_strvec meta;
     int from_remote; /* read-through: no generation counted, no write-back */
     int update;      /* begin_update: no generation counted, the remote copy is replaced */
+    /* begin_update of a valid entry: files holds the entry's files, read under the lock, and
+     * commit moves only the files put since (written) into the entry directory, then replaces
+     * its index; nothing else is copied again */
+    int in_place;
+    ch_strvec written; /* names put into tmp by this transaction */
+    int meta_changed;  /* a meta record was added or changed */
     long long created;
 };
 
@@ -118,30 +124,6 @@ static long long now_unix(void)
 
 /* ---- open / close ---- */
 
-/* A remote store, its signing key and trusted keys: any of them failing is one warning and
- * leaves the local cache working (a bad remote URL must not cost the user the local hits). */
-static void open_remote(ch_cache *c, const ch_cache_opts *o)
-{
-    ch_error e;
-    if (ch_remote_open(&c->remote, o->remote, o->remote_token, o->remote_timeout,
-                       o->remote_max_size, &e) != 0) {
-        ch_cache_warn(c, "remote cache not used: %s", e.msg);
-        return;
-    }
-    if (ch_trust_parse(o->trusted_keys, &c->trust, &e) != 0) {
-        ch_cache_warn(c, "remote cache reads off: %s", e.msg);
-        c->unsigned_read_said = 1;
-    }
-    if (o->sign_key && *o->sign_key) {
-        if (ch_sign_load_secret(o->sign_key, &c->signer, &e) == 0)
-            c->have_signer = 1;
-        else {
-            ch_cache_warn(c, "remote cache writes off: %s", e.msg);
-            c->unsigned_write_said = 1;
-        }
-    }
-}
-
 int ch_cache_open_opts(ch_cache **out, const ch_cache_opts *o, ch_error *err)
 {
     *out = NULL;
@@ -163,7 +145,7 @@ int ch_cache_open_opts(ch_cache **out, const ch_cache_opts *o, ch_error *err)
         return ch_error_prefix(err, "cache");
     }
     if (o->remote && *o->remote)
-        open_remote(c, o);
+        ch_storage_open(c, o);
     *out = c;
     return 0;
 }
@@ -191,8 +173,7 @@ void ch_cache_close(ch_cache *c)
 {
     if (!c)
         return;
-    if (c->remote)
-        ch_remote_close(c->remote);
+    ch_storage_close(&c->storage);
     ch_trust_free(&c->trust);
     sodium_memzero(&c->signer, sizeof c->signer);
     ch_strvec_free(&c->warnings);
@@ -409,55 +390,9 @@ int ch_cache_peek(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *err
     return rc;
 }
 
-/* One warning per handle for the remote store; after it the remote is left alone. */
-static void remote_failed(ch_cache *c, const char *what, const ch_error *e, ch_cache_stats *d)
-{
-    d->remote_errors++;
-    if (!c->remote_warned)
-        ch_cache_warn(c, "remote cache %s failed (%s); continuing without it for this build", what,
-                      e->msg);
-    c->remote_warned = 1;
-}
-
 static int txn_start(ch_cache *c, const char *key, ch_cache_txn **out, ch_error *err);
 static int txn_publish(ch_cache_txn *t, ch_error *err);
 static void txn_free(ch_cache_txn *t);
-
-/* Drops the objects/ files of hit: the signer did not vouch for them, so they are compiled
- * again from the entry's source. */
-static void drop_objects(ch_cache_hit *hit)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < hit->n_files; i++) {
-        if (ch_sign_is_object(hit->files[i].name)) {
-            free(hit->files[i].name);
-            free(hit->files[i].data);
-        } else {
-            hit->files[kept++] = hit->files[i];
-        }
-    }
-    hit->n_files = kept;
-}
-
-/* 0: hit came from a writer the user trusts (objects dropped unless vouched for); -1: it is
- * refused with one warning and freed. */
-static int trust_remote_entry(ch_cache *c, const char *key, ch_cache_hit *hit,
-                              ch_cache_stats *delta)
-{
-    int with_objects;
-    ch_error e;
-    if (ch_sign_check(&c->trust, key, hit->files, hit->n_files, &hit->meta, &with_objects, &e) !=
-        0) {
-        delta->remote_rejected++;
-        ch_cache_warn(c, "remote cache entry %s refused: %s; building it locally", key, e.msg);
-        ch_cache_hit_free(hit);
-        ch_cache_hit_init(hit);
-        return -1;
-    }
-    if (!with_objects)
-        drop_objects(hit);
-    return 0;
-}
 
 /* Counters are not worth a build: a stats file that cannot be written (read-only cache, full
  * disk) is one warning per handle. */
@@ -470,52 +405,27 @@ static void count_or_warn(ch_cache *c, const ch_cache_stats *delta)
     }
 }
 
+/* Reads key through the storage front and keeps a local copy. 1 hit, 0 miss. */
 static int remote_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta)
 {
-    if (c->trust.n == 0) {
-        /* nobody is trusted: an entry could come from anyone who can PUT */
-        if (!c->unsigned_read_said)
-            ch_cache_warn(c, "remote cache reads off: no trusted_keys configured (set trusted_keys "
-                             "in ~/.config/ch-cc/config or CH_CC_TRUSTED_KEYS to the writers' "
-                             "public keys; see ch-cc --harness-keygen)");
-        c->unsigned_read_said = 1;
+    if (ch_storage_read(c, key, hit, delta) <= 0)
         return 0;
+    /* store locally; a failure here only costs the local copy */
+    ch_cache_txn *t;
+    ch_error le;
+    if (txn_start(c, key, &t, &le) == 0) {
+        t->from_remote = 1;
+        int ok = 1;
+        for (size_t i = 0; i < hit->n_files && ok; i++)
+            ok = ch_cache_put(t, hit->files[i].name, hit->files[i].data, hit->files[i].len, &le) ==
+                 0;
+        for (size_t i = 0; i < hit->meta.len; i++)
+            ch_strvec_push(&t->meta, hit->meta.items[i]);
+        if (ok)
+            txn_publish(t, &le);
+        txn_free(t);
     }
-    ch_strbuf body;
-    ch_strbuf_init(&body);
-    ch_error e;
-    int rc = ch_remote_get(c->remote, key, &body, &e);
-    if (rc < 0) {
-        remote_failed(c, "read", &e, delta);
-        rc = 0;
-    } else if (rc == 0) {
-        delta->remote_misses++;
-    } else if (ch_archive_unpack(key, body.data, body.len, hit, &e) != 0) {
-        remote_failed(c, "read", &e, delta);
-        rc = 0;
-    } else if (trust_remote_entry(c, key, hit, delta) != 0) {
-        rc = 0;
-    } else {
-        delta->remote_hits++;
-        hit->from_remote = 1;
-        /* store locally; a failure here only costs the local copy */
-        ch_cache_txn *t;
-        ch_error le;
-        if (txn_start(c, key, &t, &le) == 0) {
-            t->from_remote = 1;
-            int ok = 1;
-            for (size_t i = 0; i < hit->n_files && ok; i++)
-                ok = ch_cache_put(t, hit->files[i].name, hit->files[i].data, hit->files[i].len,
-                                  &le) == 0;
-            for (size_t i = 0; i < hit->meta.len; i++)
-                ch_strvec_push(&t->meta, hit->meta.items[i]);
-            if (ok)
-                txn_publish(t, &le);
-            txn_free(t);
-        }
-    }
-    ch_strbuf_free(&body);
-    return rc;
+    return 1;
 }
 
 int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *err)
@@ -525,7 +435,7 @@ int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *e
         return -1;
     ch_cache_stats delta = {0};
     int rc = local_lookup(c, key, hit, &delta, err);
-    if (rc == 0 && c->remote && !c->remote_warned)
+    if (rc == 0 && ch_storage_usable(c))
         rc = remote_lookup(c, key, hit, &delta);
     if (rc >= 0) {
         delta.lookups++;
@@ -596,6 +506,7 @@ static int txn_start(ch_cache *c, const char *key, ch_cache_txn **out, ch_error 
     t->lock = lock;
     t->tmp = tmpl;
     ch_strvec_init(&t->meta);
+    ch_strvec_init(&t->written);
     *out = t;
     return 0;
 }
@@ -615,6 +526,7 @@ static void txn_free(ch_cache_txn *t)
     }
     free(t->files);
     ch_strvec_free(&t->meta);
+    ch_strvec_free(&t->written);
     ch_lock_release(&t->lock);
     free(t);
 }
@@ -642,6 +554,17 @@ int ch_cache_begin(ch_cache *c, const char *key, ch_cache_txn **txn, ch_cache_hi
     return 0;
 }
 
+/* Takes the files of hit into t without writing them anywhere (an in-place update keeps them
+ * where they are). hit is left empty. */
+static void txn_adopt(ch_cache_txn *t, ch_cache_hit *hit)
+{
+    t->files = hit->files;
+    t->n = t->cap = hit->n_files;
+    hit->files = NULL;
+    hit->n_files = 0;
+    ch_strvec_pushv(&t->meta, &hit->meta);
+}
+
 int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_error *err)
 {
     *txn = NULL;
@@ -654,17 +577,10 @@ int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_e
     ch_cache_hit old;
     ch_error why;
     if (read_entry(epath, key, &old, &why) > 0) {
-        for (size_t i = 0; i < old.n_files; i++)
-            if (ch_cache_put(t, old.files[i].name, old.files[i].data, old.files[i].len, err) != 0) {
-                ch_cache_hit_free(&old);
-                free(epath);
-                txn_free(t);
-                return -1;
-            }
-        for (size_t i = 0; i < old.meta.len; i++)
-            ch_strvec_push(&t->meta, old.meta.items[i]);
-        ch_cache_hit_free(&old);
+        txn_adopt(t, &old);
+        t->in_place = 1;
     }
+    ch_cache_hit_free(&old);
     free(epath);
     t->update = 1;
     *txn = t;
@@ -675,6 +591,9 @@ int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len
 {
     if (!valid_name(name))
         return ch_error_set(err, "invalid cache file name '%s'", name ? name : "(null)");
+    const ch_cache_file *same = ch_cache_txn_file(t, name);
+    if (t->in_place && same && same->len == len && (len == 0 || memcmp(same->data, data, len) == 0))
+        return 0; /* the entry has these bytes already: nothing to write */
     char *path = ch_path_join(t->tmp, name);
     char *dir = ch_path_dir(path);
     int rc = ch_mkdir_p(dir, err);
@@ -684,6 +603,11 @@ int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len
     free(path);
     if (rc != 0)
         return -1;
+    int known = 0;
+    for (size_t i = 0; i < t->written.len && !known; i++)
+        known = strcmp(t->written.items[i], name) == 0;
+    if (!known)
+        ch_strvec_push(&t->written, name);
     ch_cache_file *f = NULL;
     for (size_t i = 0; i < t->n; i++)
         if (strcmp(t->files[i].name, name) == 0) {
@@ -722,6 +646,16 @@ const char *ch_cache_txn_get_meta(const ch_cache_txn *t, const char *name)
 void ch_cache_txn_meta(ch_cache_txn *t, const char *name, const char *value)
 {
     size_t n = strlen(name);
+    char *rec = ch_xasprintf("%s=%s", name, value ? value : "");
+    for (char *p = rec; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    for (size_t i = 0; i < t->meta.len; i++)
+        if (strcmp(t->meta.items[i], rec) == 0) {
+            free(rec); /* already so: the index need not change */
+            return;
+        }
+    t->meta_changed = 1;
     for (size_t i = 0; i < t->meta.len; i++)
         if (strncmp(t->meta.items[i], name, n) == 0 && t->meta.items[i][n] == '=') {
             free(t->meta.items[i]);
@@ -729,10 +663,6 @@ void ch_cache_txn_meta(ch_cache_txn *t, const char *name, const char *value)
             t->meta.items[t->meta.len] = NULL;
             i--;
         }
-    char *rec = ch_xasprintf("%s=%s", name, value ? value : "");
-    for (char *p = rec; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
     ch_strvec_push_owned(&t->meta, rec);
 }
 
@@ -743,6 +673,47 @@ static void fsync_path(const char *path)
         fsync(fd);
         close(fd);
     }
+}
+
+/* An update of a valid entry: moves the files put into the entry directory one by one (rename
+ * within the cache's file system), then replaces the index by rename, so the files not put are
+ * never copied. Lock still held, which keeps locked readers out until the index is in place; a
+ * crash between the two renames leaves either an extra file the old index does not name
+ * (harmless) or a replaced file the old index does not match (a damaged entry: removed and
+ * rebuilt, as any damage). */
+static int txn_publish_in_place(ch_cache_txn *t, ch_error *err)
+{
+    ch_cache *c = t->c;
+    char *epath = ch_cache_entry_path(c, t->key);
+    int rc = 0;
+    for (size_t i = 0; i < t->written.len && rc == 0; i++) {
+        char *src = ch_path_join(t->tmp, t->written.items[i]);
+        char *dst = ch_path_join(epath, t->written.items[i]);
+        char *dir = ch_path_dir(dst);
+        rc = ch_mkdir_p(dir, err);
+        if (rc == 0 && rename(src, dst) != 0)
+            rc = ch_error_set(err, "cannot add '%s' to cache entry '%s': %s", t->written.items[i],
+                              epath, strerror(errno));
+        if (rc == 0 && !c->no_fsync)
+            fsync_path(dir);
+        free(dir);
+        free(dst);
+        free(src);
+    }
+    if (rc == 0) {
+        ch_strbuf idx;
+        ch_strbuf_init(&idx);
+        t->created = now_unix();
+        ch_index_format(t->key, t->files, t->n, &t->meta, t->created, &idx);
+        char *ipath = ch_path_join(epath, "index");
+        rc = ch_write_file_atomic(ipath, idx.data, idx.len, !c->no_fsync, err);
+        free(ipath);
+        ch_strbuf_free(&idx);
+    }
+    if (rc == 0)
+        utimensat(AT_FDCWD, epath, NULL, 0);
+    free(epath);
+    return rc;
 }
 
 /* Writes the index and renames the temp directory into place; lock still held. */
@@ -789,47 +760,22 @@ published:
     return rc;
 }
 
-/* PUTs the signed archive of t unless the server has the entry; without a sign_key nothing is
- * sent (readers would refuse it), said once. */
-static void remote_write_back(ch_cache_txn *t, ch_cache_stats *delta)
-{
-    ch_cache *c = t->c;
-    if (!c->have_signer) {
-        if (!c->unsigned_write_said)
-            ch_cache_warn(c, "remote cache writes off: no sign_key configured (make a key pair "
-                             "with ch-cc --harness-keygen=DIR and set sign_key to its .key file)");
-        c->unsigned_write_said = 1;
-        return;
-    }
-    ch_strvec meta;
-    ch_strvec_init(&meta);
-    for (size_t i = 0; i < t->meta.len; i++)
-        if (strncmp(t->meta.items[i], CH_SIGN_META, strlen(CH_SIGN_META)) != 0)
-            ch_strvec_push(&meta, t->meta.items[i]);
-    ch_strvec_push_owned(&meta, ch_sign_entry(&c->signer, t->key, t->files, t->n, &meta, 1));
-    ch_strbuf ar;
-    ch_strbuf_init(&ar);
-    ch_archive_pack(t->key, t->files, t->n, &meta, t->created, &ar);
-    ch_error e;
-    int there = t->update ? 0 : ch_remote_head(c->remote, t->key, &e);
-    if (there < 0 || (there == 0 && ch_remote_put(c->remote, t->key, ar.data, ar.len, &e) != 0))
-        remote_failed(c, "write", &e, delta);
-    ch_strbuf_free(&ar);
-    ch_strvec_free(&meta);
-}
-
 int ch_cache_commit(ch_cache_txn *t, ch_error *err)
 {
     ch_cache *c = t->c;
-    if (txn_publish(t, err) != 0) {
+    if (t->in_place && t->written.len == 0 && !t->meta_changed) {
+        txn_free(t); /* nothing new: neither the entry nor the remote copies change */
+        return 0;
+    }
+    if ((t->in_place ? txn_publish_in_place(t, err) : txn_publish(t, err)) != 0) {
         txn_free(t);
         return -1;
     }
     ch_cache_stats delta = {0};
     delta.generations = !t->update;
     ch_lock_release(&t->lock);
-    if (c->remote && !c->remote_only_read && !c->remote_warned)
-        remote_write_back(t, &delta);
+    if (!c->remote_only_read && ch_storage_usable(c))
+        ch_storage_write(c, t->key, t->files, t->n, &t->meta, t->created, t->update, &delta);
     txn_free(t);
     count_or_warn(c, &delta);
     return c->max_size ? ch_cache_evict(c, NULL, err) : 0;

@@ -1,5 +1,5 @@
 /* The content-addressed kernel cache (DESIGN §5): keys, the local store, its generation protocol,
- * statistics and eviction. A remote store (ch/remote.h) is used through the same handle.
+ * statistics and eviction. Remote stores (cache/storage/) are used through the same handle.
  *
  * Library code: nothing here prints or exits. Errors come back as ch_error; conditions that must
  * not fail a build (a damaged entry, an unreachable remote) come back as warning strings that the
@@ -51,13 +51,14 @@ int ch_cache_key_valid(const char *s);
 typedef struct ch_cache ch_cache; /* opaque; ch_cache_open / ch_cache_close */
 
 typedef struct ch_cache_opts {
-    const char *dir;                    /* the cache directory (created when missing) */
-    unsigned long long max_size;        /* bytes; 0: no limit */
-    double lock_timeout;                /* seconds to wait for another process's per-key lock */
-    const char *remote;                 /* http(s)://host:port/path/ or NULL/"" */
-    const char *remote_token;           /* bearer token or NULL; never logged */
-    int remote_only_read;               /* nonzero: never PUT */
-    double remote_timeout;              /* seconds per remote request */
+    const char *dir;             /* the cache directory (created when missing) */
+    unsigned long long max_size; /* bytes; 0: no limit */
+    double lock_timeout;         /* seconds to wait for another process's per-key lock */
+    const char *remote;       /* remote stores, space or comma separated: http(s)://host:port/path/,
+                                 redis://host:port[/db], file:///dir; or NULL/"" */
+    const char *remote_token; /* bearer token or NULL; never logged */
+    int remote_only_read;     /* nonzero: never PUT */
+    double remote_timeout;    /* seconds per remote request */
     unsigned long long remote_max_size; /* bytes one remote entry may have; 0: a default */
     const char *sign_key;     /* secret key file signing entries written back, or NULL/"" */
     const char *trusted_keys; /* public keys (or a file of them) remote entries must carry */
@@ -119,7 +120,9 @@ int ch_cache_begin(ch_cache *c, const char *key, ch_cache_txn **txn, ch_cache_hi
                    ch_error *err);
 /* Like begin, but always returns a transaction: it starts from the existing entry's files (if
  * any, and valid) so that put adds or replaces files (a new object for another nvcc). Its
- * commit is not counted as a generation and overwrites the remote copy. */
+ * commit is not counted as a generation; it writes only the files put (a put of the bytes the
+ * entry holds already writes nothing) and the index, and overwrites the remote copy; a commit
+ * that changed nothing writes nothing. */
 int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_error *err);
 /* Adds file name (relative, no "..", subdirectories allowed) with len bytes. */
 int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len, ch_error *err);
@@ -155,6 +158,11 @@ typedef struct ch_cache_stats {
     unsigned long long remote_rejected; /* remote entries refused: unsigned, untrusted, altered */
     unsigned long long direct_hits;     /* objects served from a direct-mode manifest */
     unsigned long long direct_misses;   /* direct-mode lookups that went the full path */
+    /* remote failures by kind, each also counted in remote_errors */
+    unsigned long long remote_timeouts;    /* no answer within remote_timeout */
+    unsigned long long remote_unreachable; /* no connection (refused, unknown host, no share) */
+    unsigned long long remote_bad_reply;   /* error status, protocol error, damaged archive */
+    unsigned long long remote_too_large;   /* an entry over remote_max_size */
 } ch_cache_stats;
 
 /* Names of the counters in ch_cache_stats order, NULL-terminated. */

@@ -42,6 +42,7 @@
 
 #include "ch/checklist.h"
 #include "ch/error.h"
+#include "ch/lock.h"
 #include "ch/proc.h"
 #include "ch/strbuf.h"
 
@@ -378,7 +379,8 @@ void ch_verify_perf_counts(double set_bytes, double dram_gbs, int *warmup, int *
  * - functional runs (smoke, correctness, sanitizer) only need the device: any number share it,
  *   but never while a timing run holds it; they take it shared;
  * - make -j runs many ch-cc processes: the lock is a file (path, under the cache's locks/)
- *   locked with flock(2), which holds across processes and dies with its holder;
+ *   locked through ch/lock.h (flock(2), which holds across processes and dies with its holder,
+ *   and survives the lock file being replaced);
  * - flock has no queue, so a stream of shared takers could starve a timing run: a turnstile
  *   file (path.turn) is held by every taker while it waits for the lock, so once a timing run
  *   waits, later functional runs queue behind it;
@@ -386,7 +388,7 @@ void ch_verify_perf_counts(double set_bytes, double dram_gbs, int *warmup, int *
  *   each other like processes; a process-wide writer-preferring rwlock, taken first, gives the
  *   same order without a path (no cache). */
 typedef struct ch_gpu_lock {
-    int fd;        /* the lock file, -1 without a path */
+    ch_lock file;  /* the lock file (ch/lock.h); fd -1 without a path */
     int exclusive; /* 1: timing */
     int held;      /* the process-wide part is held (release it) */
 } ch_gpu_lock;

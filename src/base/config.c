@@ -22,8 +22,11 @@ const ch_setting_def ch_settings[] = {
     {"lock_timeout", "CH_CC_LOCK_TIMEOUT",
      "seconds to wait for another build generating a kernel, then build without the cache", 0, 0},
     {"remote", "CH_CC_REMOTE",
-     "shared remote store, http(s)://host:port/path/ or redis://host:port", 0, 1},
-    {"remote_token", "CH_CC_REMOTE_TOKEN", "bearer token for the remote store", 1, 1},
+     "shared remote stores (space or comma separated): http(s)://host:port/path/, "
+     "redis://host:port[/db], file:///dir",
+     0, 1},
+    {"remote_token", "CH_CC_REMOTE_TOKEN",
+     "bearer token (http) or password (redis) for the remote stores", 1, 1},
     {"remote_only_read", "CH_CC_REMOTE_ONLY_READ", "never write to the remote store", 0, 0},
     {"remote_timeout", "CH_CC_REMOTE_TIMEOUT", "seconds per remote request", 0, 0},
     {"remote_max_size", "CH_CC_REMOTE_MAX_SIZE",

@@ -142,6 +142,6 @@ d=$(fresh ftp)
 build ftp "$d" CH_CC_REMOTE=ftp://127.0.0.1/cache/
 is "$RC" 0 "an ftp:// remote: the build succeeds"
 is "$RUN" "2 4 6" "an ftp:// remote: the object computes right"
-like "$ERR" "not an http:// or https:// URL" "an ftp:// remote: the warning names the problem"
+like "$ERR" "not an http://, https://, redis:// or file:// URL" "an ftp:// remote: the warning names the problem"
 is "$(stat_of "$d" hits)" 1 "an ftp:// remote: the local cache served the hit"
 done_testing

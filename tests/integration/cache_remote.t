@@ -171,11 +171,12 @@ like "$cfg" "warning:.*\.ch-cc\.conf.*trusted_keys" "and a warning names the fil
 out=$(CH_CC_REMOTE_MAX_SIZE=1K CH_CC_CACHE_DIR="$TEST_DIR/P.big" "$T" get $K2 2>"$TEST_DIR/err.big")
 is "$?" 1 "an entry over remote_max_size is a miss"
 like "$(cat "$TEST_DIR/err.big")" "larger than remote_max_size" "the warning names the limit"
+is "$(stat_of "$TEST_DIR/P.big" remote_too_large)" 1 "counted in remote_too_large"
 # an unknown scheme is a config warning; the local cache still works
 CH_CC_REMOTE=ftp://127.0.0.1/cache/ CH_CC_CACHE_DIR="$TEST_DIR/P.ftp" "$T" script put:$K1 get:$K1 >"$TEST_DIR/out.ftp" 2>"$TEST_DIR/err.ftp"
 ok $? "an ftp:// remote does not fail the build"
 is "$(sed -n 2p "$TEST_DIR/out.ftp")" "hit" "the local cache still serves hits"
-like "$(cat "$TEST_DIR/err.ftp")" "not an http:// or https:// URL" "the warning says what is wrong with the remote"
+like "$(cat "$TEST_DIR/err.ftp")" "not an http://, https://, redis:// or file:// URL" "the warning says what is wrong with the remote"
 
 # --- read-only: lookups read through, generations never PUT ----------------------------------
 CH_CC_REMOTE_ONLY_READ=1 CH_CC_CACHE_DIR="$TEST_DIR/C" "$T" put $K4 >/dev/null 2>&1
@@ -195,6 +196,7 @@ like "$(cat "$TEST_DIR/err.D")" "HTTP status 500" "the warning says what the ser
 [ "$(grep -c sekrit "$TEST_DIR/err.D")" = 0 ]
 ok $? "the token appears in no warning"
 is "$(stat_of "$TEST_DIR/D" remote_errors)" 1 "one remote error counted; the remote is left alone after it"
+is "$(stat_of "$TEST_DIR/D" remote_bad_reply)" 1 "a 500 counts as a bad reply"
 is "$(stat_of "$TEST_DIR/D" entries)" 1 "the locally generated entry is there"
 
 # --- garbage and corrupted archives ---------------------------------------------------------
@@ -202,6 +204,7 @@ export CH_CC_REMOTE="http://127.0.0.1:$PORT/garbage/"
 CH_CC_CACHE_DIR="$TEST_DIR/E" "$T" get $K1 >/dev/null 2>"$TEST_DIR/err.E"
 is "$?" 1 "a garbage body is a miss, not a failure"
 is "$(warnings_in "$TEST_DIR/err.E")" 1 "garbage is one warning"
+is "$(stat_of "$TEST_DIR/E" remote_bad_reply)" 1 "garbage counts as a bad reply"
 is "$(stat_of "$TEST_DIR/E" entries)" 0 "nothing from the garbage reached the local store"
 export CH_CC_REMOTE="$URL"
 f=$(remote_file $K2)
@@ -220,7 +223,10 @@ is "$(stat_of "$TEST_DIR/F2" entries)" 0 "no partial local entry from a truncate
 SLOW=$(free_port)
 python3 -c "import socket,time; s=socket.socket(); s.bind(('127.0.0.1',$SLOW)); s.listen(8); time.sleep(60)" &
 SLOW_PID=$!
-sleep 0.3
+for _ in $(seq 200); do # until it listens: a refused connection would be another failure kind
+    python3 -c "import socket; socket.create_connection(('127.0.0.1',$SLOW),0.2)" 2>/dev/null && break
+    sleep 0.05
+done
 start=$(date +%s)
 CH_CC_REMOTE="http://127.0.0.1:$SLOW/cache/" CH_CC_REMOTE_TIMEOUT=1 CH_CC_CACHE_DIR="$TEST_DIR/G" \
     "$T" script get:$K1 get:$K2 put:$K4 >/dev/null 2>"$TEST_DIR/err.G"
@@ -229,6 +235,7 @@ el=$(( $(date +%s) - start ))
 [ "$el" -le 6 ]
 ok $? "one timeout, not one per request (took ${el}s)"
 is "$(warnings_in "$TEST_DIR/err.G")" 1 "a slow server is one warning"
+is "$(stat_of "$TEST_DIR/G" remote_timeouts)" 1 "counted in remote_timeouts"
 kill $SLOW_PID 2>/dev/null; wait $SLOW_PID 2>/dev/null; SLOW_PID=
 
 # --- server stopped in the middle of a build ------------------------------------------------
@@ -243,6 +250,7 @@ wait $BUILD
 ok $? "a build whose server went away mid-build succeeds"
 is "$(head -1 "$TEST_DIR/out.H")" "hit" "before the stop the remote served a hit"
 is "$(warnings_in "$TEST_DIR/err.H")" 1 "the stop is one warning"
+is "$(stat_of "$TEST_DIR/H" remote_unreachable)" 1 "counted in remote_unreachable"
 is "$(stat_of "$TEST_DIR/H" entries)" 2 "both the read-through and the generated entry are local"
 CH_CC_CACHE_DIR="$TEST_DIR/H" "$CH_CC_BIN" --harness-clean >/dev/null
 ok $? "ch-cc --harness-clean exits 0"

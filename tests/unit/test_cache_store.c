@@ -160,16 +160,34 @@ Test(cache_store, update_adds_an_object_and_abort_leaves_nothing)
     key_n(2, k);
     key_n(3, k2);
     generate(c, k, 10);
+    /* the files already there are not written again: same inodes before and after */
+    struct stat kernel_before, object_before, st;
+    char *kernel = entry_file(k, "kernel.cu");
+    char *object = entry_file(k, "objects/ffffffffffffffffffffffffffffffff.o");
+    char *added = entry_file(k, "objects/eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee.o");
+    cr_assert_eq(stat(kernel, &kernel_before), 0);
+    cr_assert_eq(stat(object, &object_before), 0);
     ch_cache_txn *t;
     ch_error err;
     cr_assert_eq(ch_cache_begin_update(c, k, &t, &err), 0, "%s", err.msg);
+    cr_assert_not_null(ch_cache_txn_file(t, "kernel.cu"), "an update sees the entry's files");
     cr_assert_eq(ch_cache_put(t, "objects/eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee.o", "obj2", 4, &err), 0);
+    cr_assert_eq(ch_cache_put(t, "kernel.cu", "kkkkkkkkkk", 10, &err), 0, "same bytes again");
     cr_assert_eq(ch_cache_commit(t, &err), 0, "%s", err.msg);
+    cr_assert_eq(stat(kernel, &st), 0);
+    cr_assert_eq(st.st_ino, kernel_before.st_ino, "kernel.cu was copied again");
+    cr_assert_eq(stat(object, &st), 0);
+    cr_assert_eq(st.st_ino, object_before.st_ino, "the first object was copied again");
+    cr_assert_eq(stat(added, &st), 0, "the added object is in the entry");
+    free(kernel);
+    free(object);
+    free(added);
     ch_cache_hit hit;
     cr_assert_eq(ch_cache_peek(c, k, &hit, &err), 1);
     cr_assert_eq(hit.n_files, 5);
     cr_assert_str_eq(ch_cache_hit_meta(&hit, "name"), "saxpy");
     ch_cache_hit_free(&hit);
+    cr_assert_eq(stats(c).generations, 1, "an update is not a generation");
 
     cr_assert_eq(ch_cache_begin(c, k2, &t, &hit, &err), 0);
     cr_assert_eq(ch_cache_put(t, "kernel.cu", "x", 1, &err), 0);
@@ -496,6 +514,7 @@ Test(cache_store, unreachable_remote_is_one_warning)
     ch_strvec_free(&w);
     ch_cache_stats s = stats(c);
     cr_assert_eq(s.remote_errors, 1);
+    cr_assert_eq(s.remote_unreachable, 1, "counted as unreachable");
     cr_assert_eq(s.hits, 1);
     cr_assert_eq(s.misses, 2);
     ch_cache_close(c);

@@ -1,0 +1,61 @@
+/* The contract between the storage front (front.c) and one remote backend (http.c, redis.c,
+ * file.c), as ccache's storage/: a backend moves opaque items (an entry's signed archive) by
+ * name and knows nothing of signatures, archives or counters; the front verifies, unpacks,
+ * signs and counts. Each backend is a ch_storage_ops table, chosen by the URL's scheme.
+ *
+ * Names are what the front asks for: a 32-hex entry key. A backend maps a name to its own
+ * layout (a URL path, a Redis key, a file) and never trusts what it reads: the front checks
+ * every byte. Not installed; only cache/ includes it. */
+#ifndef CH_CACHE_STORAGE_BACKEND_H
+#define CH_CACHE_STORAGE_BACKEND_H
+
+#include <stddef.h>
+
+#include "ch/error.h"
+
+/* What went wrong with a remote request: the front counts each kind (remote_timeouts, ...). */
+typedef enum ch_storage_fault {
+    CH_STORAGE_FAILED,      /* anything else: a refused write, a local I/O error */
+    CH_STORAGE_TIMEOUT,     /* no answer within remote_timeout */
+    CH_STORAGE_UNREACHABLE, /* no connection (refused, no route, unknown host) */
+    CH_STORAGE_BAD_REPLY,   /* an answer that is not one (HTTP 5xx, protocol error, bad archive) */
+    CH_STORAGE_TOO_LARGE,   /* the item is over remote_max_size */
+} ch_storage_fault;
+
+/* Settings every backend gets; borrowed for open only. */
+typedef struct ch_storage_params {
+    const char *token;          /* bearer token / password, or NULL; never put in messages */
+    double timeout_s;           /* per request; > 0 */
+    unsigned long long max_get; /* bytes one get may write; > 0 */
+} ch_storage_params;
+
+typedef struct ch_storage_ops {
+    const char *name; /* for messages: "http", "redis", "file" */
+    /* Parses url and prepares (a connection may be made lazily). *state owned by the backend
+     * until close. -1 with err for a URL the backend cannot use. */
+    int (*open)(void **state, const char *url, const ch_storage_params *p, ch_error *err);
+    void (*close)(void *state);
+    /* Streams item name into fd (positioned at 0, empty), never more than max_get bytes: a
+     * larger item is aborted with CH_STORAGE_TOO_LARGE while streaming. 1 found, 0 absent,
+     * -1 error with *fault and err. */
+    int (*get)(void *state, const char *name, int fd, ch_storage_fault *fault, ch_error *err);
+    /* Stores len bytes as item name; readers never see part of it. With overwrite 0 an item
+     * already there is kept (entries of one key are equivalent). 0 stored, -1 error. */
+    int (*put)(void *state, const char *name, const void *data, size_t len, int overwrite,
+               ch_storage_fault *fault, ch_error *err);
+    /* 0 removed or absent, -1 error. */
+    int (*remove)(void *state, const char *name, ch_storage_fault *fault, ch_error *err);
+} ch_storage_ops;
+
+extern const ch_storage_ops ch_storage_http;
+extern const ch_storage_ops ch_storage_redis;
+extern const ch_storage_ops ch_storage_file;
+
+/* Copies from_fd into fd, at most limit bytes: 0 done, -1 over the limit (TOO_LARGE) or an I/O
+ * error (FAILED), with err naming what. For backends that read a stream (file.c). */
+int ch_storage_copy_limited(int from_fd, int fd, unsigned long long limit, const char *what,
+                            ch_storage_fault *fault, ch_error *err);
+/* Writes len bytes to fd (all of them, retrying short writes). */
+int ch_storage_write_all(int fd, const void *data, size_t len, ch_error *err);
+
+#endif

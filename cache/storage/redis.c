@@ -1,0 +1,252 @@
+/* redis:// backend of the storage front (hiredis): one Redis string per item under the key
+ * "ch-cc:<name>". A get asks STRLEN first (an item over remote_max_size is refused before any
+ * byte moves) and then streams the value with GETRANGE in chunks into the file, counting against
+ * the limit, so a large value is never held whole in memory; a put is one SET (NX when an
+ * existing item must be kept), which Redis applies atomically. URL: redis://[:password@]host
+ * [:port][/db]; remote_token, when set, is the password. The connection is made on first use
+ * and reused; the password never appears in messages. */
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "backend.h"
+#include "ch/strbuf.h"
+
+#define REDIS_CHUNK (1024 * 1024)
+
+typedef struct redis_store {
+    redisContext *ctx; /* NULL until connected (owned) */
+    char *host;        /* owned */
+    int port, db;
+    char *password; /* owned, or NULL */
+    char *shown;    /* redis://host:port/db, for messages (owned) */
+    struct timeval timeout;
+    unsigned long long max_get;
+} redis_store;
+
+/* Parses "[:password@]host[:port][/db]" after the scheme. */
+static int parse_url(redis_store *r, const char *url, ch_error *err)
+{
+    const char *p = url + strlen("redis://");
+    const char *at = strchr(p, '@');
+    if (at) {
+        const char *colon = memchr(p, ':', (size_t)(at - p));
+        if (colon)
+            r->password = ch_xstrndup(colon + 1, (size_t)(at - colon - 1));
+        p = at + 1;
+    }
+    size_t hlen = strcspn(p, ":/");
+    if (hlen == 0)
+        return ch_error_set(err, "remote store '%s' names no host (redis://host:port/db)", url);
+    r->host = ch_xstrndup(p, hlen);
+    p += hlen;
+    r->port = 6379;
+    if (*p == ':') {
+        char *end;
+        long port = strtol(p + 1, &end, 10);
+        if (end == p + 1 || port <= 0 || port > 65535 || (*end && *end != '/'))
+            return ch_error_set(err, "remote store '%s' has a bad port (redis://host:port/db)",
+                                url);
+        r->port = (int)port;
+        p = end;
+    }
+    if (*p == '/' && p[1]) {
+        char *end;
+        long db = strtol(p + 1, &end, 10);
+        if (end == p + 1 || db < 0 || (*end && strcmp(end, "/") != 0))
+            return ch_error_set(
+                err, "remote store '%s' has a bad database number (redis://host:port/db)", url);
+        r->db = (int)db;
+    }
+    r->shown = ch_xasprintf("redis://%s:%d/%d", r->host, r->port, r->db);
+    return 0;
+}
+
+static void redis_close(void *state)
+{
+    redis_store *r = state;
+    if (!r)
+        return;
+    if (r->ctx)
+        redisFree(r->ctx);
+    free(r->host);
+    if (r->password) {
+        memset(r->password, 0, strlen(r->password));
+        free(r->password);
+    }
+    free(r->shown);
+    free(r);
+}
+
+static int redis_open(void **state, const char *url, const ch_storage_params *p, ch_error *err)
+{
+    *state = NULL;
+    redis_store *r = ch_xcalloc(1, sizeof *r);
+    if (parse_url(r, url, err) != 0) {
+        redis_close(r);
+        return -1;
+    }
+    if (p->token && *p->token) {
+        free(r->password);
+        r->password = ch_xstrdup(p->token);
+    }
+    r->timeout.tv_sec = (time_t)p->timeout_s;
+    r->timeout.tv_usec = (suseconds_t)((p->timeout_s - (double)r->timeout.tv_sec) * 1e6);
+    r->max_get = p->max_get;
+    *state = r;
+    return 0;
+}
+
+/* The kind of a context error: hiredis reports timeouts and refused connections as I/O errors
+ * with errno set. */
+static ch_storage_fault context_fault(const redisContext *ctx)
+{
+    if (ctx->err == REDIS_ERR_IO && (errno == EAGAIN || errno == ETIMEDOUT || errno == EINPROGRESS))
+        return CH_STORAGE_TIMEOUT;
+    if (ctx->err == REDIS_ERR_IO || ctx->err == REDIS_ERR_EOF)
+        return CH_STORAGE_UNREACHABLE;
+    return CH_STORAGE_BAD_REPLY;
+}
+
+static int context_error(redis_store *r, ch_storage_fault *fault, ch_error *err)
+{
+    *fault = context_fault(r->ctx);
+    ch_error_set(err, "%s: %s", r->shown,
+                 *fault == CH_STORAGE_TIMEOUT ? "no answer within remote_timeout" : r->ctx->errstr);
+    /* a broken connection is not reused: the next request connects again */
+    redisFree(r->ctx);
+    r->ctx = NULL;
+    return -1;
+}
+
+/* One command; the reply (owned by the caller, freeReplyObject) or NULL with *fault and err. A
+ * Redis error reply is a bad reply. */
+static redisReply *command(redis_store *r, ch_storage_fault *fault, ch_error *err, const char *fmt,
+                           ...);
+
+static int ensure_connected(redis_store *r, ch_storage_fault *fault, ch_error *err)
+{
+    if (r->ctx)
+        return 0;
+    r->ctx = redisConnectWithTimeout(r->host, r->port, r->timeout);
+    if (!r->ctx) {
+        *fault = CH_STORAGE_FAILED;
+        return ch_error_set(err, "%s: cannot allocate a connection", r->shown);
+    }
+    if (r->ctx->err)
+        return context_error(r, fault, err);
+    redisSetTimeout(r->ctx, r->timeout);
+    redisReply *rep = NULL;
+    if (r->password && !(rep = command(r, fault, err, "AUTH %s", r->password)))
+        return -1;
+    freeReplyObject(rep);
+    if (r->db && !(rep = command(r, fault, err, "SELECT %d", r->db)))
+        return -1;
+    freeReplyObject(rep);
+    return 0;
+}
+
+static redisReply *command(redis_store *r, ch_storage_fault *fault, ch_error *err, const char *fmt,
+                           ...)
+{
+    if (ensure_connected(r, fault, err) != 0)
+        return NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *rep = redisvCommand(r->ctx, fmt, ap);
+    va_end(ap);
+    if (!rep) {
+        context_error(r, fault, err);
+        return NULL;
+    }
+    if (rep->type == REDIS_REPLY_ERROR) {
+        *fault = CH_STORAGE_BAD_REPLY;
+        ch_error_set(err, "%s: %.*s", r->shown, (int)rep->len, rep->str);
+        freeReplyObject(rep);
+        return NULL;
+    }
+    return rep;
+}
+
+static int unexpected(redis_store *r, redisReply *rep, const char *what, ch_storage_fault *fault,
+                      ch_error *err)
+{
+    freeReplyObject(rep);
+    *fault = CH_STORAGE_BAD_REPLY;
+    return ch_error_set(err, "%s: unexpected reply to %s", r->shown, what);
+}
+
+static int redis_get(void *state, const char *name, int fd, ch_storage_fault *fault, ch_error *err)
+{
+    redis_store *r = state;
+    redisReply *rep = command(r, fault, err, "STRLEN ch-cc:%s", name);
+    if (!rep)
+        return -1;
+    if (rep->type != REDIS_REPLY_INTEGER)
+        return unexpected(r, rep, "STRLEN", fault, err);
+    long long size = rep->integer;
+    freeReplyObject(rep);
+    if (size == 0)
+        return 0; /* absent (items are never empty) */
+    if ((unsigned long long)size > r->max_get) {
+        *fault = CH_STORAGE_TOO_LARGE;
+        return ch_error_set(err, "%s ch-cc:%s: item larger than remote_max_size (%llu bytes)",
+                            r->shown, name, r->max_get);
+    }
+    for (long long at = 0; at < size; at += REDIS_CHUNK) {
+        rep = command(r, fault, err, "GETRANGE ch-cc:%s %lld %lld", name, at, at + REDIS_CHUNK - 1);
+        if (!rep)
+            return -1;
+        if (rep->type != REDIS_REPLY_STRING)
+            return unexpected(r, rep, "GETRANGE", fault, err);
+        /* a value replaced while we read shows as a short chunk or a failed checksum later */
+        int rc = ch_storage_write_all(fd, rep->str, rep->len, err);
+        size_t got = rep->len;
+        freeReplyObject(rep);
+        if (rc != 0) {
+            *fault = CH_STORAGE_FAILED;
+            return -1;
+        }
+        if (got == 0)
+            break;
+    }
+    return 1;
+}
+
+static int redis_put(void *state, const char *name, const void *data, size_t len, int overwrite,
+                     ch_storage_fault *fault, ch_error *err)
+{
+    redis_store *r = state;
+    redisReply *rep = overwrite ? command(r, fault, err, "SET ch-cc:%s %b", name, data, len)
+                                : command(r, fault, err, "SET ch-cc:%s %b NX", name, data, len);
+    if (!rep)
+        return -1;
+    /* OK, or nil when NX kept an existing item */
+    int fine = rep->type == REDIS_REPLY_STATUS || rep->type == REDIS_REPLY_NIL;
+    if (!fine)
+        return unexpected(r, rep, "SET", fault, err);
+    freeReplyObject(rep);
+    return 0;
+}
+
+static int redis_remove(void *state, const char *name, ch_storage_fault *fault, ch_error *err)
+{
+    redis_store *r = state;
+    redisReply *rep = command(r, fault, err, "DEL ch-cc:%s", name);
+    if (!rep)
+        return -1;
+    freeReplyObject(rep);
+    return 0;
+}
+
+const ch_storage_ops ch_storage_redis = {
+    .name = "redis",
+    .open = redis_open,
+    .close = redis_close,
+    .get = redis_get,
+    .put = redis_put,
+    .remove = redis_remove,
+};

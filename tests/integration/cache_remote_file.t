@@ -1,0 +1,98 @@
+#!/bin/bash
+# The file:// remote: a directory shared by a team (as over NFS). Two cache directories sharing
+# it (the second build is a hit through the share with no agent, no GPU run and no generation);
+# items appear whole (written to a temp file in the share and renamed; a writer killed mid-write
+# leaves no item a reader can take); many writers of one entry at once leave one valid item; a
+# share that goes away between builds or in the middle of one is one warning, a working build and
+# remote_unreachable counted. Entries go through tests/fakes/cache_torture and real ch-cc builds.
+. "$(dirname "$0")/../lib/tap.sh"
+T="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes/cache_torture"
+[ -x "$T" ] || skip_all "cache_torture not built"
+unset CH_CC_REMOTE CH_CC_REMOTE_ONLY_READ CH_CC_REMOTE_TOKEN CH_CC_MAX_SIZE CH_CC_SIGN_KEY \
+    CH_CC_TRUSTED_KEYS CH_CC_REMOTE_MAX_SIZE CH_CC_OFFLINE CH_CC_ON_FAIL
+"$CH_CC_BIN" --harness-keygen="$TEST_DIR/team" >/dev/null
+export CH_CC_SIGN_KEY="$TEST_DIR/team/ch-cc-sign.key"
+export CH_CC_TRUSTED_KEYS="$TEST_DIR/team/ch-cc-sign.pub"
+SHARE="$TEST_DIR/share"
+mkdir -p "$SHARE"
+export CH_CC_REMOTE="file://$SHARE"
+K1=0000000000000000000000000000d001 K2=0000000000000000000000000000d002
+K3=0000000000000000000000000000d003 K4=0000000000000000000000000000d004
+stat_of() { # stat_of CACHE_DIR COUNTER
+    CH_CC_CACHE_DIR="$1" "$CH_CC_BIN" --harness-stats=json 2>/dev/null |
+        sed -n "s/^[[:space:]]*\"$2\":[[:space:]]*\\([0-9]*\\).*/\\1/p"
+}
+warnings_in() { grep -c '^warning:' "$1"; }
+item() { echo "$SHARE/${1:0:2}/${1:2}.char"; }
+
+# --- write-back and read-through --------------------------------------------------------------
+CH_CC_CACHE_DIR="$TEST_DIR/A" "$T" script put:$K1 put:$K2 >/dev/null 2>"$TEST_DIR/err.A"
+is "$(warnings_in "$TEST_DIR/err.A")" 0 "write-back to the share warns nothing"
+[ -f "$(item $K1)" ] && [ -f "$(item $K2)" ]
+ok $? "both entries are items in the share"
+is "$(find "$SHARE" -name '*.tmp.*' | wc -l)" 0 "no temp file is left in the share"
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/B" "$T" script get:$K1 get:$K2 get:$K3 2>"$TEST_DIR/err.B")
+is "$(echo $out)" "hit hit miss" "an empty cache B hits both through the share"
+is "$(stat_of "$TEST_DIR/B" remote_hits) $(stat_of "$TEST_DIR/B" remote_misses)" "2 1" \
+    "B counted 2 remote hits and 1 remote miss"
+
+# --- a team: the second build of a file is a hit with no agent and no GPU ---------------------
+if command -v nvcc >/dev/null; then
+    cd "$TEST_DIR"
+    printf '#pragma harness\nvoid twice(int n, float *x)\n{\n    for (int i = 0; i < n; i++)\n        x[i] = 2.0f * x[i];\n}\n' >twice.c
+    CH_CC_BUDGET=1 CH_CC_CACHE_DIR="$TEST_DIR/alice" "$CH_CC_BIN" -O2 -c twice.c -o alice.o 2>alice.err
+    ok $? "alice's build succeeds"
+    is "$(stat_of "$TEST_DIR/alice" generations)" 1 "alice generated the entry"
+    CH_CC_CACHE_DIR="$TEST_DIR/bob" "$CH_CC_BIN" -O2 -c twice.c -o bob.o 2>bob.err
+    ok $? "bob's build succeeds"
+    is "$(stat_of "$TEST_DIR/bob" remote_hits) $(stat_of "$TEST_DIR/bob" hits)" "1 1" \
+        "bob's build is a hit through the share"
+    is "$(stat_of "$TEST_DIR/bob" agent_requests) $(stat_of "$TEST_DIR/bob" gpu_runs) $(stat_of "$TEST_DIR/bob" generations)" \
+        "0 0 0" "bob's build asked no agent, ran no GPU, generated nothing"
+    cd - >/dev/null
+else
+    skip "team build" "nvcc not installed"
+fi
+
+# --- a writer killed mid-write leaves nothing a reader takes ----------------------------------
+mkdir -p "$(dirname "$(item $K3)")"
+head -c 100 "$(item $K1)" >"$(dirname "$(item $K3)")/.${K3:2}.tmp.99999.abcdef"
+CH_CC_CACHE_DIR="$TEST_DIR/P" "$T" get $K3 >/dev/null 2>"$TEST_DIR/err.P"
+is "$?" 1 "a half-written item is a miss"
+is "$(warnings_in "$TEST_DIR/err.P")" 0 "and not a damaged entry: the reader never opened it"
+
+# --- many writers of one entry at once: one whole item ------------------------------------------
+for i in 1 2 3 4 5 6; do
+    CH_CC_CACHE_DIR="$TEST_DIR/W$i" "$T" put $K4 >/dev/null 2>"$TEST_DIR/err.W$i" &
+done
+wait
+n=0; for i in 1 2 3 4 5 6; do n=$((n + $(warnings_in "$TEST_DIR/err.W$i"))); done
+is "$n" 0 "six writers of one entry warn nothing"
+CH_CC_CACHE_DIR="$TEST_DIR/R" "$T" get $K4 >/dev/null 2>"$TEST_DIR/err.R"
+is "$?" 0 "the item they left is whole and signed: a hit"
+
+# --- the share goes away between builds: writes count it -------------------------------------
+mv "$SHARE" "$SHARE.away"
+CH_CC_CACHE_DIR="$TEST_DIR/G" "$T" script get:$K1 put:$K1 get:$K1 >"$TEST_DIR/out.G" 2>"$TEST_DIR/err.G"
+ok $? "a build with the share unmounted succeeds"
+is "$(echo $(cat "$TEST_DIR/out.G"))" "miss generated hit" "it generates locally and hits its own entry"
+is "$(warnings_in "$TEST_DIR/err.G")" 1 "one warning"
+like "$(cat "$TEST_DIR/err.G")" "shared cache directory .* is missing" "the warning says the share is missing"
+is "$(stat_of "$TEST_DIR/G" remote_unreachable)" 1 "counted in remote_unreachable"
+mv "$SHARE.away" "$SHARE"
+
+# --- the share goes away in the middle of a build ----------------------------------------------
+K5=0000000000000000000000000000d005
+CH_CC_CACHE_DIR="$TEST_DIR/H" "$T" script get:$K1 touch:"$TEST_DIR/ready" wait:"$TEST_DIR/go" \
+    get:$K5 put:$K5 get:$K2 >"$TEST_DIR/out.H" 2>"$TEST_DIR/err.H" &
+BUILD=$!
+for _ in $(seq 300); do [ -e "$TEST_DIR/ready" ] && break; sleep 0.02; done
+mv "$SHARE" "$SHARE.away"
+touch "$TEST_DIR/go"
+wait $BUILD
+ok $? "a build whose share went away mid-build succeeds"
+is "$(echo $(cat "$TEST_DIR/out.H"))" "hit miss generated miss" "hit before, local generation after"
+is "$(warnings_in "$TEST_DIR/err.H")" 1 "one warning"
+is "$(stat_of "$TEST_DIR/H" remote_unreachable)" 1 "counted in remote_unreachable"
+is "$(stat_of "$TEST_DIR/H" entries)" 2 "the read-through and the generated entry are local"
+done_testing
