@@ -273,7 +273,7 @@ FUZZ_SRC_extent := src/scan/poly.c $(FUZZ_BASE)
 FUZZ_SRC_checklist := src/checklist/json.c src/checklist/validate.c src/checklist/model.c \
                       src/checklist/expr.c src/base/types.c $(FUZZ_BASE)
 FUZZ_SRC_config := src/base/config.c src/base/fsutil.c src/base/cleanup.c $(FUZZ_BASE)
-FUZZ_SRC_archive := $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
+FUZZ_SRC_archive := tests/fuzz/index_sum.c $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
                     src/base/proc.c src/base/types.c $(FUZZ_BASE)
 FUZZ_SRC_sign := $(FUZZ_SRC_archive)
 FUZZ_SRC_extract := src/agent/extract.c src/base/embed.c $(GEN_PROMPTS) $(FUZZ_BASE)

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Regenerates the seeds of the sign fuzz target (tests/fuzz/seeds/sign/) from real entries: the
 # cache store writes and signs an entry (tests/fakes/cache_torture put, sign_key = the fuzz
-# writer's key from fuzz_sign.c) to a local PUT server, and each seed is that archive behind the
-# target's mode byte: as signed (objects vouched), with a file swapped after signing and
-# stripped of its signature (remote_forge), and a trusted_keys list.
+# writer's key from fuzz_sign.c) to a local store (tests/lib/remote_store.py), and each seed is
+# that archive behind the target's mode byte: as signed (objects vouched), with a file swapped
+# after signing and stripped of its signature (remote_forge), and a trusted_keys list.
 #   tests/fuzz/sign-seeds.sh [FAKES_DIR]     (default build/asan/tests/fakes: make asan)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,32 +16,15 @@ sed -n 's/^ *"\([0-9a-f]\{64\}\)".*/\1/p' "$top/tests/fuzz/fuzz_sign.c" | tr -d 
 [ "$(wc -c <"$work/writer.key")" = 128 ] || { echo "sign-seeds: no key in fuzz_sign.c" >&2; exit 1; }
 export ASAN_OPTIONS=detect_leaks=0
 
-cat >"$work/put_server.py" <<'PY'
-import http.server, os, sys
-root = sys.argv[1]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_PUT(self):
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        with open(os.path.join(root, os.path.basename(self.path)), "wb") as f:
-            f.write(body)
-        self.send_response(201); self.end_headers()
-    def do_HEAD(self):
-        self.send_response(404); self.end_headers()
-    do_GET = do_HEAD
-    def log_message(self, *a): pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-PY
 mkdir -p "$work/www"
-python3 "$work/put_server.py" "$work/www" >"$work/port" &
+python3 "$top/tests/lib/remote_store.py" "$work/www" >"$work/port" &
 server=$!
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
 
 CH_CC_CACHE_DIR="$work/cache" CH_CC_REMOTE="http://127.0.0.1:$port/" \
     CH_CC_SIGN_KEY="$work/writer.key" CH_CC_TRUSTED_KEYS= "$fakes/cache_torture" put $key >/dev/null
-archive="$work/www/${key:2}.char"
+archive="$work/www/${key:0:2}/${key:2}.char"
 [ -s "$archive" ] || { echo "sign-seeds: the store PUT nothing" >&2; exit 1; }
 printf '// swapped after signing\n' >"$work/evil.cu"
 "$fakes/remote_forge" "$archive" "$work/swapped" $key $key keep kernel.cu="$work/evil.cu"

@@ -135,40 +135,38 @@ Test(sandbox, cannot_read_hidden_reference_outputs)
     ch_proc_result_free(&pr);
 }
 
-/* as a user the namespace maps the same uid: only the PID namespace's own /proc closes this */
-Test(sandbox, cannot_read_them_through_the_parents_root)
+/* An attack on this process (ch-cc's side) from the program: arg is printf(arg_format, our pid,
+ * the hidden output). As root the run is also nobody, whom the kernel refuses anyway. */
+static void attack_parent(const char *mode, const char *arg_format, const char *what,
+                          unsigned guards)
 {
-    char *path = ch_xasprintf("/proc/%d/root%s", (int)getpid(), secret);
+    char *arg = ch_xasprintf(arg_format, (int)getpid(), secret);
     ch_proc_result pr;
-    run_mode("read", path, &pr);
-    expect_contained("reading the expected outputs through /proc", &pr,
-                     CH_ISO_PID_NS | (geteuid() == 0 ? CH_ISO_USER_ID : 0u));
-    free(path);
+    run_mode(mode, arg, &pr);
+    expect_contained(what, &pr, guards);
+    free(arg);
     ch_proc_result_free(&pr);
 }
 
-/* The program's own PID namespace: the test process (ch-cc's side) is neither visible nor
- * reachable by a signal, as root and as a user. */
+#define AS_ROOT_ALSO_NOBODY (geteuid() == 0 ? CH_ISO_USER_ID : 0u)
+
+/* as a user the namespace maps the same uid: only the PID namespace's own /proc closes this */
+Test(sandbox, cannot_read_them_through_the_parents_root)
+{
+    attack_parent("read", "/proc/%d/root%s", "reading the expected outputs through /proc",
+                  CH_ISO_PID_NS | AS_ROOT_ALSO_NOBODY);
+}
+
+/* The program's own PID namespace: the test process is neither visible nor reachable by a
+ * signal, as root and as a user. */
 Test(sandbox, cannot_signal_the_parent)
 {
-    char *pid = ch_xasprintf("%d", (int)getpid());
-    ch_proc_result pr;
-    run_mode("signal", pid, &pr);
-    /* as root the run is nobody, whom the kernel refuses anyway */
-    expect_contained("kill(parent, 0)", &pr,
-                     CH_ISO_PID_NS | (geteuid() == 0 ? CH_ISO_USER_ID : 0u));
-    free(pid);
-    ch_proc_result_free(&pr);
+    attack_parent("signal", "%d", "kill(parent, 0)", CH_ISO_PID_NS | AS_ROOT_ALSO_NOBODY);
 }
 
 Test(sandbox, proc_lists_only_its_own_processes)
 {
-    char *pid = ch_xasprintf("%d", (int)getpid());
-    ch_proc_result pr;
-    run_mode("proc", pid, &pr);
-    expect_contained("seeing outside processes in /proc", &pr, CH_ISO_PID_NS);
-    free(pid);
-    ch_proc_result_free(&pr);
+    attack_parent("proc", "%d", "seeing outside processes in /proc", CH_ISO_PID_NS);
 }
 
 /* The program runs under an init of its namespace: its exit code and the signal it died of
