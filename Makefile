@@ -260,9 +260,9 @@ gpu-carry: build asan
 # and belong in tests/fuzz/regress/<target> once fixed. The same targets linked with
 # tests/fuzz/repro_main.c (no libFuzzer) replay tests/fuzz/regress under ASan+UBSan in make check.
 # `make fuzz-build` builds every target for tests/fuzz/run-long.sh (all at once, for long runs,
-# also on another machine): xxHash is linked statically and libcjson is copied into
+# also on another machine): xxHash is linked statically, libcjson and libsodium are copied into
 # $(BUILD)/fuzz/lib (found through the rpath $ORIGIN/lib), so a target needs only libc,
-# libsodium and, for archive and sign (the cache links its remote store), libcurl.
+# libstdc++ (libFuzzer) and, for archive and sign (the cache links its remote store), libcurl.
 FUZZ_TIME ?= 20
 FUZZ_ALL := pragma extent checklist config archive extract sign
 FUZZ_TARGETS ?= $(FUZZ_ALL)
@@ -290,7 +290,7 @@ fuzz: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 fuzz-regress: $(patsubst %,$(BUILD)/fuzz/repro_%,$(FUZZ_ALL))
 fuzz-build: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_ALL))
 	@mkdir -p $(BUILD)/fuzz/lib
-	cp -L /usr/lib/x86_64-linux-gnu/libcjson.so.1 $(BUILD)/fuzz/lib/libcjson.so.1
+	for l in libcjson.so.1 libsodium.so.23; do cp -L /usr/lib/x86_64-linux-gnu/$$l $(BUILD)/fuzz/lib/$$l; done
 
 .SECONDEXPANSION:
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) $(GEN_PROMPTS) $$(FUZZ_SRC_$$*)
