@@ -304,7 +304,7 @@ static unsigned set_up_mounts(const iso_plan *p, int in_pid_ns)
 {
     unsigned failed = 0;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        return CH_ISO_HIDE | CH_ISO_READ_ONLY;
+        return CH_ISO_HIDE | CH_ISO_READ_ONLY | CH_ISO_PID_NS; /* nor a /proc of its own */
     int fds[ISO_MAX_PATHS];
     for (size_t i = 0; i < p->n_expose; i++)
         fds[i] = open(p->expose[i], O_PATH | O_CLOEXEC);
