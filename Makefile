@@ -65,7 +65,7 @@ GEN_SPEC_CATALOG := $(BUILD)/gen/spec_catalog.c
 GEN_RTHEADER := $(BUILD)/gen/runtime_header.c
 
 .PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \
-        uninstall clean format format-check fuzz fuzz-regress gpu-carry
+        uninstall clean format format-check fuzz fuzz-build fuzz-regress gpu-carry
 all: build
 
 deps:
@@ -259,8 +259,12 @@ gpu-carry: build asan
 # (corpus grown under $(BUILD)/fuzz/corpus/<target>); crashes land in $(BUILD)/fuzz/crash/<target>
 # and belong in tests/fuzz/regress/<target> once fixed. The same targets linked with
 # tests/fuzz/repro_main.c (no libFuzzer) replay tests/fuzz/regress under ASan+UBSan in make check.
+# `make fuzz-build` builds every target for tests/fuzz/run-long.sh (all at once, for long runs,
+# also on another machine): xxHash is linked statically, libcjson and libsodium are copied into
+# $(BUILD)/fuzz/lib (found through the rpath $ORIGIN/lib), so a target needs only libc,
+# libstdc++ (libFuzzer) and, for archive and sign (the cache links its remote store), libcurl.
 FUZZ_TIME ?= 20
-FUZZ_ALL := pragma extent checklist config archive extract
+FUZZ_ALL := pragma extent checklist config archive extract sign
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_FLAGS ?= -max_len=4096 -timeout=10 -rss_limit_mb=2048
 FUZZ_BASE := src/base/strbuf.c src/base/error.c
@@ -269,10 +273,11 @@ FUZZ_SRC_extent := src/scan/poly.c $(FUZZ_BASE)
 FUZZ_SRC_checklist := src/checklist/json.c src/checklist/validate.c src/checklist/model.c \
                       src/checklist/expr.c src/base/types.c $(FUZZ_BASE)
 FUZZ_SRC_config := src/base/config.c src/base/fsutil.c src/base/cleanup.c $(FUZZ_BASE)
-FUZZ_SRC_archive := $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
+FUZZ_SRC_archive := tests/fuzz/index_sum.c $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
                     src/base/proc.c src/base/types.c $(FUZZ_BASE)
+FUZZ_SRC_sign := $(FUZZ_SRC_archive)
 FUZZ_SRC_extract := src/agent/extract.c src/base/embed.c $(GEN_PROMPTS) $(FUZZ_BASE)
-FUZZ_LIBS := -lcjson -lxxhash -lcurl -lsodium -lhiredis -lm
+FUZZ_LIBS := -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/lib' -lcjson -l:libxxhash.a -lcurl -lsodium -l:libhiredis.a -lm
 FUZZ_CFLAGS := $(CPPFLAGS_ALL) -std=c11 -g -O1 -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined
 fuzz: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
@@ -283,6 +288,9 @@ fuzz: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 	    -artifact_prefix=$(BUILD)/fuzz/crash/$$t/ $(BUILD)/fuzz/corpus/$$t tests/fuzz/seeds/$$t; \
 	done
 fuzz-regress: $(patsubst %,$(BUILD)/fuzz/repro_%,$(FUZZ_ALL))
+fuzz-build: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_ALL))
+	@mkdir -p $(BUILD)/fuzz/lib
+	for l in libcjson.so.1 libsodium.so.23; do cp -L /usr/lib/x86_64-linux-gnu/$$l $(BUILD)/fuzz/lib/$$l; done
 
 .SECONDEXPANSION:
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) $(GEN_PROMPTS) $$(FUZZ_SRC_$$*)

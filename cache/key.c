@@ -12,6 +12,7 @@
 #include "ch/cache.h"
 #include "ch/proc.h"
 #include "ch/types.h"
+#include "hex.h"
 
 /* One field: "TAG LEN:" bytes "\n". NULL values get LEN "-" so absent and empty differ. */
 static void add_field(XXH3_state_t *st, const char *tag, const char *val, size_t len)
@@ -59,18 +60,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void to_hex(XXH128_hash_t h, char out_hex[33])
-{
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, h);
-    static const char digits[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        out_hex[2 * i] = digits[c.digest[i] >> 4];
-        out_hex[2 * i + 1] = digits[c.digest[i] & 15];
-    }
-    out_hex[32] = '\0';
-}
-
 int ch_cache_key(const ch_entry *e, char *const *archs, char out_hex[33])
 {
     XXH3_state_t *st = XXH3_createState();
@@ -114,7 +103,7 @@ int ch_cache_key(const ch_entry *e, char *const *archs, char out_hex[33])
             add_str(st, "arch", sorted[i]);
     free(sorted);
 
-    to_hex(XXH3_128bits_digest(st), out_hex);
+    ch_xxh128_hex(XXH3_128bits_digest(st), out_hex);
     XXH3_freeState(st);
     return 0;
 }
@@ -144,7 +133,7 @@ int ch_cache_object_key(const char *entry_key, const ch_object_ident *id, char o
     add_str(st, "NVCC_APPEND_FLAGS",
             id->env_given ? id->nvcc_append_flags : getenv("NVCC_APPEND_FLAGS"));
     add_str(st, "NVCC_CCBIN", id->env_given ? id->nvcc_ccbin : getenv("NVCC_CCBIN"));
-    to_hex(XXH3_128bits_digest(st), out_hex);
+    ch_xxh128_hex(XXH3_128bits_digest(st), out_hex);
     XXH3_freeState(st);
     return 0;
 }

@@ -10,20 +10,9 @@
 #include "ch/fsutil.h"
 #include "ch/manifest.h"
 #include "ch/types.h"
+#include "hex.h"
 
 #define MAGIC "ch-cc-direct 1\n"
-
-static void to_hex(XXH128_hash_t h, char out_hex[33])
-{
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, h);
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < 16; i++) {
-        out_hex[2 * i] = digits[c.digest[i] >> 4];
-        out_hex[2 * i + 1] = digits[c.digest[i] & 15];
-    }
-    out_hex[32] = '\0';
-}
 
 void ch_manifest_key(char *const *parts, size_t n, char out_hex[33])
 {
@@ -36,13 +25,13 @@ void ch_manifest_key(char *const *parts, size_t n, char out_hex[33])
         XXH3_128bits_update(st, &len, sizeof len);
         XXH3_128bits_update(st, parts[i], len);
     }
-    to_hex(XXH3_128bits_digest(st), out_hex);
+    ch_xxh128_hex(XXH3_128bits_digest(st), out_hex);
     XXH3_freeState(st);
 }
 
 static void hash_bytes(const void *data, size_t len, char out_hex[33])
 {
-    to_hex(XXH3_128bits(data, len), out_hex);
+    ch_xxh128_hex(XXH3_128bits(data, len), out_hex);
 }
 
 int ch_manifest_hash_file(const char *path, char out_hex[33], ch_error *err)

@@ -54,6 +54,7 @@ enum {
     CH_ISO_CAPS = 1 << 8,
     CH_ISO_SECCOMP = 1 << 9,
     CH_ISO_RUNNER = 1 << 10,
+    CH_ISO_PID_NS = 1 << 11, /* no PID namespace, or no /proc of its own in it */
 };
 
 /* Builds the scrubbed environment for dir (NULL-terminated, owned: ch_strvec_free). */

@@ -41,45 +41,7 @@
 
 #include "ch/cexpr.h"
 #include "printer.h"
-
-enum { DIM_ROW = 1, DIM_COL = 2, DIM_SUM = 4 }; /* which of c0, c1, c2 an access varies with */
-enum { MAX_READS = 16 };
-
-/* An operand of the sum read through shared memory. */
-typedef struct tile_read {
-    const ch_ir *node;  /* the access (borrowed from the entry's IR) */
-    int dims;           /* DIM_ROW | DIM_SUM, DIM_COL | DIM_SUM or DIM_SUM */
-    int sum_fast;       /* neighbouring addresses follow c2 (A[i][k]): threads load along it */
-    int vec;            /* elements a thread loads at once (one 16-byte load where aligned) */
-    const ch_param *pa; /* the parameter it reads */
-} tile_read;
-
-typedef struct gemm {
-    printer *pr;
-    const ch_tr_kernel *k;
-    isl_ast_node *for0, *for1, *for2; /* the mapped loops and the sum's loop (owned) */
-    isl_ast_node_list *items;         /* c1's body, one item a node (owned) */
-    int sum_item;                     /* the index of for2 among items */
-    const ch_tr_stmt *sum;            /* the sum's statement */
-    isl_ast_node *sum_user;           /* its instance (owned) */
-    char it[3][16];                   /* the iterator names of c0, c1, c2 */
-    const char *counter[3];           /* the sum's C counter bound to c0, c1, c2 (or NULL) */
-    const ch_tr_loop *loop[3];        /* and its loop */
-    const ch_ir *target;              /* X: the sum's left-hand side */
-    const char *scalar_target;        /* X when it is a local scalar, else NULL */
-    char *target_text;                /* X as printed, to find the other reads of it */
-    tile_read reads[MAX_READS];
-    size_t n_reads;
-    int sum_rect;           /* c2's bounds do not depend on c0, c1 */
-    int tm, tn, tk, ty, tx; /* the tile shape */
-    int run;                /* a thread's consecutive points in a mapped dimension, at most */
-    ch_scalar acc;          /* the sum's type */
-    int mma;                /* the sum through tensor cores (see "tensor cores" below) */
-    char *factor;           /* with mma: the product's factors besides the two tiles, or NULL */
-    /* while printing the sum: */
-    int in_sum;
-    char name[64];
-} gemm;
+#include "tile.h"
 
 static void gemm_free(gemm *g)
 {
@@ -195,7 +157,7 @@ static const ch_param *access_param(const printer *pr, const ch_ir *x)
     return p->role == CH_ROLE_SCALAR ? NULL : p;
 }
 
-static char *expr_text(const printer *pr, const ch_ir *x)
+char *tile_expr_text(const printer *pr, const ch_ir *x)
 {
     ch_strbuf b;
     ch_strbuf_init(&b);
@@ -243,7 +205,7 @@ static int classify(gemm *g, const ch_ir *x)
         const ch_param *pa = access_param(g->pr, x);
         if (!pa)
             return 0;
-        char *text = expr_text(g->pr, x);
+        char *text = tile_expr_text(g->pr, x);
         int is_target = g->target_text && strcmp(text, g->target_text) == 0;
         free(text);
         if (is_target)
@@ -327,7 +289,7 @@ static int match_sum(gemm *g)
             if (d < 0 || (d & DIM_SUM))
                 return 0;
         }
-        g->target_text = expr_text(g->pr, lhs);
+        g->target_text = tile_expr_text(g->pr, lhs);
     }
     return classify(g, s->ir->kids[0]->kids[1]) && g->n_reads > 0;
 }
@@ -442,7 +404,7 @@ static void print_in_loop(const gemm *g, isl_ast_node *f, const char *it, ch_str
     isl_ast_expr_free(cond);
 }
 
-static const tile_read *read_of(const gemm *g, const ch_ir *node, size_t *index)
+const tile_read *tile_read_of(const gemm *g, const ch_ir *node, size_t *index)
 {
     for (size_t i = 0; i < g->n_reads; i++)
         if (g->reads[i].node == node) {
@@ -457,7 +419,7 @@ static int sum_access(void *ctx, const ch_ir *x, ch_strbuf *out)
 {
     gemm *g = ctx;
     size_t i;
-    const tile_read *r = read_of(g, x, &i);
+    const tile_read *r = tile_read_of(g, x, &i);
     if (r) {
         if (r->dims == DIM_SUM)
             ch_strbuf_addf(out, "ch_t%zu[ch_kk]", i);
@@ -467,7 +429,7 @@ static int sum_access(void *ctx, const ch_ir *x, ch_strbuf *out)
     }
     if (!g->target_text || x->kind != CH_IR_INDEX)
         return 0;
-    char *text = expr_text(g->pr, x);
+    char *text = tile_expr_text(g->pr, x);
     int is_target = strcmp(text, g->target_text) == 0;
     free(text);
     if (is_target)
@@ -568,7 +530,7 @@ static int uses_word(const char *text, const char *word);
 /* The mapped counters X's subscripts use (none for a local scalar). */
 static int target_dims(const gemm *g)
 {
-    char *text = expr_text(g->pr, g->target);
+    char *text = tile_expr_text(g->pr, g->target);
     int used = 0;
     for (int d = 0; d < 2; d++)
         if (g->counter[d] && uses_word(text, g->counter[d]))
@@ -647,7 +609,7 @@ static int tile_side(const gemm *g, const tile_read *r, int *width)
 
 /* Whether every element of a tile inside the hull is one the C code reads (a box): then its
  * loads need no check beyond the hull. */
-static int tile_is_box(const gemm *g)
+int tile_is_box(const gemm *g)
 {
     return g->sum_rect && !tr_for_mentions(g->for1, g->it[0]);
 }
@@ -915,204 +877,6 @@ static void print_epilogue(gemm *g, ch_strbuf *out)
     close_points(out, 2);
 }
 
-/* --- tensor cores (fp64) ---
- *
- * A sum of products of two tiles, X += f * A[i][k] * B[k][j] with f invariant (alpha, a
- * literal), on doubles: the block's 8 warps each own a 16 x 32 part of the 64 x 64 points and
- * add the products with the m8n8k4 double-precision multiply-adds of the tensor cores
- * (nvcuda::wmma, sm_80 and later), 4 values of c2 a step, from the same tiles in shared memory
- * (A's is c2-major: column-major 8 x 4 fragments; B's row-major 4 x 8). The fragments' layout in
- * the registers is the hardware's, so the sums go through shared memory (over the tiles, which
- * are dead by then) to each thread's points, where X gets f times its sum. The tiles hold zeros
- * outside the block's range of c2 and the hull, so whole steps are always right. Only for box
- * tiles (every point sums over the same c2). Rounding differs from the C code's (one product
- * sum, then f): the entry's tolerance judges it, as for every candidate. */
-enum { MMA_WX = 2 }; /* warps side by side along c1 */
-
-/* The leaves of a product tree (a * b * c), at most max; 0 when there are more. */
-static int product_leaves(const ch_ir *x, const ch_ir **leaves, size_t *n, size_t max)
-{
-    if (x->kind == CH_IR_BINARY && x->text && strcmp(x->text, "*") == 0)
-        return product_leaves(x->kids[0], leaves, n, max) &&
-               product_leaves(x->kids[1], leaves, n, max);
-    if (*n == max)
-        return 0;
-    leaves[(*n)++] = x;
-    return 1;
-}
-
-/* A factor that varies with nothing: a literal, or a scalar parameter (possibly cast). */
-static int invariant_factor(const gemm *g, const ch_ir *x)
-{
-    if (x->kind == CH_IR_INT_LIT || x->kind == CH_IR_FLOAT_LIT)
-        return 1;
-    if (x->kind == CH_IR_CAST)
-        return invariant_factor(g, x->kids[0]);
-    return x->kind == CH_IR_VAR && x->param_index >= 0 &&
-           g->pr->e->params[x->param_index].role == CH_ROLE_SCALAR;
-}
-
-/* The e of the sum `X += e` or `X = X + e`, or NULL. */
-static const ch_ir *sum_terms(const gemm *g)
-{
-    const ch_ir *as = g->sum->ir->kids[0];
-    if (strcmp(as->text, "+=") == 0)
-        return as->kids[1];
-    const ch_ir *r = as->kids[1];
-    if (strcmp(as->text, "=") || r->kind != CH_IR_BINARY || strcmp(r->text, "+") || !g->target)
-        return NULL;
-    char *x = expr_text(g->pr, r->kids[0]), *t = expr_text(g->pr, g->target);
-    int same = strcmp(x, t) == 0;
-    free(x);
-    free(t);
-    return same ? r->kids[1] : NULL;
-}
-
-/* Whether the sum goes through tensor cores (see above); sets g->factor. */
-static int match_mma(gemm *g)
-{
-    int threads = g->tx * g->ty, warps = threads / 32, wy = warps / MMA_WX;
-    if (g->acc != CH_T_DOUBLE || g->n_reads != 2 || !tile_is_box(g) || threads % 64 || g->tk % 4 ||
-        g->tm % (8 * wy) || g->tn % (8 * MMA_WX) || (g->tm / wy / 8) * (g->tn / MMA_WX / 8) > 16 ||
-        g->tm * (g->tn + 4) * 8 > 48 * 1024)
-        return 0;
-    const ch_ir *e = sum_terms(g), *leaves[8];
-    size_t n = 0;
-    if (!e || !product_leaves(e, leaves, &n, 8))
-        return 0;
-    int rows = 0, cols = 0;
-    ch_strbuf f;
-    ch_strbuf_init(&f);
-    ch_cx cx = {.entry = g->pr->e, .out = &f};
-    for (size_t i = 0; i < n; i++) {
-        size_t r;
-        const tile_read *t = read_of(g, leaves[i], &r);
-        if (t && t->pa->elem == CH_T_DOUBLE && t->dims == (DIM_ROW | DIM_SUM))
-            rows++;
-        else if (t && t->pa->elem == CH_T_DOUBLE && t->dims == (DIM_COL | DIM_SUM))
-            cols++;
-        else if (invariant_factor(g, leaves[i])) {
-            ch_strbuf_adds(&f, f.len ? " * " : "");
-            ch_cx_expr(&cx, leaves[i]);
-        } else
-            rows = -8;
-    }
-    if (rows != 1 || cols != 1) {
-        ch_strbuf_free(&f);
-        return 0;
-    }
-    g->factor = f.len ? ch_strbuf_detach(&f) : NULL;
-    ch_strbuf_free(&f);
-    return 1;
-}
-
-/* The warps' grid over the block's points: wy rows of MMA_WX warps, each fm x fn fragments. */
-typedef struct mma_shape {
-    int wy, fm, fn;
-} mma_shape;
-
-static mma_shape mma_shape_of(const gemm *g)
-{
-    int wy = g->tx * g->ty / 32 / MMA_WX;
-    mma_shape sh = {wy, g->tm / wy / 8, g->tn / MMA_WX / 8};
-    return sh;
-}
-
-/* The row tile's index among the reads (A: varies with c0), and the column tile's. */
-static void mma_tiles(const gemm *g, size_t *a, size_t *b)
-{
-    *a = g->reads[0].dims & DIM_ROW ? 0 : 1;
-    *b = 1 - *a;
-}
-
-/* The shared memory of an mma kernel: one buffer holding the two tiles while the sum runs and
- * the block's sums after it. */
-static void print_mma_shared(const gemm *g, ch_strbuf *out)
-{
-    size_t a, b;
-    mma_tiles(g, &a, &b);
-    int lda = g->tm + 2, ldb = g->tn + 2, ldc = g->tn + 4;
-    int tiles = g->tk * (lda + ldb), sums = g->tm * ldc;
-    ch_strbuf_addf(out,
-                   "    /* the tiles (rows 16-byte padded: each 8 x 4 fragment starts 32-byte "
-                   "aligned), then the\n     * block's sums over them */\n"
-                   "    __shared__ __align__(32) double ch_smem[%d];\n"
-                   "    double (*ch_t%zu)[%d] = reinterpret_cast<double (*)[%d]>(ch_smem);\n"
-                   "    double (*ch_t%zu)[%d] = reinterpret_cast<double (*)[%d]>(ch_smem + %d);\n"
-                   "    double (*ch_sum)[%d] = reinterpret_cast<double (*)[%d]>(ch_smem);\n",
-                   tiles > sums ? tiles : sums, a, lda, lda, b, ldb, ldb, g->tk * lda, ldc, ldc);
-}
-
-/* This warp's part of the points and its accumulator fragments. */
-static void print_mma_fragments(const gemm *g, ch_strbuf *out)
-{
-    mma_shape sh = mma_shape_of(g);
-    ch_strbuf_addf(
-        out,
-        "    /* this warp's %d x %d of the block's points: %d x %d fragments of 8 x 8 */\n"
-        "    const int ch_wm = (ch_tid / 32 / %d) * %d, ch_wn = (ch_tid / 32 %% %d) * "
-        "%d;\n"
-        "    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 8, 8, 4, double> "
-        "ch_fc[%d][%d];\n",
-        g->tm / sh.wy, g->tn / MMA_WX, sh.fm, sh.fn, MMA_WX, g->tm / sh.wy, MMA_WX, g->tn / MMA_WX,
-        sh.fm, sh.fn);
-}
-
-/* The sum of one tile: tk / 4 steps of the warp's fragments. */
-static void print_mma_step(const gemm *g, ch_strbuf *out)
-{
-    size_t a, b;
-    mma_tiles(g, &a, &b);
-    mma_shape sh = mma_shape_of(g);
-    ch_strbuf_addf(
-        out,
-        "#pragma unroll\n"
-        "            for (int ch_kk = 0; ch_kk < %d; ch_kk += 4) { /* whole tiles: zeros past "
-        "the range */\n"
-        "                nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 8, 8, 4, double, "
-        "nvcuda::wmma::col_major> ch_fa[%d];\n"
-        "                nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 8, 8, 4, double, "
-        "nvcuda::wmma::row_major> ch_fb[%d];\n"
-        "#pragma unroll\n"
-        "                for (int ch_i = 0; ch_i < %d; ch_i++)\n"
-        "                    nvcuda::wmma::load_matrix_sync(ch_fa[ch_i], &ch_t%zu[ch_kk][ch_wm + "
-        "ch_i * 8], %d);\n"
-        "#pragma unroll\n"
-        "                for (int ch_j = 0; ch_j < %d; ch_j++)\n"
-        "                    nvcuda::wmma::load_matrix_sync(ch_fb[ch_j], &ch_t%zu[ch_kk][ch_wn + "
-        "ch_j * 8], %d);\n"
-        "#pragma unroll\n"
-        "                for (int ch_i = 0; ch_i < %d; ch_i++)\n"
-        "#pragma unroll\n"
-        "                    for (int ch_j = 0; ch_j < %d; ch_j++)\n"
-        "                        nvcuda::wmma::mma_sync(ch_fc[ch_i][ch_j], ch_fa[ch_i], "
-        "ch_fb[ch_j], ch_fc[ch_i][ch_j]);\n"
-        "            }\n",
-        g->tk, sh.fm, sh.fn, sh.fm, a, g->tm + 2, sh.fn, b, g->tn + 2, sh.fm, sh.fn);
-}
-
-/* The fragments zeroed (before a row of tiles), or stored to the sums (after it). */
-static void print_mma_fragments_loop(const gemm *g, ch_strbuf *out, int store)
-{
-    mma_shape sh = mma_shape_of(g);
-    ch_strbuf_addf(out,
-                   "#pragma unroll\n"
-                   "        for (int ch_i = 0; ch_i < %d; ch_i++)\n"
-                   "#pragma unroll\n"
-                   "            for (int ch_j = 0; ch_j < %d; ch_j++)\n",
-                   sh.fm, sh.fn);
-    if (store)
-        ch_strbuf_addf(
-            out,
-            "                nvcuda::wmma::store_matrix_sync(&ch_sum[ch_wm + ch_i * "
-            "8][ch_wn + ch_j * 8], ch_fc[ch_i][ch_j], %d, nvcuda::wmma::mem_row_major);\n"
-            "        __syncthreads();\n",
-            g->tn + 4);
-    else
-        ch_strbuf_adds(out,
-                       "                nvcuda::wmma::fill_fragment(ch_fc[ch_i][ch_j], 0.0);\n");
-}
-
 static void print_kernel(gemm *g, size_t fn, const char *t)
 {
     printer *pr = g->pr;
@@ -1137,7 +901,7 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
                    g->counter[1] ? g->counter[1] : g->it[1], g->counter[2], g->tm, g->tn, g->ty,
                    g->tx, g->tm / g->ty, g->tn / g->tx, g->tk);
     for (size_t i = 0; i < g->n_reads; i++) {
-        char *text = expr_text(pr, g->reads[i].node);
+        char *text = tile_expr_text(pr, g->reads[i].node);
         ch_strbuf_addf(out, "%s ch_t%zu = %s", i ? "," : "", i, text);
         free(text);
     }
@@ -1154,7 +918,7 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
     ch_strbuf_adds(out, ", long long ch_lo0, long long ch_lo1, long long ch_e0, long long ch_e1)\n"
                         "{\n");
     if (g->mma)
-        print_mma_shared(g, out);
+        tile_print_mma_shared(g, out);
     for (size_t i = 0; i < g->n_reads && !g->mma; i++) {
         const tile_read *r = &g->reads[i];
         const char *rt = ch_scalar_name(r->pa->elem);
@@ -1198,8 +962,8 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
         print_fetch(g, out, i, "ch_klo");
     ch_strbuf_adds(out, "        }\n");
     if (g->mma) {
-        print_mma_fragments(g, out);
-        print_mma_fragments_loop(g, out, 0);
+        tile_print_mma_fragments(g, out);
+        tile_print_mma_fragments_loop(g, out, 0);
     }
     ch_strbuf_addf(out, "        for (long long ch_k0 = ch_klo; ch_k0 <= ch_khi; ch_k0 += %d) {\n",
                    g->tk);
@@ -1213,9 +977,9 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
         print_fetch(g, out, i, next);
     free(next);
     if (g->mma) {
-        print_mma_step(g, out);
+        tile_print_mma_step(g, out);
         ch_strbuf_adds(out, "            __syncthreads();\n        }\n");
-        print_mma_fragments_loop(g, out, 1);
+        tile_print_mma_fragments_loop(g, out, 1);
         print_epilogue(g, out);
         ch_strbuf_adds(out,
                        "        __syncthreads(); /* ch_klo and the tiles are reused by the next "
@@ -1304,7 +1068,7 @@ static int match_transpose(gemm *g, isl_ast_node *mark)
     if (dims_of(g, lhs->kids[1], &last) < 0 || !last || strcmp(last, g->counter[0]) != 0)
         return 0;
     g->target = lhs;
-    g->target_text = expr_text(g->pr, lhs);
+    g->target_text = tile_expr_text(g->pr, lhs);
     /* e reads something along c1, and nothing of X */
     return reads_along(g, s->ir->kids[0]->kids[1], pa) == 1;
 }
@@ -1417,7 +1181,7 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent)
             g.run = (int)(16 / ch_scalar_size(t));
             for (size_t i = 0; i < g.n_reads; i++)
                 g.reads[i].vec = vector_width(&g, &g.reads[i]);
-            g.mma = o->tile_mma && match_mma(&g);
+            g.mma = o->tile_mma && tile_match_mma(&g);
             if (g.mma && o->n_mma)
                 (*o->n_mma)++;
             print_kernel(&g, fn, ch_scalar_name(t));

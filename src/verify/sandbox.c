@@ -46,7 +46,7 @@ char *ch_sandbox_isolation_text(unsigned failed)
     static const char *const names[] = {
         "no_new_privs",      "user namespace", "mount namespace", "network namespace",
         "unprivileged user", "hidden paths",   "read-only root",  "run directory owner",
-        "capabilities",      "seccomp",        "runner prefix"};
+        "capabilities",      "seccomp",        "runner prefix",   "pid namespace"};
     if (!failed)
         return ch_xstrdup("full");
     ch_strbuf sb;

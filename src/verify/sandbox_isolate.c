@@ -14,12 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox_isolate.h"
@@ -289,11 +292,19 @@ static int root_read_only(void)
     return mount(NULL, "/", NULL, flags, NULL);
 }
 
-static unsigned set_up_mounts(const iso_plan *p)
+/* A /proc of the run's PID namespace over the host's: the program lists only its own processes
+ * and cannot open another's /proc/PID/root. Mounted from inside that namespace (procfs shows
+ * the namespace of the process that mounts it). */
+static int own_proc(void)
+{
+    return mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+static unsigned set_up_mounts(const iso_plan *p, int in_pid_ns)
 {
     unsigned failed = 0;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        return CH_ISO_HIDE | CH_ISO_READ_ONLY;
+        return CH_ISO_HIDE | CH_ISO_READ_ONLY | CH_ISO_PID_NS; /* nor a /proc of its own */
     int fds[ISO_MAX_PATHS];
     for (size_t i = 0; i < p->n_expose; i++)
         fds[i] = open(p->expose[i], O_PATH | O_CLOEXEC);
@@ -307,9 +318,103 @@ static unsigned set_up_mounts(const iso_plan *p)
     for (size_t i = 0; i < p->n_expose; i++)
         if (fds[i] >= 0)
             close(fds[i]);
+    if (in_pid_ns && own_proc() != 0)
+        failed |= CH_ISO_PID_NS;
     if (root_read_only() != 0)
         failed |= CH_ISO_READ_ONLY;
     return failed;
+}
+
+/* Ends this process the way a child's wait status says the child ended: the same exit code, or
+ * death by the same signal (without a core file). */
+static void exit_like(int status)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core);
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        kill(getpid(), sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+/* PID 1 of the run's namespace: reaps whatever ends in it until the program does, then hands
+ * the program's wait status to the forwarder through fd. Its exit ends the namespace (the
+ * kernel kills what is left). It dies with the forwarder. */
+static void be_init(pid_t program, int fd)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    int status = 0;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        if (w == program) {
+            status = st;
+            break;
+        }
+        if (w < 0 && errno != EINTR) {
+            status = 127 << 8;
+            break;
+        }
+    }
+    if (write(fd, &status, sizeof status) != sizeof status)
+        _exit(127);
+    _exit(0);
+}
+
+/* The process ch_proc_run started, outside the namespace: waits for its init and ends as the
+ * program did, so the caller sees the program's exit code or signal. */
+static void forward(pid_t init, int fd)
+{
+    int status = 0, init_status = 0;
+    ssize_t n;
+    do
+        n = read(fd, &status, sizeof status);
+    while (n < 0 && errno == EINTR);
+    while (waitpid(init, &init_status, 0) < 0 && errno == EINTR)
+        ;
+    /* no word from init: it was killed (the time limit's SIGKILL to the group); end as it did */
+    exit_like(n == (ssize_t)sizeof status ? status : init_status);
+}
+
+/* Unshares a PID namespace and forks twice: this process stays outside as the forwarder, its
+ * child is PID 1 (an init that reaps), and the grandchild returns 0 to run the program as PID 2
+ * (a PID 1 would ignore the signals it sends itself, abort's SIGABRT among them). -1 when there
+ * is no namespace; the program then runs here. */
+static int enter_pid_ns(void)
+{
+    if (unshare(CLONE_NEWPID) != 0)
+        return -1;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    pid_t init = fork();
+    if (init < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (init > 0) {
+        close(fds[1]);
+        forward(init, fds[0]);
+    }
+    close(fds[0]);
+    pid_t program = fork();
+    if (program < 0)
+        _exit(127);
+    if (program > 0)
+        be_init(program, fds[1]);
+    close(fds[1]);
+    return 0;
 }
 
 /* Whether the unprivileged user can reach path: every directory on the way searchable by
@@ -387,10 +492,14 @@ int iso_child_setup(const void *plan)
         failed |= CH_ISO_USER_NS;
     if (p->new_net && unshare(CLONE_NEWNET) != 0)
         failed |= CH_ISO_NET_NS;
-    if (unshare(CLONE_NEWNS) != 0)
-        failed |= CH_ISO_MOUNT_NS | CH_ISO_HIDE | CH_ISO_READ_ONLY;
+    int mount_ns = unshare(CLONE_NEWNS) == 0;
+    int in_pid_ns = enter_pid_ns() == 0;
+    if (!in_pid_ns)
+        failed |= CH_ISO_PID_NS;
+    if (!mount_ns)
+        failed |= CH_ISO_MOUNT_NS | CH_ISO_HIDE | CH_ISO_READ_ONLY | CH_ISO_PID_NS;
     else
-        failed |= set_up_mounts(p);
+        failed |= set_up_mounts(p, in_pid_ns);
     if (as_root)
         failed |= leave_root(p);
     if (chdir(p->dir) != 0)

@@ -20,7 +20,7 @@ cp -L /usr/lib/x86_64-linux-gnu/libcjson.so.1 "$c/lib/libcjson.so.1"
 ln -s libcjson.so.1 "$c/lib/libcjson.so"
 # libsodium (signed cache entries) and libseccomp (the verification sandbox): ch-cc links them,
 # and the catalog driver links libseccomp; the machine may lack the development symlinks
-for l in libsodium.so.23 libseccomp.so.2; do
+for l in libsodium.so.23 libseccomp.so.2 libhiredis.so.0.14; do
     cp -L "/usr/lib/x86_64-linux-gnu/$l" "$c/lib/$l"
     ln -s "$l" "$c/lib/${l%%.so.*}.so"
 done

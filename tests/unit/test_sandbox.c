@@ -1,12 +1,14 @@
 /* The verification sandbox against a hostile program (tests/unit/data/sandbox_hostile.c): it
  * must not read the reference outputs the parent hides (directly or through /proc/PID/root),
- * write $HOME or the cache, reach 127.0.0.1, fork or exec a shell, or ptrace; it must not see
- * provider keys or CUDA_* settings. Whatever this kernel lets the sandbox set up, an attack
- * that works must come with the failed step in isolation_failed: never silently. The benign
- * control shows the sandbox still runs a real program. */
+ * see or signal processes outside its PID namespace, write $HOME or the cache, reach 127.0.0.1,
+ * fork or exec a shell, or ptrace; it must not see provider keys or CUDA_* settings. Whatever this
+ * kernel lets the sandbox set up, an attack that works must come with the failed step in
+ * isolation_failed: never silently. The benign control shows the sandbox still runs a real program.
+ */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,15 +135,52 @@ Test(sandbox, cannot_read_hidden_reference_outputs)
     ch_proc_result_free(&pr);
 }
 
+/* An attack on this process (ch-cc's side) from the program: arg is printf(arg_format, our pid,
+ * the hidden output). As root the run is also nobody, whom the kernel refuses anyway. */
+static void attack_parent(const char *mode, const char *arg_format, const char *what,
+                          unsigned guards)
+{
+    char *arg = ch_xasprintf(arg_format, (int)getpid(), secret);
+    ch_proc_result pr;
+    run_mode(mode, arg, &pr);
+    expect_contained(what, &pr, guards);
+    free(arg);
+    ch_proc_result_free(&pr);
+}
+
+#define AS_ROOT_ALSO_NOBODY (geteuid() == 0 ? CH_ISO_USER_ID : 0u)
+
+/* as a user the namespace maps the same uid: only the PID namespace's own /proc closes this */
 Test(sandbox, cannot_read_them_through_the_parents_root)
 {
-    if (geteuid() != 0)
-        cr_skip_test("as a user the namespace maps the same uid: /proc/PID/root stays open");
-    char *path = ch_xasprintf("/proc/%d/root%s", (int)getpid(), secret);
+    attack_parent("read", "/proc/%d/root%s", "reading the expected outputs through /proc",
+                  CH_ISO_PID_NS | AS_ROOT_ALSO_NOBODY);
+}
+
+/* The program's own PID namespace: the test process is neither visible nor reachable by a
+ * signal, as root and as a user. */
+Test(sandbox, cannot_signal_the_parent)
+{
+    attack_parent("signal", "%d", "kill(parent, 0)", CH_ISO_PID_NS | AS_ROOT_ALSO_NOBODY);
+}
+
+Test(sandbox, proc_lists_only_its_own_processes)
+{
+    attack_parent("proc", "%d", "seeing outside processes in /proc", CH_ISO_PID_NS);
+}
+
+/* The program runs under an init of its namespace: its exit code and the signal it died of
+ * reach the caller unchanged. */
+Test(sandbox, exit_code_and_signal_pass_through)
+{
     ch_proc_result pr;
-    run_mode("read", path, &pr);
-    expect_contained("reading the expected outputs through /proc", &pr, CH_ISO_USER_ID);
-    free(path);
+    run_mode("exit", "42", &pr);
+    cr_assert_eq(pr.exit_code, 42, "exit 42 came back as %d", pr.exit_code);
+    cr_assert_eq(pr.signaled, 0);
+    ch_proc_result_free(&pr);
+    run_mode("abort", "", &pr);
+    cr_assert(pr.signaled, "abort() did not come back as a signal (exit %d)", pr.exit_code);
+    cr_assert_eq(pr.exit_code, 128 + SIGABRT, "abort() came back as %d", pr.exit_code);
     ch_proc_result_free(&pr);
 }
 

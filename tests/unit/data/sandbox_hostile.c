@@ -1,8 +1,12 @@
 /* A hostile verification program for test_sandbox: argv[1] names the attack; it prints
  * "ESCAPED" and exits 0 when the attack worked, exits 3 when it was refused. "benign" is the
- * control: it does what a real candidate does (read its input, write its output). */
+ * control: it does what a real candidate does (read its input, write its output); "exit N" and
+ * "abort" end as a real program may. */
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -90,6 +94,33 @@ static int show_env(void)
     return 0;
 }
 
+/* kill(PID, 0) succeeds only when PID is a process this one can see and signal */
+static int signal_pid(const char *pid)
+{
+    if (kill((pid_t)atoi(pid), 0) == 0)
+        return escaped();
+    return 3;
+}
+
+/* Escaped when /proc shows the outside process PID, or more processes than this one and its
+ * namespace's init. */
+static int list_proc(const char *pid)
+{
+    char own[64];
+    snprintf(own, sizeof own, "/proc/%s", pid);
+    if (access(own, F_OK) == 0)
+        return escaped();
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 3;
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += isdigit((unsigned char)de->d_name[0]) != 0;
+    closedir(d);
+    printf("processes %d\n", n);
+    return n > 2 ? escaped() : 3;
+}
+
 static void *thread_body(void *arg)
 {
     return arg;
@@ -136,5 +167,13 @@ int main(int argc, char **argv)
         return threads();
     if (strcmp(mode, "benign") == 0)
         return benign(arg);
+    if (strcmp(mode, "signal") == 0)
+        return signal_pid(arg);
+    if (strcmp(mode, "proc") == 0)
+        return list_proc(arg);
+    if (strcmp(mode, "exit") == 0)
+        return atoi(arg);
+    if (strcmp(mode, "abort") == 0)
+        abort();
     return 2;
 }
