@@ -259,7 +259,13 @@ static int write_page(ch_cache *c, const ch_entry_list *l, char *const *texts, c
             created_text(&hits[i], when, sizeof when);
             s[i].status = ch_cache_hit_meta(&hits[i], "status");
             const ch_cache_file *k = ch_cache_hit_file(&hits[i], "kernel.cu");
-            s[i].kernel = k ? (const char *)k->data : NULL;
+            /* a pending entry's first candidate: what a GPU build will test first */
+            const ch_cache_file *pending = ch_cache_hit_file(&hits[i], "candidates/0.cu");
+            s[i].kernel = k ? (const char *)k->data : pending ? (const char *)pending->data : NULL;
+            if (!k && pending)
+                s[i].kernel_note = "Not verified: the first pending candidate, which the next "
+                                   "build on a machine with a GPU tests (the build links the "
+                                   "host path until one passes).";
         }
         s[i].name = e->name;
         s[i].where = owned[3 * i] = ch_xasprintf("%s:%u", e->file, e->line);

@@ -64,7 +64,8 @@ typedef struct ch_report_section {
     const char *status;      /* the cache entry's status, NULL: not in the cache */
     const char *cache_note;  /* e.g. "in the cache since 2026-12-04 15:00 UTC" */
     const cJSON *report;     /* report.json, NULL when absent or unreadable */
-    const char *kernel;      /* kernel.cu, NULL when none */
+    const char *kernel;      /* kernel.cu (or a pending candidate), NULL when none */
+    const char *kernel_note; /* what the kernel shown is when not the verified one, or NULL */
 } ch_report_section;
 
 /* The whole page (a self-contained HTML document; CSS from the embedded page/ files). */

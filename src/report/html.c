@@ -290,6 +290,11 @@ static char *kernel_html(const ch_report_section *s)
         none(&b, "No verified kernel: the build links the host path.");
         return ch_strbuf_detach(&b);
     }
+    if (s->kernel_note) {
+        ch_strbuf_adds(&b, "<p class=\"kernel-note\">");
+        ch_html_escape(&b, s->kernel_note);
+        ch_strbuf_adds(&b, "</p>");
+    }
     ch_strbuf_adds(&b, "<pre class=\"code\"><code>");
     ch_html_highlight(&b, src);
     ch_strbuf_adds(&b, "</code></pre>");

@@ -228,8 +228,9 @@ Test(report_html, sections_plots_and_no_injection)
     cJSON *refused = report_of(&f, "unsupported", "the agent said <b>no</b>", 0);
     ch_report_section s[2] = {
         {"saxpy", "saxpy.c:1", "#pragma harness \"</script><img onerror=x>\"", "verified",
-         "in the cache", r, NULL},
-        {"<img src=x onerror=alert(1)>", "x.c:2", NULL, "unsupported", NULL, refused, NULL},
+         "in the cache", r, NULL, NULL},
+        {"<img src=x onerror=alert(1)>", "x.c:2", NULL, "pending", NULL, refused,
+         "__global__ void k() {} /* <script>alert(1)</script> */", "<i>not verified</i>"},
     };
     char *html = ch_report_html("t <script>", s, 2);
     cr_assert_eq(count(html, "<section"), 2);
@@ -239,7 +240,10 @@ Test(report_html, sections_plots_and_no_injection)
     cr_assert_eq(count(html, "<path class=\"bad\""), 1, "one incorrect candidate");
     cr_assert_eq(count(html, "<circle class=\"ok\""), 2, "two correct candidates");
     cr_assert_eq(count(html, "class=\"fill\" style=\"width:50.0%\""), 1, "half of the floor");
-    cr_assert_eq(count(html, "<span class=\"tok-cuda\">__global__</span>"), 1);
+    cr_assert_eq(count(html, "<span class=\"tok-cuda\">__global__</span>"), 2,
+                 "the winner's kernel and the pending one");
+    cr_assert_eq(count(html, "<p class=\"kernel-note\">&lt;i&gt;not verified&lt;/i&gt;</p>"), 1,
+                 "a kernel that is not the verified one says so");
     cr_assert_eq(count(html, "<script"), 0, "nothing from an entry becomes markup");
     cr_assert_eq(count(html, "<img"), 0);
     cr_assert_eq(count(html, "<b>"), 0);
@@ -255,7 +259,7 @@ Test(report_html, sections_plots_and_no_injection)
 
 Test(report_html, absent_entry_has_a_section_too)
 {
-    ch_report_section s = {"f", "f.c:1", NULL, NULL, "not in the cache", NULL, NULL};
+    ch_report_section s = {"f", "f.c:1", NULL, NULL, "not in the cache", NULL, NULL, NULL};
     char *html = ch_report_html("t", &s, 1);
     cr_assert_eq(count(html, "<section"), 1);
     cr_assert_gt(count(html, "Not in the kernel cache"), 0);
