@@ -23,7 +23,7 @@ export PATH := $(PATH):$(CUDA_HOME)/bin
 DEB_PACKAGES := make gcc g++ libc6-dev perl python3 cmake valgrind clang libclang-rt-14-dev \
                 libclang-14-dev libcjson-dev libxxhash-dev libcurl4-openssl-dev libcriterion-dev \
                 nginx-light libnginx-mod-http-dav-ext redis-server clang-format binutils file \
-                libisl-dev meson ninja-build libsodium-dev libseccomp-dev libhiredis-dev
+                libisl-dev meson ninja-build libsodium-dev libseccomp-dev libhiredis-dev chromium
 
 # the revision of ch-cc that recorded a refusal: a later one retries it (its agent may have
 # learnt to translate the entry)
@@ -48,7 +48,7 @@ CACHE_SRC  := $(sort $(wildcard cache/*.c cache/storage/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
 # The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
 # the full binary (libexec/ch-cc/ch-cc-full), which it execs. See driver/thin.c.
-DRIVER_FULL_ONLY := driver/harness.c driver/pipeline.c driver/targets.c $(wildcard driver/admin*.c)
+DRIVER_FULL_ONLY := driver/harness.c driver/pipeline.c driver/pipeline_report.c driver/targets.c $(wildcard driver/admin*.c)
 # driver/ files of pure functions (no printing, no driver state) that unit tests link too
 DRIVER_UNIT := driver/targets.c
 DRIVER_THIN_ONLY := driver/thin.c
@@ -63,6 +63,8 @@ GEN_PROMPTS := $(BUILD)/gen/prompts.c
 GEN_TEMPLATES := $(BUILD)/gen/templates.c
 GEN_SPEC_CATALOG := $(BUILD)/gen/spec_catalog.c
 GEN_RTHEADER := $(BUILD)/gen/runtime_header.c
+REPORT_PAGE := $(sort $(wildcard src/report/page/*))
+GEN_REPORT_PAGE := $(BUILD)/gen/report_page.c
 
 .PHONY: all deps build asan check check-gpu test-unit test-integration bench demo install \
         uninstall clean format format-check fuzz fuzz-build fuzz-regress gpu-carry
@@ -91,7 +93,13 @@ $(GEN_SPEC_CATALOG): $(SPEC_CATALOG) tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $@ ch_spec_catalog $(SPEC_CATALOG)
 
+# the report page's templates, CSS and highlighting words (--harness-report)
+$(GEN_REPORT_PAGE): $(REPORT_PAGE) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $@ ch_report_page $(REPORT_PAGE)
+
 # the runtime's header travels inside ch-cc: emit pastes it into every generated unit
+
 $(GEN_RTHEADER): include/ch/runtime.h tools/embed.sh
 	@mkdir -p $(dir $@)
 	sh tools/embed.sh $@ ch_runtime_header include/ch/runtime.h
@@ -113,7 +121,7 @@ $(1)_DIR := $(if $(filter rel,$(1)),$(BUILD),$(BUILD)/$(1))
 $(1)_CFLAGS := $$(CFLAGS_ALL) $$(OPT_$(1))
 $(1)_LIB_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(LIB_SRC)) $$($(1)_DIR)/obj/gen/prompts.o \
                 $$($(1)_DIR)/obj/gen/templates.o $$($(1)_DIR)/obj/gen/runtime_header.o \
-                $$($(1)_DIR)/obj/gen/spec_catalog.o
+                $$($(1)_DIR)/obj/gen/spec_catalog.o $$($(1)_DIR)/obj/gen/report_page.o
 $(1)_CACHE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(CACHE_SRC))
 $(1)_CORE_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_CORE))
 $(1)_FULL_OBJ := $$(patsubst %.c,$$($(1)_DIR)/obj/%.o,$$(DRIVER_FULL_ONLY))
@@ -136,6 +144,11 @@ $$($(1)_DIR)/obj/gen/templates.o: $$(GEN_TEMPLATES)
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
 
 $$($(1)_DIR)/obj/gen/spec_catalog.o: $$(GEN_SPEC_CATALOG)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC    $$@"
+	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@
+
+$$($(1)_DIR)/obj/gen/report_page.o: $$(GEN_REPORT_PAGE)
 	@mkdir -p $$(dir $$@)
 	@echo "  CC    $$@"
 	@$$(BUILD_CC) $$(CPPFLAGS_ALL) $$($(1)_CFLAGS) -c $$< -o $$@

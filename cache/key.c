@@ -14,19 +14,32 @@
 #include "ch/types.h"
 #include "hex.h"
 
+/* The hash state and, for reports, a copy of the stream hashed (ccache's hash debug). */
+typedef struct key_stream {
+    XXH3_state_t *st;
+    ch_strbuf *text; /* NULL: not recorded */
+} key_stream;
+
+static void update(key_stream *ks, const void *bytes, size_t len)
+{
+    XXH3_128bits_update(ks->st, bytes, len);
+    if (ks->text)
+        ch_strbuf_add(ks->text, bytes, len);
+}
+
 /* One field: "TAG LEN:" bytes "\n". NULL values get LEN "-" so absent and empty differ. */
-static void add_field(XXH3_state_t *st, const char *tag, const char *val, size_t len)
+static void add_field(key_stream *st, const char *tag, const char *val, size_t len)
 {
     char head[64];
     int n = val ? snprintf(head, sizeof head, "%s %zu:", tag, len)
                 : snprintf(head, sizeof head, "%s -:", tag);
-    XXH3_128bits_update(st, head, (size_t)n);
+    update(st, head, (size_t)n);
     if (val)
-        XXH3_128bits_update(st, val, len);
-    XXH3_128bits_update(st, "\n", 1);
+        update(st, val, len);
+    update(st, "\n", 1);
 }
 
-static void add_str(XXH3_state_t *st, const char *tag, const char *val)
+static void add_str(key_stream *st, const char *tag, const char *val)
 {
     add_field(st, tag, val, val ? strlen(val) : 0);
 }
@@ -62,10 +75,16 @@ static int cmp_str(const void *a, const void *b)
 
 int ch_cache_key(const ch_entry *e, char *const *archs, char out_hex[33])
 {
-    XXH3_state_t *st = XXH3_createState();
-    if (!st)
+    return ch_cache_key_text(e, archs, out_hex, NULL);
+}
+
+int ch_cache_key_text(const ch_entry *e, char *const *archs, char out_hex[33], ch_strbuf *text)
+{
+    XXH3_state_t *state = XXH3_createState();
+    if (!state)
         abort();
-    XXH3_128bits_reset(st);
+    XXH3_128bits_reset(state);
+    key_stream stream = {state, text}, *st = &stream;
     char fmt[32];
     snprintf(fmt, sizeof fmt, "ch-cc-entry-key %d", CH_CACHE_KEY_FORMAT);
     add_str(st, "format", fmt);
@@ -103,17 +122,18 @@ int ch_cache_key(const ch_entry *e, char *const *archs, char out_hex[33])
             add_str(st, "arch", sorted[i]);
     free(sorted);
 
-    ch_xxh128_hex(XXH3_128bits_digest(st), out_hex);
-    XXH3_freeState(st);
+    ch_xxh128_hex(XXH3_128bits_digest(state), out_hex);
+    XXH3_freeState(state);
     return 0;
 }
 
 int ch_cache_object_key(const char *entry_key, const ch_object_ident *id, char out_hex[33])
 {
-    XXH3_state_t *st = XXH3_createState();
-    if (!st)
+    XXH3_state_t *state = XXH3_createState();
+    if (!state)
         abort();
-    XXH3_128bits_reset(st);
+    XXH3_128bits_reset(state);
+    key_stream stream = {state, NULL}, *st = &stream;
     char fmt[32];
     snprintf(fmt, sizeof fmt, "ch-cc-object-key %d", CH_CACHE_KEY_FORMAT);
     add_str(st, "format", fmt);
@@ -133,8 +153,8 @@ int ch_cache_object_key(const char *entry_key, const ch_object_ident *id, char o
     add_str(st, "NVCC_APPEND_FLAGS",
             id->env_given ? id->nvcc_append_flags : getenv("NVCC_APPEND_FLAGS"));
     add_str(st, "NVCC_CCBIN", id->env_given ? id->nvcc_ccbin : getenv("NVCC_CCBIN"));
-    ch_xxh128_hex(XXH3_128bits_digest(st), out_hex);
-    XXH3_freeState(st);
+    ch_xxh128_hex(XXH3_128bits_digest(state), out_hex);
+    XXH3_freeState(state);
     return 0;
 }
 

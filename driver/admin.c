@@ -51,7 +51,13 @@ static void print_help(void)
         "  --harness-stats[=json]               cache counters\n"
         "  --harness-clean                      remove every cache entry\n"
         "  --harness-evict                      apply the cache size limit now\n"
-        "  --harness-explain=KEY                what a cache entry holds\n"
+        "  --harness-explain NAME|KEY|PREFIX [FILE]\n"
+        "                                       what an entry became and why: by function name\n"
+        "                                       (in FILE, or the newest cached), key or prefix\n"
+        "  --harness-report[=DIR] [options] FILE...\n"
+        "                                       an HTML page of FILE's entries (plots, kernel,\n"
+        "                                       reasons) in DIR (ch-cc-report); after every\n"
+        "                                       build with --harness-report_dir=DIR\n"
         "  --harness-keygen=DIR                 a key pair signing remote cache entries\n"
         "  --harness-config                     every setting and where it came from\n"
         "  --harness-args [options] files       the argument model of a command, as JSON\n"
@@ -124,14 +130,24 @@ int ch_admin_run(ch_driver *d, int *exit_code)
         *exit_code = ch_admin_keygen(value);
         return 1;
     }
-    static const char *const cache_commands[] = {"stats", "clean", "evict", "explain", NULL};
+    value = ch_admin_option(d, "explain", &present);
+    if (present) {
+        /* --harness-explain NAME [FILE]: the name may also be the next plain argument */
+        if (!value && d->args.n_inputs > 0)
+            value = d->args.inputs[0].path;
+        *exit_code = ch_admin_explain(d, value);
+        return 1;
+    }
+    value = ch_admin_option(d, "report", &present);
+    if (present) { /* after verify, whose --harness-report=json is its output form */
+        *exit_code = ch_admin_report(d, value);
+        return 1;
+    }
+    static const char *const cache_commands[] = {"stats", "clean", "evict", NULL};
     for (size_t i = 0; cache_commands[i]; i++) {
         value = ch_admin_option(d, cache_commands[i], &present);
         if (!present)
             continue;
-        /* --harness-explain KEY: the key may also be the next plain argument */
-        if (!value && strcmp(cache_commands[i], "explain") == 0 && d->args.n_inputs > 0)
-            value = d->args.inputs[0].path;
         *exit_code = ch_admin_cache(d, cache_commands[i], value);
         return 1;
     }

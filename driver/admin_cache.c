@@ -1,6 +1,7 @@
-/* --harness-stats[=json], --harness-clean, --harness-evict, --harness-explain=KEY: the cache's
- * admin commands. They open the store from the configuration, print to stdout, report errors and
- * the store's warnings on stderr, and return the exit status (0 done, 1 failed). */
+/* --harness-stats[=json], --harness-clean, --harness-evict: the cache's admin commands
+ * (--harness-explain: admin_report.c). They open the store from the configuration, print to stdout,
+ * report errors and the store's warnings on stderr, and return the exit status (0 done, 1 failed).
+ */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,98 +86,6 @@ static int cmd_stats(ch_cache *c, const char *form)
     return 0;
 }
 
-static cJSON *parse_json_file(const ch_cache_hit *hit, const char *name)
-{
-    const ch_cache_file *f = ch_cache_hit_file(hit, name);
-    return f ? cJSON_ParseWithLength((const char *)f->data, f->len) : NULL;
-}
-
-static const char *json_str(const cJSON *o, const char *key)
-{
-    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* "passed=true stages=5 kernel_ms=0.12": the scalar fields of a report object. */
-static void summarize(const cJSON *o, ch_strbuf *out)
-{
-    const cJSON *it;
-    cJSON_ArrayForEach(it, o)
-    {
-        if (!it->string)
-            continue;
-        if (cJSON_IsString(it))
-            ch_strbuf_addf(out, "%s%s=%s", out->len ? " " : "", it->string, it->valuestring);
-        else if (cJSON_IsNumber(it))
-            ch_strbuf_addf(out, "%s%s=%g", out->len ? " " : "", it->string, it->valuedouble);
-        else if (cJSON_IsBool(it))
-            ch_strbuf_addf(out, "%s%s=%s", out->len ? " " : "", it->string,
-                           cJSON_IsTrue(it) ? "true" : "false");
-    }
-}
-
-static int cmd_explain(ch_cache *c, const char *key)
-{
-    ch_error err;
-    if (!key || !*key) {
-        ch_error_set(&err, "--harness-explain needs a cache key (32 hex digits)");
-        ch_driver_report(&err);
-        return 1;
-    }
-    ch_cache_hit hit;
-    int rc = ch_cache_peek(c, key, &hit, &err);
-    if (rc <= 0) {
-        if (rc == 0)
-            ch_error_set(&err, "no cache entry %s in %s", key, ch_cache_dir(c));
-        ch_driver_report(&err);
-        return 1;
-    }
-    cJSON *report = parse_json_file(&hit, "report.json");
-    cJSON *checklist = parse_json_file(&hit, "checklist.json");
-    const char *v;
-#define FIELD(label, value) printf("%-13s %s\n", label, (v = (value)) && *v ? v : "-")
-    FIELD("key", key);
-    FIELD("kind", ch_cache_hit_meta(&hit, "kind") ? ch_cache_hit_meta(&hit, "kind")
-                                                  : json_str(report, "kind"));
-    FIELD("name", ch_cache_hit_meta(&hit, "name") ? ch_cache_hit_meta(&hit, "name")
-                                                  : json_str(checklist, "name"));
-    FIELD("agent", ch_cache_hit_meta(&hit, "agent") ? ch_cache_hit_meta(&hit, "agent")
-                                                    : json_str(report, "agent"));
-    FIELD("model", ch_cache_hit_meta(&hit, "model") ? ch_cache_hit_meta(&hit, "model")
-                                                    : json_str(report, "model"));
-    char when[64] = "";
-    time_t t = (time_t)hit.created;
-    struct tm tm;
-    if (hit.created && gmtime_r(&t, &tm))
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    FIELD("created", when);
-    ch_strbuf sum;
-    ch_strbuf_init(&sum);
-    const cJSON *ver = report ? cJSON_GetObjectItemCaseSensitive(report, "verification") : NULL;
-    if (json_str(report, "summary"))
-        ch_strbuf_adds(&sum, json_str(report, "summary"));
-    else if (cJSON_IsObject(ver))
-        summarize(ver, &sum);
-    else if (report)
-        summarize(report, &sum);
-    else if (ch_cache_hit_meta(&hit, "verification"))
-        ch_strbuf_adds(&sum, ch_cache_hit_meta(&hit, "verification"));
-    FIELD("verification", sum.data);
-#undef FIELD
-    ch_strbuf_free(&sum);
-    printf("files\n");
-    for (size_t i = 0; i < hit.n_files; i++)
-        printf("  %-40s %zu\n", hit.files[i].name, hit.files[i].len);
-    /* a spec-only entry's reference is what the words were read as: the user checks it here */
-    for (size_t i = 0; i < hit.n_files; i++)
-        if (strcmp(hit.files[i].name, "reference.c") == 0)
-            printf("reference\n%.*s", (int)hit.files[i].len, (const char *)hit.files[i].data);
-    cJSON_Delete(report);
-    cJSON_Delete(checklist);
-    ch_cache_hit_free(&hit);
-    return 0;
-}
-
 int ch_admin_cache(ch_driver *d, const char *command, const char *value)
 {
     ch_error err;
@@ -189,8 +98,6 @@ int ch_admin_cache(ch_driver *d, const char *command, const char *value)
     size_t n = 0;
     if (strcmp(command, "stats") == 0) {
         status = cmd_stats(c, value);
-    } else if (strcmp(command, "explain") == 0) {
-        status = cmd_explain(c, value);
     } else if (strcmp(command, "clean") == 0) {
         if (ch_cache_clean(c, &n, &err) != 0)
             ch_driver_report(&err);

@@ -78,6 +78,14 @@ int ch_admin_keygen(const char *dir);
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form);
 int ch_admin_propose(ch_driver *d, const char *dir);
 int ch_admin_link_flags(ch_driver *d);
+/* admin_report.c: --harness-explain NAME|KEY|PREFIX [FILE], --harness-report[=DIR] FILE... */
+int ch_admin_explain(ch_driver *d, const char *what);
+int ch_admin_report(ch_driver *d, const char *dir);
+/* After a build: the page of file's entries l (text: the file) into the report_dir setting's
+ * directory, when it is set; a failure is a warning. */
+struct ch_cache;
+void ch_admin_report_build(ch_driver *d, struct ch_cache *c, const ch_entry_list *l,
+                           const char *text, char *const *archs, const char *file);
 /* The target architectures of this command's kernels (targets.h's rule; the GPU is probed
  * only when the rule needs it): what a build with the same command line keys its entries by. */
 void ch_admin_targets(const ch_driver *d, ch_strvec *out);

@@ -634,6 +634,8 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     free(tmp);
     free(copy);
     free(host);
+    if (status == 0) /* issue 18: the report page after the build (h5) */
+        ch_admin_report_build(d, b->cache, &entries, text, b->archs.items, in->path);
     for (size_t i = 0; i < entries.len; i++)
         ch_outcome_free(&out[i]);
     free(out);

@@ -134,14 +134,23 @@ int ch_admin_is_command(const char *name, size_t len)
     return 0;
 }
 
+static int has_verify(const ch_driver *d)
+{
+    for (size_t i = 0; i < d->args.harness.len; i++)
+        if (strncmp(d->args.harness.items[i] + 10, "verify", 6) == 0)
+            return 1;
+    return 0;
+}
+
 int ch_driver_has_admin_command(const ch_driver *d)
 {
     for (size_t i = 0; i < d->args.harness.len; i++) {
         const char *opt = d->args.harness.items[i] + 10;
         const char *eq = strchr(opt, '=');
         size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+        /* --harness-report is verify's output form with --harness-verify, else a command */
         if (ch_admin_is_command(opt, klen) && strncmp(opt, "entry", klen) != 0 &&
-            strncmp(opt, "report", klen) != 0)
+            (strncmp(opt, "report", klen) != 0 || !has_verify(d)))
             return 1;
     }
     return 0;

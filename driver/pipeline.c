@@ -161,8 +161,8 @@ static const char *file_text(const ch_cache_file *f)
     return f ? (const char *)f->data : NULL;
 }
 
-/* Records the evolution's result in the transaction: status, kernel, pending candidates, the
- * history. Returns the status written. */
+/* Records the evolution's result in the transaction: status, kernel, pending candidates.
+ * Returns the status written. */
 static const char *record(ch_cache_txn *t, const ch_evolution *ev, int max_stage, ch_error *err)
 {
     const char *status = "failed";
@@ -182,15 +182,7 @@ static const char *record(ch_cache_txn *t, const ch_evolution *ev, int max_stage
         if (k > 0)
             status = "pending";
     }
-    cJSON *hist = ch_evolution_json(ev);
-    cJSON *rep = cJSON_CreateObject();
-    cJSON_AddStringToObject(rep, "status", status);
-    cJSON_AddItemToObject(rep, "evolution", hist);
-    char *json = cJSON_Print(rep);
-    put_text(t, "report.json", json, err);
-    free(json);
-    cJSON_Delete(rep);
-    ch_cache_txn_meta(t, "status", status);
+    ch_cache_txn_meta(t, "status", status); /* report.json: ch_pipeline_put_report (h5) */
     return status;
 }
 
@@ -390,6 +382,7 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
                 ev.stop_reason ? ev.stop_reason : "?", far && far->report.message ? "; best: " : "",
                 far && far->report.message ? far->report.message : "");
         }
+        ch_pipeline_put_report(b, t, e, c, &ev, status, out, NULL); /* h5 */
     }
     ch_evolution_free(&ev);
     ch_verifier_close(v);
@@ -658,6 +651,7 @@ static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t
             ch_cache_txn_meta(t, "status", "unsupported");
             char *why = refusal_text(&gen_err);
             ch_cache_txn_meta(t, "reason", why);
+            ch_pipeline_put_report(b, t, e, NULL, NULL, "unsupported", out, why); /* h5 */
             free(why);
             ch_error ce;
             ch_cache_commit(t, &ce);

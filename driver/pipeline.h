@@ -66,4 +66,11 @@ int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome
                       ch_error *err);
 void ch_outcome_free(ch_outcome *o);
 
+/* Stores the entry's report.json in t (pipeline_report.c): c and ev may be NULL (a refusal
+ * before either existed); out gives the threshold or the reason, refusal (may be NULL)
+ * replaces the reason. */
+void ch_pipeline_put_report(ch_build *b, ch_cache_txn *t, const ch_entry *e, const ch_checklist *c,
+                            const ch_evolution *ev, const char *status, const ch_outcome *out,
+                            const char *refusal);
+
 #endif

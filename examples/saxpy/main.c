@@ -1,7 +1,9 @@
-/* Checks saxpy() against the host loop and reports the speedup of whatever path ran. */
+/* Checks saxpy() against the host loop and reports the whole-call speedup
+ * (unless --no-timing). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "saxpy.h"
@@ -13,8 +15,11 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* --no-timing: the demo says so on a machine without a GPU, where both runs are the host
+     * loop and their ratio would be noise */
+    int timed = !(argc > 1 && strcmp(argv[1], "--no-timing") == 0);
     int n = 1 << 24;
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *ref = malloc(n * sizeof *ref);
     if (!x || !y || !ref)
@@ -35,8 +40,13 @@ int main(void)
     for (int i = 0; i < n; i++)
         if (fabsf(y[i] - ref[i]) > 1e-5f * (1.0f + fabsf(ref[i])))
             bad++;
-    printf("saxpy: n=%d %s, harness %.2f ms, host loop %.2f ms, speedup %.1fx\n", n,
-           bad ? "WRONG" : "correct", (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t2 - t1) / (t1 - t0));
+    if (timed)
+        printf("saxpy: n=%d %s, harness %.2f ms, host loop %.2f ms, whole-call speedup %.1fx\n",
+               n, bad ? "WRONG" : "correct", (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+               (t2 - t1) / (t1 - t0));
+    else
+        printf("saxpy: n=%d %s (the host path ran: no speedup to report)\n", n,
+               bad ? "WRONG" : "correct");
     free(x);
     free(y);
     free(ref);

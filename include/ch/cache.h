@@ -24,6 +24,10 @@
  * be NULL). Agent and model are not part of it. Writes 32 lowercase hex digits + NUL. */
 int ch_cache_key(const ch_entry *e, char *const *archs, char out_hex[33]);
 
+/* The same key, and when text is not NULL the exact stream hashed appended to it ("TAG LEN:"
+ * bytes per field, as ccache's hash debug shows what it hashed): what report.json records. */
+int ch_cache_key_text(const ch_entry *e, char *const *archs, char out_hex[33], ch_strbuf *text);
+
 /* What an object compiled from an entry depends on beyond the entry. Borrowed strings. */
 typedef struct ch_object_ident {
     const char *nvcc_ident;    /* ch_cache_tool_ident of nvcc (path, size, mtime, --version) */

@@ -60,6 +60,8 @@ const ch_setting_def ch_settings[] = {
     {"keep", "CH_CC_KEEP", "keep verification directories", 0, 0},
     {"log", "CH_CC_LOG", "directory for agent transcripts (keys redacted)", 0, 0},
     {"quiet", "CH_CC_QUIET", "no progress lines", 0, 0},
+    {"report_dir", "CH_CC_REPORT_DIR",
+     "write the HTML report page of each annotated file there after building it", 0, 0},
     {NULL, NULL, NULL, 0, 0},
 };
 

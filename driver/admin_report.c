@@ -1,0 +1,380 @@
+/* --harness-explain NAME|KEY|PREFIX [FILE] and --harness-report[=DIR] [options] FILE...: what
+ * each entry became, as text or as a static HTML page (src/report). The page is also written
+ * after a build when the report_dir setting names a directory (ch_admin_report_build). An
+ * entry stored before report.json was complete is shown from its cache meta (status, reason,
+ * agent), so older caches stay readable. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ch/cache.h"
+#include "ch/fsutil.h"
+#include "ch/report.h"
+#include "ch/scan.h"
+#include "driver.h"
+
+/* ---- one cache entry as a report ---- */
+
+static void created_text(const ch_cache_hit *hit, char *out, size_t n)
+{
+    time_t t = (time_t)hit->created;
+    struct tm tm;
+    out[0] = '\0';
+    if (hit->created && gmtime_r(&t, &tm))
+        strftime(out, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+/* report.json of the hit, with what the cache meta knows filled in where the report (older, or
+ * a refusal from before report_format 2) lacks it. Caller deletes. */
+static cJSON *entry_report(const ch_cache_hit *hit)
+{
+    const ch_cache_file *f = ch_cache_hit_file(hit, "report.json");
+    cJSON *r = f ? cJSON_ParseWithLength((const char *)f->data, f->len) : NULL;
+    if (!cJSON_IsObject(r)) {
+        cJSON_Delete(r);
+        r = cJSON_CreateObject();
+    }
+    static const char *const fields[] = {"status", "name", "kind", "agent", "model", NULL};
+    for (size_t i = 0; fields[i]; i++)
+        if (!cJSON_GetObjectItemCaseSensitive(r, fields[i]) && ch_cache_hit_meta(hit, fields[i]))
+            cJSON_AddStringToObject(r, fields[i], ch_cache_hit_meta(hit, fields[i]));
+    const char *why = ch_cache_hit_meta(hit, "reason");
+    if (why && *why && !cJSON_GetObjectItemCaseSensitive(r, "reason")) {
+        cJSON *o = cJSON_AddObjectToObject(r, "reason");
+        cJSON_AddStringToObject(o, "text", why);
+    }
+    return r;
+}
+
+/* ---- explain ---- */
+
+static int all_hex(const char *s)
+{
+    for (; *s; s++)
+        if (!isxdigit((unsigned char)*s) || isupper((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* The key of the entry called name in file (as the build computes it). */
+static int key_in_file(ch_driver *d, const ch_input *in, const char *name, char key[33],
+                       ch_error *err)
+{
+    ch_entry_list l;
+    ch_entry_list_init(&l);
+    const ch_entry *e;
+    int rc = ch_admin_scan_entries(d, in, name, 1, &l, &e, err);
+    if (rc == 0) {
+        ch_strvec archs;
+        ch_strvec_init(&archs);
+        ch_admin_targets(d, &archs);
+        ch_cache_key(e, archs.items, key);
+        ch_strvec_free(&archs);
+    }
+    ch_entry_list_free(&l);
+    return rc;
+}
+
+/* Every key of the cache (caller frees the vector). */
+static int cache_keys(ch_cache *c, ch_strvec *keys, ch_error *err)
+{
+    ch_cache_info *list;
+    size_t n;
+    if (ch_cache_list(c, &list, &n, err) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        ch_strvec_push(keys, list[i].key);
+    free(list);
+    return 0;
+}
+
+/* The newest entry whose meta name is name; *others: how many older ones share it. */
+static int key_by_name(ch_cache *c, const ch_strvec *keys, const char *name, char key[33],
+                       size_t *others)
+{
+    long long newest = -1;
+    *others = 0;
+    for (size_t i = 0; i < keys->len; i++) {
+        ch_cache_hit hit;
+        ch_error err;
+        if (ch_cache_peek(c, keys->items[i], &hit, &err) != 1)
+            continue;
+        const char *n = ch_cache_hit_meta(&hit, "name");
+        if (n && strcmp(n, name) == 0) {
+            if (newest >= 0)
+                (*others)++;
+            if (hit.created > newest) {
+                newest = hit.created;
+                snprintf(key, 33, "%s", keys->items[i]);
+            }
+        }
+        ch_cache_hit_free(&hit);
+    }
+    return newest >= 0;
+}
+
+/* NAME|KEY|PREFIX [FILE] to a key; -1 with err (an ambiguous prefix lists its matches). */
+static int resolve(ch_driver *d, ch_cache *c, const char *what, const ch_input *file, char key[33],
+                   ch_error *err)
+{
+    if (file)
+        return key_in_file(d, file, what, key, err);
+    if (ch_cache_key_valid(what)) {
+        snprintf(key, 33, "%s", what);
+        return 0;
+    }
+    ch_strvec keys;
+    ch_strvec_init(&keys);
+    int rc = cache_keys(c, &keys, err);
+    const char *match = NULL;
+    size_t n =
+        rc == 0 && all_hex(what) ? ch_report_match_prefix(keys.items, keys.len, what, &match) : 0;
+    size_t others = 0;
+    if (rc != 0) {
+        /* err set */
+    } else if (n == 1) {
+        snprintf(key, 33, "%s", match);
+    } else if (n > 1) {
+        ch_strbuf list;
+        ch_strbuf_init(&list);
+        for (size_t i = 0; i < keys.len; i++)
+            if (strncmp(keys.items[i], what, strlen(what)) == 0)
+                ch_strbuf_addf(&list, "\n  %s", keys.items[i]);
+        rc = ch_error_set(err, "key prefix '%s' is ambiguous: %zu cache entries match:%s", what, n,
+                          list.data ? list.data : "");
+        ch_strbuf_free(&list);
+    } else if (key_by_name(c, &keys, what, key, &others)) {
+        if (others)
+            ch_driver_warn("%zu older cache entr%s also named %s; showing the newest (give the "
+                           "source file to choose: --harness-explain %s FILE)",
+                           others, others == 1 ? "y is" : "ies are", what, what);
+    } else {
+        rc = ch_error_set(err,
+                          "no cache entry has the key, key prefix or function name '%s' in %s "
+                          "(build the file first, or give it: --harness-explain %s FILE)",
+                          what, ch_cache_dir(c), what);
+    }
+    ch_strvec_free(&keys);
+    return rc;
+}
+
+static int explain_key(ch_cache *c, const char *key, ch_error *err)
+{
+    ch_cache_hit hit;
+    int rc = ch_cache_peek(c, key, &hit, err);
+    if (rc <= 0) {
+        if (rc == 0)
+            ch_error_set(err, "no cache entry %s in %s (the entry has not been built yet)", key,
+                         ch_cache_dir(c));
+        return -1;
+    }
+    cJSON *report = entry_report(&hit);
+    char when[64];
+    created_text(&hit, when, sizeof when);
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_report_explain_text(report, key, ch_cache_hit_meta(&hit, "status"), when, &out);
+    ch_strbuf_adds(&out, "files\n");
+    for (size_t i = 0; i < hit.n_files; i++)
+        ch_strbuf_addf(&out, "  %-40s %zu\n", hit.files[i].name, hit.files[i].len);
+    /* a spec-only entry's reference is what the words were read as: the user checks it here */
+    const ch_cache_file *ref = ch_cache_hit_file(&hit, "reference.c");
+    if (ref)
+        ch_strbuf_addf(&out, "reference\n%.*s", (int)ref->len, (const char *)ref->data);
+    fputs(out.data, stdout);
+    ch_strbuf_free(&out);
+    cJSON_Delete(report);
+    ch_cache_hit_free(&hit);
+    return 0;
+}
+
+int ch_admin_explain(ch_driver *d, const char *what)
+{
+    ch_error err;
+    ch_error_clear(&err);
+    const ch_input *file = NULL;
+    for (size_t i = 0; i < d->args.n_inputs; i++) {
+        const ch_input *in = &d->args.inputs[i];
+        if (in->path != what &&
+            (in->lang == CH_LANG_C || in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX))
+            file = in;
+    }
+    if (!what || !*what) {
+        ch_error_set(&err, "--harness-explain needs a function name, a cache key or a key "
+                           "prefix: --harness-explain NAME [FILE]");
+        ch_driver_report(&err);
+        return 1;
+    }
+    ch_cache *c;
+    if (ch_cache_open(&c, &d->cfg, &err) != 0) {
+        ch_driver_report(&err);
+        return 1;
+    }
+    char key[33];
+    int rc = resolve(d, c, what, file, key, &err);
+    if (rc == 0)
+        rc = explain_key(c, key, &err);
+    if (rc != 0)
+        ch_driver_report(&err);
+    ch_cache_close(c);
+    return rc == 0 ? 0 : 1;
+}
+
+/* ---- the page ---- */
+
+/* Line `line` (1-based) of text, trimmed; caller frees. */
+static char *source_line(const char *text, unsigned line)
+{
+    for (unsigned i = 1; text && i < line; i++) {
+        text = strchr(text, '\n');
+        text = text ? text + 1 : NULL;
+    }
+    if (!text)
+        return NULL;
+    size_t n = strcspn(text, "\n");
+    return ch_xstrndup(text, n);
+}
+
+/* One page for entries of files[] (entry i's source text in texts[i]), into dir/<first
+ * file's name>.html; *path (caller frees) is where. */
+static int write_page(ch_cache *c, const ch_entry_list *l, char *const *texts, char *const *archs,
+                      const char *dir, const char *title_files, char **path, ch_error *err)
+{
+    ch_report_section *s = ch_xcalloc(l->len + 1, sizeof *s);
+    ch_cache_hit *hits = ch_xcalloc(l->len + 1, sizeof *hits);
+    cJSON **reports = ch_xcalloc(l->len + 1, sizeof *reports);
+    char **owned = ch_xcalloc(3 * l->len + 1, sizeof *owned);
+    for (size_t i = 0; i < l->len; i++) {
+        const ch_entry *e = &l->items[i];
+        char key[33];
+        ch_cache_key(e, archs, key);
+        ch_cache_hit_init(&hits[i]);
+        ch_error peek_err;
+        int found = c ? ch_cache_peek(c, key, &hits[i], &peek_err) : 0;
+        char when[64] = "";
+        if (found == 1) {
+            reports[i] = entry_report(&hits[i]);
+            created_text(&hits[i], when, sizeof when);
+            s[i].status = ch_cache_hit_meta(&hits[i], "status");
+            const ch_cache_file *k = ch_cache_hit_file(&hits[i], "kernel.cu");
+            /* a pending entry's first candidate: what a GPU build will test first */
+            const ch_cache_file *pending = ch_cache_hit_file(&hits[i], "candidates/0.cu");
+            s[i].kernel = k ? (const char *)k->data : pending ? (const char *)pending->data : NULL;
+            if (!k && pending)
+                s[i].kernel_note = "Not verified: the first pending candidate, which the next "
+                                   "build on a machine with a GPU tests (the build links the "
+                                   "host path until one passes).";
+        }
+        s[i].name = e->name;
+        s[i].where = owned[3 * i] = ch_xasprintf("%s:%u", e->file, e->line);
+        s[i].source_line = owned[3 * i + 1] = source_line(texts[i], e->line);
+        s[i].cache_note = owned[3 * i + 2] =
+            found == 1 ? ch_xasprintf("In the kernel cache since %s (key %.12s..., "
+                                      "ch-cc --harness-explain %.12s).",
+                                      when, key, key)
+                       : ch_xasprintf("Not in the kernel cache: no build of this entry yet%s.",
+                                      found < 0 ? " (the cache could not be read)" : "");
+        s[i].report = reports[i];
+    }
+    char *title = ch_xasprintf("ch-cc report: %s", title_files);
+    char *html = ch_report_html(title, s, l->len);
+    int rc = ch_mkdir_p(dir, err);
+    if (rc == 0) {
+        const char *base = strrchr(l->len ? l->items[0].file : "entries", '/');
+        base = base ? base + 1 : (l->len ? l->items[0].file : "entries");
+        char *name = ch_xasprintf("%s.html", base);
+        *path = ch_path_join(dir, name);
+        free(name);
+        rc = ch_write_file_atomic(*path, html, strlen(html), 0, err);
+    }
+    free(html);
+    free(title);
+    for (size_t i = 0; i < l->len; i++) {
+        cJSON_Delete(reports[i]);
+        ch_cache_hit_free(&hits[i]);
+    }
+    for (size_t i = 0; i < 3 * l->len; i++)
+        free(owned[i]);
+    free(owned);
+    free(reports);
+    free(hits);
+    free(s);
+    return rc;
+}
+
+int ch_admin_report(ch_driver *d, const char *dir)
+{
+    ch_error err;
+    ch_error_clear(&err);
+    ch_entry_list l;
+    ch_entry_list_init(&l);
+    ch_strvec texts, names;
+    ch_strvec_init(&texts);
+    ch_strvec_init(&names);
+    int rc = 0;
+    for (size_t i = 0; i < d->args.n_inputs && rc == 0; i++) {
+        const ch_input *in = &d->args.inputs[i];
+        ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
+        size_t before = l.len;
+        char *text = NULL;
+        rc = ch_read_file(in->path, &text, NULL, &err);
+        if (rc == 0)
+            rc = ch_scan_file(in->path, lang, d->args.scan_args.items, &l, &err);
+        for (size_t k = before; rc == 0 && k < l.len; k++)
+            ch_strvec_push(&texts, text);
+        free(text);
+        ch_strvec_push(&names, in->path);
+    }
+    if (rc == 0 && d->args.n_inputs == 0)
+        rc = ch_error_set(&err, "--harness-report needs the annotated source files: "
+                                "--harness-report[=DIR] [options] FILE...");
+    ch_cache *c = NULL;
+    ch_error cache_err;
+    if (rc == 0 && ch_cache_open(&c, &d->cfg, &cache_err) != 0)
+        ch_driver_warn("the kernel cache cannot be opened (%s): every entry shows as absent",
+                       cache_err.msg);
+    char *path = NULL;
+    if (rc == 0) {
+        ch_strvec archs;
+        ch_strvec_init(&archs);
+        ch_admin_targets(d, &archs);
+        ch_strbuf joined;
+        ch_strbuf_init(&joined);
+        for (size_t i = 0; i < names.len; i++)
+            ch_strbuf_addf(&joined, "%s%s", i ? " " : "", names.items[i]);
+        rc = write_page(c, &l, texts.items, archs.items, dir && *dir ? dir : "ch-cc-report",
+                        joined.data, &path, &err);
+        ch_strbuf_free(&joined);
+        ch_strvec_free(&archs);
+    }
+    if (rc == 0)
+        printf("report: %s (%zu entr%s)\n", path, l.len, l.len == 1 ? "y" : "ies");
+    else
+        ch_driver_report(&err);
+    free(path);
+    if (c)
+        ch_cache_close(c);
+    ch_strvec_free(&texts);
+    ch_strvec_free(&names);
+    ch_entry_list_free(&l);
+    return rc == 0 ? 0 : 1;
+}
+
+void ch_admin_report_build(ch_driver *d, ch_cache *c, const ch_entry_list *l, const char *text,
+                           char *const *archs, const char *file)
+{
+    const char *dir = ch_config_get(&d->cfg, "report_dir");
+    if (!dir || !*dir || l->len == 0)
+        return;
+    char **texts = ch_xcalloc(l->len + 1, sizeof *texts);
+    for (size_t i = 0; i < l->len; i++)
+        texts[i] = (char *)text;
+    char *path = NULL;
+    ch_error err;
+    if (write_page(c, l, texts, archs, dir, file, &path, &err) != 0)
+        ch_driver_warn("the report page was not written: %s", err.msg);
+    free(path);
+    free(texts);
+}
