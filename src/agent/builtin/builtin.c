@@ -96,6 +96,26 @@ static bi_memory *memory_for(bi_state *st, const ch_entry *e)
     return m;
 }
 
+/* The declaration has no body, so its tune size is bounded by bytes alone: a GEMM's would be
+ * 4729 cubed, hours of host reference. The reference the spec reader wrote has the loop nest,
+ * and the checklist derived from it bounds the work as for the user's own code. */
+static void tune_from_reference(const ch_entry *e, const char *reference_c, ch_checklist *out)
+{
+    ch_entry_list from_reference;
+    ch_entry_list_init(&from_reference);
+    ch_error ignored;
+    ch_checklist bounded;
+    memset(&bounded, 0, sizeof bounded);
+    if (ch_spec_reference_entry(e, reference_c, &from_reference, &ignored) == 0 &&
+        ch_checklist_derive(&from_reference.items[0], &bounded, &ignored) == 0) {
+        ch_ck_size keep = out->tune;
+        out->tune = bounded.tune;
+        bounded.tune = keep;
+    }
+    ch_checklist_free(&bounded);
+    ch_entry_list_free(&from_reference);
+}
+
 static int builtin_checklist(ch_agent *ag, const ch_entry *e, ch_checklist *out, ch_error *err)
 {
     (void)ag;
@@ -110,6 +130,7 @@ static int builtin_checklist(ch_agent *ag, const ch_entry *e, ch_checklist *out,
         ch_spec_reading_free(&reading);
         return -1;
     }
+    tune_from_reference(e, reading.reference, out);
     free(out->reference);
     out->reference = reading.reference;
     reading.reference = NULL;
