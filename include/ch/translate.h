@@ -241,6 +241,11 @@ typedef struct ch_tr_cuda_opts {
      * rows (a stencil's) are made once */
     int rows;
     int *n_rows; /* when set, incremented per kernel printed with rows > 1 */
+    /* warp-per-row kernels (CH_TR_WARP_ROWS) run a block of block1 threads per row instead of
+     * a warp: long rows (softmax over thousands of columns) get the loads in flight of a
+     * block, and each reduction over the row is combined over the block (rowwise.c) */
+    int block_rows;
+    int *n_block_rows; /* when set, incremented per kernel printed a block per row */
 } ch_tr_cuda_opts;
 
 /* The candidate source of plan p: kernels, the NAME_launcher of the scaffold contract and

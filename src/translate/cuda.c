@@ -33,11 +33,19 @@
 #include "ch/embed.h"
 #include "ch/translate.h"
 #include "printer.h"
+#include "rowwise.h"
 
 void tr_indent_to(ch_strbuf *out, int n)
 {
     for (int i = 0; i < n; i++)
         ch_strbuf_adds(out, "    ");
+}
+
+/* The barrier after a loop over a row spread over a warp's lanes (or a block's threads), and
+ * after a statement that one of them alone runs: what one wrote, the others read next. */
+static const char *lanes_sync(const printer *pr)
+{
+    return pr->block_rows ? "__syncthreads();\n" : "__syncwarp();\n";
 }
 
 /* --- isl AST expressions --- */
@@ -467,7 +475,7 @@ void tr_print_user(printer *pr, isl_ast_node *node, int indent)
     }
     if (lane0) {
         tr_indent_to(out, indent + 1);
-        ch_strbuf_adds(out, "__syncwarp();\n");
+        ch_strbuf_adds(out, lanes_sync(pr));
     }
     tr_indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
@@ -583,28 +591,13 @@ static int lane_loop(const printer *pr, isl_ast_node *node, const char *name, si
     return pr->p->lane_role[*loop];
 }
 
-/* Before a reduction loop spread over the lanes: every lane but 0 starts its part from the
- * operation's identity (lane 0 keeps the value the sum starts from); after it: the lanes'
- * parts combined with shuffles and lane 0's result given to every lane, which all continue
- * with the same value. */
-static void lane_reduction(printer *pr, size_t loop, int after, int indent)
+/* The shuffles that combine the lanes' values of v (operation op, type t) into lane 0's. */
+void tr_print_warp_combine(printer *pr, const char *v, const char *op, ch_scalar t,
+                           const char *whose, int indent)
 {
-    size_t a = pr->p->lane_red[loop];
-    const char *op = pr->p->lane_op[loop];
-    const char *v = pr->m->arrays[a].name;
-    ch_scalar t = ch_tr_array_elem(pr->m, a);
     ch_strbuf *out = pr->out;
     tr_indent_to(out, indent);
-    if (!after) {
-        if (strcmp(op, "+") == 0)
-            ch_strbuf_addf(out,
-                           "if (ch_lane != 0) /* lane 0 keeps the start value */\n%*s%s = 0;\n",
-                           4 * (indent + 1), "", v);
-        else
-            ch_strbuf_addf(out, "/* %s: each lane may start from %s's value */\n", op, v);
-        return;
-    }
-    ch_strbuf_addf(out, "for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the lanes' %ss of %s */\n",
+    ch_strbuf_addf(out, "for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* %s %ss of %s */\n", whose,
                    strcmp(op, "+") == 0 ? "sum" : op, v);
     tr_indent_to(out, indent + 1);
     if (strcmp(op, "+") == 0)
@@ -620,6 +613,34 @@ static void lane_reduction(printer *pr, size_t loop, int after, int indent)
                        "%s %s ? ch_u : %s;\n%*s}\n",
                        4 * (indent + 2), "", ch_scalar_name(t), v, 4 * (indent + 2), "", v,
                        strcmp(op, "max") == 0 ? ">" : "<", v, v, 4 * (indent + 1), "");
+}
+
+/* Before a reduction loop spread over the lanes: every lane but 0 starts its part from the
+ * operation's identity (lane 0 keeps the value the sum starts from); after it: the lanes'
+ * parts combined with shuffles and lane 0's result given to every lane, which all continue
+ * with the same value. */
+static void lane_reduction(printer *pr, size_t loop, int after, int indent)
+{
+    size_t a = pr->p->lane_red[loop];
+    const char *op = pr->p->lane_op[loop];
+    const char *v = pr->m->arrays[a].name;
+    ch_scalar t = ch_tr_array_elem(pr->m, a);
+    ch_strbuf *out = pr->out;
+    if (!after) {
+        tr_indent_to(out, indent);
+        if (strcmp(op, "+") == 0)
+            ch_strbuf_addf(out, "if (ch_lane != 0) /* %s 0 keeps the start value */\n%*s%s = 0;\n",
+                           pr->block_rows ? "thread" : "lane", 4 * (indent + 1), "", v);
+        else
+            ch_strbuf_addf(out, "/* %s: each %s may start from %s's value */\n", op,
+                           pr->block_rows ? "thread" : "lane", v);
+        return;
+    }
+    if (pr->block_rows) {
+        tr_rowwise_reduce(pr, v, op, t, indent);
+        return;
+    }
+    tr_print_warp_combine(pr, v, op, t, "the lanes'", indent);
     tr_indent_to(out, indent);
     ch_strbuf_addf(out, "%s = __shfl_sync(0xffffffffu, %s, 0);\n", v, v);
 }
@@ -775,7 +796,7 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
                 tr_print_expr(pr, out, inc);
             }
         } else if (lane) {
-            ch_strbuf_adds(out, " += 32");
+            ch_strbuf_adds(out, pr->block_rows ? " += blockDim.x" : " += 32");
             if (!unit) {
                 ch_strbuf_adds(out, " * ");
                 tr_print_expr(pr, out, inc);
@@ -787,9 +808,14 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
             tr_print_expr(pr, out, inc);
         }
         ch_strbuf_addf(out, ") {%s\n",
-                       q >= 0 && pr->k->warp_rows ? " /* a warp per value (grid-stride) */"
-                       : q >= 0                   ? " /* spread over the threads (grid-stride) */"
-                       : host                     ? " /* carries a dependence: runs on the host */"
+                       q >= 0 && pr->block_rows     ? " /* a block per value (grid-stride) */"
+                       : q >= 0 && pr->k->warp_rows ? " /* a warp per value (grid-stride) */"
+                       : q >= 0                     ? " /* spread over the threads (grid-stride) */"
+                       : host                   ? " /* carries a dependence: runs on the host */"
+                       : lane && pr->block_rows ? lane == CH_TR_LANES_PARALLEL
+                                                      ? " /* spread over the block's threads */"
+                                                      : " /* a reduction spread over the "
+                                                        "block's threads */"
                        : lane == CH_TR_LANES_PARALLEL ? " /* spread over the warp's lanes */"
                        : lane                         ? " /* a reduction spread over the lanes */"
                                                       : "");
@@ -818,7 +844,7 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
     if (lane) {
         /* what the lanes wrote, every lane sees before the next loop reads it */
         tr_indent_to(out, indent);
-        ch_strbuf_adds(out, "__syncwarp();\n");
+        ch_strbuf_adds(out, lanes_sync(pr));
     }
     isl_ast_node_free(body);
     isl_ast_expr_free(init);
@@ -931,6 +957,8 @@ static void kernel_comment(printer *pr, ch_strbuf *out, isl_ast_node **marks, si
         ch_strbuf_adds(out, " * Every loop here carries a dependence (or there is none): one "
                             "thread runs them in\n * order, so that the data stays on the "
                             "device between the parallel kernels.\n");
+    } else if (pr->block_rows) {
+        tr_rowwise_comment(k, out);
     } else {
         for (int q = 0; q < k->n_mapped; q++)
             ch_strbuf_addf(out,
@@ -1279,6 +1307,9 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     int threads = k->n_mapped == 2   ? pr->o->block2_x * pr->o->block2_y
                   : k->n_mapped == 1 ? pr->o->block1
                                      : 1;
+    pr->block_rows = tr_rowwise_applies(pr, k);
+    if (pr->block_rows && pr->o->n_block_rows)
+        (*pr->o->n_block_rows)++;
 
     /* the kernel */
     ch_strbuf *out = &pr->kernels;
@@ -1286,7 +1317,9 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     ch_strbuf_addf(out, "__global__ void __launch_bounds__(%d) %s_k%zu(", threads, e->name, fn);
     tr_kernel_params(pr, out, 1);
     ch_strbuf_adds(out, ")\n{\n");
-    if (k->warp_rows)
+    if (pr->block_rows)
+        tr_rowwise_prologue(out);
+    else if (k->warp_rows)
         ch_strbuf_adds(out,
                        "    /* a warp per value of the mapped dimension: this warp's index "
                        "among the grid's\n     * warps, and this thread's lane */\n"
@@ -1436,8 +1469,8 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        e->name, pr->o->block2_y * (pr->rows > 1 ? pr->rows : 1));
     else if (k->n_mapped == 1)
         ch_strbuf_addf(out, "const dim3 ch_block(%d), ch_grid(%s_blocks(ch_e0%s, %d, %lldLL));\n",
-                       pr->o->block1, e->name, k->warp_rows ? " * 32" : "", pr->o->block1,
-                       pr->o->grid_cap);
+                       pr->o->block1, e->name, k->warp_rows && !pr->block_rows ? " * 32" : "",
+                       pr->block_rows ? 1 : pr->o->block1, pr->o->grid_cap);
     else
         ch_strbuf_adds(out, "const dim3 ch_block(1), ch_grid(1);\n");
     tr_indent_to(out, indent + 2);
@@ -1446,6 +1479,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     ch_strbuf_adds(out, ");\n");
     tr_close_launch(out, indent);
     pr->rows = 0;
+    pr->block_rows = 0;
 }
 
 static void print_node(printer *pr, isl_ast_node *node, int indent)

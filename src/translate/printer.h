@@ -27,6 +27,7 @@ typedef struct printer {
     char rename[96];        /* ch_cx rename result */
     int rows;               /* inside a kernel whose threads run several values of c0: how many */
     isl_ast_node *rows_for; /* inside such a kernel's c0 loop: that loop (borrowed), else NULL */
+    int block_rows;         /* inside a warp-per-row kernel printed a block per row (rowwise.c) */
 } printer;
 
 void tr_indent_to(ch_strbuf *out, int n);
@@ -58,6 +59,10 @@ const char *tr_counter_type(const printer *pr, const ch_tr_loop *l);
 void tr_emit_host_launcher(const ch_entry *e, ch_strbuf *out);
 /* The C function's parameters as the launchers declare them. */
 void tr_launcher_params(const ch_entry *e, ch_strbuf *out);
+/* The shuffles that combine the lanes' values of the scalar v (operation op: "+", "min",
+ * "max"; type t) into lane 0's; `whose` names them in the loop's comment. */
+void tr_print_warp_combine(printer *pr, const char *v, const char *op, ch_scalar t,
+                           const char *whose, int indent);
 /* Appends a statement's text inside a comment (without closing it early). */
 void tr_comment_text(ch_strbuf *out, const char *text);
 

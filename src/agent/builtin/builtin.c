@@ -28,6 +28,7 @@ typedef struct tr_variant {
     int mma;                /* fp64 tile sums on the tensor cores */
     int library;            /* a call to cuBLAS when the whole body is a GEMM (library.c) */
     ch_tr_precision prec;   /* library: the arithmetic, proposed only when tol() admits it */
+    int block_rows;         /* warp-per-row kernels on a block of block1 threads per row */
 } tr_variant;
 
 /* The first two keep the C body's order of every floating addition (results equal the host's
@@ -35,22 +36,26 @@ typedef struct tr_variant {
  * adds many terms before its warp's one atomic, and differ in how a histogram is updated: in a
  * per-block copy in shared memory (the third) or straight in global memory (the fourth). The
  * fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
- * proposed when some kernel does. */
+ * proposed when some kernel does; the twelfth runs a block of 256 threads per row instead
+ * (rowwise.c: long rows, a softmax over thousands of columns). */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE},
+    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE, 0},
+    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE, 0},
     {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0, 0, 0, 0,
-     CH_TR_PREC_NATIVE},
+     CH_TR_PREC_NATIVE, 0},
     {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     CH_TR_PREC_NATIVE},
+     CH_TR_PREC_NATIVE, 0},
     {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     CH_TR_PREC_NATIVE},
-    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE},
-    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE},
-    {7, CH_TR_ISL_SCHEDULE, 256, 32, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, CH_TR_PREC_NATIVE},
-    {8, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 1, 0, CH_TR_PREC_NATIVE},
-    {9, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_NATIVE},
-    {10, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_TF32},
+     CH_TR_PREC_NATIVE, 0},
+    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE, 0},
+    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE,
+     0},
+    {7, CH_TR_ISL_SCHEDULE, 256, 32, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, CH_TR_PREC_NATIVE, 0},
+    {8, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 1, 0, CH_TR_PREC_NATIVE, 0},
+    {9, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_NATIVE, 0},
+    {10, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_TF32, 0},
+    {11, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     CH_TR_PREC_NATIVE, 1},
 };
 /* The order they are proposed in, after the exact first variant: cuBLAS (the tenth and
  * eleventh, proposed only when the whole body is a GEMM, the eleventh only when tol() admits
@@ -59,10 +64,15 @@ static const tr_variant tr_variants[] = {
  * GEMM-like nest or a transpose) and four rows a thread (the eighth, only when some kernel is a
  * plain 2-D one: stencils), since they are where the speed of those kernels is. The eighth's
  * blocks are 32x4: with four rows a thread they cover 32x16 points (a 5-point stencil on the
- * H200: 75% of the copy floor, 72% with 32x8, 64% with two rows a thread, 60% with eight). */
-static const size_t tr_order[] = {0, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
+ * H200: 75% of the copy floor, 72% with 32x8, 64% with two rows a thread, 60% with eight).
+ * A block per row (the twelfth, only when some kernel takes a row-wise shape) comes right after
+ * the first: a thread per row reached 7-30% of the copy floor on a softmax, a block per row
+ * 51% and more in hand-written tests. */
+static const size_t tr_order[] = {0, 11, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
+_Static_assert(sizeof tr_order / sizeof *tr_order == N_TR_VARIANTS,
+               "every variant has its place in the order");
 
 #define NEED_LLM                                                                                   \
     "the builtin agent only translates C bodies; configure an LLM provider "                       \
@@ -167,7 +177,7 @@ static int tr_variant_of_source(const char *src)
 typedef struct tr_output {
     char *src;
     ch_tr_strategy strategy;
-    int warps, n_tiled, n_rows, n_mma;
+    int warps, n_tiled, n_rows, n_mma, n_block_rows;
 } tr_output;
 
 static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
@@ -190,6 +200,7 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                              "of %dx%d%s",
                      tv->id, ch_tr_strategy_name(strategy),
                      tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
+                     : out->warps && tv->block_rows  ? ", a block per row"
                      : out->warps                    ? ", a warp per row"
                                                      : "",
                      tv->block_private ? " (histograms per block)" : "", tiles,
@@ -214,7 +225,9 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                          .rows = tv->rows,
                          .n_rows = &out->n_rows,
                          .tile_mma = tv->mma,
-                         .n_mma = &out->n_mma};
+                         .n_mma = &out->n_mma,
+                         .block_rows = tv->block_rows,
+                         .n_block_rows = &out->n_block_rows};
     out->src = ch_tr_cuda(plan, &o);
     free(head);
     ch_tr_plan_free(plan);
@@ -252,7 +265,8 @@ static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const
         }
     }
     if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->tm && !out->n_tiled) ||
-        (tv->rows > 1 && !out->n_rows) || (tv->mma && !out->n_mma)) {
+        (tv->rows > 1 && !out->n_rows) || (tv->mma && !out->n_mma) ||
+        (tv->block_rows && !out->n_block_rows)) {
         free(out->src);
         out->src = NULL;
         return 2;
@@ -298,9 +312,10 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
                                       : ch_xasprintf("translator v%d: %s%s%s", tv->id,
                                                      ch_tr_strategy_name(out.strategy),
                                                      out.n_tiled ? ", shared-memory tiles" : "",
-                                                     out.n_mma    ? ", tensor cores"
-                                                     : out.n_rows ? ", rows a thread"
-                                                                  : "");
+                                                     out.n_mma          ? ", tensor cores"
+                                                     : out.n_rows       ? ", rows a thread"
+                                                     : out.n_block_rows ? ", a block per row"
+                                                                        : "");
             rc = 0;
         }
     ch_tr_deps_free(deps);

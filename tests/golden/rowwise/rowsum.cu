@@ -1,0 +1,80 @@
+/* Kernel 0 runs S1 (line 5) S2 (line 7) S3 (line 8).
+ * c0 -> blocks (x): no dependence is carried by this dimension of the schedule (checked
+ *   with isl), so its values (the rows) run on different blocks, grid-stride; the plan's
+ *   warp per row, printed a block per row for rows of thousands of elements.
+ * c1 (each loop over a row) -> the block's threads: thread t takes every blockDim.x-th
+ *   iteration from the t-th, so a warp reads consecutive elements. Each sum, min or max
+ *   into a local scalar is combined over the block (warp shuffles, then shared memory)
+ *   and given to every thread; the loops after it read the row again, mostly from L2.
+ * Statements outside those loops run on every thread (each keeps its copy of the scalars),
+ *   and thread 0 alone writes memory; the block synchronises after each loop over the row
+ *   (what one thread wrote, another may read next).
+ */
+__global__ void __launch_bounds__(256) rowsum_k0(int m, int n, const float *__restrict__ a, float *__restrict__ out)
+{
+    /* a block per value of the mapped dimension: this block's first value and the step
+     * between its values (grid-stride), and this thread's index in the block */
+    const long long ch_g0 = blockIdx.x;
+    const long long ch_n0 = gridDim.x;
+    const int ch_lane = threadIdx.x;
+    float s; /* private to each iteration that uses it */
+    for (long long c0 = ch_g0; (c0 < m); c0 += ch_n0) { /* a block per value (grid-stride) */
+        { /* S1 (t.c:5): float s = 0; */
+            s = 0;
+        }
+        if (ch_lane != 0) /* thread 0 keeps the start value */
+            s = 0;
+        for (long long c1 = 0 + ch_lane; (c1 < n); c1 += blockDim.x) { /* a reduction spread over the block's threads */
+            { /* S2 (t.c:7): s += a[i * n + j]; */
+                const int i = (int)c0;
+                const int j = (int)c1;
+                s += a[i * n + j];
+            }
+        }
+        /* the block's sum of s: each warp's with shuffles, then the warps' through shared
+         * memory by warp 0, and the result to every thread */
+        {
+            __shared__ float ch_part[32];
+            for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* each warp's sums of s */
+                s += __shfl_down_sync(0xffffffffu, s, ch_o);
+            if ((threadIdx.x & 31) == 0)
+                ch_part[threadIdx.x >> 5] = s;
+            __syncthreads();
+            if (threadIdx.x < 32) {
+                s = threadIdx.x < (blockDim.x >> 5) ? ch_part[threadIdx.x] : (float)0;
+                for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the warps' sums of s */
+                    s += __shfl_down_sync(0xffffffffu, s, ch_o);
+                if (threadIdx.x == 0)
+                    ch_part[0] = s;
+            }
+            __syncthreads();
+            s = ch_part[0];
+        }
+        __syncthreads();
+        { /* S3 (t.c:8): out[i] = s; */
+            const int i = (int)c0;
+            if (ch_lane == 0) {
+                out[i] = s;
+            }
+            __syncthreads();
+        }
+    }
+}
+
+/* The device launcher: the pointers are device pointers holding the inputs. The kernels run in
+ * the new order; loops that carry a dependence run here and launch the kernels inside
+ * them. Returns 0, or the CUDA error that ended the call early; the caller synchronizes. */
+extern "C" int rowsum_device_launcher(int m, int n, const float *a, float *out)
+{
+
+    { /* kernel 0 */
+        const long long ch_e0 = m; /* values of c0 */
+        if (ch_e0 > 0) {
+            const dim3 ch_block(256), ch_grid(rowsum_blocks(ch_e0, 1, 2147483647LL));
+            rowsum_k0<<<ch_grid, ch_block>>>(m, n, a, out);
+            if (cudaPeekAtLastError() != cudaSuccess)
+                return (int)cudaGetLastError();
+        }
+    }
+    return (int)cudaGetLastError();
+}
