@@ -2,6 +2,7 @@
  * --harness-*. The table below is the single list of settings; the README's configuration
  * section and --harness-config are generated from the same rows. */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -403,6 +404,10 @@ int ch_config_size(const ch_config *cfg, const char *key, unsigned long long *ou
         !(toupper((unsigned char)end[1]) == 'I' && toupper((unsigned char)end[2]) == 'B' &&
           !end[3]))
         return bad_value(cfg, key, "a size (e.g. 500M, 5G)", err);
+    /* 2^64: "1e30" and "nan" parse as doubles but name no byte count (and casting them is
+     * undefined behaviour) */
+    if (!isfinite(d) || d * mult >= 18446744073709551616.0)
+        return bad_value(cfg, key, "a size below 16E (e.g. 500M, 5G)", err);
     *out = (unsigned long long)(d * mult);
     return 0;
 }
