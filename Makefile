@@ -48,9 +48,9 @@ CACHE_SRC  := $(sort $(wildcard cache/*.c cache/storage/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
 # The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
 # the full binary (libexec/ch-cc/ch-cc-full), which it execs. See driver/thin.c.
-DRIVER_FULL_ONLY := driver/harness.c driver/pipeline.c driver/pipeline_report.c driver/targets.c $(wildcard driver/admin*.c)
+DRIVER_FULL_ONLY := driver/harness.c driver/session.c $(wildcard driver/admin*.c)
 # driver/ files of pure functions (no printing, no driver state) that unit tests link too
-DRIVER_UNIT := driver/targets.c
+DRIVER_UNIT :=
 DRIVER_THIN_ONLY := driver/thin.c
 DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
@@ -59,6 +59,11 @@ PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
 TEMPLATES  := $(sort $(wildcard src/translate/templates/*))
 SPEC_CATALOG := $(sort $(wildcard src/agent/spec/catalog/*))
 HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h cache/storage/*.h))
+# What `make install` puts under include/: the public API only. harness.h (the HARNESS
+# attribute) and the trusted runtime's interface that generated units call (find_package users
+# link libch_runtime.a); every other header is internal to ch-cc (pipeline, agents, the argument
+# model) and stays in the source tree.
+PUBLIC_CH_HEADERS := include/ch/runtime.h
 GEN_PROMPTS := $(BUILD)/gen/prompts.c
 GEN_TEMPLATES := $(BUILD)/gen/templates.c
 GEN_SPEC_CATALOG := $(BUILD)/gen/spec_catalog.c
@@ -243,7 +248,7 @@ install: build
 	ln -sf ch-cc.1 $(DESTDIR)$(PREFIX)/share/man/man1/ch-nvcc.1
 	install -m 755 $(BUILD)/libexec/ch-cc/ch-cc-full $(DESTDIR)$(PREFIX)/libexec/ch-cc/ch-cc-full
 	install -m 644 include/harness.h $(DESTDIR)$(PREFIX)/include/harness.h
-	install -m 644 include/ch/*.h $(DESTDIR)$(PREFIX)/include/ch/
+	install -m 644 $(PUBLIC_CH_HEADERS) $(DESTDIR)$(PREFIX)/include/ch/
 	install -d $(DESTDIR)$(PREFIX)/lib
 	install -m 644 $(BUILD)/lib/libch_runtime.a $(DESTDIR)$(PREFIX)/lib/libch_runtime.a
 	@for f in cmake-module/*; do [ -f "$$f" ] && install -m 644 "$$f" $(DESTDIR)$(PREFIX)/lib/cmake/CudaHarness/ || true; done

@@ -24,6 +24,24 @@ const char *const ch_cache_stat_names[] = {
     "remote_rejected",
     "direct_hits",
     "direct_misses",
+    /* entry outcomes (ch/pipeline.h) */
+    "pending_entries",
+    "pending_verified",
+    "refused_translator",
+    "refused_reference",
+    "stage_static_failed",
+    "stage_compile_failed",
+    "stage_smoke_failed",
+    "stage_correct_failed",
+    "stage_sanitize_failed",
+    "stage_perf_failed",
+    "fallback_no_cache",
+    "fallback_cache_fault",
+    "fallback_offline",
+    "fallback_pending",
+    "fallback_failed",
+    "fallback_refused",
+    "fallback_agent",
     /* remote failures by kind (issue 17) */
     "remote_timeouts",
     "remote_unreachable",
@@ -31,19 +49,47 @@ const char *const ch_cache_stat_names[] = {
     "remote_too_large",
     NULL,
 };
+/* one name per counter: a counter without a name would never be shown nor stored */
+_Static_assert(sizeof ch_cache_stat_names / sizeof *ch_cache_stat_names - 1 ==
+                   sizeof(ch_cache_stats) / sizeof(unsigned long long),
+               "ch_cache_stat_names and ch_cache_stats disagree");
 
 unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
 {
-    unsigned long long *f[] = {&s->lookups,          &s->hits,
-                               &s->misses,           &s->generations,
-                               &s->evictions,        &s->damaged,
-                               &s->remote_hits,      &s->remote_misses,
-                               &s->remote_errors,    &s->agent_requests,
-                               &s->kernel_compiles,  &s->gpu_runs,
-                               &s->host_fallbacks,   &s->remote_rejected,
-                               &s->direct_hits,      &s->direct_misses,
-                               &s->remote_timeouts,  &s->remote_unreachable,
-                               &s->remote_bad_reply, &s->remote_too_large};
+    unsigned long long *f[] = {&s->lookups,
+                               &s->hits,
+                               &s->misses,
+                               &s->generations,
+                               &s->evictions,
+                               &s->damaged,
+                               &s->remote_hits,
+                               &s->remote_misses,
+                               &s->remote_errors,
+                               &s->agent_requests,
+                               &s->kernel_compiles,
+                               &s->gpu_runs,
+                               &s->host_fallbacks,
+                               &s->remote_rejected,
+                               &s->direct_hits,
+                               &s->direct_misses,
+                               &s->pending_entries,
+                               &s->pending_verified,
+                               &s->refused_translator,
+                               &s->refused_reference,
+                               &s->stage_static_failed,
+                               &s->stage_compile_failed,
+                               &s->stage_smoke_failed,
+                               &s->stage_correct_failed,
+                               &s->stage_sanitize_failed,
+                               &s->stage_perf_failed,
+                               &s->fallback_no_cache,
+                               &s->fallback_cache_fault,
+                               &s->fallback_offline,
+                               &s->fallback_pending,
+                               &s->fallback_failed,
+                               &s->fallback_refused,
+                               &s->fallback_agent,
+ &s->remote_timeouts, &s->remote_unreachable, &s->remote_bad_reply, &s->remote_too_large};
     return i < sizeof f / sizeof f[0] ? f[i] : NULL;
 }
 

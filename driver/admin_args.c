@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ch/pipeline.h"
 #include "driver.h"
 
 static const char *lang_name(ch_lang lang)
@@ -56,11 +57,10 @@ int ch_admin_args(ch_driver *d)
     add_opt_string(root, "opt", a->opt);
     cJSON_AddItemToObject(root, "arch_options", strvec_json(&a->arch_opts));
     /* the targets the build would key and compile kernels for */
-    ch_strvec archs;
-    ch_strvec_init(&archs);
-    ch_admin_targets(d, &archs);
-    cJSON_AddItemToObject(root, "archs", strvec_json(&archs));
-    ch_strvec_free(&archs);
+    ch_session s;
+    ch_driver_session_open(d, &s);
+    cJSON_AddItemToObject(root, "archs", strvec_json(&s.archs));
+    ch_driver_session_close(&s);
     cJSON_AddItemToObject(root, "codegen", strvec_json(&a->codegen));
     cJSON_AddBoolToObject(root, "rdc", a->rdc);
     cJSON_AddItemToObject(root, "xcompiler", strvec_json(&a->xcompiler));

@@ -71,17 +71,22 @@ static int cmd_stats(ch_cache *c, const char *form)
         return 1;
     }
     char h[32];
-    printf("%-15s %s\n", "cache_dir", ch_cache_dir(c));
+    /* one column for the values: as wide as the longest counter name */
+    int w = 15;
     for (size_t i = 0; ch_cache_stat_names[i]; i++)
-        printf("%-15s %llu\n", ch_cache_stat_names[i], *ch_cache_stats_field(&s, i));
-    printf("%-15s %zu\n", "entries", n);
+        if ((int)strlen(ch_cache_stat_names[i]) > w)
+            w = (int)strlen(ch_cache_stat_names[i]);
+    printf("%-*s %s\n", w, "cache_dir", ch_cache_dir(c));
+    for (size_t i = 0; ch_cache_stat_names[i]; i++)
+        printf("%-*s %llu\n", w, ch_cache_stat_names[i], *ch_cache_stats_field(&s, i));
+    printf("%-*s %zu\n", w, "entries", n);
     human_size(bytes, h, sizeof h);
-    printf("%-15s %llu (%s)\n", "bytes", bytes, h);
+    printf("%-*s %llu (%s)\n", w, "bytes", bytes, h);
     if (ch_cache_max_size(c)) {
         human_size(ch_cache_max_size(c), h, sizeof h);
-        printf("%-15s %llu (%s)\n", "max_size", ch_cache_max_size(c), h);
+        printf("%-*s %llu (%s)\n", w, "max_size", ch_cache_max_size(c), h);
     } else {
-        printf("%-15s %s\n", "max_size", "none");
+        printf("%-*s %s\n", w, "max_size", "none");
     }
     return 0;
 }

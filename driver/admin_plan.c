@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch/scan.h"
+#include "ch/pipeline.h"
 #include "ch/translate.h"
 #include "driver.h"
 
@@ -65,7 +65,11 @@ int ch_admin_plan(ch_driver *d)
     ch_entry_list l;
     ch_entry_list_init(&l);
     const ch_entry *first = NULL;
-    if (ch_admin_scan_entries(d, in, name, 0, &l, &first, &err) != 0) {
+    ch_session s;
+    ch_driver_session_open(d, &s);
+    int scanned = ch_admin_scan_entries(&s, in, name, 0, &l, &first, &err);
+    ch_driver_session_close(&s);
+    if (scanned != 0) {
         ch_driver_report(&err);
         ch_entry_list_free(&l);
         return 1;

@@ -9,6 +9,7 @@
 #include "ch/agent.h"
 #include "ch/checklist.h"
 #include "ch/fsutil.h"
+#include "ch/pipeline.h"
 #include "driver.h"
 
 static int propose_entry(ch_agent *ag, const ch_entry *e, const char *dir, long count,
@@ -64,8 +65,11 @@ int ch_admin_propose(ch_driver *d, const char *dir)
     const char *name = ch_admin_option(d, "entry", &(int){0});
     ch_agent *ag = NULL;
     int status = 1;
-    if (ch_admin_scan_entries(d, in, name, 0, &l, &first, &err) == 0 &&
-        ch_agent_open(&d->cfg, NULL, NULL, &ag, &err) == 0) {
+    /* the build's session: the same scan, targets and agent (with this machine's GPU) */
+    ch_session s;
+    ch_driver_session_open(d, &s);
+    if (ch_admin_scan_entries(&s, in, name, 0, &l, &first, &err) == 0 &&
+        (ag = ch_session_agent(&s, &err)) != NULL) {
         status = 0;
         for (size_t i = 0; i < l.len && status == 0; i++)
             if (!(name && *name) || strcmp(l.items[i].name, name) == 0)
@@ -73,7 +77,7 @@ int ch_admin_propose(ch_driver *d, const char *dir)
     }
     if (status != 0)
         ch_driver_report(&err);
-    ch_agent_close(ag);
+    ch_driver_session_close(&s); /* closes the agent */
     ch_entry_list_free(&l);
     return status;
 }

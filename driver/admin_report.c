@@ -13,6 +13,7 @@
 #include "ch/fsutil.h"
 #include "ch/report.h"
 #include "ch/scan.h"
+#include "ch/pipeline.h"
 #include "driver.h"
 
 /* ---- one cache entry as a report ---- */
@@ -65,14 +66,13 @@ static int key_in_file(ch_driver *d, const ch_input *in, const char *name, char 
     ch_entry_list l;
     ch_entry_list_init(&l);
     const ch_entry *e;
-    int rc = ch_admin_scan_entries(d, in, name, 1, &l, &e, err);
-    if (rc == 0) {
-        ch_strvec archs;
-        ch_strvec_init(&archs);
-        ch_admin_targets(d, &archs);
-        ch_cache_key(e, archs.items, key);
-        ch_strvec_free(&archs);
-    }
+    /* the build's session: the same scan arguments and target rule give the same key */
+    ch_session s;
+    ch_driver_session_open(d, &s);
+    int rc = ch_admin_scan_entries(&s, in, name, 1, &l, &e, err);
+    if (rc == 0)
+        rc = ch_session_key(&s, e, key, err);
+    ch_driver_session_close(&s);
     ch_entry_list_free(&l);
     return rc;
 }
@@ -337,17 +337,16 @@ int ch_admin_report(ch_driver *d, const char *dir)
                        cache_err.msg);
     char *path = NULL;
     if (rc == 0) {
-        ch_strvec archs;
-        ch_strvec_init(&archs);
-        ch_admin_targets(d, &archs);
+        ch_session session;
+        ch_driver_session_open(d, &session);
         ch_strbuf joined;
         ch_strbuf_init(&joined);
         for (size_t i = 0; i < names.len; i++)
             ch_strbuf_addf(&joined, "%s%s", i ? " " : "", names.items[i]);
-        rc = write_page(c, &l, texts.items, archs.items, dir && *dir ? dir : "ch-cc-report",
+        rc = write_page(c, &l, texts.items, session.archs.items, dir && *dir ? dir : "ch-cc-report",
                         joined.data, &path, &err);
         ch_strbuf_free(&joined);
-        ch_strvec_free(&archs);
+        ch_driver_session_close(&session);
     }
     if (rc == 0)
         printf("report: %s (%zu entr%s)\n", path, l.len, l.len == 1 ? "y" : "ies");

@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch/cache.h"
 #include "ch/checklist.h"
-#include "ch/gpu.h"
+#include "ch/pipeline.h"
 #include "ch/scan.h"
 #include "driver.h"
-#include "targets.h"
 
 static cJSON *param_json(const ch_param *p)
 {
@@ -101,12 +99,13 @@ static cJSON *clauses_json(const ch_clauses *c)
     return o;
 }
 
-static cJSON *entry_json(const ch_entry *e, char *const *archs)
+static cJSON *entry_json(const ch_session *s, const ch_entry *e)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", e->name);
     char key[33];
-    if (ch_cache_key(e, archs, key) == 0)
+    ch_error err;
+    if (ch_session_key(s, e, key, &err) == 0)
         cJSON_AddStringToObject(o, "key", key);
     cJSON_AddStringToObject(o, "kind", ch_kind_name(e->kind));
     cJSON_AddStringToObject(o, "file", e->file);
@@ -136,24 +135,23 @@ int ch_admin_list(ch_driver *d, int checklist_form)
     }
     ch_entry_list list;
     ch_entry_list_init(&list);
+    /* the build's session for the same command line: its targets are in the key */
+    ch_session s;
+    ch_driver_session_open(d, &s);
     for (size_t i = 0; i < d->args.n_inputs; i++) {
         const ch_input *in = &d->args.inputs[i];
-        ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
-        if (ch_scan_file(in->path, lang, d->args.scan_args.items, &list, &err) != 0) {
+        if (ch_session_scan(&s, in->path, in->lang, NULL, &list, &err) != 0) {
             ch_driver_report(&err);
             ch_entry_list_free(&list);
+            ch_driver_session_close(&s);
             return 1;
         }
     }
-    /* the key covers the target architectures: the build's for the same command line */
-    ch_strvec archs;
-    ch_strvec_init(&archs);
-    ch_admin_targets(d, &archs);
     cJSON *arr = cJSON_CreateArray();
     int status = 0;
     for (size_t i = 0; i < list.len && status == 0; i++) {
         if (!checklist_form) {
-            cJSON_AddItemToArray(arr, entry_json(&list.items[i], archs.items));
+            cJSON_AddItemToArray(arr, entry_json(&s, &list.items[i]));
             continue;
         }
         ch_checklist c;
@@ -168,7 +166,7 @@ int ch_admin_list(ch_driver *d, int checklist_form)
         free(json);
         ch_checklist_free(&c);
     }
-    ch_strvec_free(&archs);
+    ch_driver_session_close(&s);
     if (status != 0) {
         cJSON_Delete(arr);
         ch_entry_list_free(&list);
@@ -182,23 +180,6 @@ int ch_admin_list(ch_driver *d, int checklist_form)
     return 0;
 }
 
-/* The GPU for the target rule, probed only when the rule asks (as the build does). */
-static const char *probe_gpu_arch(void *ctx)
-{
-    ch_gpu_info *gpu = ctx;
-    ch_gpu_probe(gpu);
-    return gpu->present ? gpu->arch : NULL;
-}
-
-void ch_admin_targets(const ch_driver *d, ch_strvec *out)
-{
-    ch_gpu_info gpu;
-    ch_error warn;
-    if (ch_targets(&d->args.arch_opts, ch_config_get(&d->cfg, "arch"), probe_gpu_arch, &gpu, out,
-                   &warn) != 0)
-        ch_driver_warn("%s", warn.msg);
-}
-
 const ch_input *ch_admin_source(const ch_driver *d)
 {
     const ch_input *in = NULL;
@@ -209,12 +190,11 @@ const ch_input *ch_admin_source(const ch_driver *d)
     return in;
 }
 
-int ch_admin_scan_entries(ch_driver *d, const ch_input *in, const char *name, int only_one,
+int ch_admin_scan_entries(ch_session *s, const ch_input *in, const char *name, int only_one,
                           ch_entry_list *l, const ch_entry **first, ch_error *err)
 {
     *first = NULL;
-    ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
-    if (ch_scan_file(in->path, lang, d->args.scan_args.items, l, err) != 0)
+    if (ch_session_scan(s, in->path, in->lang, NULL, l, err) != 0)
         return -1;
     int named = name && *name;
     for (size_t i = 0; i < l->len; i++) {

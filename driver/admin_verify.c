@@ -10,16 +10,16 @@
 #include "ch/checklist.h"
 #include "ch/entry.h"
 #include "ch/fsutil.h"
-#include "ch/gpu.h"
-#include "ch/scan.h"
 #include "ch/emit.h"
+#include "ch/pipeline.h"
 #include "ch/verify.h"
 #include "driver.h"
 
 #define PENDING_MESSAGE "passed stages 0-1; stages 2-5 wait for a machine with a GPU"
 
 /* pending: why the stages after the compile did not run (no GPU), else NULL. */
-static void print_text(const ch_verify_report *r, const char *pending)
+/* key: the entry's cache key for this command line (the build's), "" when unknown. */
+static void print_text(const ch_verify_report *r, const char *pending, const char *key)
 {
     printf("verdict: %s\n", pending ? "pending" : r->correct ? "correct" : "incorrect");
     for (int s = 0; s < CH_STAGE_COUNT_; s++) {
@@ -43,6 +43,7 @@ static void print_text(const ch_verify_report *r, const char *pending)
     printf("seed: %016llx\n", (unsigned long long)r->seed);
     if (r->work_dir)
         printf("kept: %s\n", r->work_dir);
+    printf("key: %s\n", key);
 }
 
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
@@ -73,46 +74,34 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
     int status = 2;
     ch_verifier *v = NULL;
     const ch_entry *e = NULL;
-    ch_strvec targets;
-    ch_strvec_init(&targets);
-    if (ch_admin_scan_entries(d, in, ch_admin_option(d, "entry", &(int){0}), 1, &l, &e, &err) !=
-            0 ||
+    /* the build's session: the same targets, oracle (flags and -O), nvcc and cache */
+    ch_session session;
+    ch_driver_session_open(d, &session);
+    char *gpu_lock = NULL;
+    if (ch_admin_scan_entries(&session, in, ch_admin_option(d, "entry", &(int){0}), 1, &l, &e,
+                              &err) != 0 ||
         ch_checklist_derive(e, &c, &err) != 0) {
         ch_driver_report(&err);
         goto done;
     }
-    /* the oracle: the user's TU compiled with the user's preprocessor flags */
-    ch_strvec cc;
-    ch_strvec_init(&cc);
-    const char *host_cc = ch_config_get(&d->cfg, "host_cc");
-    ch_strvec_push(&cc, *host_cc ? host_cc : "cc");
-    for (size_t i = 0; i < d->args.scan_args.len; i++)
-        ch_strvec_push(&cc, d->args.scan_args.items[i]);
     ch_verify_setup s;
     memset(&s, 0, sizeof s);
     s.checklist = &c;
-    s.oracle.tu_path = c.kind == CH_KIND_SPEC_DECL ? NULL : in->path;
-    s.oracle.cc_argv = cc.items;
-    s.nvcc = *ch_config_get(&d->cfg, "nvcc") ? ch_config_get(&d->cfg, "nvcc") : NULL;
-    /* the build's targets for this command line; the first (the oldest) is compiled for */
-    ch_admin_targets(d, &targets);
-    s.arch = targets.items[0];
-    s.runner = ch_config_get(&d->cfg, "runner");
-    s.cache_dir = *ch_config_get(&d->cfg, "cache_dir") ? ch_config_get(&d->cfg, "cache_dir") : NULL;
-    ch_config_bool(&d->cfg, "keep", &s.keep, &err);
-    /* without a device the scaffold cannot run: stop after the compile, as a build does, rather
-     * than report the missing device as the candidate's failure at stage 2 */
-    ch_gpu_info gpu;
-    ch_gpu_probe(&gpu);
-    int have_gpu = gpu.present || *s.runner;
-    s.last_stage = have_gpu ? -1 : CH_STAGE_COMPILE;
+    /* without a device the scaffold cannot run: the setup stops after the compile, as a build
+     * does, rather than report the missing device as the candidate's failure at stage 2 */
+    ch_session_verify_setup(&session, e, in->path, NULL, &s, &gpu_lock);
+    int have_gpu = ch_session_gpu(&session)->have_gpu;
+    /* the key the build stores this entry under for the same command line */
+    char key[33] = "";
+    ch_error key_err;
+    if (ch_session_key(&session, e, key, &key_err) != 0)
+        key[0] = '\0';
     if (c.kind == CH_KIND_SPEC_DECL) {
         ch_error_set(&err,
                      "--harness-verify of a spec-only entry (%s) needs a test author's "
                      "reference, which this command does not take yet",
                      c.name);
         ch_driver_report(&err);
-        ch_strvec_free(&cc);
         goto done;
     }
     char *runtime_lib = ch_emit_runtime_library(); /* the verifier copies it */
@@ -121,21 +110,23 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
     free(runtime_lib);
     if (opened != 0) {
         ch_driver_report(&err);
-        ch_strvec_free(&cc);
         goto done;
     }
     ch_verify_report r;
     if (ch_verifier_run(v, src, &r, &err) != 0) {
         ch_driver_report(&err);
     } else {
-        const char *pending = !have_gpu && r.passed ? gpu.why : NULL;
+        const char *pending = !have_gpu && r.passed ? session.gpu.why : NULL;
         if (json) {
             char *j = ch_verify_report_json(&r);
-            cJSON *o = pending ? cJSON_Parse(j) : NULL;
+            cJSON *o = cJSON_Parse(j);
             if (o) {
-                cJSON_ReplaceItemInObject(o, "verdict", cJSON_CreateString("pending"));
-                cJSON_ReplaceItemInObject(o, "message", cJSON_CreateString(PENDING_MESSAGE));
-                cJSON_AddStringToObject(o, "pending", pending);
+                if (pending) {
+                    cJSON_ReplaceItemInObject(o, "verdict", cJSON_CreateString("pending"));
+                    cJSON_ReplaceItemInObject(o, "message", cJSON_CreateString(PENDING_MESSAGE));
+                    cJSON_AddStringToObject(o, "pending", pending);
+                }
+                cJSON_AddStringToObject(o, "key", key);
                 free(j);
                 j = cJSON_Print(o);
                 cJSON_Delete(o);
@@ -143,15 +134,15 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
             puts(j);
             free(j);
         } else {
-            print_text(&r, pending);
+            print_text(&r, pending, key);
         }
         status = pending ? 3 : r.correct ? 0 : 1;
     }
     ch_verify_report_free(&r);
     ch_verifier_close(v);
-    ch_strvec_free(&cc);
 done:
-    ch_strvec_free(&targets);
+    free(gpu_lock);
+    ch_driver_session_close(&session);
     ch_checklist_free(&c);
     ch_entry_list_free(&l);
     free(src);

@@ -61,6 +61,14 @@ void ch_driver_version_line(const ch_driver *d, FILE *to);
 /* Chooses d->personality from the inputs and options (nvcc, cc or c++). */
 void ch_driver_choose_personality(ch_driver *d);
 
+/* The pipeline session of this command (ch/pipeline.h) from its arguments and settings: every
+ * harness command opens it so one file gives one key. Close prints what the session kept to
+ * say; ch_driver_session_warnings prints what it has so far. */
+typedef struct ch_session ch_session;
+void ch_driver_session_open(ch_driver *d, ch_session *s);
+void ch_driver_session_warnings(ch_session *s);
+void ch_driver_session_close(ch_session *s);
+
 /* Harness path: the command compiles files that contain annotations. Returns the exit status. */
 int ch_harness_compile(ch_driver *d, const int *annotated);
 
@@ -86,14 +94,11 @@ int ch_admin_report(ch_driver *d, const char *dir);
 struct ch_cache;
 void ch_admin_report_build(ch_driver *d, struct ch_cache *c, const ch_entry_list *l,
                            const char *text, char *const *archs, const char *file);
-/* The target architectures of this command's kernels (targets.h's rule; the GPU is probed
- * only when the rule needs it): what a build with the same command line keys its entries by. */
-void ch_admin_targets(const ch_driver *d, ch_strvec *out);
 /* The source file an admin command works on (the last C, C++ or CUDA input), or NULL. */
 const ch_input *ch_admin_source(const ch_driver *d);
 /* Scans in into l; *first is the entry called name (any entry when name is NULL or ""); with
  * only_one and no name, a file with several entries is an error. */
-int ch_admin_scan_entries(ch_driver *d, const ch_input *in, const char *name, int only_one,
+int ch_admin_scan_entries(ch_session *s, const ch_input *in, const char *name, int only_one,
                           ch_entry_list *l, const ch_entry **first, ch_error *err);
 
 #endif

@@ -24,28 +24,22 @@
 #include "ch/verify.h"
 #include "direct.h"
 #include "link.h"
-#include "pipeline.h"
-#include "targets.h"
+#include "ch/pipeline.h"
 
 /* ---- the pragma grammar, the blanked copy, the depfile ---- */
 
-/* Parses every pragma of the file; the first bad one is the error. *count: pragmas found. */
-static int check_pragmas(const char *path, const char *text, size_t len, size_t *count,
-                         ch_error *err)
+/* Parses every pragma of the file (located once, in src); the first bad one is the error. */
+static int check_pragmas(const char *path, const ch_scan_source *src, ch_error *err)
 {
-    ch_pragma_loc *locs = NULL;
-    size_t n = 0;
-    ch_pragma_find(text, len, &locs, &n);
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    for (size_t i = 0; i < src->n_pragmas && rc == 0; i++) {
+        const ch_pragma_loc *at = &src->pragmas[i];
         ch_pragma p;
         memset(&p, 0, sizeof p);
-        rc = ch_pragma_parse(text + locs[i].body_offset, locs[i].end_offset - locs[i].body_offset,
-                             path, locs[i].body_line, locs[i].body_col, &p, err);
+        rc = ch_pragma_parse(src->text + at->body_offset, at->end_offset - at->body_offset, path,
+                             at->body_line, at->body_col, &p, err);
         ch_pragma_free(&p);
     }
-    free(locs);
-    *count = n;
     return rc;
 }
 
@@ -196,230 +190,13 @@ static int compile_copy(ch_driver *d, const ch_input *in, const char *copy, cons
 
 /* ---- the per-command build state ---- */
 
-/* The GPU for the target rule: the build's own probe, so a build that needs it for the rule
- * does not probe twice. */
-static const char *build_gpu_arch(void *ctx)
-{
-    ch_build *b = ch_build_gpu(ctx);
-    return b->gpu.present ? b->gpu.arch : NULL;
-}
-
-/* The targets by the rule --harness-list and --harness-verify use too (targets.h). */
-static void build_archs(ch_build *b)
-{
-    ch_error warn;
-    if (ch_targets(&b->d->args.arch_opts, ch_config_get(&b->d->cfg, "arch"), build_gpu_arch, b,
-                   &b->archs, &warn) != 0)
-        ch_driver_warn("%s", warn.msg);
-}
-
-static void build_open(ch_build *b, ch_driver *d)
-{
-    memset(b, 0, sizeof *b);
-    b->d = d;
-    pthread_mutex_init(&b->lock, NULL);
-    ch_error err;
-    if (ch_cache_open(&b->cache, &d->cfg, &b->cache_err) != 0)
-        b->cache = NULL;
-    build_archs(b);
-    b->nvcc = ch_real_compiler(d, CH_REAL_NVCC, &err);
-    if (!b->nvcc)
-        b->nvcc = ch_xstrdup("nvcc");
-    const char *host_cc = ch_config_get(&d->cfg, "host_cc");
-    ch_strvec_push(&b->ref_cc, *host_cc ? host_cc : "cc");
-    ch_strvec_pushv(&b->ref_cc, &d->args.scan_args);
-    ch_strvec_push(&b->ref_nvcc, b->nvcc);
-    ch_strvec_pushv(&b->ref_nvcc, &d->args.scan_args);
-    /* the oracle is also the host path whose time the dispatcher weighs: the user's -O */
-    if (d->args.opt)
-        ch_strvec_push_owned(&b->ref_cc, ch_xasprintf("-O%s", d->args.opt));
-    if (d->args.opt)
-        ch_strvec_push_owned(&b->ref_nvcc, ch_xasprintf("-O%s", d->args.opt));
-    for (size_t i = 0; ch_settings[i].key; i++)
-        if (strcmp(ch_settings[i].key, "budget") == 0)
-            b->budget_source = d->cfg.src[i];
-    ch_config_bool(&d->cfg, "quiet", &b->quiet, &err);
-    /* -w (gcc's and nvcc's "no warnings") silences ch-cc's notes too */
-    for (size_t i = 0; i < d->args.expanded.len; i++)
-        if (strcmp(d->args.expanded.items[i], "-w") == 0 ||
-            strcmp(d->args.expanded.items[i], "--disable-warnings") == 0)
-            b->quiet = 1;
-    b->live = !b->quiet && isatty(2);
-}
-
-static void build_close(ch_build *b)
-{
-    if (b->cache) {
-        ch_error err;
-        ch_cache_count(b->cache, &b->counts, &err);
-        ch_strvec warnings;
-        ch_strvec_init(&warnings);
-        ch_cache_take_warnings(b->cache, &warnings);
-        for (size_t i = 0; i < warnings.len; i++)
-            ch_driver_warn("%s", warnings.items[i]);
-        ch_strvec_free(&warnings);
-        ch_cache_close(b->cache);
-    }
-    ch_agent_close(b->agent);
-    ch_strvec_free(&b->archs);
-    ch_strvec_free(&b->ref_cc);
-    ch_strvec_free(&b->ref_nvcc);
-    free(b->nvcc);
-    free(b->nvcc_ident);
-    pthread_mutex_destroy(&b->lock);
-}
+/* A compile command: the driver's invocation and the pipeline session it opened. */
+typedef struct ch_build {
+    ch_driver *d;
+    ch_session s;
+} ch_build;
 
 /* ---- kernel objects ---- */
-
-/* nvcc and its flags for generated units: the build's architectures, position-independent
- * code when the user's compile is, the user's host compiler. */
-static void unit_flags(const ch_build *b, ch_strvec *argv)
-{
-    const ch_args *a = &b->d->args;
-    ch_strvec_push(argv, b->nvcc);
-    ch_strvec_push(argv, "-O3");
-    for (size_t i = 0; i < b->archs.len; i++) {
-        const char *sm = b->archs.items[i] + 3;
-        ch_strvec_push(argv, "-gencode");
-        ch_strvec_push_owned(argv,
-                             ch_xasprintf("arch=compute_%s,code=[sm_%s,compute_%s]", sm, sm, sm));
-    }
-    for (size_t i = 0; i < a->expanded.len; i++) {
-        const char *s = a->expanded.items[i];
-        if (strcmp(s, "-fPIC") == 0 || strcmp(s, "-fpic") == 0 || strcmp(s, "-fPIE") == 0 ||
-            strcmp(s, "-fpie") == 0)
-            ch_strvec_push_owned(argv, ch_xasprintf("-Xcompiler=%s", s));
-    }
-    for (size_t i = 0; i < a->xcompiler.len; i++)
-        if (strncmp(a->xcompiler.items[i], "-fP", 3) == 0 ||
-            strncmp(a->xcompiler.items[i], "-fp", 3) == 0)
-            ch_strvec_push_owned(argv, ch_xasprintf("-Xcompiler=%s", a->xcompiler.items[i]));
-    if (a->ccbin) {
-        ch_strvec_push(argv, "-ccbin");
-        ch_strvec_push(argv, a->ccbin);
-    }
-}
-
-/* The object key of an entry's unit: the entry key plus nvcc's identity, the unit flags and
- * the runtime interface's identity. */
-static int object_key(ch_build *b, const char *entry_key, const ch_strvec *flags, int c_linkage,
-                      int is_static, long long gpu_min_size, char key[33], ch_error *err)
-{
-    if (!b->nvcc_ident) { /* one nvcc --version per command */
-        ch_strbuf sb;
-        ch_strbuf_init(&sb);
-        if (ch_cache_tool_ident(b->nvcc, &sb, err) != 0) {
-            ch_strbuf_free(&sb);
-            return -1;
-        }
-        b->nvcc_ident = ch_strbuf_detach(&sb);
-    }
-    ch_strvec all;
-    ch_strvec_init(&all);
-    ch_strvec_pushv(&all, flags);
-    ch_strvec_push(&all, c_linkage ? "linkage=C" : "linkage=C++");
-    ch_strvec_push_owned(&all, ch_xasprintf("dispatch=%lld", gpu_min_size));
-    /* a static function's unit defines NAME__ch_dispatch instead of NAME */
-    ch_strvec_push(&all, is_static ? "static" : "external");
-    /* the unit pastes the runtime's interface: another interface, another object */
-    char rt[17];
-    ch_emit_runtime_ident(rt);
-    ch_strvec_push_owned(&all, ch_xasprintf("runtime=%s", rt));
-    ch_object_ident id = {b->nvcc_ident, "", all.items, 0, NULL, NULL, NULL};
-    int rc = ch_cache_object_key(entry_key, &id, key);
-    ch_strvec_free(&all);
-    return rc;
-}
-
-/* The object check of an entry's unit before it is linked into the user's program: what the
- * candidate profile allows, the dispatcher's pieces, the user's own host function, and the
- * libraries the verified candidate declares (a cuBLAS variant). */
-static int unit_object_passes(const ch_outcome *o, const char *obj_path, ch_strbuf *why)
-{
-    char *bridge = ch_emit_host_bridge_name(o->entry);
-    const char *extra[] = {bridge, NULL};
-    unsigned libs = ch_object_libraries_declared(o->kernel_src);
-    int ok = ch_object_check_as(obj_path, CH_OBJECT_UNIT, extra, libs, why) == 0;
-    free(bridge);
-    return ok;
-}
-
-/* The object of one kernel entry at obj_path: from the entry's objects/ in the cache (when it
- * passes the object check: a cache can be written by others), else emitted, compiled, checked
- * and stored there. */
-static int kernel_object(ch_build *b, const ch_outcome *o, int c_linkage, const char *tmp,
-                         const char *obj_path, ch_error *err)
-{
-    ch_strvec argv;
-    ch_strvec_init(&argv);
-    unit_flags(b, &argv);
-    char okey[33];
-    if (object_key(b, o->key, &argv, c_linkage, o->entry->is_static, o->gpu_min_size, okey, err) !=
-        0) {
-        ch_strvec_free(&argv);
-        return -1;
-    }
-    char *name = ch_xasprintf("objects/%s.o", okey);
-    /* a hit already holds the entry's objects; a kernel made now has none yet */
-    const ch_cache_file *f = ch_cache_hit_file(&o->hit, name);
-    int rc = 0;
-    if (f) {
-        rc = ch_write_file_atomic(obj_path, f->data, f->len, 0, err);
-        ch_strbuf why;
-        ch_strbuf_init(&why);
-        if (rc == 0 && !unit_object_passes(o, obj_path, &why)) {
-            ch_driver_warn("%s: the cached object is refused and rebuilt from its source: %s",
-                           o->entry->name, why.data);
-            f = NULL;
-        }
-        ch_strbuf_free(&why);
-    }
-    if (!f && rc == 0) {
-        char *plain = NULL, *size_expr = NULL;
-        ch_emit_size_expr(o->entry, &plain, &size_expr);
-        ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src,    o->design,
-                            o->key,   size_expr,     o->gpu_min_size};
-        ch_strbuf unit, log;
-        ch_strbuf_init(&unit);
-        ch_strbuf_init(&log);
-        char *cu = ch_xasprintf("%s/%s.cu", tmp, o->entry->name);
-        rc = ch_emit_entry_cu(&k, c_linkage, &unit, err);
-        if (rc == 0)
-            rc = ch_write_file_atomic(cu, unit.data, unit.len, 0, err);
-        if (rc == 0) {
-            ch_build_count(b, &b->counts.kernel_compiles);
-            rc = ch_emit_compile(argv.items, cu, obj_path, &log, err);
-        }
-        ch_strbuf why;
-        ch_strbuf_init(&why);
-        if (rc == 0 && !unit_object_passes(o, obj_path, &why))
-            rc = ch_error_set(err, "%s: the kernel's object is refused: %s", o->entry->name,
-                              why.data);
-        ch_strbuf_free(&why);
-        char *data = NULL;
-        size_t len = 0;
-        ch_cache_txn *t = NULL;
-        ch_error store_err;
-        /* storing is best effort: the object is built either way */
-        if (rc == 0 && b->cache && ch_read_file(obj_path, &data, &len, &store_err) == 0 &&
-            ch_cache_begin_update(b->cache, o->key, &t, &store_err) == 0) {
-            if (ch_cache_put(t, name, data, len, &store_err) == 0 &&
-                ch_cache_put(t, "emitted.cu", unit.data, unit.len, &store_err) == 0)
-                ch_cache_commit(t, &store_err);
-            else
-                ch_cache_abort(t);
-        }
-        free(data);
-        free(cu);
-        free(plain);
-        free(size_expr);
-        ch_strbuf_free(&unit);
-        ch_strbuf_free(&log);
-    }
-    free(name);
-    ch_strvec_free(&argv);
-    return rc;
-}
 
 /* A spec-decl entry without a kernel: the test author's reference is the function. */
 static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, const char *obj_path,
@@ -439,7 +216,7 @@ static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, c
                    e->name, e->signature, e->signature, e->name, args.data);
     char *c = ch_xasprintf("%s/%s_host.c", tmp, e->name);
     int rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
-    char *argv[] = {b->ref_cc.items[0], "-O2", NULL};
+    char *argv[] = {b->s.ref_cc.items[0], "-O2", NULL};
     if (rc == 0 && ch_emit_compile(argv, c, obj_path, NULL, err) != 0)
         rc = ch_error_prefix(err, "%s: the reference does not compile", e->name);
     ch_strbuf why;
@@ -462,10 +239,10 @@ static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, c
  * the cache was cleaned) is always reported. Returns nonzero when the note is to be printed. */
 static int host_note_is_new(ch_build *b, const ch_outcome *o)
 {
-    if (!b->cache)
+    if (!b->s.cache)
         return 1;
     int from_cache = o->hit.key[0] != '\0';
-    char *dir = ch_path_join(ch_cache_dir(b->cache), "notes");
+    char *dir = ch_path_join(ch_cache_dir(b->s.cache), "notes");
     char *mark = ch_path_join(dir, o->key);
     int is_new = !from_cache || !ch_file_exists(mark);
     ch_error err;
@@ -480,7 +257,7 @@ static void report_outcome(ch_build *b, const ch_outcome *o)
 {
     const ch_entry *e = o->entry;
     if (!o->kernel_src) {
-        if (b->quiet || !host_note_is_new(b, o))
+        if (b->s.quiet || !host_note_is_new(b, o))
             return;
         /* a reason located in the user's file (a refusal names the loop) is reported there,
          * as compilers report a note's place, rather than at the pragma */
@@ -497,7 +274,7 @@ static void report_outcome(ch_build *b, const ch_outcome *o)
                 e->name, reason);
         return;
     }
-    if (o->cached || b->quiet)
+    if (o->cached || b->s.quiet)
         return;
     fprintf(stderr, "ch-cc: %s: verified kernel linked (%s", e->name,
             o->design ? o->design : "candidate");
@@ -529,17 +306,23 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
         ch_driver_report(&err);
         return 1;
     }
-    size_t count_pragmas = 0;
+    /* the file is read once and its pragma lines located once: the grammar check, the scan and
+     * the host copy share them */
+    ch_pragma_loc *pragmas = NULL;
+    ch_scan_source src = {text, len, NULL, 0};
+    ch_pragma_find(text, len, &pragmas, &src.n_pragmas);
+    src.pragmas = pragmas;
     ch_entry_list entries;
     ch_entry_list_init(&entries);
     ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
     /* the grammar first (cheap, exact places), then libclang: an annotation that attaches to no
      * function, a bad type or an extent that cannot be inferred fails the compile too */
-    if (check_pragmas(in->path, text, len, &count_pragmas, &err) != 0 ||
-        ((count_pragmas > 0 || strstr(text, "HARNESS(")) &&
-         ch_scan_file(in->path, lang, a->scan_args.items, &entries, &err) != 0)) {
+    if (check_pragmas(in->path, &src, &err) != 0 ||
+        ((src.n_pragmas > 0 || strstr(text, "HARNESS(")) &&
+         ch_session_scan(&b->s, in->path, lang, &src, &entries, &err) != 0)) {
         ch_driver_report(&err);
         ch_entry_list_free(&entries);
+        free(pragmas);
         free(text);
         return 1;
     }
@@ -550,7 +333,9 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     int status = 0, on_fail_error = strcmp(ch_config_get(&d->cfg, "on_fail"), "error") == 0;
     for (size_t i = 0; i < entries.len && object && status == 0; i++) {
         const ch_entry *e = &entries.items[i];
-        if (ch_pipeline_entry(b, e, in->path, &out[i], &err) != 0) {
+        int served = ch_session_entry(&b->s, e, in->path, &out[i], &err);
+        ch_driver_session_warnings(&b->s);
+        if (served != 0) {
             ch_driver_report(&err);
             status = 1;
             break;
@@ -570,8 +355,6 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
         } else {
             report_outcome(b, &out[i]);
         }
-        if (!out[i].kernel_src)
-            ch_build_count(b, &b->counts.host_fallbacks);
         if (out[i].kernel_src && e->has_body)
             renamed[n_renamed++] = e;
     }
@@ -582,8 +365,8 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     }
     /* the user's code: pragmas blanked, kernel entries renamed to their host names */
     size_t host_len = 0;
-    char *host = status == 0 ? ch_emit_host_source(text, len, renamed, n_renamed, lang == CH_LANG_C,
-                                                   &host_len)
+    char *host = status == 0 ? ch_emit_host_source_at(text, len, pragmas, src.n_pragmas, renamed,
+                                                      n_renamed, lang == CH_LANG_C, &host_len)
                              : NULL;
     char *copy = host ? write_copy(tmp, in->path, host, host_len, &err) : NULL;
     if (status == 0 && !copy) {
@@ -605,8 +388,10 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
             continue;
         const ch_entry *e = out[i].entry;
         char *o = ch_xasprintf("%s/%s.o", tmp, e->name);
-        int rc = out[i].kernel_src ? kernel_object(b, &out[i], lang == CH_LANG_C, tmp, o, &err)
-                                   : reference_object(b, &out[i], tmp, o, &err);
+        int rc = out[i].kernel_src
+                     ? ch_session_object(&b->s, &out[i], lang == CH_LANG_C, tmp, o, &err)
+                     : reference_object(b, &out[i], tmp, o, &err);
+        ch_driver_session_warnings(&b->s);
         if (rc == 0) {
             char *exported = out[i].kernel_src ? ch_emit_dispatch_name(e) : ch_xstrdup(e->name);
             rc = ch_emit_privatize(o, exported, &err);
@@ -634,13 +419,14 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     free(tmp);
     free(copy);
     free(host);
-    if (status == 0) /* issue 18: the report page after the build (h5) */
-        ch_admin_report_build(d, b->cache, &entries, text, b->archs.items, in->path);
+    if (status == 0) /* the report page after the build, when report_dir asks for it */
+        ch_admin_report_build(d, b->s.cache, &entries, text, b->s.archs.items, in->path);
     for (size_t i = 0; i < entries.len; i++)
         ch_outcome_free(&out[i]);
     free(out);
     free(renamed);
     ch_entry_list_free(&entries);
+    free(pragmas);
     free(text);
     return status;
 }
@@ -714,7 +500,7 @@ static int compile_and_link(ch_build *b, const int *annotated)
             ch_strvec_push(&argv, arg);
         }
         if (device && d->personality != CH_REAL_NVCC)
-            ch_link_cuda_runtime_flags(b->nvcc, &argv);
+            ch_link_cuda_runtime_flags(b->s.nvcc, &argv);
         else if (device) /* nvcc adds the CUDA runtime, not the trusted one */
             ch_emit_runtime_nvcc_link_args(&argv);
         status = ch_driver_spawn(argv.items);
@@ -750,8 +536,8 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
                     a->inputs[i].path);
             return 1;
         }
-    ch_build b;
-    build_open(&b, d);
+    ch_build b = {d, {0}};
+    ch_driver_session_open(d, &b.s);
     int status = 0;
     if (!compiles) {
         status = compile_and_link(&b, annotated);
@@ -769,6 +555,6 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
             free(obj);
         }
     }
-    build_close(&b);
+    ch_driver_session_close(&b.s);
     return status;
 }

@@ -11,16 +11,7 @@
 
 #include "ch/error.h"
 #include "ch/strbuf.h"
-
-typedef enum ch_lang {
-    CH_LANG_NONE = 0, /* not an input */
-    CH_LANG_C,
-    CH_LANG_CXX,
-    CH_LANG_CU,
-    CH_LANG_ASM,
-    CH_LANG_OBJECT, /* .o, .a, .so, .obj, .lib, -l: goes to the linker */
-    CH_LANG_OTHER   /* unknown suffix: handed to the real compiler unchanged */
-} ch_lang;
+#include "ch/types.h"
 
 typedef struct ch_input {
     char *path;   /* "-" for stdin */

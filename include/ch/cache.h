@@ -162,6 +162,25 @@ typedef struct ch_cache_stats {
     unsigned long long remote_rejected; /* remote entries refused: unsigned, untrusted, altered */
     unsigned long long direct_hits;     /* objects served from a direct-mode manifest */
     unsigned long long direct_misses;   /* direct-mode lookups that went the full path */
+    /* entry outcomes (src/pipeline/: ch_session_entry); host_fallbacks is the sum of the
+     * fallback_ counters */
+    unsigned long long pending_entries;     /* entries served pending (wait for a GPU) */
+    unsigned long long pending_verified;    /* pending entries verified by a build with a GPU */
+    unsigned long long refused_translator;  /* refusals: the agent cannot translate the body */
+    unsigned long long refused_reference;   /* refusals: the reference program does not build */
+    unsigned long long stage_static_failed; /* candidates that failed a verification stage */
+    unsigned long long stage_compile_failed;
+    unsigned long long stage_smoke_failed;
+    unsigned long long stage_correct_failed;
+    unsigned long long stage_sanitize_failed;
+    unsigned long long stage_perf_failed;
+    unsigned long long fallback_no_cache; /* host paths by class (ch_fallback) */
+    unsigned long long fallback_cache_fault;
+    unsigned long long fallback_offline;
+    unsigned long long fallback_pending;
+    unsigned long long fallback_failed;
+    unsigned long long fallback_refused;
+    unsigned long long fallback_agent;
     /* remote failures by kind, each also counted in remote_errors */
     unsigned long long remote_timeouts;    /* no answer within remote_timeout */
     unsigned long long remote_unreachable; /* no connection (refused, unknown host, no share) */

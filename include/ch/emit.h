@@ -17,6 +17,7 @@
 
 #include "ch/entry.h"
 #include "ch/error.h"
+#include "ch/scan.h"
 #include "ch/strbuf.h"
 
 typedef struct ch_emit_kernel {
@@ -130,6 +131,11 @@ char *ch_emit_rename_definitions(const char *text, size_t len, const ch_entry *c
  * kept, so line numbers stay the user's. entries[i] with has_body only; caller frees. */
 char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *entries, size_t n,
                           int c_linkage, size_t *out_len);
+/* The same with the pragma lines already located (ch_pragma_find over text): a compile finds
+ * them once for the grammar check, the scan and this copy. */
+char *ch_emit_host_source_at(const char *text, size_t len, const ch_pragma_loc *pragmas,
+                             size_t n_pragmas, const ch_entry *const *entries, size_t n,
+                             int c_linkage, size_t *out_len);
 
 /* Compiles a generated unit: compiler_argv (nvcc or the host compiler and its flags,
  * NULL-terminated) + -c src -o obj. The compiler's output goes to log (may be NULL). 0, or -1

@@ -12,20 +12,9 @@
 
 #include <stddef.h>
 
-#include "ch/args.h"
 #include "ch/entry.h"
 #include "ch/error.h"
-
-/* Scans path (lang: CH_LANG_C, CH_LANG_CXX or CH_LANG_CU) with clang_args (NULL-terminated
- * -I/-D/-U/-isystem/-include/-std= options, may be NULL) and appends one entry per annotated
- * function, in source order. Returns 0, or -1 with err set (located at the annotation when the
- * annotation is at fault). */
-int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_entry_list *out,
-                 ch_error *err);
-
-/* A same-length copy of text where every `#pragma harness` line and its backslash
- * continuations are spaces (newlines kept), so the host compile keeps line numbers. */
-char *ch_scan_blank(const char *text, size_t len);
+#include "ch/types.h"
 
 /* One `#pragma harness` line found in a file's text. */
 typedef struct ch_pragma_loc {
@@ -39,6 +28,25 @@ typedef struct ch_pragma_loc {
 /* Finds every `#pragma harness` line (outside comments and string literals). *locs is
  * malloc'd (caller frees), *n its length. */
 void ch_pragma_find(const char *text, size_t len, ch_pragma_loc **locs, size_t *n);
+
+/* Scans path (lang: CH_LANG_C, CH_LANG_CXX or CH_LANG_CU) with clang_args (NULL-terminated
+ * -I/-D/-U/-isystem/-include/-std= options, may be NULL) and appends one entry per annotated
+ * function, in source order. Returns 0, or -1 with err set (located at the annotation when the
+ * annotation is at fault). */
+int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_entry_list *out,
+                 ch_error *err);
+/* The same over the file's text already read (text[len] is NUL) and its pragma lines already
+ * located (ch_pragma_find over text; NULL: located here): a compile reads its file and finds its
+ * pragmas once (libclang parses path itself). */
+int ch_scan_text(const char *path, const char *text, size_t len, const ch_pragma_loc *pragmas,
+                 size_t n_pragmas, ch_lang lang, char *const *clang_args, ch_entry_list *out,
+                 ch_error *err);
+
+/* A same-length copy of text where every `#pragma harness` line and its backslash
+ * continuations are spaces (newlines kept), so the host compile keeps line numbers. */
+char *ch_scan_blank(const char *text, size_t len);
+/* The same with the pragma lines already located (ch_pragma_find over text). */
+char *ch_scan_blank_at(const char *text, size_t len, const ch_pragma_loc *pragmas, size_t n);
 
 /* A parameter name written in a clause, with its place (for "names no parameter"). */
 typedef struct ch_pragma_name {

@@ -8,6 +8,17 @@
 
 #include <stddef.h>
 
+/* The language of a compiler input (by suffix or -x): the scan and the driver both need it. */
+typedef enum ch_lang {
+    CH_LANG_NONE = 0, /* not an input */
+    CH_LANG_C,
+    CH_LANG_CXX,
+    CH_LANG_CU,
+    CH_LANG_ASM,
+    CH_LANG_OBJECT, /* .o, .a, .so, .obj, .lib, -l: goes to the linker */
+    CH_LANG_OTHER   /* unknown suffix: handed to the real compiler unchanged */
+} ch_lang;
+
 typedef enum ch_scalar {
     CH_T_UNKNOWN = 0,
     CH_T_BOOL,

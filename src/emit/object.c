@@ -94,7 +94,20 @@ static int pragma_line(const char *text, size_t len, const ch_entry *e, size_t *
 char *ch_emit_host_source(const char *text, size_t len, const ch_entry *const *entries, size_t n,
                           int c_linkage, size_t *out_len)
 {
-    char *blank = ch_scan_blank(text, len);
+    ch_pragma_loc *pragmas;
+    size_t n_pragmas;
+    ch_pragma_find(text, len, &pragmas, &n_pragmas);
+    char *host =
+        ch_emit_host_source_at(text, len, pragmas, n_pragmas, entries, n, c_linkage, out_len);
+    free(pragmas);
+    return host;
+}
+
+char *ch_emit_host_source_at(const char *text, size_t len, const ch_pragma_loc *pragmas,
+                             size_t n_pragmas, const ch_entry *const *entries, size_t n,
+                             int c_linkage, size_t *out_len)
+{
+    char *blank = ch_scan_blank_at(text, len, pragmas, n_pragmas);
     edit *edits = ch_xcalloc(3 * n + 1, sizeof *edits);
     size_t ne = 0;
     for (size_t i = 0; i < n; i++) {

@@ -2,6 +2,7 @@
  * unit-tested and fuzzed alone. Also finds pragma lines in a file's text and blanks them for
  * the host compile. Invariant: every error is located inside the pragma text and says what to
  * write instead; nothing here reads past `len`. */
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -755,18 +756,26 @@ void ch_pragma_find(const char *t, size_t len, ch_pragma_loc **locs, size_t *n)
     }
 }
 
-char *ch_scan_blank(const char *text, size_t len)
+char *ch_scan_blank_at(const char *text, size_t len, const ch_pragma_loc *pragmas, size_t n)
 {
     char *out = ch_xmalloc(len + 1);
     memcpy(out, text, len);
     out[len] = '\0';
+    for (size_t k = 0; k < n; k++) {
+        assert(pragmas[k].hash_offset <= pragmas[k].end_offset && pragmas[k].end_offset <= len);
+        for (size_t i = pragmas[k].hash_offset; i < pragmas[k].end_offset; i++)
+            if (out[i] != '\n')
+                out[i] = ' ';
+    }
+    return out;
+}
+
+char *ch_scan_blank(const char *text, size_t len)
+{
     ch_pragma_loc *locs;
     size_t n;
     ch_pragma_find(text, len, &locs, &n);
-    for (size_t k = 0; k < n; k++)
-        for (size_t i = locs[k].hash_offset; i < locs[k].end_offset; i++)
-            if (out[i] != '\n')
-                out[i] = ' ';
+    char *out = ch_scan_blank_at(text, len, locs, n);
     free(locs);
     return out;
 }

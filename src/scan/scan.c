@@ -31,6 +31,8 @@ typedef struct scan_ctx {
     const char *path;
     ch_lang lang;
     char *const *clang_args;
+    const ch_pragma_loc *pragmas; /* the file's pragma lines, located by the caller or here */
+    size_t n_pragmas;
     int expand_tried;
     char *expand_dir; /* holds the preprocessed copy */
     CXIndex expand_index;
@@ -573,17 +575,17 @@ static int same_function(CXCursor a, CXCursor b)
 }
 
 /* Binds each pragma to the declaration after it, adds attributes, and rejects doubles. */
-static int bind_annotations(const char *path, const char *text, decl_list *dl, annot **out,
+static int bind_annotations(const scan_ctx *sc, const char *text, decl_list *dl, annot **out,
                             size_t *n_out, ch_error *err)
 {
-    ch_pragma_loc *locs;
-    size_t nl;
-    ch_pragma_find(text, strlen(text), &locs, &nl);
+    const char *path = sc->path;
+    const ch_pragma_loc *locs = sc->pragmas;
+    size_t nl = sc->n_pragmas;
     annot *v = ch_xcalloc(nl + dl->n + 1, sizeof *v);
     size_t n = 0;
     int rc = 0;
     for (size_t i = 0; i < nl && rc == 0; i++) {
-        ch_pragma_loc *L = &locs[i];
+        const ch_pragma_loc *L = &locs[i];
         annot *a = &v[n];
         rc = ch_pragma_parse(text + L->body_offset, L->end_offset - L->body_offset, path,
                              L->body_line, L->body_col, &a->p, err);
@@ -602,7 +604,6 @@ static int bind_annotations(const char *path, const char *text, decl_list *dl, a
         else
             a->fn = dl->v[k].c;
     }
-    free(locs);
     for (size_t k = 0; k < dl->n && rc == 0; k++) {
         if (!is_function(dl->v[k].c))
             continue;
@@ -637,12 +638,11 @@ static int annot_cmp(const void *x, const void *y)
 static int scan_tu(CXTranslationUnit tu, scan_ctx *sc, const char *text, ch_entry_list *out,
                    ch_error *err)
 {
-    const char *path = sc->path;
     decl_list dl = {NULL, 0};
     clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_top, &dl);
     annot *v;
     size_t n;
-    int rc = bind_annotations(path, text, &dl, &v, &n, err);
+    int rc = bind_annotations(sc, text, &dl, &v, &n, err);
     qsort(v, n, sizeof *v, annot_cmp);
     size_t base = out->len;
     if (rc == 0 && n > 0)
@@ -842,9 +842,21 @@ int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_ent
     size_t len;
     if (ch_read_file(path, &text, &len, err) != 0)
         return -1;
-    if (!memmem(text, len, "harness", 7) && !memmem(text, len, "HARNESS", 7)) {
-        free(text);
+    int rc = ch_scan_text(path, text, len, NULL, 0, lang, clang_args, out, err);
+    free(text);
+    return rc;
+}
+
+int ch_scan_text(const char *path, const char *text, size_t len, const ch_pragma_loc *pragmas,
+                 size_t n_pragmas, ch_lang lang, char *const *clang_args, ch_entry_list *out,
+                 ch_error *err)
+{
+    if (!memmem(text, len, "harness", 7) && !memmem(text, len, "HARNESS", 7))
         return 0;
+    ch_pragma_loc *found = NULL;
+    if (!pragmas) {
+        ch_pragma_find(text, len, &found, &n_pragmas);
+        pragmas = found;
     }
     CXIndex idx = clang_createIndex(0, 0);
     parse_setup setup;
@@ -856,7 +868,7 @@ int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_ent
         tu = parse_tu(idx, path, lang, clang_args, 1, &setup, err);
     }
     int rc;
-    scan_ctx sc = {path, lang, clang_args, 0, NULL, NULL, NULL, NULL, 0};
+    scan_ctx sc = {path, lang, clang_args, pragmas, n_pragmas, 0, NULL, NULL, NULL, NULL, 0};
     if (!tu)
         rc = ch_error_set(err, "%s: libclang could not parse the file", path);
     else
@@ -866,6 +878,6 @@ int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_ent
         clang_disposeTranslationUnit(tu);
     setup_free(&setup);
     clang_disposeIndex(idx);
-    free(text);
+    free(found);
     return rc;
 }

@@ -25,6 +25,8 @@ okd $? "make install PREFIX=... BUILD=$build_dir" "$(tail -n 20 install.log)"
 pkg="$prefix/lib/cmake/CudaHarness"
 [ -f "$pkg/CudaHarnessConfig.cmake" ] && [ -f "$pkg/CudaHarnessConfigVersion.cmake" ] && [ -x "$prefix/bin/ch-cc" ]
 ok $? "install puts the package files next to bin/ch-cc"
+is "$(cd "$prefix/include" && find . -name '*.h' | sort | tr '\n' ' ')" "./ch/runtime.h ./harness.h " \
+    "install puts only the public headers (harness.h, the runtime's interface) under include/"
 want_version=$(sed -n 's/^VERSION *:= *//p' "$CH_CC_SRC/Makefile")
 is "$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' "$pkg/CudaHarnessConfigVersion.cmake")" "$want_version" \
     "CudaHarnessConfigVersion.cmake holds the Makefile's VERSION"

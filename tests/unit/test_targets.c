@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "targets.h"
+#include "ch/targets.h"
 
 /* The fake GPU: its architecture (NULL: none) and how often it was asked. */
 typedef struct fake_gpu {

@@ -7,39 +7,22 @@
  * first build that has a GPU, which verifies them without asking the agent again), "failed"
  * (evolution on a GPU found no correct kernel) and "unsupported" (the agent refused the entry,
  * with the reason). Only agent and network failures are not cached: they may pass. */
+#include <assert.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ch/checklist.h"
 #include "ch/emit.h"
+#include "ch/evolve.h"
 #include "ch/fsutil.h"
-#include "pipeline.h"
+#include "ch/pipeline.h"
+#include "ch/report.h"
 
-/* ---- counters and progress ---- */
-
-ch_build *ch_build_gpu(ch_build *b)
-{
-    if (b->gpu_probed)
-        return b;
-    b->gpu_probed = 1;
-    const char *runner = ch_config_get(&b->d->cfg, "runner");
-    ch_gpu_probe(&b->gpu);
-    b->have_gpu = b->gpu.present || *runner;
-    if (!b->gpu.present && *runner)
-        snprintf(b->gpu.why, sizeof b->gpu.why, "verification runs through CH_CC_RUNNER");
-    return b;
-}
-
-void ch_build_count(ch_build *b, unsigned long long *field)
-{
-    pthread_mutex_lock(&b->lock);
-    (*field)++;
-    pthread_mutex_unlock(&b->lock);
-}
+/* ---- progress ---- */
 
 static double now_s(void)
 {
@@ -51,7 +34,7 @@ static double now_s(void)
 /* ---- the evolution's view of the agent and the verifier ---- */
 
 typedef struct evo_ctx {
-    ch_build *b;
+    ch_session *s;
     const ch_entry *e;
     ch_verifier *v;
     ch_agent *agent;
@@ -64,7 +47,7 @@ static int evo_propose(void *vctx, const ch_kernel_request *req, char **src, cha
     evo_ctx *x = vctx;
     if (!x->agent)
         return 1;
-    ch_build_count(x->b, &x->b->counts.agent_requests);
+    ch_session_count(x->s, &x->s->counts.agent_requests);
     return x->agent->ops->kernel(x->agent, req, src, design, err);
 }
 
@@ -74,7 +57,7 @@ static int evo_build(void *vctx, ch_candidate *c, ch_error *err)
     ch_verify_build *vb = NULL;
     int rc = ch_verifier_build(x->v, c->source, &c->report, &vb, err);
     if (rc == 0 && c->report.status[CH_STAGE_COMPILE] != CH_ST_NOT_RUN)
-        ch_build_count(x->b, &x->b->counts.kernel_compiles);
+        ch_session_count(x->s, &x->s->counts.kernel_compiles);
     c->build = vb;
     return rc;
 }
@@ -84,7 +67,7 @@ static int evo_build(void *vctx, ch_candidate *c, ch_error *err)
 static int evo_test(void *vctx, ch_candidate *c, ch_error *err)
 {
     evo_ctx *x = vctx;
-    ch_build_count(x->b, &x->b->counts.gpu_runs);
+    ch_session_count(x->s, &x->s->counts.gpu_runs);
     int rc = ch_verifier_test(x->v, c->build, c->source, &c->report, err);
     c->build = NULL;
     return rc;
@@ -125,7 +108,7 @@ static const char *candidate_words(const ch_verify_report *r)
 static void evo_progress(void *vctx, const ch_evolution *ev, const ch_candidate *c)
 {
     evo_ctx *x = vctx;
-    if (!x->b->live)
+    if (!x->s->progress)
         return;
     char best[64] = "no correct kernel yet";
     if (ev->best < 0 && c->report.passed && !c->report.correct)
@@ -143,9 +126,10 @@ static void evo_progress(void *vctx, const ch_evolution *ev, const ch_candidate 
     char round[24] = "";
     if (c->round >= 0)
         snprintf(round, sizeof round, " (round %d)", c->round + 1);
-    fprintf(stderr, "\r\033[Kch-cc: %s: making a GPU kernel: candidate %d%s %s%s; %s", x->e->name,
-            c->id + 1, round, candidate_words(&c->report), own, best);
-    fflush(stderr);
+    char *line = ch_xasprintf("ch-cc: %s: making a GPU kernel: candidate %d%s %s%s; %s", x->e->name,
+                              c->id + 1, round, candidate_words(&c->report), own, best);
+    x->s->progress(x->s->progress_ctx, line);
+    free(line);
 }
 
 /* ---- what goes into the cache ---- */
@@ -161,16 +145,16 @@ static const char *file_text(const ch_cache_file *f)
     return f ? (const char *)f->data : NULL;
 }
 
-/* Records the evolution's result in the transaction: status, kernel, pending candidates.
- * Returns the status written. */
-static const char *record(ch_cache_txn *t, const ch_evolution *ev, int max_stage, ch_error *err)
+/* Records the evolution's result in the transaction: status, kernel, pending candidates
+ * (report.json is put_report's). Returns the status written. */
+static ch_entry_status record(ch_cache_txn *t, const ch_evolution *ev, int max_stage, ch_error *err)
 {
-    const char *status = "failed";
+    ch_entry_status status = CH_STATUS_FAILED;
     if (ev->best >= 0 && ev->cands[ev->best].report.correct) {
         const ch_candidate *c = &ev->cands[ev->best];
         put_text(t, "kernel.cu", c->source, err);
         ch_cache_txn_meta(t, "design", c->design ? c->design : "");
-        status = "verified";
+        status = CH_STATUS_VERIFIED;
     } else if (max_stage < CH_STAGE_SMOKE) {
         int k = 0;
         for (size_t i = 0; i < ev->n; i++)
@@ -180,10 +164,50 @@ static const char *record(ch_cache_txn *t, const ch_evolution *ev, int max_stage
                 free(name);
             }
         if (k > 0)
-            status = "pending";
+            status = CH_STATUS_PENDING;
     }
-    ch_cache_txn_meta(t, "status", status); /* report.json: ch_pipeline_put_report (h5) */
+    ch_cache_txn_meta(t, "status", ch_entry_status_name(status));
     return status;
+}
+
+/* report.json (issue 18): what the session knows when it stores an entry, handed to
+ * src/report's writer; once per outcome (verified, pending, failed: after the evolution;
+ * unsupported: with the refusal). */
+static void put_report(ch_session *s, ch_cache_txn *t, const ch_entry *e, const ch_checklist *c,
+                       const ch_evolution *ev, ch_entry_status status, const ch_outcome *out,
+                       const char *refusal)
+{
+    ch_strbuf hashed;
+    ch_strbuf_init(&hashed);
+    char key[33];
+    ch_cache_key_text(e, s->archs.items, key, &hashed);
+    const char *agent = ch_cache_txn_get_meta(t, "agent");
+    ch_report_facts f = {
+        .entry = e,
+        .key = key,
+        .hashed = hashed.data,
+        .status = ch_entry_status_name(status),
+        .agent = agent ? agent : (s->agent ? s->agent->ops->name : NULL),
+        .model = ch_cache_txn_get_meta(t, "model"),
+        .checklist = c,
+        .ev = ev,
+        .gpu_min_size = out->kernel_src ? out->gpu_min_size : -1,
+        .reason = refusal           ? refusal
+                  : out->kernel_src ? NULL
+                                    : out->reason,
+    };
+    cJSON *report = ch_report_entry_json(&f);
+    char *json = cJSON_Print(report);
+    ch_error err;
+    if (ch_cache_put(t, "report.json", json, strlen(json), &err) != 0) {
+        pthread_mutex_lock(&s->lock);
+        ch_strvec_push_owned(&s->warnings,
+                             ch_xasprintf("%s: report.json not stored: %s", e->name, err.msg));
+        pthread_mutex_unlock(&s->lock);
+    }
+    free(json);
+    cJSON_Delete(report);
+    ch_strbuf_free(&hashed);
 }
 
 /* The pending candidates of a cache entry (candidates/0.cu, 1.cu ...), borrowed. */
@@ -203,12 +227,12 @@ static size_t pending_sources(const ch_cache_txn *t, const char **out, size_t ca
 
 /* ---- setting up one entry's verification ---- */
 
-static int evolve_opts(ch_build *b, const ch_entry *e, ch_evolve_opts *o, ch_error *err)
+static int evolve_opts(ch_session *s, const ch_entry *e, ch_evolve_opts *o, ch_error *err)
 {
     memset(o, 0, sizeof *o);
     long budget = 0, jobs = 0;
     double time_limit = 0;
-    const ch_config *cfg = &b->d->cfg;
+    const ch_config *cfg = s->cfg;
     if (ch_config_long(cfg, "budget", &budget, err) != 0 ||
         ch_config_double(cfg, "time", &time_limit, err) != 0)
         return -1;
@@ -217,38 +241,15 @@ static int evolve_opts(ch_build *b, const ch_entry *e, ch_evolve_opts *o, ch_err
     if (jobs <= 0)
         jobs = sysconf(_SC_NPROCESSORS_ONLN);
     /* a budget() clause is the entry's own limit; the command line's wins over it */
-    if (e->clauses.has_budget && b->budget_source < CH_CFG_CMDLINE)
+    if (e->clauses.has_budget && s->budget_source < CH_CFG_CMDLINE)
         budget = e->clauses.budget;
     o->budget = (int)(budget > 0 ? budget : 1);
     o->time_limit = time_limit;
     o->jobs = (int)(jobs > 0 ? jobs : 1);
     /* two designs at once: enough to compare, and pending builds stay cheap without a GPU */
     o->width = o->budget < 2 ? o->budget : 2;
-    o->max_stage = ch_build_gpu(b)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
+    o->max_stage = ch_session_gpu(s)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
     return 0;
-}
-
-/* The verifier's setup; *gpu_lock (caller frees) is the machine-wide GPU lock file, under the
- * cache's locks/ so every ch-cc process of a make -j finds the same one. */
-static void oracle_setup(ch_build *b, const ch_entry *e, const char *tu, const char *reference_c,
-                         ch_verify_setup *s, char **gpu_lock)
-{
-    const ch_config *cfg = &b->d->cfg;
-    /* with a test author's reference the file still holds a sample(fn) function */
-    s->oracle.tu_path = reference_c && !e->clauses.sample ? NULL : tu;
-    /* a CUDA file: nvcc compiles its oracle, as it compiles the file itself */
-    s->oracle.cuda = e->is_cuda;
-    s->oracle.cc_argv = s->oracle.cuda ? b->ref_nvcc.items : b->ref_cc.items;
-    s->oracle.reference_c = reference_c;
-    s->nvcc = b->nvcc;
-    s->arch = b->archs.items[0];
-    s->runner = *ch_config_get(cfg, "runner") ? ch_config_get(cfg, "runner") : NULL;
-    s->cache_dir = b->cache ? ch_cache_dir(b->cache) : NULL;
-    *gpu_lock = b->cache ? ch_xasprintf("%s/locks/gpu-0.lock", ch_cache_dir(b->cache)) : NULL;
-    s->gpu_lock = *gpu_lock;
-    s->last_stage = ch_build_gpu(b)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
-    ch_error err;
-    ch_config_bool(cfg, "keep", &s->keep, &err);
 }
 
 /* Where the dispatcher switches to the GPU, from verification's measured curve (the host path
@@ -314,39 +315,58 @@ static int reference_failure(const ch_entry *e, ch_error *err)
     return ch_error_prefix(err, "%s: the reference does not build", e->name);
 }
 
+/* Each candidate that failed a stage moves that stage's counter (stage_NAME_failed). */
+static void count_stage_failures(ch_session *s, const ch_evolution *ev)
+{
+    unsigned long long *by_stage[CH_STAGE_COUNT_] = {
+        [CH_STAGE_STATIC] = &s->counts.stage_static_failed,
+        [CH_STAGE_COMPILE] = &s->counts.stage_compile_failed,
+        [CH_STAGE_SMOKE] = &s->counts.stage_smoke_failed,
+        [CH_STAGE_CORRECT] = &s->counts.stage_correct_failed,
+        [CH_STAGE_SANITIZE] = &s->counts.stage_sanitize_failed,
+        [CH_STAGE_PERF] = &s->counts.stage_perf_failed,
+    };
+    for (size_t i = 0; i < ev->n; i++) {
+        const ch_verify_report *r = &ev->cands[i].report;
+        if (r->stage >= 0 && r->stage < CH_STAGE_COUNT_ && r->status[r->stage] == CH_ST_FAIL)
+            ch_session_count(s, by_stage[r->stage]);
+    }
+}
+
 /* Runs the evolution for an entry whose checklist (and reference) are known, inside the
  * transaction t; fills the outcome from its result. */
-static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch_checklist *c,
+static int evolve_entry(ch_session *s, const ch_entry *e, const char *tu, const ch_checklist *c,
                         const char *reference_c, const char *const *seeds, size_t n_seeds,
                         ch_agent *agent, ch_cache_txn *t, ch_outcome *out, ch_error *err)
 {
     ch_evolve_opts o;
-    if (evolve_opts(b, e, &o, err) != 0)
+    if (evolve_opts(s, e, &o, err) != 0)
         return -1;
     if (!agent)
         o.budget = 0;
-    ch_verify_setup s;
-    memset(&s, 0, sizeof s);
-    s.checklist = c;
+    ch_verify_setup vs;
+    memset(&vs, 0, sizeof vs);
+    vs.checklist = c;
     char *gpu_lock = NULL;
-    oracle_setup(b, e, tu, reference_c, &s, &gpu_lock);
+    ch_session_verify_setup(s, e, tu, reference_c, &vs, &gpu_lock);
     /* the whole call is timed through the runtime the dispatcher will use (the verifier copies
      * the path) */
     char *runtime_lib = ch_emit_runtime_library();
-    s.runtime_lib = runtime_lib;
+    vs.runtime_lib = runtime_lib;
     ch_verifier *v = NULL;
-    int opened = ch_verifier_open(&s, &v, err);
+    int opened = ch_verifier_open(&vs, &v, err);
     free(runtime_lib);
     if (opened != 0) {
         free(gpu_lock);
+        out->refusal = CH_REFUSAL_REFERENCE;
         return reference_failure(e, err);
     }
-    evo_ctx x = {b, e, v, agent, now_s()};
+    evo_ctx x = {s, e, v, agent, now_s()};
     ch_evolve_ops ops = {&x, evo_propose, evo_build, evo_test, evo_discard, evo_progress};
     ch_evolution ev;
     int rc = ch_evolve_run(&o, &ops, c, e, seeds, n_seeds, &ev, err);
-    if (b->live)
-        fputs("\r\033[K", stderr);
+    if (s->progress)
+        s->progress(s->progress_ctx, NULL);
     if (rc == 0 && ev.n == 0 && ev.agent_error) {
         /* the agent refused the entry before proposing anything: the caller decides whether
          * that is worth recording (a located refusal) or may pass (a network failure) */
@@ -354,10 +374,12 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
         snprintf(err->msg, sizeof err->msg, "%s", ev.agent_error);
         rc = -1;
     } else if (rc == 0) {
-        const char *status = record(t, &ev, o.max_stage, err);
+        count_stage_failures(s, &ev);
+        ch_entry_status status = record(t, &ev, o.max_stage, err);
+        out->status = status;
         out->seconds = now_s() - x.started;
         out->candidates = (int)ev.n;
-        if (strcmp(status, "verified") == 0) {
+        if (status == CH_STATUS_VERIFIED) {
             const ch_candidate *best = &ev.cands[ev.best];
             out->kernel_src = ch_candidate_launcher_form(e->name, best->source);
             out->design = best->design ? ch_xstrdup(best->design) : NULL;
@@ -367,12 +389,14 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
             char buf[32];
             snprintf(buf, sizeof buf, "%lld", out->gpu_min_size);
             ch_cache_txn_meta(t, "gpu_min_size", buf);
-        } else if (strcmp(status, "pending") == 0) {
+        } else if (status == CH_STATUS_PENDING) {
+            out->fallback = CH_FALLBACK_PENDING;
             out->reason =
                 ch_xasprintf("nothing can be verified here (%s); %d candidate%s wait "
                              "in the cache for a build with a GPU",
-                             ch_build_gpu(b)->gpu.why, ev.pending, ev.pending == 1 ? "" : "s");
+                             ch_session_gpu(s)->gpu.why, ev.pending, ev.pending == 1 ? "" : "s");
         } else {
+            out->fallback = CH_FALLBACK_FAILED;
             const ch_candidate *far = ev.n ? &ev.cands[ev.n - 1] : NULL;
             for (size_t i = 0; i < ev.n; i++)
                 if (ev.cands[i].report.stage >= (far ? far->report.stage : 0))
@@ -382,7 +406,7 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
                 ev.stop_reason ? ev.stop_reason : "?", far && far->report.message ? "; best: " : "",
                 far && far->report.message ? far->report.message : "");
         }
-        ch_pipeline_put_report(b, t, e, c, &ev, status, out, NULL); /* h5 */
+        put_report(s, t, e, c, &ev, status, out, NULL);
     }
     ch_evolution_free(&ev);
     ch_verifier_close(v);
@@ -390,35 +414,12 @@ static int evolve_entry(ch_build *b, const ch_entry *e, const char *tu, const ch
     return rc;
 }
 
-/* ---- the agent, opened once per command when a miss needs it ---- */
-
-static ch_agent *build_agent(ch_build *b, ch_error *err)
-{
-    if (!b->agent && !b->agent_failed) {
-        ch_agent_hw hw;
-        memset(&hw, 0, sizeof hw);
-        snprintf(hw.arch, sizeof hw.arch, "%s", b->archs.items[0]);
-        if (ch_build_gpu(b)->gpu.present) {
-            snprintf(hw.name, sizeof hw.name, "%.63s", b->gpu.name);
-            hw.sm_count = b->gpu.sm_count;
-            hw.l2_bytes = b->gpu.l2_bytes;
-            hw.smem_per_block = b->gpu.smem_per_block;
-            hw.max_threads_per_block = b->gpu.max_threads_per_block;
-        }
-        if (ch_agent_open(&b->d->cfg, NULL, &hw, &b->agent, &b->agent_err) != 0)
-            b->agent_failed = 1;
-    }
-    if (!b->agent)
-        *err = b->agent_err;
-    return b->agent;
-}
-
 /* ---- a miss: generate ---- */
 
-static int generate(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
+static int generate(ch_session *s, const ch_entry *e, const char *tu, ch_cache_txn *t,
                     ch_outcome *out, ch_error *err)
 {
-    ch_agent *agent = build_agent(b, err);
+    ch_agent *agent = ch_session_agent(s, err);
     if (!agent)
         return -1;
     ch_checklist c;
@@ -439,8 +440,8 @@ static int generate(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn
         free(json);
         ch_cache_txn_meta(t, "agent", agent->ops->name);
         ch_cache_txn_meta(t, "version", CH_CC_REVISION);
-        ch_cache_txn_meta(t, "model", ch_config_get(&b->d->cfg, "model"));
-        rc = evolve_entry(b, e, tu, &c, reference_c, NULL, 0, agent, t, out, err);
+        ch_cache_txn_meta(t, "model", ch_config_get(s->cfg, "model"));
+        rc = evolve_entry(s, e, tu, &c, reference_c, NULL, 0, agent, t, out, err);
     }
     free(reference_c);
     ch_checklist_free(&c);
@@ -449,7 +450,7 @@ static int generate(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn
 
 /* ---- a pending entry and a GPU: verify what the cache holds ---- */
 
-static int verify_pending(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
+static int verify_pending(ch_session *s, const ch_entry *e, const char *tu, ch_cache_txn *t,
                           ch_outcome *out, ch_error *err)
 {
     ch_checklist c;
@@ -461,54 +462,59 @@ static int verify_pending(ch_build *b, const ch_entry *e, const char *tu, ch_cac
     const char *seeds[16];
     size_t n = pending_sources(t, seeds, 16);
     int offline = 0;
-    ch_config_bool(&b->d->cfg, "offline", &offline, err);
+    ch_config_bool(s->cfg, "offline", &offline, err);
     ch_error agent_err;
     /* the agent is asked only when none of the pending candidates verifies */
-    ch_agent *agent = offline ? NULL : build_agent(b, &agent_err);
+    ch_agent *agent = offline ? NULL : ch_session_agent(s, &agent_err);
     if (reference_c)
         out->host_src = ch_xstrdup(reference_c);
-    int rc = evolve_entry(b, e, tu, &c, reference_c, seeds, n, agent, t, out, err);
+    int rc = evolve_entry(s, e, tu, &c, reference_c, seeds, n, agent, t, out, err);
     ch_checklist_free(&c);
     return rc;
 }
 
 /* ---- an entry's outcome from a cache entry's files ---- */
 
-static void from_cached(ch_build *b, const char *status, const ch_cache_file *kernel,
+static void from_cached(ch_session *s, ch_entry_status status, const ch_cache_file *kernel,
                         const ch_cache_file *reference, const char *design, const char *why,
-                        const char *gpu_min, ch_outcome *out)
+                        const char *refusal, const char *gpu_min, ch_outcome *out)
 {
+    out->status = status;
     if (reference && !out->host_src)
         out->host_src = ch_xstrdup((const char *)reference->data);
-    if (strcmp(status, "verified") == 0 && kernel) {
+    if (status == CH_STATUS_VERIFIED && kernel) {
         /* the cache keeps the kernel as its author wrote it; the emitted unit calls
          * NAME_launcher, as the scaffold that verified it did */
         out->kernel_src = ch_candidate_launcher_form(out->entry->name, (const char *)kernel->data);
         out->gpu_min_size = gpu_min ? strtoll(gpu_min, NULL, 10) : 0;
         out->design = design && *design ? ch_xstrdup(design) : NULL;
         out->cached = 1;
-    } else if (strcmp(status, "pending") == 0) {
+    } else if (status == CH_STATUS_PENDING) {
+        out->fallback = CH_FALLBACK_PENDING;
         out->reason = ch_xasprintf("nothing can be verified here (%s); the cached candidates "
                                    "wait for a build with a GPU",
-                                   ch_build_gpu(b)->gpu.why);
+                                   ch_session_gpu(s)->gpu.why);
     } else if (why && *why) {
         out->reason = ch_xstrdup(why);
         out->refused = 1;
+        out->fallback = CH_FALLBACK_REFUSED;
+        out->refusal = ch_refusal_parse(refusal);
     } else {
+        out->fallback = CH_FALLBACK_FAILED;
         out->reason = ch_xasprintf("the cache records that no kernel verified for this entry "
                                    "(%s; --harness-clean or a change to the function retries)",
-                                   status);
+                                   ch_entry_status_name(status));
     }
 }
 
 /* The outcome of a cache hit; the outcome takes the hit (its objects/ serve the emit step
  * without reading the entry again). */
-static void from_hit(ch_build *b, ch_cache_hit *hit, ch_outcome *out)
+static void from_hit(ch_session *s, ch_cache_hit *hit, ch_outcome *out)
 {
-    const char *status = ch_cache_hit_meta(hit, "status");
-    from_cached(b, status ? status : "failed", ch_cache_hit_file(hit, "kernel.cu"),
-                ch_cache_hit_file(hit, "reference.c"), ch_cache_hit_meta(hit, "design"),
-                ch_cache_hit_meta(hit, "reason"), ch_cache_hit_meta(hit, "gpu_min_size"), out);
+    from_cached(s, ch_entry_status_parse(ch_cache_hit_meta(hit, "status")),
+                ch_cache_hit_file(hit, "kernel.cu"), ch_cache_hit_file(hit, "reference.c"),
+                ch_cache_hit_meta(hit, "design"), ch_cache_hit_meta(hit, "reason"),
+                ch_cache_hit_meta(hit, "refusal"), ch_cache_hit_meta(hit, "gpu_min_size"), out);
     out->hit = *hit;
     ch_cache_hit_init(hit);
 }
@@ -519,107 +525,156 @@ static void from_hit(ch_build *b, ch_cache_hit *hit, ch_outcome *out)
 static int cache_fault(ch_outcome *out, const ch_error *err)
 {
     free(out->reason);
+    out->fallback = CH_FALLBACK_CACHE_FAULT;
     out->reason = ch_xasprintf("kernel cache fault (%s)", err->msg);
     return 0;
 }
 
 /* Stores what was made; a store that fails (full disk, tmp/ gone) loses only the cache copy:
  * the kernel made in this build is still linked. */
-static int commit_or_warn(ch_cache_txn *t, const ch_outcome *out)
+static int commit_or_warn(ch_session *s, ch_cache_txn *t, const ch_outcome *out)
 {
     ch_error e;
-    if (ch_cache_commit(t, &e) != 0)
-        ch_driver_warn("%s: kernel not stored in the cache: %s", out->entry->name, e.msg);
+    if (ch_cache_commit(t, &e) != 0) {
+        pthread_mutex_lock(&s->lock);
+        ch_strvec_push_owned(&s->warnings, ch_xasprintf("%s: kernel not stored in the cache: %s",
+                                                        out->entry->name, e.msg));
+        pthread_mutex_unlock(&s->lock);
+    }
     return 0;
 }
 
 /* Under the key's lock (t holds the entry as it is now): verify pending candidates when a GPU
  * is here, else take what is cached. */
-static int serve_locked(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t,
+static int serve_locked(ch_session *s, const ch_entry *e, const char *tu, ch_cache_txn *t,
                         ch_outcome *out, ch_error *err)
 {
-    const char *status = ch_cache_txn_get_meta(t, "status");
-    if (status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu) {
-        if (verify_pending(b, e, tu, t, out, err) != 0)
+    ch_entry_status status = ch_entry_status_parse(ch_cache_txn_get_meta(t, "status"));
+    if (status == CH_STATUS_PENDING && ch_session_gpu(s)->have_gpu) {
+        if (verify_pending(s, e, tu, t, out, err) != 0)
             return -1;
-        return commit_or_warn(t, out);
+        if (out->status == CH_STATUS_VERIFIED)
+            ch_session_count(s, &s->counts.pending_verified);
+        return commit_or_warn(s, t, out);
     }
-    from_cached(b, status ? status : "failed", ch_cache_txn_file(t, "kernel.cu"),
-                ch_cache_txn_file(t, "reference.c"), ch_cache_txn_get_meta(t, "design"),
-                ch_cache_txn_get_meta(t, "reason"), ch_cache_txn_get_meta(t, "gpu_min_size"), out);
+    from_cached(s, status, ch_cache_txn_file(t, "kernel.cu"), ch_cache_txn_file(t, "reference.c"),
+                ch_cache_txn_get_meta(t, "design"), ch_cache_txn_get_meta(t, "reason"),
+                ch_cache_txn_get_meta(t, "refusal"), ch_cache_txn_get_meta(t, "gpu_min_size"), out);
     ch_cache_abort(t);
     return 0;
 }
 
-static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t, ch_outcome *out,
+static int fresh(ch_session *s, const ch_entry *e, const char *tu, ch_cache_txn *t, ch_outcome *out,
                  ch_error *err);
 
 /* A "failed" or "unsupported" entry recorded by another provider than the configured one, or
  * by another revision of ch-cc (whose builtin agent may translate what an older one refused). */
-static int retry_with_other_agent(ch_build *b, const ch_cache_hit *hit)
+static int retry_with_other_agent(ch_session *s, const ch_cache_hit *hit)
 {
-    const char *status = ch_cache_hit_meta(hit, "status");
+    const char *word = ch_cache_hit_meta(hit, "status");
+    ch_entry_status status = ch_entry_status_parse(word);
     const char *agent = ch_cache_hit_meta(hit, "agent");
     const char *version = ch_cache_hit_meta(hit, "version");
-    const char *now = ch_config_get(&b->d->cfg, "provider");
-    if (!status || (strcmp(status, "failed") != 0 && strcmp(status, "unsupported") != 0))
+    const char *now = ch_config_get(s->cfg, "provider");
+    if (!word || (status != CH_STATUS_FAILED && status != CH_STATUS_UNSUPPORTED))
         return 0;
     if (!version || strcmp(version, CH_CC_REVISION) != 0)
         return 1;
     return agent && *now && strcmp(agent, now) != 0;
 }
 
-int ch_pipeline_entry(ch_build *b, const ch_entry *e, const char *tu, ch_outcome *out,
-                      ch_error *err)
+static int serve(ch_session *s, const ch_entry *e, const char *tu, ch_outcome *out, ch_error *err)
 {
-    memset(out, 0, sizeof *out);
-    ch_cache_hit_init(&out->hit);
-    out->entry = e;
-    out->launcher_ms = out->fraction = -1;
-    if (ch_cache_key(e, b->archs.items, out->key) != 0)
-        return ch_error_set(err, "%s: cannot compute the cache key", e->name);
-    if (!b->cache) {
-        out->reason = ch_xasprintf("the kernel cache is unavailable (%s)", b->cache_err.msg);
+    if (!s->cache) {
+        out->fallback = CH_FALLBACK_NO_CACHE;
+        out->reason = ch_xasprintf("the kernel cache is unavailable (%s)", s->cache_err.msg);
         return 0;
     }
     ch_cache_hit hit;
     ch_cache_hit_init(&hit);
-    int found = ch_cache_lookup(b->cache, out->key, &hit, err);
+    int found = ch_cache_lookup(s->cache, out->key, &hit, err);
     if (found < 0)
         return cache_fault(out, err);
-    const char *status = found ? ch_cache_hit_meta(&hit, "status") : NULL;
+    ch_entry_status status =
+        ch_entry_status_parse(found ? ch_cache_hit_meta(&hit, "status") : NULL);
     int offline = 0;
-    ch_config_bool(&b->d->cfg, "offline", &offline, err);
-    if (found && !offline && retry_with_other_agent(b, &hit)) {
+    ch_config_bool(s->cfg, "offline", &offline, err);
+    if (found && !offline && retry_with_other_agent(s, &hit)) {
         /* a failure recorded by another agent: this one may succeed */
         ch_cache_hit_free(&hit);
         ch_cache_txn *t = NULL;
-        if (ch_cache_begin_update(b->cache, out->key, &t, err) != 0)
+        if (ch_cache_begin_update(s->cache, out->key, &t, err) != 0)
             return cache_fault(out, err);
-        return fresh(b, e, tu, t, out, err);
+        return fresh(s, e, tu, t, out, err);
     }
-    if (found && !(status && strcmp(status, "pending") == 0 && ch_build_gpu(b)->have_gpu)) {
-        from_hit(b, &hit, out);
+    if (found && !(status == CH_STATUS_PENDING && ch_session_gpu(s)->have_gpu)) {
+        from_hit(s, &hit, out);
         return 0;
     }
     ch_cache_hit_free(&hit);
     if (!found && offline) {
+        out->fallback = CH_FALLBACK_OFFLINE;
         out->reason =
             ch_xstrdup("not in the kernel cache and CH_CC_OFFLINE forbids asking an agent");
         return 0;
     }
     ch_cache_txn *t = NULL;
-    int rc = found ? ch_cache_begin_update(b->cache, out->key, &t, err)
-                   : ch_cache_begin(b->cache, out->key, &t, &hit, err);
+    int rc = found ? ch_cache_begin_update(s->cache, out->key, &t, err)
+                   : ch_cache_begin(s->cache, out->key, &t, &hit, err);
     if (rc < 0)
         return cache_fault(out, err);
     if (rc == 1) { /* another build generated it while this one waited for the lock */
-        from_hit(b, &hit, out);
+        from_hit(s, &hit, out);
         return 0;
     }
     if (found)
-        return serve_locked(b, e, tu, t, out, err);
-    return fresh(b, e, tu, t, out, err);
+        return serve_locked(s, e, tu, t, out, err);
+    return fresh(s, e, tu, t, out, err);
+}
+
+/* The counters an outcome moves: a host path by its class, a refusal by its class, a pending
+ * entry. */
+static void count_outcome(ch_session *s, const ch_outcome *out)
+{
+    unsigned long long *by_fallback[CH_FALLBACK_COUNT_] = {
+        [CH_FALLBACK_NONE] = NULL,
+        [CH_FALLBACK_NO_CACHE] = &s->counts.fallback_no_cache,
+        [CH_FALLBACK_CACHE_FAULT] = &s->counts.fallback_cache_fault,
+        [CH_FALLBACK_OFFLINE] = &s->counts.fallback_offline,
+        [CH_FALLBACK_PENDING] = &s->counts.fallback_pending,
+        [CH_FALLBACK_FAILED] = &s->counts.fallback_failed,
+        [CH_FALLBACK_REFUSED] = &s->counts.fallback_refused,
+        [CH_FALLBACK_AGENT] = &s->counts.fallback_agent,
+    };
+    assert(out->fallback >= 0 && out->fallback < CH_FALLBACK_COUNT_);
+    if (out->kernel_src) {
+        assert(out->fallback == CH_FALLBACK_NONE);
+        return;
+    }
+    /* every host path has a class: the fallback_ counters add up to host_fallbacks */
+    assert(out->fallback != CH_FALLBACK_NONE);
+    ch_session_count(s, &s->counts.host_fallbacks);
+    ch_session_count(s, by_fallback[out->fallback]);
+    if (out->fallback == CH_FALLBACK_REFUSED)
+        ch_session_count(s, out->refusal == CH_REFUSAL_REFERENCE ? &s->counts.refused_reference
+                                                                 : &s->counts.refused_translator);
+    if (out->status == CH_STATUS_PENDING)
+        ch_session_count(s, &s->counts.pending_entries);
+}
+
+int ch_session_entry(ch_session *s, const ch_entry *e, const char *tu, ch_outcome *out,
+                     ch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ch_cache_hit_init(&out->hit);
+    out->entry = e;
+    out->launcher_ms = out->fraction = -1;
+    if (ch_session_key(s, e, out->key, err) != 0)
+        return -1;
+    int rc = serve(s, e, tu, out, err);
+    if (rc == 0)
+        count_outcome(s, out);
+    return rc;
 }
 
 /* A refusal for a warning line: a located error loses its "error:" word (it is the reason of
@@ -633,25 +688,29 @@ static char *refusal_text(const ch_error *e)
 }
 
 /* Generates the entry inside t (a new entry, or one replacing a recorded failure). */
-static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t, ch_outcome *out,
+static int fresh(ch_session *s, const ch_entry *e, const char *tu, ch_cache_txn *t, ch_outcome *out,
                  ch_error *err)
 {
     ch_cache_txn_meta(t, "name", e->name);
     ch_cache_txn_meta(t, "kind", ch_kind_name(e->kind));
     ch_error gen_err;
     ch_error_clear(&gen_err);
-    if (generate(b, e, tu, t, out, &gen_err) != 0) {
+    if (generate(s, e, tu, t, out, &gen_err) != 0) {
         /* an agent that cannot be reached may work next time: nothing is cached; a refusal
          * (the builtin agent cannot translate this body) is cached with its reason */
-        if (b->agent && !gen_err.located) {
+        if (s->agent && !gen_err.located) {
             ch_cache_abort(t);
-        } else if (b->agent) {
-            ch_cache_txn_meta(t, "agent", b->agent->ops->name);
+        } else if (s->agent) {
+            if (!out->refusal)
+                out->refusal = CH_REFUSAL_TRANSLATOR;
+            out->status = CH_STATUS_UNSUPPORTED;
+            ch_cache_txn_meta(t, "agent", s->agent->ops->name);
             ch_cache_txn_meta(t, "version", CH_CC_REVISION);
-            ch_cache_txn_meta(t, "status", "unsupported");
+            ch_cache_txn_meta(t, "status", ch_entry_status_name(CH_STATUS_UNSUPPORTED));
+            ch_cache_txn_meta(t, "refusal", ch_refusal_name(out->refusal));
             char *why = refusal_text(&gen_err);
             ch_cache_txn_meta(t, "reason", why);
-            ch_pipeline_put_report(b, t, e, NULL, NULL, "unsupported", out, why); /* h5 */
+            put_report(s, t, e, NULL, NULL, CH_STATUS_UNSUPPORTED, out, why);
             free(why);
             ch_error ce;
             ch_cache_commit(t, &ce);
@@ -661,9 +720,11 @@ static int fresh(ch_build *b, const ch_entry *e, const char *tu, ch_cache_txn *t
         free(out->reason);
         out->reason = refusal_text(&gen_err);
         out->refused = 1;
+        /* only a located refusal is the entry's: anything else may pass next time */
+        out->fallback = s->agent && gen_err.located ? CH_FALLBACK_REFUSED : CH_FALLBACK_AGENT;
         return 0;
     }
-    return commit_or_warn(t, out);
+    return commit_or_warn(s, t, out);
 }
 
 void ch_outcome_free(ch_outcome *o)

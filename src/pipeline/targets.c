@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "targets.h"
+#include "ch/targets.h"
 
 enum { ARCH_NONE = 0, ARCH_REAL, ARCH_GPU };
 

@@ -1,9 +1,9 @@
-/* Driver-internal: the target GPU architectures of a command's kernels (targets.c). One rule
+/* Internal: the target GPU architectures of a command's kernels (src/pipeline/targets.c). One rule
  * for the build, --harness-list, --harness-args and --harness-verify: the architectures are
  * part of an entry's cache key, so every command must compute the same key for the same command
  * line. Pure (no printing, no driver state), so unit tests link it. */
-#ifndef CH_DRIVER_TARGETS_H
-#define CH_DRIVER_TARGETS_H
+#ifndef CH_TARGETS_H
+#define CH_TARGETS_H
 
 #include "ch/error.h"
 #include "ch/strbuf.h"
