@@ -89,7 +89,10 @@ unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
                                &s->fallback_failed,
                                &s->fallback_refused,
                                &s->fallback_agent,
- &s->remote_timeouts, &s->remote_unreachable, &s->remote_bad_reply, &s->remote_too_large};
+                               &s->remote_timeouts,
+                               &s->remote_unreachable,
+                               &s->remote_bad_reply,
+                               &s->remote_too_large};
     return i < sizeof f / sizeof f[0] ? f[i] : NULL;
 }
 

@@ -24,8 +24,8 @@ static int spec_check(const char *what, const double *got, const double *want, l
     return 0;
 }
 
-#define SPEC_TO_DOUBLE(dst, src, n)                                                             \
-    do {                                                                                        \
-        for (long i_ = 0; i_ < (long)(n); i_++)                                                 \
-            (dst)[i_] = (double)(src)[i_];                                                      \
+#define SPEC_TO_DOUBLE(dst, src, n)                                                                \
+    do {                                                                                           \
+        for (long i_ = 0; i_ < (long)(n); i_++)                                                    \
+            (dst)[i_] = (double)(src)[i_];                                                         \
     } while (0)

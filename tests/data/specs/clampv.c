@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "clamp each x[i] to the range [lo, hi], in place" extent(x: n)
+// clang-format on
 void clampv(int n, float lo, float hi, float *x);
 
 int main(void)

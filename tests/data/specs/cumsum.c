@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "inclusive prefix sum of in into out" extent(in: n, out: n)
+// clang-format on
 void cumsum(int n, const int *in, int *out);
 
 int main(void)

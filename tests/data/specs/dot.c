@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "dot product of a and b, result in r[0]" extent(a: n, b: n, r: 1) tol(1e-9)
+// clang-format on
 void dotp(int n, const double *a, const double *b, double *r);
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "y = A x where A is an m x n row-major matrix" extent(A: m*n, x: n, y: m) tol(1e-9)
+// clang-format on
 void mv(int m, int n, const double *A, const double *x, double *y);
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "histogram of the values in x (each in 0..bins-1) into counts" extent(x: n, counts: bins)
+// clang-format on
 void hist(int n, int bins, const int *x, int *counts);
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "layer norm of each row of the rows x cols matrix x into y (no scale, eps 1e-5)" extent(x: rows*cols, y: rows*cols) tol(1e-4)
+// clang-format on
 void lnorm(int rows, int cols, const float *x, float *y);
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "y = max(x, 0) elementwise over n floats" extent(x: n, y: n)
+// clang-format on
 void relu(int n, const float *x, float *y);
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "s[i] = sum over j of a[i][j], a is rows x cols row-major" extent(a: rows*cols, s: rows) tol(1e-9)
+// clang-format on
 void rowsum(int rows, int cols, const double *a, double *s);
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "multiply every element of x by alpha, in place" extent(x: n)
+// clang-format on
 void scale(int n, double alpha, double *x);
 
 int main(void)

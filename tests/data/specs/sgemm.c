@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "C[i][j] = sum_k A[i][k]*B[k][j], row-major, A m x p, B p x n" extent(A: m*p, B: p*n, C: m*n) tol(1e-4)
+// clang-format on
 void mm(int m, int n, int p, const float *A, const float *B, float *C);
 
 int main(void)

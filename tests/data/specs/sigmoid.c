@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "logistic sigmoid of each element of x into y" extent(x: n, y: n) tol(1e-5)
+// clang-format on
 void sigm(int n, const float *x, float *y);
 
 int main(void)

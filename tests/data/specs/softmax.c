@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "softmax of each row of x (rows x cols) into y" extent(x: rows*cols, y: rows*cols) tol(1e-5)
+// clang-format on
 void smax(int rows, int cols, const float *x, float *y);
 
 int main(void)

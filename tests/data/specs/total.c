@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "sum of the n values of v, result in s[0]" extent(v: n, s: 1) tol(1e-4)
+// clang-format on
 void total(int n, const float *v, float *s);
 
 int main(void)

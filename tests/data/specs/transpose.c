@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "transpose the m x n row-major matrix a into t" extent(a: m*n, t: n*m)
+// clang-format on
 void transp(int m, int n, const double *a, double *t);
 
 int main(void)

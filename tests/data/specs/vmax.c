@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "largest element of x, result in r[0]" extent(x: n, r: 1)
+// clang-format on
 void vmax(int n, const float *x, float *r);
 
 int main(void)

@@ -1,5 +1,8 @@
 #include "check.h"
+/* the spec on one line, as a user writes it */
+// clang-format off
 #pragma harness "z[i] = x[i] * y[i] for every i below n" extent(x: n, y: n, z: n)
+// clang-format on
 void vmul(int n, const float *x, const float *y, float *z);
 
 int main(void)
