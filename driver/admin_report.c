@@ -175,7 +175,9 @@ static int explain_key(ch_cache *c, const char *key, ch_error *err)
     created_text(&hit, when, sizeof when);
     ch_strbuf out;
     ch_strbuf_init(&out);
-    ch_report_explain_text(report, key, ch_cache_hit_meta(&hit, "status"), when, &out);
+    /* an entry present without a status meta is not "absent" */
+    const char *status = ch_cache_hit_meta(&hit, "status");
+    ch_report_explain_text(report, key, status ? status : "unknown", when, &out);
     ch_strbuf_adds(&out, "files\n");
     for (size_t i = 0; i < hit.n_files; i++)
         ch_strbuf_addf(&out, "  %-40s %zu\n", hit.files[i].name, hit.files[i].len);

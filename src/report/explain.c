@@ -40,6 +40,9 @@ char *ch_report_outcome_sentence(const cJSON *report, const char *status)
     const char *why = text(item(report, "reason"), "text");
     if (!st)
         return ch_xstrdup("Not in the kernel cache: no build has made this entry yet.");
+    if (strcmp(st, "unknown") == 0)
+        return ch_xstrdup("In the kernel cache, without a recorded status (written by an older "
+                          "ch-cc or another tool).");
     if (strcmp(st, "verified") == 0) {
         double call = number(timing, "launcher_ms"), host = number(timing, "host_ms");
         if (call > 0 && host > 0)
@@ -129,6 +132,8 @@ void ch_report_explain_text(const cJSON *report, const char *key, const char *st
     line(out, "status", text_or(report, "status", status));
     line(out, "outcome", sentence);
     free(sentence);
+    if (text(report, "summary")) /* the verification line of entries from before report_format 2 */
+        line(out, "verification", text(report, "summary"));
     char *why = ch_report_reason_text(item(report, "reason"));
     line(out, "reason", why);
     free(why);
