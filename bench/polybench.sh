@@ -6,7 +6,9 @@
 # the whole-call speedups over gcc (x_gpu, x_disp, with the path the dispatcher took), the
 # winning candidate's kernel and whole-call times and design from its report, and whether the
 # array dump equals gcc's; last, the geometric mean of both speedups over the kernels with a
-# linked kernel. The timed call is the program's only call, so it includes the device set-up.
+# linked kernel. The timed call is the program's only call, so it includes the device set-up;
+# the same two runs with CH_CC_DEVICE_INIT=load (set-up before main) give the call alone
+# (x_gpu_l, x_disp_l), and the dispatcher's size against its threshold is shown as S>=N.
 # GPU only; opt in with CH_CC_BENCHES=polybench (LARGE_DATASET verifies at full size: minutes
 # per kernel).
 #
@@ -121,18 +123,33 @@ for s in $mine; do
     path=$(run_ch "$name" ch)
     dump=$(same_dump "$name.gcc.dump" "$name.ch.dump")
     gcc_t=$(cat "$name.gcc.t" 2>/dev/null) disp_t=$(cat "$name.ch.t" 2>/dev/null) gpu_t=
+    gpu_load_t= disp_load_t= path_load=-
     if [ $linked = kernel ]; then
         # the forced run's time counts only where the kernel ran; its dump is checked too
         if [ "$(run_ch "$name" gpu CH_CC_FORCE_GPU=1)" = gpu ]; then
             gpu_t=$(cat "$name.gpu.t")
             [ "$(same_dump "$name.gcc.dump" "$name.gpu.dump")" = DIFFERENT ] && dump=DIFFERENT
         fi
+        # the same two with the device set up before main (CH_CC_DEVICE_INIT=load): the
+        # program's timer then holds the call alone, copies included, not the process's
+        # one-time driver and context set-up
+        if [ "$(run_ch "$name" gpuload CH_CC_FORCE_GPU=1 CH_CC_DEVICE_INIT=load)" = gpu ]; then
+            gpu_load_t=$(cat "$name.gpuload.t")
+            [ "$(same_dump "$name.gcc.dump" "$name.gpuload.dump")" = DIFFERENT ] && dump=DIFFERENT
+        fi
+        path_load=$(run_ch "$name" chload CH_CC_DEVICE_INIT=load)
+        disp_load_t=$(cat "$name.chload.t" 2>/dev/null)
     fi
+    # the dispatcher's size and threshold as its trace gave them ("size S, GPU from N")
+    at=$(sed -n 's/^ch-cc: [^:]*: size \([0-9]*\), GPU from \([0-9]*\).*/\1>=\2/p' "$name.ch.err" | tail -1)
     # the columns of report.py's PB_COLS (`report.py pb-cols`)
     row=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$name" "$linked" \
         "${gcc_t:--}" "${disp_t:--}" "${gpu_t:--}" "$(speedup "$gcc_t" "$gpu_t")" \
         "$(speedup "$gcc_t" "$disp_t")" "$path" "$(echo "$best" | cut -f3)" \
         "$(echo "$best" | cut -f4)" "$dump" "$(echo "$best" | cut -f1)")
+    row=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' "$row" "${gpu_load_t:--}" \
+        "$(speedup "$gcc_t" "$gpu_load_t")" "${disp_load_t:--}" "$(speedup "$gcc_t" "$disp_load_t")" \
+        "$path_load" "${at:--}")
     printf '%s\n' "$row" >> "$rows"
     if [ -n "${CH_CC_PB_TSV:-}" ]; then
         [ -s "$CH_CC_PB_TSV" ] || $report pb-cols > "$CH_CC_PB_TSV"

@@ -206,19 +206,25 @@ def write_tsv(path, cols, row):
 # ---- PolyBench (bench/polybench.sh) -----------------------------------------------------------
 
 PB_COLS = ("kernel", "linked", "gcc_s", "dispatched_s", "gpu_s", "speedup_gpu",
-           "speedup_dispatched", "dispatched_path", "kernel_ms", "call_ms", "dump", "variant")
-PB_FORMAT = "%-15s %-6s %9s %9s %9s %8s %8s %-5s %10s %10s %-10s %s"
+           "speedup_dispatched", "dispatched_path", "kernel_ms", "call_ms", "dump", "variant",
+           "gpu_load_s", "speedup_gpu_load", "dispatched_load_s", "speedup_dispatched_load",
+           "dispatched_load_path", "size_threshold")
+# the columns shown, in this order (the variant, the longest, last)
+PB_SHOWN = (0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 8, 9, 10, 11)
+PB_FORMAT = ("%-15s %-6s %9s %9s %9s %8s %8s %-5s %9s %8s %9s %8s %-5s %-18s %10s %10s %-10s "
+             "%s")
 
 
 def pb_header():
     print(PB_FORMAT % ("kernel", "linked", "gcc_s", "disp_s", "gpu_s", "x_gpu", "x_disp",
-                       "path", "kernel_ms", "call_ms", "dump", "winning variant"))
+                       "path", "gpu_l_s", "x_gpu_l", "disp_l_s", "x_disp_l", "path", "size>=gpu_from",
+                       "kernel_ms", "call_ms", "dump", "winning variant"))
 
 
 def pb_row(line):
     f = line.rstrip("\n").split("\t")
     f += ["-"] * (len(PB_COLS) - len(f))
-    print(PB_FORMAT % tuple(f[:len(PB_COLS)]))
+    print(PB_FORMAT % tuple(f[i] for i in PB_SHOWN))
 
 
 def pb_rows(paths):
@@ -246,6 +252,11 @@ def pb_summary(rows):
           "(%d timed); x_disp over all %d kernels %s (%d timed)" % (
               len(linked), fmt(g_gpu, ".2f"), n_gpu, fmt(g_disp, ".2f"), n_disp, len(rows),
               fmt(g_all, ".2f"), n_all))
+    # with the device set up before main (CH_CC_DEVICE_INIT=load): the calls alone
+    g_gpu_l, n_gpu_l = geomean(num(r[13]) for r in linked if len(r) > 13)
+    g_disp_l, n_disp_l = geomean(num(r[15]) for r in linked if len(r) > 15)
+    print("device set up before main: x_gpu_l %s (%d timed), x_disp_l %s (%d timed)" % (
+        fmt(g_gpu_l, ".2f"), n_gpu_l, fmt(g_disp_l, ".2f"), n_disp_l))
 
 
 def main(argv):

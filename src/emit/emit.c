@@ -74,40 +74,47 @@ static void emit_host_path(const ch_emit_kernel *k, int c_linkage, const char *p
     free(host);
 }
 
-/* The flags of the dispatcher and the once-per-process decision whether the GPU path is
- * usable (through the runtime's probe when the unit goes through the runtime). */
+/* The flags of the dispatcher (read once per process) and the once-per-process probe whether
+ * the GPU path is usable (through the runtime's probe when the unit goes through the runtime).
+ * The probe is the first CUDA call, which loads and initialises the driver (tens to hundreds of
+ * milliseconds), so it runs only when a call would take the GPU path: a call below the size
+ * where the GPU wins costs what the host path costs. */
 static void emit_decide(const ch_entry *e, int rt, ch_strbuf *out)
 {
     const char *n = e->name;
     ch_strbuf_addf(out,
                    "\n/* ---- dispatch ---- */\n"
                    "static pthread_once_t ch_%s_once = PTHREAD_ONCE_INIT;\n"
-                   "static int ch_%s_gpu;   /* a CUDA device is usable and not forced off */\n"
+                   "static pthread_once_t ch_%s_probe_once = PTHREAD_ONCE_INIT;\n"
+                   "static int ch_%s_host;  /* CH_CC_FORCE_HOST: the host path at every size */\n"
+                   "static int ch_%s_gpu;   /* a CUDA device is usable (probed on first need) */\n"
                    "static int ch_%s_trace; /* CH_CC_TRACE: one stderr line per call */\n"
                    "static int ch_%s_force; /* CH_CC_FORCE_GPU: the kernel at every size */\n\n"
                    "static int ch_%s_flag(const char *name)\n{\n"
                    "    const char *v = getenv(name);\n"
                    "    return v && *v && *v != '0';\n}\n\n"
-                   "static void ch_%s_decide(void)\n{\n",
-                   n, n, n, n, n, n);
-    if (rt) {
-        ch_strbuf_addf(
-            out,
-            "    ch_%s_trace = ch_%s_flag(\"CH_CC_TRACE\");\n"
-            "    ch_%s_force = ch_%s_flag(\"CH_CC_FORCE_GPU\");\n"
-            "    ch_%s_gpu = !ch_%s_flag(\"CH_CC_FORCE_HOST\") && ch_%s_rt_usable();\n}\n\n",
-            n, n, n, n, n, n, n);
-        return;
-    }
-    ch_strbuf_addf(out,
-                   "    int count = 0;\n"
+                   "static void ch_%s_decide(void)\n{\n"
                    "    ch_%s_trace = ch_%s_flag(\"CH_CC_TRACE\");\n"
                    "    ch_%s_force = ch_%s_flag(\"CH_CC_FORCE_GPU\");\n"
-                   "    ch_%s_gpu = !ch_%s_flag(\"CH_CC_FORCE_HOST\") &&\n"
-                   "                cudaGetDeviceCount(&count) == cudaSuccess && count > 0;\n"
-                   "    if (!ch_%s_gpu)\n"
-                   "        cudaGetLastError(); /* clear the no-device error */\n}\n\n",
-                   n, n, n, n, n, n, n);
+                   "    ch_%s_host = ch_%s_flag(\"CH_CC_FORCE_HOST\");\n}\n\n"
+                   "static void ch_%s_probe(void)\n{\n",
+                   n, n, n, n, n, n, n, n, n, n, n, n, n, n, n);
+    if (rt)
+        ch_strbuf_addf(out, "    ch_%s_gpu = ch_%s_rt_usable();\n}\n\n", n, n);
+    else
+        ch_strbuf_addf(out,
+                       "    int count = 0;\n"
+                       "    ch_%s_gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;\n"
+                       "    if (!ch_%s_gpu)\n"
+                       "        cudaGetLastError(); /* clear the no-device error */\n}\n\n",
+                       n, n);
+    ch_strbuf_addf(out,
+                   "/* 1 when the GPU path may run: not forced off, and a device is there */\n"
+                   "static int ch_%s_gpu_usable(void)\n{\n"
+                   "    if (ch_%s_host)\n        return 0;\n"
+                   "    pthread_once(&ch_%s_probe_once, ch_%s_probe);\n"
+                   "    return ch_%s_gpu;\n}\n\n",
+                   n, n, n, n, n);
 }
 
 /* The GPU branch of the dispatcher, up to the `} else if (trace)` of the host branch. */
@@ -117,7 +124,7 @@ static void emit_gpu_branch(const ch_entry *e, int rt, const char *args, ch_strb
     if (rt) {
         ch_strbuf_addf(
             out,
-            "    if (ch_%s_gpu && large) {\n"
+            "    if (large && ch_%s_gpu_usable()) {\n"
             "        int status = ch_%s_rt_call(%s);\n"
             "        if (status == 0) {\n"
             "            if (ch_%s_trace)\n"
@@ -142,7 +149,7 @@ static void emit_gpu_branch(const ch_entry *e, int rt, const char *args, ch_strb
         return;
     }
     ch_strbuf_addf(out,
-                   "    if (ch_%s_gpu && large) {\n"
+                   "    if (large && ch_%s_gpu_usable()) {\n"
                    "        %s_launcher(%s);\n"
                    "        cudaError_t status = cudaGetLastError();\n"
                    "        if (status == cudaSuccess) {\n"
@@ -198,7 +205,7 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     emit_decide(e, rt, out);
     ch_strbuf_addf(out, "%svoid %s(%s)\n{\n    pthread_once(&ch_%s_once, ch_%s_decide);\n", linkage,
                    fn, params.data, e->name, e->name);
-    const char *why = "no CUDA device or CH_CC_FORCE_HOST";
+    const char *why = "the GPU path runs at every size";
     if (k->size_expr && k->gpu_min_size == LLONG_MAX) {
         ch_strbuf_addf(out,
                        "    /* verification measured the host path faster than the whole "
@@ -226,10 +233,11 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     ch_strbuf_addf(out,
                    "    } else if (ch_%s_trace) {\n"
                    "        fprintf(stderr, \"ch-cc: %s: host (%%s)\\n\",\n"
-                   "                ch_%s_gpu ? \"%s\" : \"no CUDA device or CH_CC_FORCE_HOST\");\n"
+                   "                !large ? \"%s\"\n"
+                   "                : ch_%s_host ? \"CH_CC_FORCE_HOST\" : \"no CUDA device\");\n"
                    "    }\n"
                    "    %s(%s);\n}\n",
-                   e->name, e->name, e->name, why, host, args.data);
+                   e->name, e->name, why, e->name, host, args.data);
     free(host);
     free(fn);
     ch_strbuf_free(&params);

@@ -1,9 +1,16 @@
 /* Runtime, the public interface (ch/runtime.h): the process's one instance over the CUDA
  * runtime, made on the first use, tuned from the environment (CH_CC_RT_*), tracing under
  * CH_CC_TRACE, with injected faults under CH_CC_RT_FAULT; its device memory is freed at exit
- * (the handler is registered after the first CUDA call, so it runs before CUDA's own). */
+ * (the handler is registered after the first CUDA call, so it runs before CUDA's own).
+ *
+ * The device's set-up (driver load, context, the first staging set) costs a first call tens to
+ * hundreds of milliseconds. CH_CC_DEVICE_INIT=load pays it before main instead, for programs
+ * (and benchmarks) that time their calls and not their start; the default stays lazy, because
+ * a process that touched the device gives its fork children the host path (lifecycle.c) and a
+ * program that never calls a kernel should not hold a context. */
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "rt.h"
@@ -72,6 +79,22 @@ int ch_rt_usable_v1(void)
     if (ok)
         pthread_once(&exit_once, register_exit);
     return ok;
+}
+
+/* CH_CC_DEVICE_INIT=load: the probe, the context (a one-byte allocation makes it) and one
+ * staging set, before main. Failures here only mean the first call finds the device unusable,
+ * as it would have without this. */
+__attribute__((constructor)) static void device_init_at_load(void)
+{
+    const char *when = getenv("CH_CC_DEVICE_INIT");
+    if (!when || strcmp(when, "load") != 0 || !ch_rt_usable_v1())
+        return;
+    void *one = NULL;
+    if (g_rt.ops.dev_alloc(g_rt.ops.ctx, &one, 1) == 0)
+        g_rt.ops.dev_free(g_rt.ops.ctx, one);
+    ch_rt_staging *s = ch_rt_staging_get(&g_rt);
+    if (s)
+        ch_rt_staging_put(&g_rt, s);
 }
 
 int ch_rt_call_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs, ch_rt_launch_fn launch,

@@ -138,9 +138,14 @@ printf 'name dgemm\nlinked kernel\nreport %s\ngcc dgemm 1 1 0 1 137438953472 1 1
 like "$($report speed-row base.txt dgemm.record)" '68\.72 TF/s +171\.8% cuBLAS ' \
     "speed-row: a GEMM's TFLOP/s against cuBLAS of its type"
 
-printf 'a\tkernel\t8\t1\t0.5\t16.00\t8.00\tgpu\t1\t2\tequal\tv\n' > s1.tsv
-printf 'b\tkernel\t9\t1\t0.25\t36.00\t9.00\tgpu\t1\t2\tequal\tv\nc\thost\t1\t1\t-\t-\t1.00\thost\t-\t-\tequal\t-\n' > s2.tsv
+printf 'a\tkernel\t8\t1\t0.5\t16.00\t8.00\tgpu\t1\t2\tequal\tv\t0.1\t80.00\t0.2\t40.00\tgpu\t9>=4\n' > s1.tsv
+printf 'b\tkernel\t9\t1\t0.25\t36.00\t9.00\tgpu\t1\t2\tequal\tv\t0.1\t20.00\t0.1\t10.00\tgpu\t-\nc\thost\t1\t1\t-\t-\t1.00\thost\t-\t-\tequal\t-\n' > s2.tsv
 like "$($report pb-table s1.tsv s2.tsv | tail -1)" \
+    'device set up before main: x_gpu_l 40\.00 \(2 timed\), x_disp_l 20\.00 \(2 timed\)' \
+    "pb-table: the geometric means of the calls with the device set up before main"
+like "$($report pb-table s1.tsv s2.tsv | grep '^a ')" ' 9>=4 ' \
+    "pb-table shows the dispatcher's size against its threshold"
+like "$($report pb-table s1.tsv s2.tsv | grep 'over the')" \
     'over the 2 kernels with a linked kernel: x_gpu 24\.00 \(2 timed\), x_disp 8\.49 \(2 timed\); x_disp over all 3 kernels 4\.16' \
     "pb-table merges streams into one geometric mean"
 

@@ -164,8 +164,29 @@ is "$(nm saxpy.o | awk '$3 == "saxpy_reference" {print $2}')" T \
    "the user's own saxpy_reference keeps its name and stays global"
 CH_CC_TRACE=1 ./saxpy > run.out 2> trace.err
 ok $? "the program linked by ch-cc runs correctly without a device"
-like "$(sort -u trace.err)" "ch-cc: saxpy: host \(no CUDA device or CH_CC_FORCE_HOST\)" \
+like "$(sort -u trace.err)" "ch-cc: saxpy: host \(no CUDA device\)" \
     "CH_CC_TRACE shows the host dispatch"
+CH_CC_TRACE=1 CH_CC_FORCE_HOST=1 ./saxpy > run.out 2> trace.err
+like "$(sort -u trace.err)" "ch-cc: saxpy: host \(CH_CC_FORCE_HOST\)" \
+    "CH_CC_TRACE names CH_CC_FORCE_HOST when it chose the host path"
+# below the size where verification measured the GPU faster, a call costs what the host path
+# costs: the dispatcher does not even load the CUDA driver (cudart loads libcuda.so.1 on its
+# first call, which the dynamic linker's debug output shows)
+mkdir -p "$TEST_DIR/small" && cp saxpy.c saxpy.h main.c "$TEST_DIR/small/" && (
+    cd "$TEST_DIR/small" && export CH_CC_CACHE_DIR="$TEST_DIR/.cache-small"
+    "$seed" "$vkey" kernel.cu="$TEST_DIR/shared/cands/saxpy.0.cu" \
+        checklist.json="$TEST_DIR/shared/checklist.json" meta:status=verified meta:name=saxpy \
+        meta:kind=c-def meta:agent=builtin meta:gpu_min_size=1000000000000 \
+        "meta:design=seeded by the test"
+    "$CH_CC_BIN" -O2 main.c saxpy.c -o saxpy-small -lm 2> build.err || cat build.err >&2
+    LD_DEBUG=libs CH_CC_TRACE=1 ./saxpy-small > run.out 2> small.err
+    echo "below $(grep -c 'libcuda' small.err) $(grep -c 'saxpy: host (below the size' small.err)"
+    LD_DEBUG=libs CH_CC_FORCE_GPU=1 ./saxpy-small > run.out 2> forced.err
+    echo "forced $(grep -c 'libcuda' forced.err)"
+) > small.txt
+like "$(cat small.txt)" "below 0 [1-9]" \
+    "below the GPU's size the host path runs without loading the CUDA driver"
+unlike "$(cat small.txt)" "forced 0" "a call forced to the GPU does load it (the check can fail)"
 cc -O2 main.o saxpy.o -o saxpy-cc -lm $("$CH_CC_BIN" --harness-link-flags)
 ok $? "the objects link with plain cc and --harness-link-flags"
 ./saxpy-cc > /dev/null 2>&1; ok $? "and that program runs correctly"

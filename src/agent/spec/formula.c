@@ -464,9 +464,44 @@ static int range_from_extents(const formula *f, const char *v, char *hi, size_t 
     return 1;
 }
 
+/* The array parameter whose subscript opens at `open` (a `[` in expr): the identifier before it,
+ * past the first subscript of a 2-D access. NULL when it is not a parameter. */
+static const ch_param *array_at(const formula *f, const char *expr, const char *open)
+{
+    const char *end = open;
+    if (end > expr && end[-1] == ']') { /* the second subscript: back over the first */
+        int depth = 0;
+        for (end--; end > expr; end--) {
+            if (*end == ']')
+                depth++;
+            else if (*end == '[' && --depth == 0)
+                break;
+        }
+    }
+    const char *name = end;
+    while (name > expr && is_ident_char(name[-1]))
+        name--;
+    return name < end ? param_n(f->e, name, (size_t)(end - name)) : NULL;
+}
+
+/* 1 when `P[v+c]` may pass the end of P: its extent is the range's bound `hi` (or unknown). An
+ * array longer than the range (`p[i+1]` with extent n+1 over i < n) holds the neighbour. */
+static int may_pass_end(const formula *f, const ch_param *p, const char *hi)
+{
+    if (!p || !hi || !hi[0])
+        return 1;
+    char dims[2][128];
+    size_t nd = extent_dims(f->e, p, dims);
+    for (size_t d = 0; d < nd && d < 2; d++)
+        if (!dims[d][0] || strcmp(dims[d], hi) == 0)
+            return 1;
+    return 0;
+}
+
 /* The largest constant offsets below and above v among the subscripts of the formula
- * (`a[i-1]`, `a[i + 2][j]`): a range taken from an extent is only valid without them. */
-static void offsets_of(const formula *f, const char *v, long *below, long *above)
+ * (`a[i-1]`, `a[i + 2][j]`): a range taken from an extent (its bound hi) is only valid without
+ * them. Every `v-c` counts (the range starts at 0); `v+c` only on arrays that end at hi. */
+static void offsets_of(const formula *f, const char *v, const char *hi, long *below, long *above)
 {
     *below = *above = 0;
     const char *exprs[3] = {f->lhs, f->rhs, f->red_expr};
@@ -489,7 +524,7 @@ static void offsets_of(const formula *f, const char *v, long *below, long *above
                 continue;
             if (sign == '-' && c > *below)
                 *below = c;
-            if (sign == '+' && c > *above)
+            if (sign == '+' && c > *above && may_pass_end(f, array_at(f, exprs[x], s), hi))
                 *above = c;
         }
     }
@@ -502,7 +537,7 @@ static int fit_neighbours(const formula *f, const char *v, char *lo, char *hi, s
                           ch_error *err)
 {
     long below, above;
-    offsets_of(f, v, &below, &above);
+    offsets_of(f, v, hi, &below, &above);
     if (!below && !above)
         return 0;
     if (!strstr(f->text, "interior"))
