@@ -5,9 +5,8 @@
  * file, counting against the limit, so a large value is never held whole in memory; a put is one
  * SET, which Redis applies atomically; when an existing item must be kept, EXISTS first (the bytes
  * of an object already there are not sent) and SET NX (a writer racing in between keeps the first).
- * URL: redis://[:password@]host
- * [:port][/db]; remote_token, when set, is the password. The connection is made on first use
- * and reused; the password never appears in messages. */
+ * URL: redis://[:password@]host[:port][/db]; remote_token, when set, is the password. The
+ * connection is made on first use and reused; the password never appears in messages. */
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <stdarg.h>

@@ -6,7 +6,8 @@
  * writes that object and the entry's object record and leaves the entry's archive and the
  * other objects alone; a format 1 archive (objects inside) is still read; an object swapped in
  * from another entry, an unsigned record, a record of another entry or of an untrusted writer
- * are refused (remote_rejected) while the entry is served. The HTTP and Redis backends are
+ * are refused (remote_rejected) while the entry is served; an object over remote_max_size is a
+ * remote_too_large failure, the entry still served. The HTTP and Redis backends are
  * driven against real servers by tests/integration/cache_remote*.t. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -577,4 +578,29 @@ Test(cache_storage, an_unsigned_or_untrusted_object_record_is_refused)
     free(url);
     team_free(&t);
     team_free(&other);
+}
+
+Test(cache_storage, an_object_over_remote_max_size_is_counted_and_the_entry_still_served)
+{
+    team t = make_team();
+    char *url = share_url("share");
+    ch_cache *a = open_cache("A", url, &t, 0);
+    generate(a, K);
+    char big[4000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    add_object(a, K, OBJ2, big);
+    ch_cache *b = open_cache("B", url, &t, 2000); /* the entry and record fit, OBJ2 does not */
+    char *o2 = object_of_hit(b, K, OBJ2);
+    cr_assert_null(o2, "the object over the limit is not taken");
+    cr_assert_eq(warnings(b, "larger than remote_max_size"), 1);
+    ch_cache_stats s = stats(b);
+    cr_assert_eq(s.remote_too_large, 1);
+    cr_assert_eq(s.remote_errors, 1);
+    cr_assert_eq(s.remote_hits, 1, "the entry itself is served");
+    cr_assert_eq(s.remote_rejected, 0, "a size limit is not a refusal");
+    ch_cache_close(a);
+    ch_cache_close(b);
+    free(url);
+    team_free(&t);
 }
