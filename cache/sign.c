@@ -127,6 +127,13 @@ void ch_trust_free(ch_trust *t)
     memset(t, 0, sizeof *t);
 }
 
+void ch_sign_hash_hex(const void *data, size_t len, char out[CH_SIGN_HASH_HEX + 1])
+{
+    unsigned char h[crypto_generichash_BYTES];
+    crypto_generichash(h, sizeof h, data, len, NULL, 0);
+    sodium_bin2hex(out, CH_SIGN_HASH_HEX + 1, h, sizeof h);
+}
+
 void ch_sign_message(const char *key, const ch_cache_file *files, size_t n, const ch_strvec *meta,
                      int with_objects, ch_strbuf *out)
 {
@@ -137,12 +144,9 @@ void ch_sign_message(const char *key, const ch_cache_file *files, size_t n, cons
     for (size_t i = 0; i < n; i++) {
         if (!with_objects && ch_sign_is_object(files[i].name))
             continue;
-        unsigned char h[crypto_generichash_BYTES];
-        crypto_generichash(h, sizeof h, (const unsigned char *)files[i].data, files[i].len, NULL,
-                           0);
-        ch_strbuf_addf(out, "file %s ", files[i].name);
-        add_hex(out, h, sizeof h);
-        ch_strbuf_adds(out, "\n");
+        char h[CH_SIGN_HASH_HEX + 1];
+        ch_sign_hash_hex(files[i].data, files[i].len, h);
+        ch_strbuf_addf(out, "file %s %s\n", files[i].name, h);
     }
 }
 
@@ -216,6 +220,37 @@ int ch_sign_check(const ch_trust *t, const char *key, const ch_cache_file *files
         return ch_error_set(err, "entry signature does not match its key and files "
                                  "(altered after signing)");
     *with_objects = objects;
+    return 0;
+}
+
+char *ch_sign_blob(const ch_signer *s, const void *msg, size_t len)
+{
+    unsigned char sig[crypto_sign_BYTES];
+    crypto_sign_detached(sig, NULL, msg, len, s->secret);
+    ch_strbuf value;
+    ch_strbuf_init(&value);
+    add_hex(&value, s->public, sizeof s->public);
+    ch_strbuf_adds(&value, " ");
+    add_hex(&value, sig, sizeof sig);
+    return ch_strbuf_detach(&value);
+}
+
+int ch_sign_blob_check(const ch_trust *t, const char *value, const void *msg, size_t len,
+                       const char *what, ch_error *err)
+{
+    if (sodium_ready(err) != 0)
+        return -1;
+    unsigned char pub[CH_SIGN_PUBLIC_BYTES], sig[crypto_sign_BYTES];
+    if (strlen(value) != PUB_HEX + 1 + SIG_HEX || value[PUB_HEX] != ' ' ||
+        from_hex(value, PUB_HEX, pub, sizeof pub) != 0 ||
+        from_hex(value + PUB_HEX + 1, SIG_HEX, sig, sizeof sig) != 0)
+        return ch_error_set(err, "%s signature is malformed", what);
+    if (!trusted(t, pub))
+        return ch_error_set(err, "%s is signed by %.16s..., a key not in trusted_keys", what,
+                            value);
+    if (crypto_sign_verify_detached(sig, msg, len, pub) != 0)
+        return ch_error_set(err, "%s signature does not match its contents (altered after signing)",
+                            what);
     return 0;
 }
 

@@ -51,4 +51,16 @@ int ch_sign_check(const ch_trust *t, const char *key, const ch_cache_file *files
 
 /* Nonzero for a file that is a compiled object (objects/...). */
 int ch_sign_is_object(const char *name);
+
+/* BLAKE2b-256 of len bytes as 64 lowercase hex digits (what signed messages name files by). */
+#define CH_SIGN_HASH_HEX 64
+void ch_sign_hash_hex(const void *data, size_t len, char out[CH_SIGN_HASH_HEX + 1]);
+/* A detached signature over msg as "<public key hex> <signature hex>" (caller frees): for
+ * records that carry their own message (the object records of cache/storage/objects.c). */
+char *ch_sign_blob(const ch_signer *s, const void *msg, size_t len);
+/* 0: value (as ch_sign_blob writes it) is a signature over msg by a key in t; -1 with err
+ * saying why not (malformed, untrusted signer, altered message). what names the thing signed
+ * in messages ("object record"). */
+int ch_sign_blob_check(const ch_trust *t, const char *value, const void *msg, size_t len,
+                       const char *what, ch_error *err);
 #endif

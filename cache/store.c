@@ -760,6 +760,24 @@ published:
     return rc;
 }
 
+/* What the commit of t changes, for the remotes: an in-place update names the files it wrote;
+ * anything else is a whole entry. */
+static ch_storage_change txn_change(const ch_cache_txn *t)
+{
+    ch_storage_change what = {t->update, 1, 1};
+    if (!t->in_place)
+        return what;
+    what.entry_changed = t->meta_changed;
+    what.objects_changed = 0;
+    for (size_t i = 0; i < t->written.len; i++) {
+        if (ch_sign_is_object(t->written.items[i]))
+            what.objects_changed = 1;
+        else
+            what.entry_changed = 1;
+    }
+    return what;
+}
+
 int ch_cache_commit(ch_cache_txn *t, ch_error *err)
 {
     ch_cache *c = t->c;
@@ -774,8 +792,10 @@ int ch_cache_commit(ch_cache_txn *t, ch_error *err)
     ch_cache_stats delta = {0};
     delta.generations = !t->update;
     ch_lock_release(&t->lock);
-    if (!c->remote_only_read && ch_storage_usable(c))
-        ch_storage_write(c, t->key, t->files, t->n, &t->meta, t->created, t->update, &delta);
+    if (!c->remote_only_read && ch_storage_usable(c)) {
+        ch_storage_change what = txn_change(t);
+        ch_storage_write(c, t->key, t->files, t->n, &t->meta, t->created, &what, &delta);
+    }
     txn_free(t);
     count_or_warn(c, &delta);
     return c->max_size ? ch_cache_evict(c, NULL, err) : 0;

@@ -1,11 +1,15 @@
 /* The contract between the storage front (front.c) and one remote backend (http.c, redis.c,
- * file.c), as ccache's storage/: a backend moves opaque items (an entry's signed archive) by
- * name and knows nothing of signatures, archives or counters; the front verifies, unpacks,
- * signs and counts. Each backend is a ch_storage_ops table, chosen by the URL's scheme.
+ * file.c), as ccache's storage/: a backend moves opaque items by name and knows nothing of
+ * signatures, archives, object records or counters; the front verifies, unpacks, signs and
+ * counts. Each backend is a ch_storage_ops table, chosen by the URL's scheme.
  *
- * Names are what the front asks for: a 32-hex entry key. A backend maps a name to its own
- * layout (a URL path, a Redis key, a file) and never trusts what it reads: the front checks
- * every byte. Not installed; only cache/ includes it. */
+ * Names are what the front asks for (layout in front.c): a 32-hex entry key, alone for an
+ * entry's archive or followed by a suffix of lowercase letters, digits and dots for the items
+ * beside it ("<key>.o.<32 hex>" an object, "<key>.objects.<32 hex>" an object record). Every
+ * backend maps a name the same way: http(s) and file:// to <base>/<first 2 chars>/<the rest>
+ * .char, redis to the key "ch-cc:<name>"; so a format 1 entry (<key> alone) is where it always
+ * was, and the items of one key sit beside it. A backend never trusts what it reads: the front
+ * checks every byte. Not installed; only cache/ includes it. */
 #ifndef CH_CACHE_STORAGE_BACKEND_H
 #define CH_CACHE_STORAGE_BACKEND_H
 
@@ -40,7 +44,9 @@ typedef struct ch_storage_ops {
      * -1 error with *fault and err. */
     int (*get)(void *state, const char *name, int fd, ch_storage_fault *fault, ch_error *err);
     /* Stores len bytes as item name; readers never see part of it. With overwrite 0 an item
-     * already there is kept (entries of one key are equivalent). 0 stored, -1 error. */
+     * already there is kept (entries of one key are equivalent; an object item is named by its
+     * content) and its bytes are not sent again: the backend asks whether it exists (HEAD,
+     * EXISTS, stat) before sending anything. 0 stored or kept, -1 error. */
     int (*put)(void *state, const char *name, const void *data, size_t len, int overwrite,
                ch_storage_fault *fault, ch_error *err);
     /* 0 removed or absent, -1 error. */

@@ -1,5 +1,7 @@
 /* file:// backend of the storage front: a directory shared by a team (NFS, a mounted volume),
- * <dir>/<2 hex>/<30 hex>.char per item. A write goes to a temp file in the item's own directory
+ * <dir>/<first 2 chars>/<rest of the name>.char per item (backend.h: an entry <2 hex>/<30 hex>
+ * .char, its objects and object record beside it). An item to keep is not written again when
+ * it is there (stat first). A write goes to a temp file in the item's own directory
  * and is renamed (or hard-linked, when an existing item must be kept) into place, so a reader on
  * any machine sees a whole item or none, never a partial one; a writer that dies leaves only a
  * ".tmp." file that no reader opens. */
@@ -94,6 +96,11 @@ static int file_put(void *state, const char *name, const void *data, size_t len,
     *fault = CH_STORAGE_FAILED;
     if (!share_present(f, fault, err))
         goto out;
+    struct stat sb;
+    if (!overwrite && stat(path, &sb) == 0) {
+        rc = 0; /* kept, and its bytes are not written to the share again */
+        goto out;
+    }
     if (ch_mkdir_p(dir, err) != 0)
         goto out;
     int fd = mkstemp(tmp);

@@ -3,7 +3,30 @@
  * an unlinked temp file with remote_max_size enforced while they arrive, the archive checked
  * file by file, the writer's signature checked against trusted_keys (entries are refused, and
  * counted in remote_rejected, before anything reaches the local store), entries signed before
- * they leave, one warning per failing remote and a counter for each kind of failure. */
+ * they leave, one warning per failing remote and a counter for each kind of failure.
+ *
+ * Remote layout (format 2; docs/cache-format.md). Three kinds of items, by name (backend.h maps
+ * a name to a URL path, a Redis key or a file):
+ *   <key>                       the entry: an archive (archive.c) of every file except objects/,
+ *                               its meta and a sig= line over them signed "objects 0"
+ *   <key>.o.<32 hex>            one compiled object's bytes, named by its BLAKE2b-256 (so an
+ *                               item never changes once written: writes keep an existing one)
+ *   <key>.objects.<32 hex>      the signed object record (objects.h) of that version of the
+ *                               entry (named by the hash of the entry's signed message): every
+ *                               object's name, size and hash, signed over key and entry hash
+ * A commit that adds an object sends that object and a new record (a few hundred bytes); the
+ * entry's archive and the objects already there are not sent again (put without overwrite is a
+ * HEAD, an EXISTS or a stat). A reader gets the entry, checks its signature, then the record of
+ * exactly that entry and every object it lists, each checked against the record's size and
+ * hash; a record or object that fails is refused (remote_rejected, one warning) and those
+ * objects are compiled locally, the entry itself still served.
+ *
+ * Compatibility with format 1 (the whole entry, objects included, in one <key> archive signed
+ * "objects 1"): readers of format 2 take such an archive as before (its objects are vouched for
+ * by its signature) and also ask for a record, so objects added later by format 2 writers are
+ * found. Readers of format 1 take a format 2 entry (its signature holds, no object is in it) and
+ * compile its objects locally; when such a reader adds an object it uploads a format 1 archive
+ * over the entry, which format 2 readers take as above. Nothing stored needs rewriting. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,6 +36,7 @@
 #include <unistd.h>
 
 #include "../internal.h"
+#include "objects.h"
 
 /* Default limit on what one get may bring: an entry archive is never near this. */
 #define CH_STORAGE_MAX_GET (256ULL * 1024 * 1024)
@@ -219,32 +243,153 @@ static int trust_entry(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache
     return 0;
 }
 
-/* Asks one remote. 1 hit, 0 absent, -1 failed or refused (said, counted). */
-static int read_one(ch_cache *c, ch_storage_remote *r, const char *key, ch_cache_hit *hit,
-                    ch_cache_stats *delta)
+/* The whole of fd (a body streamed by a backend, at most remote_max_size bytes) in memory:
+ * *data (owned, NUL-terminated) and *len. -1 with err. */
+static int read_back(int fd, char **data, size_t *len, ch_error *err)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0)
+        return ch_error_set(err, "cannot read a remote item back: %s", strerror(errno));
+    char *buf = ch_xmalloc((size_t)sb.st_size + 1);
+    size_t got = 0;
+    while (got < (size_t)sb.st_size) {
+        ssize_t r = pread(fd, buf + got, (size_t)sb.st_size - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            free(buf);
+            return ch_error_set(err, "cannot read a remote item back: %s",
+                                r < 0 ? strerror(errno) : "short file");
+        }
+        got += (size_t)r;
+    }
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
+    return 0;
+}
+
+/* Streams item name of r into a fresh temp file *fd (the caller closes it when >= 0): 1 found,
+ * 0 absent, -1 failed (said, counted). */
+static int fetch(ch_cache *c, ch_storage_remote *r, const char *name, int *fd,
+                 ch_cache_stats *delta)
 {
     ch_error e;
-    int fd = body_file(c, &e);
-    if (fd < 0) {
+    *fd = body_file(c, &e);
+    if (*fd < 0) {
         remote_failed(c, r, "read", CH_STORAGE_FAILED, &e, delta);
         return -1;
     }
     ch_storage_fault fault = CH_STORAGE_FAILED;
-    int rc = r->ops->get(r->state, key, fd, &fault, &e);
-    if (rc < 0) {
+    int rc = r->ops->get(r->state, name, *fd, &fault, &e);
+    if (rc < 0)
         remote_failed(c, r, "read", fault, &e, delta);
-    } else if (rc == 0) {
+    return rc;
+}
+
+/* Item name of r into memory: 1 found (*data owned), 0 absent, -1 failed (said, counted). */
+static int get_item(ch_cache *c, ch_storage_remote *r, const char *name, char **data, size_t *len,
+                    ch_cache_stats *delta)
+{
+    int fd;
+    int rc = fetch(c, r, name, &fd, delta);
+    ch_error e;
+    if (rc > 0 && read_back(fd, data, len, &e) != 0) {
+        remote_failed(c, r, "read", CH_STORAGE_FAILED, &e, delta);
+        rc = -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* Objects of an entry that are refused: one warning for the entry, counted; the entry is still
+ * served and those objects are compiled from its source. */
+static void objects_refused(ch_cache *c, const char *key, const char *why, ch_cache_stats *delta)
+{
+    delta->remote_rejected++;
+    ch_cache_warn(c, "remote cache objects of entry %s refused: %s; compiling them locally", key,
+                  why);
+}
+
+/* Adds object o (its bytes in data, taken) to hit when they are what the record says:
+ * 0 added, -1 refused (why in err). */
+static int take_object(const ch_object_ref *o, char *data, size_t len, ch_cache_hit *hit,
+                       ch_error *err)
+{
+    char h[CH_SIGN_HASH_HEX + 1];
+    ch_sign_hash_hex(data, len, h);
+    if (len != o->size || strcmp(h, o->hash) != 0) {
+        free(data);
+        return ch_error_set(err,
+                            "object '%s' (%zu bytes) is not the one its signed record names "
+                            "(%llu bytes, BLAKE2b %.16s...)",
+                            o->name, len, o->size, o->hash);
+    }
+    hit->files = ch_xrealloc(hit->files, (hit->n_files + 1) * sizeof *hit->files);
+    hit->files[hit->n_files++] = (ch_cache_file){ch_xstrdup(o->name), (unsigned char *)data, len};
+    return 0;
+}
+
+/* Reads the object record of the entry in hit (as received, signature checked) from r and every
+ * object it lists that hit lacks. Nothing here fails the entry: an object that is absent,
+ * unreadable or refused is compiled locally. */
+static void read_objects(ch_cache *c, ch_storage_remote *r, const char *key, ch_cache_hit *hit,
+                         ch_cache_stats *delta)
+{
+    char eh[CH_SIGN_HASH_HEX + 1];
+    ch_objects_entry_hash(key, hit->files, hit->n_files, &hit->meta, eh);
+    char *name = ch_objects_record_item(key, eh);
+    char *data = NULL;
+    size_t len = 0;
+    int rc = get_item(c, r, name, &data, &len, delta);
+    free(name);
+    if (rc <= 0)
+        return;
+    ch_object_record rec;
+    ch_error e;
+    rc = ch_objects_record_check(&c->trust, key, eh, data, len, &rec, &e);
+    free(data);
+    if (rc != 0) {
+        objects_refused(c, key, e.msg, delta);
+        return;
+    }
+    int refused = 0;
+    for (size_t i = 0; i < rec.n && !r->failed; i++) {
+        const ch_object_ref *o = &rec.objects[i];
+        if (ch_cache_hit_file(hit, o->name))
+            continue; /* in a format 1 archive whose signature vouches for it */
+        char *item = ch_objects_object_item(key, o->hash);
+        rc = get_item(c, r, item, &data, &len, delta);
+        free(item);
+        ch_error why;
+        if (rc > 0 && take_object(o, data, len, hit, &why) != 0 && !refused++)
+            objects_refused(c, key, why.msg, delta);
+    }
+    ch_object_record_free(&rec);
+}
+
+/* Asks one remote. 1 hit, 0 absent, -1 failed or refused (said, counted). */
+static int read_one(ch_cache *c, ch_storage_remote *r, const char *key, ch_cache_hit *hit,
+                    ch_cache_stats *delta)
+{
+    int fd;
+    int rc = fetch(c, r, key, &fd, delta);
+    ch_error e;
+    if (rc == 0) {
         delta->remote_misses++;
-    } else if (unpack_file(fd, key, hit, &e) != 0) {
+    } else if (rc > 0 && unpack_file(fd, key, hit, &e) != 0) {
         remote_failed(c, r, "read", CH_STORAGE_BAD_REPLY, &e, delta);
         rc = -1;
-    } else if (trust_entry(c, key, hit, delta) != 0) {
+    } else if (rc > 0 && trust_entry(c, key, hit, delta) != 0) {
         rc = -1;
-    } else {
+    } else if (rc > 0) {
+        read_objects(c, r, key, hit, delta);
         delta->remote_hits++;
         hit->from_remote = 1;
     }
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     return rc;
 }
 
@@ -267,8 +412,70 @@ int ch_storage_read(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_st
     return 0;
 }
 
+/* What one commit sends to every remote, built once: the entry's archive (or none), its
+ * objects and their record (or none). */
+typedef struct outgoing {
+    ch_strbuf archive; /* len 0: the entry is not sent */
+    ch_strbuf record;  /* len 0: no object is sent */
+    char *record_item; /* owned, or NULL */
+} outgoing;
+
+/* The signed archive of the entry without its objects (format 2). */
+static void pack_entry(const ch_cache *c, const char *key, const ch_cache_file *files, size_t n,
+                       const ch_strvec *meta, long long created, ch_strbuf *out)
+{
+    ch_cache_file *kept = ch_xcalloc(n ? n : 1, sizeof *kept);
+    size_t n_kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!ch_sign_is_object(files[i].name))
+            kept[n_kept++] = files[i]; /* borrowed */
+    ch_strvec signed_meta;
+    ch_strvec_init(&signed_meta);
+    for (size_t i = 0; i < meta->len; i++)
+        if (strncmp(meta->items[i], CH_SIGN_META, strlen(CH_SIGN_META)) != 0)
+            ch_strvec_push(&signed_meta, meta->items[i]);
+    ch_strvec_push_owned(&signed_meta,
+                         ch_sign_entry(&c->signer, key, kept, n_kept, &signed_meta, 0));
+    ch_archive_pack(key, kept, n_kept, &signed_meta, created, out);
+    ch_strvec_free(&signed_meta);
+    free(kept);
+}
+
+/* Sends one remote what o holds: objects before the record that names them, so a reader never
+ * finds a record whose objects are not there yet. */
+static void send_to(ch_cache *c, ch_storage_remote *r, const char *key, const ch_cache_file *files,
+                    size_t n, const outgoing *o, int replace, ch_cache_stats *delta)
+{
+    ch_storage_fault fault = CH_STORAGE_FAILED;
+    ch_error e;
+    if (o->archive.len &&
+        r->ops->put(r->state, key, o->archive.data, o->archive.len, replace, &fault, &e) != 0) {
+        remote_failed(c, r, "write", fault, &e, delta);
+        return;
+    }
+    if (!o->record.len)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!ch_sign_is_object(files[i].name))
+            continue;
+        char h[CH_SIGN_HASH_HEX + 1];
+        ch_sign_hash_hex(files[i].data, files[i].len, h);
+        char *item = ch_objects_object_item(key, h);
+        /* named by its content: one already there is the same bytes and is not sent again */
+        int rc = r->ops->put(r->state, item, files[i].data, files[i].len, 0, &fault, &e);
+        free(item);
+        if (rc != 0) {
+            remote_failed(c, r, "write", fault, &e, delta);
+            return;
+        }
+    }
+    if (r->ops->put(r->state, o->record_item, o->record.data, o->record.len, replace, &fault, &e) !=
+        0)
+        remote_failed(c, r, "write", fault, &e, delta);
+}
+
 void ch_storage_write(ch_cache *c, const char *key, const ch_cache_file *files, size_t n,
-                      const ch_strvec *meta, long long created, int overwrite,
+                      const ch_strvec *meta, long long created, const ch_storage_change *what,
                       ch_cache_stats *delta)
 {
     if (!c->have_signer) {
@@ -278,24 +485,26 @@ void ch_storage_write(ch_cache *c, const char *key, const ch_cache_file *files, 
         c->unsigned_write_said = 1;
         return;
     }
-    ch_strvec signed_meta;
-    ch_strvec_init(&signed_meta);
-    for (size_t i = 0; i < meta->len; i++)
-        if (strncmp(meta->items[i], CH_SIGN_META, strlen(CH_SIGN_META)) != 0)
-            ch_strvec_push(&signed_meta, meta->items[i]);
-    ch_strvec_push_owned(&signed_meta, ch_sign_entry(&c->signer, key, files, n, &signed_meta, 1));
-    ch_strbuf ar;
-    ch_strbuf_init(&ar);
-    ch_archive_pack(key, files, n, &signed_meta, created, &ar);
-    for (size_t i = 0; i < c->storage.n; i++) {
-        ch_storage_remote *r = &c->storage.remotes[i];
-        ch_storage_fault fault = CH_STORAGE_FAILED;
-        ch_error e;
-        if (!r->failed && r->ops->put(r->state, key, ar.data, ar.len, overwrite, &fault, &e) != 0)
-            remote_failed(c, r, "write", fault, &e, delta);
+    outgoing o = {0};
+    ch_strbuf_init(&o.archive);
+    ch_strbuf_init(&o.record);
+    if (what->entry_changed)
+        pack_entry(c, key, files, n, meta, created, &o.archive);
+    int has_objects = 0;
+    for (size_t i = 0; i < n && !has_objects; i++)
+        has_objects = ch_sign_is_object(files[i].name);
+    if (has_objects && (what->entry_changed || what->objects_changed)) {
+        char eh[CH_SIGN_HASH_HEX + 1];
+        ch_objects_entry_hash(key, files, n, meta, eh);
+        ch_objects_record_format(&c->signer, key, eh, files, n, &o.record);
+        o.record_item = ch_objects_record_item(key, eh);
     }
-    ch_strbuf_free(&ar);
-    ch_strvec_free(&signed_meta);
+    for (size_t i = 0; i < c->storage.n; i++)
+        if (!c->storage.remotes[i].failed)
+            send_to(c, &c->storage.remotes[i], key, files, n, &o, what->replace, delta);
+    ch_strbuf_free(&o.archive);
+    ch_strbuf_free(&o.record);
+    free(o.record_item);
 }
 
 /* ---- helpers for backends (backend.h) ---- */

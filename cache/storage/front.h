@@ -1,8 +1,9 @@
 /* The storage front: the remote backends of one cache handle behind one interface (ccache's
  * storage/). The local store (store.c) asks the front to read an entry through and to write one
  * back; the front picks backends by URL scheme, streams bodies into temp files, verifies
- * archives and signatures, signs what it writes, and turns every backend failure into one
- * warning per backend and a counter of its kind. Not installed; only cache/ includes it. */
+ * archives, object records and signatures, signs what it writes, sends only what a commit
+ * changed, and turns every backend failure into one warning per backend and a counter of its
+ * kind. The remote layout is described in front.c. Not installed; only cache/ includes it. */
 #ifndef CH_CACHE_STORAGE_FRONT_H
 #define CH_CACHE_STORAGE_FRONT_H
 
@@ -38,10 +39,18 @@ int ch_storage_usable(const ch_cache *c);
 /* Reads key's entry through the remotes: 1 found, verified and signed by a trusted writer (hit
  * filled, hit->from_remote set), 0 not found or refused (a warning said why). Counts in delta. */
 int ch_storage_read(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta);
-/* Signs and writes key's entry to every usable remote; overwrite 0 keeps a copy already there.
- * Failures are warnings and counters in delta. */
+/* What a commit changed: the front sends that and nothing else. */
+typedef struct ch_storage_change {
+    int replace;         /* 0: a new entry (an equivalent copy already there is kept); 1: update */
+    int entry_changed;   /* a file other than an object, or a meta record, is new or changed */
+    int objects_changed; /* an object is new or changed */
+} ch_storage_change;
+
+/* Signs and writes what changed of key's entry (files: all of them, meta: its records) to every
+ * usable remote: the entry's archive when it changed, and each object with the entry's object
+ * record when either changed. Failures are warnings and counters in delta. */
 void ch_storage_write(ch_cache *c, const char *key, const ch_cache_file *files, size_t n,
-                      const ch_strvec *meta, long long created, int overwrite,
+                      const ch_strvec *meta, long long created, const ch_storage_change *what,
                       ch_cache_stats *delta);
 
 #endif

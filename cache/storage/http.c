@@ -1,4 +1,5 @@
-/* HTTP(S) backend of the storage front: <base>/<2 hex>/<30 hex>.char per item, GET to read
+/* HTTP(S) backend of the storage front: <base>/<first 2 chars>/<rest of the name>.char per item
+ * (backend.h: an entry <2 hex>/<30 hex>.char, its objects and object record beside it), GET to read
  * (streamed to a file, the size limit enforced while streaming), PUT to write, HEAD to test
  * before a PUT that must not overwrite, DELETE to remove (WebDAV or S3-style servers). One curl
  * easy handle per backend (connection reuse across the requests of one build). The bearer token

@@ -1,10 +1,12 @@
 /* redis:// backend of the storage front (hiredis): one Redis string per item under the key
- * "ch-cc:<name>". A get asks STRLEN first (an item over remote_max_size is refused before any
- * byte moves) and then streams the value with GETRANGE in chunks into the file, counting against
- * the limit, so a large value is never held whole in memory; a put is one SET (NX when an
- * existing item must be kept), which Redis applies atomically. URL: redis://[:password@]host
- * [:port][/db]; remote_token, when set, is the password. The connection is made on first use
- * and reused; the password never appears in messages. */
+ * "ch-cc:<name>" (an entry "ch-cc:<key>", its objects "ch-cc:<key>.o.<hash>", their record
+ * "ch-cc:<key>.objects.<hash>"; backend.h). A get asks STRLEN first (an item over remote_max_size
+ * is refused before any byte moves) and then streams the value with GETRANGE in chunks into the
+ * file, counting against the limit, so a large value is never held whole in memory; a put is one
+ * SET, which Redis applies atomically; when an existing item must be kept, EXISTS first (the bytes
+ * of an object already there are not sent) and SET NX (a writer racing in between keeps the first).
+ * URL: redis://[:password@]host[:port][/db]; remote_token, when set, is the password. The
+ * connection is made on first use and reused; the password never appears in messages. */
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <stdarg.h>
@@ -216,10 +218,27 @@ static int redis_get(void *state, const char *name, int fd, ch_storage_fault *fa
     return 1;
 }
 
+/* 1 the item exists, 0 not, -1 error. */
+static int redis_exists(redis_store *r, const char *name, ch_storage_fault *fault, ch_error *err)
+{
+    redisReply *rep = command(r, fault, err, "EXISTS ch-cc:%s", name);
+    if (!rep)
+        return -1;
+    if (rep->type != REDIS_REPLY_INTEGER)
+        return unexpected(r, rep, "EXISTS", fault, err);
+    int there = rep->integer > 0;
+    freeReplyObject(rep);
+    return there;
+}
+
 static int redis_put(void *state, const char *name, const void *data, size_t len, int overwrite,
                      ch_storage_fault *fault, ch_error *err)
 {
     redis_store *r = state;
+    /* an item to keep is not sent again: SET NX would carry its bytes to the server first */
+    int there = overwrite ? 0 : redis_exists(r, name, fault, err);
+    if (there != 0)
+        return there < 0 ? -1 : 0;
     redisReply *rep = overwrite ? command(r, fault, err, "SET ch-cc:%s %b", name, data, len)
                                 : command(r, fault, err, "SET ch-cc:%s %b NX", name, data, len);
     if (!rep)

@@ -125,8 +125,9 @@ int ch_cache_begin(ch_cache *c, const char *key, ch_cache_txn **txn, ch_cache_hi
 /* Like begin, but always returns a transaction: it starts from the existing entry's files (if
  * any, and valid) so that put adds or replaces files (a new object for another nvcc). Its
  * commit is not counted as a generation; it writes only the files put (a put of the bytes the
- * entry holds already writes nothing) and the index, and overwrites the remote copy; a commit
- * that changed nothing writes nothing. */
+ * entry holds already writes nothing) and the index, and sends the remotes only what changed
+ * (a new object and the entry's object record; the entry's archive when a file other than an
+ * object or a meta record changed); a commit that changed nothing writes nothing. */
 int ch_cache_begin_update(ch_cache *c, const char *key, ch_cache_txn **txn, ch_error *err);
 /* Adds file name (relative, no "..", subdirectories allowed) with len bytes. */
 int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len, ch_error *err);
@@ -159,7 +160,8 @@ typedef struct ch_cache_stats {
     unsigned long long kernel_compiles; /* nvcc runs on kernel code: candidates and objects */
     unsigned long long gpu_runs;        /* candidates run on a GPU (verification stages 2-5) */
     unsigned long long host_fallbacks;  /* entries built with their host path only */
-    unsigned long long remote_rejected; /* remote entries refused: unsigned, untrusted, altered */
+    unsigned long long remote_rejected; /* remote entries or object records/objects refused:
+                                           unsigned, untrusted, altered, from another entry */
     unsigned long long direct_hits;     /* objects served from a direct-mode manifest */
     unsigned long long direct_misses;   /* direct-mode lookups that went the full path */
     /* entry outcomes (src/pipeline/: ch_session_entry); host_fallbacks is the sum of the

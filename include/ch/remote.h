@@ -1,6 +1,8 @@
 /* What travels to and from the remote stores (http(s)://, redis://, file://; the backends live
- * in cache/storage/): one archive per entry. Used by the cache (ch/cache.h) for read-through and
- * write-back; remote failures become warnings there, never build failures.
+ * in cache/storage/): one archive per entry (its files except objects/; each object is an item
+ * of its own, listed by a signed record: cache/storage/objects.h). Used by the cache
+ * (ch/cache.h) for read-through and write-back; remote failures become warnings there, never
+ * build failures.
  *
  * The archive format (ch_archive_*) carries every file with its size and XXH3-64 checksum and a
  * checksum of the whole archive, so that truncated or corrupted bodies are rejected before

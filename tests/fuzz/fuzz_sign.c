@@ -1,6 +1,11 @@
 /* libFuzzer target for the signature reader of remote cache entries (cache/sign.c over what
- * cache/archive.c unpacks), and for the trusted_keys list. The first byte picks what the rest is:
+ * cache/archive.c unpacks), for the object records beside them (cache/storage/objects.c) and for
+ * the trusted_keys list. The first byte picks what the rest is:
  *   bit 1 set: a trusted_keys value (keys separated by commas, blanks, '#' comments);
+ *   bit 3 set: an object record of fuzz_key for entry hash fuzz_entry; bit 0 replaces its last
+ *              line by the fuzz writer's signature over the rest, so that the fuzzer gets past
+ *              the signature to the key, entry and object lines. A record that passes must
+ *              name only objects/ files with no "..", and must not pass for another key;
  *   otherwise: a remote archive of fuzz_key, read as remote_lookup reads it (unpack, then the
  *              signature check against the fuzz writer's key); bit 0 recomputes the index
  *              checksum first so that the fuzzer gets past it to the meta and file records.
@@ -14,10 +19,12 @@
 #include <string.h>
 
 #include "../../cache/internal.h"
+#include "../../cache/storage/objects.h"
 #include "index_sum.h"
 
 static const char fuzz_key[] = "0123456789abcdef0123456789abcdef";
 static const char other_key[] = "fedcba9876543210fedcba9876543210";
+static const char fuzz_entry[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 /* the fuzz writer's secret key, as a sign_key file holds it (sign-seeds.sh reads it from here) */
 #define WRITER_KEY                                                                                 \
     "63682d63632066757a7a207772697465723a206e6f7420612073656372657400"                             \
@@ -98,6 +105,51 @@ static void check_entry(const ch_cache_hit *hit, int flags)
     ch_strvec_free(&meta);
 }
 
+/* text up to its last line, then "sig <the fuzz writer's signature over it>\n" */
+static char *resign_record(const char *text, size_t len, size_t *out_len)
+{
+    size_t body = len;
+    if (body && text[body - 1] == '\n')
+        body--;
+    while (body && text[body - 1] != '\n')
+        body--;
+    char *sig = ch_sign_blob(&writer, text, body);
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_strbuf_add(&out, text, body); /* bytes, NULs included */
+    ch_strbuf_addf(&out, "sig %s\n", sig);
+    free(sig);
+    *out_len = out.len;
+    return ch_strbuf_detach(&out);
+}
+
+static void fuzz_object_record(const uint8_t *data, size_t len, int resign_it)
+{
+    char *text = ch_xmalloc(len + 1);
+    memcpy(text, data, len);
+    text[len] = '\0';
+    if (resign_it) {
+        char *signed_text = resign_record(text, len, &len);
+        free(text);
+        text = signed_text;
+    }
+    ch_object_record rec;
+    ch_error err;
+    if (ch_objects_record_check(&trust_writer, fuzz_key, fuzz_entry, text, len, &rec, &err) == 0) {
+        for (size_t i = 0; i < rec.n; i++)
+            if (!ch_sign_is_object(rec.objects[i].name) || strstr(rec.objects[i].name, "..") ||
+                strchr(rec.objects[i].name, '\n'))
+                abort();
+        ch_object_record_free(&rec);
+        if (ch_objects_record_check(&trust_writer, other_key, fuzz_entry, text, len, &rec, &err) ==
+            0)
+            abort(); /* a record of one key never serves another */
+    } else if (!err.msg[0]) {
+        abort();
+    }
+    free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
@@ -106,6 +158,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = size - 1;
     if (flags & 2) {
         fuzz_trusted_keys(data + 1, len);
+        return 0;
+    }
+    if (flags & 8) {
+        fuzz_object_record(data + 1, len, flags & 1);
         return 0;
     }
     char *buf = ch_xmalloc(len ? len : 1);

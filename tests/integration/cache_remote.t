@@ -5,7 +5,12 @@
 # corrupt local entry; read-only mode never PUTs; the bearer token reaches the server and no
 # message. Trust: only entries signed by a key in trusted_keys are read; unsigned, re-signed,
 # swapped-after-signing and re-labelled entries (forged by tests/fakes/remote_forge) are misses
-# with one warning. Put/lookup go through tests/fakes/cache_torture, counters through ch-cc.
+# with one warning. Objects are items beside their entry: an object swapped on the server or
+# listed by an unsigned record is refused (remote_rejected) while the entry is served; in real
+# builds (nvcc, no GPU) a second flag set adds one object and PUTs only it and the entry's
+# record (access log: requests and bytes), a second cache links it with no agent, no GPU run and
+# no kernel compile, and a swapped object is compiled again, never linked. Put/lookup go through
+# tests/fakes/cache_torture, counters through ch-cc.
 . "$(dirname "$0")/../lib/tap.sh"
 T="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes/cache_torture"
 F="$(dirname "$T")/remote_forge"
@@ -37,7 +42,7 @@ error_log $NG/logs/error.log;
 pid $NG/nginx.pid;
 events { worker_connections 64; }
 http {
-    log_format auth '\$request_method \$uri \$http_authorization';
+    log_format auth '\$request_method \$uri \$http_authorization \$content_length';
     access_log $NG/logs/access.log auth;
     client_body_temp_path $NG/tmp/body;
     proxy_temp_path $NG/tmp/proxy;
@@ -138,7 +143,6 @@ cmp -s "$TEST_DIR/good.char" "$TEST_DIR/same.char"
 ok $? "the forger rebuilds an untouched archive byte for byte"
 poison unsigned ${forged}1 strip "entry is not signed" kernel.cu="$TEST_DIR/evil.cu"
 poison swapped-source ${forged}2 keep "entry signature does not match" kernel.cu="$TEST_DIR/evil.cu"
-poison swapped-object ${forged}3 keep "entry signature does not match" $OBJ="$TEST_DIR/evil.o"
 poison untrusted ${forged}4 "$TEST_DIR/attacker/ch-cc-sign.key" "a key not in trusted_keys" kernel.cu="$TEST_DIR/evil.cu"
 poison relabelled ${forged}5 keep "entry signature does not match"
 out=$(CH_CC_TRUSTED_KEYS="$(cat "$TEST_DIR/attacker/ch-cc-sign.pub"), $(cat "$TEST_DIR/team/ch-cc-sign.pub")" \
@@ -177,6 +181,84 @@ CH_CC_REMOTE=ftp://127.0.0.1/cache/ CH_CC_CACHE_DIR="$TEST_DIR/P.ftp" "$T" scrip
 ok $? "an ftp:// remote does not fail the build"
 is "$(sed -n 2p "$TEST_DIR/out.ftp")" "hit" "the local cache still serves hits"
 like "$(cat "$TEST_DIR/err.ftp")" "not an http://, https://, redis:// or file:// URL" "the warning says what is wrong with the remote"
+
+# --- objects are items of their own; a swapped or unsigned one is refused ---------------------
+# (the entry's archive holds no object: a swap in it is the swapped-source case above)
+objects_of() { find "$NG/www/cache/${1:0:2}" -name "${1:2}.o.*.char" | LC_ALL=C sort; }
+record_of() { find "$NG/www/cache/${1:0:2}" -name "${1:2}.objects.*.char"; }
+is "$(objects_of $K1 | wc -l) $(record_of $K1 | wc -l)" "1 1" "an entry's object and its record are items beside it"
+cp "$TEST_DIR/evil.o" "$(objects_of $K2)"
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/P.obj" "$T" get $K2 $OBJ 2>"$TEST_DIR/err.P.obj")
+like "$out" "^hit" "swapped object: the entry is still a hit"
+! grep -q EVIL <<<"$out"
+ok $? "swapped object: no attacker byte reached the caller"
+like "$(cat "$TEST_DIR/err.P.obj")" "objects of entry $K2 refused: .*not the one its signed record names" \
+    "swapped object: the warning says why"
+is "$(warnings_in "$TEST_DIR/err.P.obj") $(stat_of "$TEST_DIR/P.obj" remote_rejected)" "1 1" \
+    "swapped object: one warning, counted in remote_rejected"
+sed -i '/^sig /d' "$(record_of $K3)"
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/P.rec" "$T" get $K3 $OBJ 2>"$TEST_DIR/err.P.rec")
+like "$out" "^hit" "unsigned object record: the entry is still a hit"
+! grep -q "OBJ key=" <<<"$out"
+ok $? "unsigned object record: its object is not taken"
+like "$(cat "$TEST_DIR/err.P.rec")" "object record is not signed" "unsigned object record: the warning says why"
+is "$(stat_of "$TEST_DIR/P.rec" remote_rejected)" 1 "unsigned object record: counted in remote_rejected"
+
+# --- a team's real builds: a second flag set adds one object, sent alone; bob links it --------
+# (-fPIC makes another object of the same entry: the architectures are part of the entry key)
+S="$(dirname "$T")/cache_seed"
+if command -v nvcc >/dev/null && [ -x "$S" ]; then
+    cp -r "$CH_CC_SRC/examples/saxpy" "$TEST_DIR/app"
+    cd "$TEST_DIR/app"
+    export CH_CC_BUDGET=1
+    CH_CC_CACHE_DIR="$TEST_DIR/prep" "$CH_CC_BIN" --harness-propose=cands --harness-budget=1 saxpy.c >/dev/null
+    key=$(CH_CC_CACHE_DIR="$TEST_DIR/prep" "$CH_CC_BIN" --harness-list saxpy.c |
+        python3 -c "import json,sys; print(json.load(sys.stdin)[0]['key'])")
+    CH_CC_CACHE_DIR="$TEST_DIR/prep" "$CH_CC_BIN" --harness-checklist saxpy.c |
+        python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)[0]))" >checklist.json
+    # a teammate's GPU machine verified the entry (cache_seed stands for it); it goes up signed
+    CH_CC_CACHE_DIR="$TEST_DIR/alice" "$S" "$key" kernel.cu=cands/saxpy.0.cu checklist.json=checklist.json \
+        meta:status=verified meta:name=saxpy meta:kind=c-def meta:agent=builtin >/dev/null
+    ok $? "a verified entry of saxpy in alice's cache and on the server"
+    CH_CC_CACHE_DIR="$TEST_DIR/alice" "$CH_CC_BIN" -O2 -c saxpy.c -o alice.o 2>alice.err
+    ok $? "alice builds saxpy.o (its object is compiled and sent)"
+    is "$(objects_of $key | wc -l)" 1 "the server holds that object"
+    n0=$(wc -l <"$NG/logs/access.log")
+    CH_CC_CACHE_DIR="$TEST_DIR/alice" "$CH_CC_BIN" -O2 -fPIC -c saxpy.c -o alice-pic.o 2>alice-pic.err
+    ok $? "alice builds a position-independent saxpy.o (a second object of the entry)"
+    tail -n +$((n0 + 1)) "$NG/logs/access.log" | grep '^PUT ' >puts.pic
+    is "$(wc -l <puts.pic) $(grep -cE "\.o\.[0-9a-f]{32}\.char " puts.pic) $(grep -cE "\.objects\.[0-9a-f]{32}\.char " puts.pic)" \
+        "2 1 1" "the second object PUTs that object and the entry's record, nothing else"
+    pic_item="$NG/www$(grep -E "\.o\.[0-9a-f]{32}\.char " puts.pic | cut -d' ' -f2)"
+    sent=$(awk '{n += $NF} END {print n}' puts.pic)
+    entry_size=$(stat -c %s "$(remote_file $key)")
+    is "$(grep -E '\.o\.' puts.pic | awk '{print $NF}')" "$(stat -c %s "$pic_item")" \
+        "the object's PUT carries its own bytes only"
+    [ "$sent" -lt $(( $(stat -c %s "$pic_item") + entry_size )) ]
+    ok $? "what the addition sent ($sent bytes) is less than the object and the entry's archive"
+    CH_CC_CACHE_DIR="$TEST_DIR/bob" "$CH_CC_BIN" -O2 -fPIC -c saxpy.c -o bob.o 2>bob.err
+    ok $? "bob's build with an empty cache succeeds"
+    is "$(stat_of "$TEST_DIR/bob" remote_hits) $(stat_of "$TEST_DIR/bob" hits)" "1 1" "bob's build is a hit through the server"
+    is "$(stat_of "$TEST_DIR/bob" agent_requests) $(stat_of "$TEST_DIR/bob" gpu_runs) $(stat_of "$TEST_DIR/bob" kernel_compiles)" \
+        "0 0 0" "bob asked no agent, ran no GPU and compiled no kernel: alice's object came with it"
+    objdump -h bob.o | grep -q nv_fatbin
+    ok $? "bob's saxpy.o links the kernel"
+    # the other object (signed by the team, for the same entry) put under the PIC object's name
+    cp "$(objects_of $key | grep -v -F -x "$pic_item")" "$pic_item"
+    CH_CC_CACHE_DIR="$TEST_DIR/carol" "$CH_CC_BIN" -O2 -fPIC -c saxpy.c -o carol.o 2>carol.err
+    ok $? "swapped object: carol's build succeeds"
+    is "$(stat_of "$TEST_DIR/carol" remote_rejected) $(stat_of "$TEST_DIR/carol" kernel_compiles)" "1 1" \
+        "swapped object: refused (remote_rejected) and compiled again"
+    is "$(grep -c 'refused' carol.err)" 1 "swapped object: said once"
+    ! cmp -s "$pic_item" "$(find "$TEST_DIR/carol" -path '*/objects/*.o' | head -1)"
+    ok $? "swapped object: what carol keeps and links is not the swapped item"
+    objdump -h carol.o | grep -q nv_fatbin
+    ok $? "swapped object: carol's saxpy.o links the kernel compiled locally"
+    cd - >/dev/null
+    unset CH_CC_BUDGET
+else
+    skip "team builds with objects" "nvcc or cache_seed missing"
+fi
 
 # --- read-only: lookups read through, generations never PUT ----------------------------------
 CH_CC_REMOTE_ONLY_READ=1 CH_CC_CACHE_DIR="$TEST_DIR/C" "$T" put $K4 >/dev/null 2>&1

@@ -4,7 +4,10 @@
 # items appear whole (written to a temp file in the share and renamed; a writer killed mid-write
 # leaves no item a reader can take); many writers of one entry at once leave one valid item; a
 # share that goes away between builds or in the middle of one is one warning, a working build and
-# remote_unreachable counted. Entries go through tests/fakes/cache_torture and real ch-cc builds.
+# remote_unreachable counted. Objects are items beside their entry: adding one to an entry writes
+# that object and the entry's record (file mtimes show nothing else is written); an object
+# swapped in from another entry or listed by an unsigned record is refused, the entry served.
+# Entries go through tests/fakes/cache_torture and real ch-cc builds.
 . "$(dirname "$0")/../lib/tap.sh"
 T="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes/cache_torture"
 [ -x "$T" ] || skip_all "cache_torture not built"
@@ -35,6 +38,48 @@ out=$(CH_CC_CACHE_DIR="$TEST_DIR/B" "$T" script get:$K1 get:$K2 get:$K3 2>"$TEST
 is "$(echo $out)" "hit hit miss" "an empty cache B hits both through the share"
 is "$(stat_of "$TEST_DIR/B" remote_hits) $(stat_of "$TEST_DIR/B" remote_misses)" "2 1" \
     "B counted 2 remote hits and 1 remote miss"
+
+# --- objects are items of their own: adding one writes only it and the entry's record ---------
+K6=0000000000000000000000000000d006 K7=0000000000000000000000000000d007 K8=0000000000000000000000000000d008
+CH_CC_CACHE_DIR="$TEST_DIR/A" "$T" script put:$K6 put:$K7 put:$K8 >/dev/null 2>>"$TEST_DIR/err.A"
+objects_of() { find "$SHARE/${1:0:2}" -name "${1:2}.o.*.char" | LC_ALL=C sort; }
+record_of() { find "$SHARE/${1:0:2}" -name "${1:2}.objects.*.char"; }
+is "$(objects_of $K6 | wc -l) $(record_of $K6 | wc -l)" "1 1" "an entry's object and its record are items beside it"
+! grep -q "OBJ key=" "$(item $K6)"
+ok $? "the entry's archive carries no object bytes"
+first_object=$(objects_of $K6)
+touch "$TEST_DIR/before-add"
+sleep 0.05
+CH_CC_CACHE_DIR="$TEST_DIR/A" "$T" script add:$K6 >/dev/null 2>"$TEST_DIR/err.add"
+is "$(warnings_in "$TEST_DIR/err.add")" 0 "adding an object warns nothing"
+written=$(find "$SHARE" -type f -newer "$TEST_DIR/before-add" | sort)
+new_object=$(objects_of $K6 | grep -v -F -x "$first_object")
+is "$(echo "$written" | wc -l)" 2 "adding an object wrote two items to the share"
+is "$(echo "$written" | grep -c -F -x -e "$(record_of $K6)" -e "$new_object")" 2 \
+    "they are the new object and the entry's record: not the entry, not the first object"
+is "$(cat "$new_object")" "OBJ2 key=$K6" "the new object's item holds its bytes"
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/O" "$T" get $K6 objects/fedcba9876543210fedcba9876543210.o 2>"$TEST_DIR/err.O")
+like "$out" "^hit" "an empty cache hits the entry through the share"
+like "$out" "OBJ2 key=$K6" "and gets the added object with it"
+is "$(stat_of "$TEST_DIR/O" remote_rejected) $(warnings_in "$TEST_DIR/err.O")" "0 0" "nothing refused, nothing said"
+
+# --- a swapped or unsigned object is refused: the entry is served, the object compiled again ---
+cp "$(objects_of $K8)" "$(objects_of $K7)" # K8's object (signed by the team) under K7's name
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/X" "$T" get $K7 objects/0123456789abcdef0123456789abcdef.o 2>"$TEST_DIR/err.X")
+like "$out" "^hit" "swapped object: the entry is still a hit"
+! grep -q "key=$K8" <<<"$out"
+ok $? "swapped object: the other entry's object never reaches the caller"
+like "$(cat "$TEST_DIR/err.X")" "objects of entry $K7 refused: .*not the one its signed record names" \
+    "swapped object: the warning says why"
+is "$(warnings_in "$TEST_DIR/err.X") $(stat_of "$TEST_DIR/X" remote_rejected)" "1 1" \
+    "swapped object: one warning, counted in remote_rejected"
+sed -i '/^sig /d' "$(record_of $K8)"
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/U" "$T" get $K8 objects/0123456789abcdef0123456789abcdef.o 2>"$TEST_DIR/err.U")
+like "$out" "^hit" "unsigned record: the entry is still a hit"
+! grep -q "OBJ key=" <<<"$out"
+ok $? "unsigned record: its object is not taken"
+like "$(cat "$TEST_DIR/err.U")" "object record is not signed" "unsigned record: the warning says why"
+is "$(stat_of "$TEST_DIR/U" remote_rejected)" 1 "unsigned record: counted in remote_rejected"
 
 # --- a team: the second build of a file is a hit with no agent and no GPU ---------------------
 if command -v nvcc >/dev/null; then

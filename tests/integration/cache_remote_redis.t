@@ -4,7 +4,10 @@
 # remote with no agent, no GPU run and no generation), a list of remotes with a bad URL in it, an
 # entry over remote_max_size, a server that never answers, a server killed between builds and
 # one killed in the middle of a build: each a working build, one warning and the counter of its
-# kind (remote_too_large, remote_timeouts, remote_unreachable). Entries go through
+# kind (remote_too_large, remote_timeouts, remote_unreachable). Objects are keys of their own:
+# adding one to an entry SETs that object and the entry's record only (redis MONITOR shows it);
+# an object swapped in from another entry or listed by an unsigned record is refused while the
+# entry is served (remote_rejected). Entries go through
 # tests/fakes/cache_torture and real ch-cc builds; counters through ch-cc --harness-stats.
 . "$(dirname "$0")/../lib/tap.sh"
 T="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes/cache_torture"
@@ -41,7 +44,7 @@ stop_redis() {
     REDIS_PID=
 }
 SLOW_PID=
-trap 'stop_redis; [ -n "$SLOW_PID" ] && kill $SLOW_PID 2>/dev/null; _tap_cleanup' EXIT
+trap 'stop_redis; [ -n "$SLOW_PID" ] && kill $SLOW_PID 2>/dev/null; [ -n "${MON_PID:-}" ] && kill $MON_PID 2>/dev/null; _tap_cleanup' EXIT
 start_redis
 ok $? "redis-server serves on 127.0.0.1:$PORT"
 # what the server holds, asked over its own protocol (no redis-cli needed)
@@ -54,6 +57,57 @@ s.sendall(b"*2\r\n$6\r\nEXISTS\r\n$%d\r\n%s\r\n" % (len(k), k))
 print(s.recv(64).decode().strip().lstrip(":"))
 PY
 }
+
+# one command over the protocol; prints an integer, a bulk string's bytes, or an array's items
+# one a line
+rcmd() {
+    python3 - "$PORT" "$@" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+args = [a.encode() for a in sys.argv[2:]]
+s.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
+f = s.makefile("rb")
+def reply():
+    line = f.readline().rstrip(b"\r\n")
+    t, rest = line[:1], line[1:]
+    if t == b"$":
+        n = int(rest)
+        if n < 0:
+            return [b""]
+        data = f.read(n + 2)[:n]
+        return [data]
+    if t == b"*":
+        return [x for _ in range(int(rest)) for x in reply()]
+    return [rest]
+sys.stdout.buffer.write(b"\n".join(reply()) + b"\n")
+PY
+}
+# rset KEY FILE: sets KEY to FILE's bytes
+rset() {
+    python3 - "$PORT" "$1" "$2" <<'PY'
+import socket, sys
+k, v = sys.argv[2].encode(), open(sys.argv[3], "rb").read()
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.sendall(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(k), k, len(v), v))
+s.recv(16)
+PY
+}
+# every command the server runs while it is watched, one a line (redis MONITOR), into a file
+MON_PID=
+monitor_start() {
+    python3 - "$PORT" "$1" <<'PY' &
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.sendall(b"*1\r\n$7\r\nMONITOR\r\n")
+out = open(sys.argv[2], "wb", buffering=0)
+f = s.makefile("rb")
+for line in f:
+    out.write(line)
+PY
+    MON_PID=$!
+    for _ in $(seq 100); do [ -s "$1" ] && break; sleep 0.05; done # +OK once it watches
+}
+monitor_stop() { sleep 0.2; kill "$MON_PID" 2>/dev/null; wait "$MON_PID" 2>/dev/null; MON_PID=; }
 
 URL="redis://127.0.0.1:$PORT/0"
 K1=0000000000000000000000000000c001 K2=0000000000000000000000000000c002
@@ -74,6 +128,48 @@ is "$(echo $out)" "hit hit miss" "an empty cache B hits both through redis, miss
 is "$(stat_of "$TEST_DIR/B" remote_hits) $(stat_of "$TEST_DIR/B" remote_misses)" "2 1" \
     "B counted 2 remote hits and 1 remote miss"
 is "$(stat_of "$TEST_DIR/B" entries)" 2 "B keeps the two entries locally"
+
+# --- objects are keys of their own: adding one sends only it and the entry's record ------------
+K6=0000000000000000000000000000c006 K7=0000000000000000000000000000c007 K8=0000000000000000000000000000c008
+CH_CC_CACHE_DIR="$TEST_DIR/A" "$T" script put:$K6 put:$K7 put:$K8 >/dev/null 2>"$TEST_DIR/err.A"
+is "$(rcmd KEYS "ch-cc:$K6*" | LC_ALL=C sort | sed 's/[.]\(o\|objects\)[.][0-9a-f]\{32\}$/.\1.H/')" \
+    "$(printf 'ch-cc:%s\nch-cc:%s.o.H\nch-cc:%s.objects.H' $K6 $K6 $K6)" \
+    "an entry is three keys: the archive, its object, its object record"
+entry_len=$(rcmd STRLEN ch-cc:$K6)
+monitor_start "$TEST_DIR/monitor"
+CH_CC_CACHE_DIR="$TEST_DIR/A" "$T" script add:$K6 >/dev/null 2>"$TEST_DIR/err.add"
+monitor_stop
+is "$(warnings_in "$TEST_DIR/err.add")" 0 "adding an object warns nothing"
+sets=$(grep -o '"SET" "ch-cc:[^"]*"' "$TEST_DIR/monitor" | sed 's/"SET" "ch-cc:\([^"]*\)"/\1/' | sed 's/[.]\(o\|objects\)[.][0-9a-f]\{32\}$/.\1.H/')
+is "$(echo $sets)" "$K6.o.H $K6.objects.H" "adding an object SETs the new object and the record, nothing else"
+bytes=$(grep '"SET"' "$TEST_DIR/monitor" | wc -c)
+[ "$bytes" -lt "$entry_len" ]
+ok $? "what the addition sent ($bytes bytes of commands) is less than the entry's archive ($entry_len)"
+is "$(rcmd KEYS "ch-cc:$K6.o.*" | wc -l)" 2 "redis holds both objects of the entry"
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/O" "$T" get $K6 objects/fedcba9876543210fedcba9876543210.o 2>"$TEST_DIR/err.O")
+like "$out" "OBJ2 key=$K6" "an empty cache gets the entry with the added object"
+is "$(stat_of "$TEST_DIR/O" remote_rejected) $(warnings_in "$TEST_DIR/err.O")" "0 0" "nothing refused, nothing said"
+
+# --- a swapped or unsigned object is refused: the entry is served, the object compiled again ---
+obj7=$(rcmd KEYS "ch-cc:$K7.o.*") obj8=$(rcmd KEYS "ch-cc:$K8.o.*")
+rcmd GET "$obj8" | head -c -1 >"$TEST_DIR/obj8" # rcmd ends every reply with a newline
+rset "$obj7" "$TEST_DIR/obj8" # K8's object (signed by the team) under K7's key
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/X" "$T" get $K7 objects/0123456789abcdef0123456789abcdef.o 2>"$TEST_DIR/err.X")
+like "$out" "^hit" "swapped object: the entry is still a hit"
+! grep -q "key=$K8" <<<"$out"
+ok $? "swapped object: the other entry's object never reaches the caller"
+like "$(cat "$TEST_DIR/err.X")" "objects of entry $K7 refused: .*not the one its signed record names" \
+    "swapped object: the warning says why"
+is "$(stat_of "$TEST_DIR/X" remote_rejected)" 1 "swapped object: counted in remote_rejected"
+rec8=$(rcmd KEYS "ch-cc:$K8.objects.*")
+rcmd GET "$rec8" | head -c -1 | grep -v '^sig ' >"$TEST_DIR/rec8"
+rset "$rec8" "$TEST_DIR/rec8" # the record without its signature
+out=$(CH_CC_CACHE_DIR="$TEST_DIR/U" "$T" get $K8 objects/0123456789abcdef0123456789abcdef.o 2>"$TEST_DIR/err.U")
+like "$out" "^hit" "unsigned record: the entry is still a hit"
+! grep -q "OBJ key=" <<<"$out"
+ok $? "unsigned record: its object is not taken"
+like "$(cat "$TEST_DIR/err.U")" "object record is not signed" "unsigned record: the warning says why"
+is "$(stat_of "$TEST_DIR/U" remote_rejected)" 1 "unsigned record: counted in remote_rejected"
 
 # --- a team: two cache directories, one redis; the second build asks no agent ----------------
 if command -v nvcc >/dev/null; then

@@ -2,8 +2,13 @@
  * sharing one remote (the second is a hit through it), a list of remotes (written to each, read
  * from the first that has the entry, a bad URL in the list one warning), the counters of each
  * failure kind (an item over remote_max_size, a damaged item, an unsigned writer), and the rule
- * that a reader never sees a partial item. The HTTP and Redis backends are driven against real
- * servers by tests/integration/cache_remote*.t. */
+ * that a reader never sees a partial item. Objects as items of their own: adding one to an entry
+ * writes that object and the entry's object record and leaves the entry's archive and the
+ * other objects alone; a format 1 archive (objects inside) is still read; an object swapped in
+ * from another entry, an unsigned record, a record of another entry or of an untrusted writer
+ * are refused (remote_rejected) while the entry is served; an object over remote_max_size is a
+ * remote_too_large failure, the entry still served. The HTTP and Redis backends are
+ * driven against real servers by tests/integration/cache_remote*.t. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -11,8 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "../../cache/sign.h"
 #include "ch/cache.h"
 #include "ch/fsutil.h"
+#include "ch/remote.h"
 
 static char *root; /* every cache and share of a test lives here */
 
@@ -319,5 +328,279 @@ Test(cache_storage, bad_remote_urls_are_warnings_and_the_local_cache_works)
         cr_assert_eq(ch_cache_clean(c, &removed, &err), 0, "%s", err.msg);
         ch_cache_close(c);
     }
+    team_free(&t);
+}
+
+/* ---- objects as items of their own ---- */
+
+static const char *OBJ1 = "objects/ffffffffffffffffffffffffffffffff.o";
+static const char *OBJ2 = "objects/eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee.o";
+
+/* The path of the one file under root/share whose name contains part (asserted unique). */
+static char *only_item(const char *share, const char *part)
+{
+    char *dir = ch_path_join(root, share);
+    cr_assert_eq(files_named(dir, part), 1, "one item named *%s* in %s", part, share);
+    char *found = NULL;
+    DIR *top = opendir(dir);
+    struct dirent *de;
+    while (!found && (de = readdir(top))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char *sub = ch_path_join(dir, de->d_name);
+        DIR *d = opendir(sub);
+        struct dirent *e;
+        while (d && !found && (e = readdir(d)))
+            if (strstr(e->d_name, part))
+                found = ch_path_join(sub, e->d_name);
+        if (d)
+            closedir(d);
+        free(sub);
+    }
+    closedir(top);
+    free(dir);
+    return found;
+}
+
+/* Adds object name with data to key's entry through an update (what a build for another nvcc or
+ * flag set does). */
+static void add_object(ch_cache *c, const char *key, const char *name, const char *data)
+{
+    ch_cache_txn *t;
+    ch_error err;
+    cr_assert_eq(ch_cache_begin_update(c, key, &t, &err), 0, "%s", err.msg);
+    cr_assert_eq(ch_cache_put(t, name, data, strlen(data), &err), 0, "%s", err.msg);
+    cr_assert_eq(ch_cache_commit(t, &err), 0, "%s", err.msg);
+}
+
+/* A lookup through the remote that must hit: the object called name, or NULL (caller frees). */
+static char *object_of_hit(ch_cache *c, const char *key, const char *name)
+{
+    ch_cache_hit hit;
+    ch_error err;
+    cr_assert_eq(ch_cache_lookup(c, key, &hit, &err), 1, "the entry is served");
+    cr_assert_not_null(ch_cache_hit_file(&hit, "kernel.cu"));
+    const ch_cache_file *f = ch_cache_hit_file(&hit, name);
+    char *data = f ? ch_xstrndup((const char *)f->data, f->len) : NULL;
+    ch_cache_hit_free(&hit);
+    return data;
+}
+
+typedef struct item_id {
+    ino_t ino;
+    struct timespec mtime;
+} item_id;
+
+static item_id id_of(const char *path)
+{
+    struct stat sb;
+    cr_assert_eq(stat(path, &sb), 0, "%s exists", path);
+    return (item_id){sb.st_ino, sb.st_mtim};
+}
+
+static int same_item(item_id a, item_id b)
+{
+    return a.ino == b.ino && a.mtime.tv_sec == b.mtime.tv_sec && a.mtime.tv_nsec == b.mtime.tv_nsec;
+}
+
+Test(cache_storage, adding_an_object_writes_only_that_object_and_a_new_record)
+{
+    team t = make_team();
+    char *url = share_url("share");
+    ch_cache *a = open_cache("A", url, &t, 0);
+    generate(a, K);
+    char *entry = item_path("share", K);
+    char *obj1 = only_item("share", ".o."), *record = only_item("share", ".objects.");
+    char *text;
+    ch_error err;
+    cr_assert_eq(ch_read_file(entry, &text, NULL, &err), 0);
+    cr_assert_null(strstr(text, "objects/"), "the entry's archive carries no object");
+    free(text);
+    item_id entry_before = id_of(entry), obj1_before = id_of(obj1), record_before = id_of(record);
+    add_object(a, K, OBJ2, "OBJ-SECOND");
+    cr_assert_eq(warnings(a, NULL), 0);
+    char *share = ch_path_join(root, "share");
+    cr_assert_eq(files_named(share, ".o."), 2, "the new object is an item of its own");
+    cr_assert(same_item(id_of(entry), entry_before), "the entry's archive was not written again");
+    cr_assert(same_item(id_of(obj1), obj1_before), "the first object was not written again");
+    cr_assert_not(same_item(id_of(record), record_before), "the record was replaced");
+    cr_assert_eq(ch_read_file(record, &text, NULL, &err), 0);
+    cr_assert(strstr(text, OBJ1) && strstr(text, OBJ2), "the record lists both objects");
+    free(text);
+    ch_cache *b = open_cache("B", url, &t, 0);
+    char *o1 = object_of_hit(b, K, OBJ1), *o2 = object_of_hit(b, K, OBJ2);
+    cr_assert_str_eq(o1 ? o1 : "(none)", "OBJ");
+    cr_assert_str_eq(o2 ? o2 : "(none)", "OBJ-SECOND", "a second cache gets the added object");
+    cr_assert_eq(stats(b).remote_hits, 1);
+    cr_assert_eq(stats(b).remote_rejected, 0);
+    free(o1);
+    free(o2);
+    free(share);
+    free(entry);
+    free(obj1);
+    free(record);
+    ch_cache_close(a);
+    ch_cache_close(b);
+    free(url);
+    team_free(&t);
+}
+
+Test(cache_storage, a_format_1_archive_with_its_objects_inside_is_still_read)
+{
+    team t = make_team();
+    char *url = share_url("share");
+    /* what an earlier ch-cc wrote: one archive, objects inside, signed "objects 1" */
+    ch_cache_file files[] = {{"kernel.cu", (unsigned char *)"__global__ void k() {}\n", 23},
+                             {(char *)OBJ1, (unsigned char *)"OBJ", 3}};
+    ch_strvec meta;
+    ch_strvec_init(&meta);
+    ch_strvec_push(&meta, "name=k");
+    ch_signer signer;
+    ch_error err;
+    cr_assert_eq(ch_sign_load_secret(t.sign_key, &signer, &err), 0, "%s", err.msg);
+    ch_strvec_push_owned(&meta, ch_sign_entry(&signer, K, files, 2, &meta, 1));
+    ch_strbuf ar;
+    ch_strbuf_init(&ar);
+    ch_archive_pack(K, files, 2, &meta, 1, &ar);
+    char *entry = item_path("share", K), *dir = ch_path_dir(entry);
+    cr_assert_eq(ch_mkdir_p(dir, &err), 0);
+    cr_assert_eq(ch_write_file_atomic(entry, ar.data, ar.len, 0, &err), 0);
+    ch_cache *b = open_cache("B", url, &t, 0);
+    char *o1 = object_of_hit(b, K, OBJ1);
+    cr_assert_str_eq(o1 ? o1 : "(none)", "OBJ", "the object inside a format 1 archive is taken");
+    /* a format 2 writer adds an object beside it; a third cache gets both */
+    add_object(b, K, OBJ2, "OBJ-SECOND");
+    cr_assert_eq(warnings(b, NULL), 0);
+    char *record = only_item("share", ".objects.");
+    free(record);
+    ch_cache *c = open_cache("C", url, &t, 0);
+    char *c1 = object_of_hit(c, K, OBJ1), *c2 = object_of_hit(c, K, OBJ2);
+    cr_assert_str_eq(c1 ? c1 : "(none)", "OBJ");
+    cr_assert_str_eq(c2 ? c2 : "(none)", "OBJ-SECOND");
+    cr_assert_eq(stats(c).remote_rejected, 0);
+    free(o1);
+    free(c1);
+    free(c2);
+    free(entry);
+    free(dir);
+    ch_strbuf_free(&ar);
+    ch_strvec_free(&meta);
+    ch_cache_close(b);
+    ch_cache_close(c);
+    free(url);
+    team_free(&t);
+}
+
+/* B reads K from the share: the entry is a hit, OBJ1 is refused with one warning saying why and
+ * counted in remote_rejected. */
+static void object_refused(const team *t, const char *url, const char *cache, const char *why)
+{
+    ch_cache *b = open_cache(cache, url, t, 0);
+    char *o1 = object_of_hit(b, K, OBJ1);
+    cr_assert_null(o1, "%s: the object is not taken", cache);
+    cr_assert_eq(warnings(b, why), 1, "%s: one warning saying '%s'", cache, why);
+    cr_assert_eq(stats(b).remote_rejected, 1, "%s: counted in remote_rejected", cache);
+    cr_assert_eq(stats(b).remote_hits, 1, "%s: the entry itself is served", cache);
+    ch_cache_close(b);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char *data;
+    size_t len;
+    ch_error err;
+    cr_assert_eq(ch_read_file(from, &data, &len, &err), 0, "%s", err.msg);
+    cr_assert_eq(ch_write_file_atomic(to, data, len, 0, &err), 0, "%s", err.msg);
+    free(data);
+}
+
+Test(cache_storage, an_object_swapped_from_another_entry_is_refused)
+{
+    team t = make_team();
+    char *url = share_url("share"), *url2 = share_url("other");
+    ch_cache *a = open_cache("A", url, &t, 0);
+    generate(a, K);
+    /* another entry, signed by the same team, with another object under the same name */
+    ch_cache *x = open_cache("X", url2, &t, 0);
+    ch_cache_txn *tx;
+    ch_cache_hit hit;
+    ch_error err;
+    const char *K2 = "000000000000000000000000000f0002";
+    cr_assert_eq(ch_cache_begin(x, K2, &tx, &hit, &err), 0);
+    cr_assert_eq(ch_cache_put(tx, "kernel.cu", "// other\n", 9, &err), 0);
+    cr_assert_eq(ch_cache_put(tx, OBJ1, "EVIL", 4, &err), 0);
+    cr_assert_eq(ch_cache_commit(tx, &err), 0, "%s", err.msg);
+    char *mine = only_item("share", ".o."), *theirs = only_item("other", ".o.");
+    copy_file(theirs, mine);
+    object_refused(&t, url, "B", "is not the one its signed record names");
+    /* its record copied over this entry's: signed, but for another key */
+    char *rec_mine = only_item("share", ".objects."), *rec_theirs = only_item("other", ".objects.");
+    copy_file(rec_theirs, rec_mine);
+    object_refused(&t, url, "C", "another entry key");
+    free(mine);
+    free(theirs);
+    free(rec_mine);
+    free(rec_theirs);
+    ch_cache_close(a);
+    ch_cache_close(x);
+    free(url);
+    free(url2);
+    team_free(&t);
+}
+
+Test(cache_storage, an_unsigned_or_untrusted_object_record_is_refused)
+{
+    team t = make_team(), other;
+    keypair("other", &other.sign_key, &other.trusted);
+    char *url = share_url("share");
+    ch_cache *a = open_cache("A", url, &t, 0);
+    generate(a, K);
+    char *record = only_item("share", ".objects.");
+    char *text;
+    size_t len;
+    ch_error err;
+    cr_assert_eq(ch_read_file(record, &text, &len, &err), 0);
+    char *sig = strstr(text, "\nsig ");
+    cr_assert_not_null(sig);
+    sig[1] = '\0'; /* the record without its signature line */
+    cr_assert_eq(ch_write_file_atomic(record, text, strlen(text), 0, &err), 0);
+    free(text);
+    object_refused(&t, url, "B", "object record is not signed");
+    /* an untrusted writer adds an object: its record replaces the team's */
+    ch_cache *m = open_cache("M", url, &other, 0);
+    cr_assert_eq(lookup(m, K), 0, "M trusts only its own key: the entry is refused");
+    generate(m, K);
+    add_object(m, K, OBJ2, "MALLORY");
+    object_refused(&t, url, "C", "a key not in trusted_keys");
+    free(record);
+    ch_cache_close(a);
+    ch_cache_close(m);
+    free(url);
+    team_free(&t);
+    team_free(&other);
+}
+
+Test(cache_storage, an_object_over_remote_max_size_is_counted_and_the_entry_still_served)
+{
+    team t = make_team();
+    char *url = share_url("share");
+    ch_cache *a = open_cache("A", url, &t, 0);
+    generate(a, K);
+    char big[4000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    add_object(a, K, OBJ2, big);
+    ch_cache *b = open_cache("B", url, &t, 2000); /* the entry and record fit, OBJ2 does not */
+    char *o2 = object_of_hit(b, K, OBJ2);
+    cr_assert_null(o2, "the object over the limit is not taken");
+    cr_assert_eq(warnings(b, "larger than remote_max_size"), 1);
+    ch_cache_stats s = stats(b);
+    cr_assert_eq(s.remote_too_large, 1);
+    cr_assert_eq(s.remote_errors, 1);
+    cr_assert_eq(s.remote_hits, 1, "the entry itself is served");
+    cr_assert_eq(s.remote_rejected, 0, "a size limit is not a refusal");
+    ch_cache_close(a);
+    ch_cache_close(b);
+    free(url);
     team_free(&t);
 }
