@@ -11,8 +11,17 @@
 #include "ch/verify.h"
 #include "driver.h"
 
-/* The compiler and flags of the unit: the file's language, -O2, and position-independent code
- * when the user's compile asks for it (the object joins the user's in one `ld -r`). */
+/* Flags that decide the object's ABI: the unit is merged with the user's object by `ld -r`, so
+ * it must be built for the same target (-m32, -m64, -mx32, -mabi=, clang's --target=) and be
+ * position-independent when the user's is. */
+static int abi_flag(const char *s)
+{
+    return ch_driver_is_pic_flag(s) || strcmp(s, "-m32") == 0 || strcmp(s, "-m64") == 0 ||
+           strcmp(s, "-mx32") == 0 || strncmp(s, "-mabi=", 6) == 0 ||
+           strncmp(s, "--target=", 9) == 0;
+}
+
+/* The compiler and flags of the unit: the file's language, -O2 and the user's ABI flags. */
 static int unit_compiler(const ch_driver *d, int c_linkage, ch_strvec *argv, ch_error *err)
 {
     char *compiler = ch_real_compiler(d, c_linkage ? CH_REAL_CC : CH_REAL_CXX, err);
@@ -22,10 +31,10 @@ static int unit_compiler(const ch_driver *d, int c_linkage, ch_strvec *argv, ch_
     ch_strvec_push(argv, "-O2");
     const ch_args *a = &d->args;
     for (size_t i = 0; i < a->expanded.len; i++)
-        if (ch_driver_is_pic_flag(a->expanded.items[i]))
+        if (abi_flag(a->expanded.items[i]))
             ch_strvec_push(argv, a->expanded.items[i]);
     for (size_t i = 0; i < a->xcompiler.len; i++)
-        if (ch_driver_is_pic_flag(a->xcompiler.items[i]))
+        if (abi_flag(a->xcompiler.items[i]))
             ch_strvec_push(argv, a->xcompiler.items[i]);
     return 0;
 }

@@ -201,18 +201,23 @@ static void emit_traced(const ch_emit_traced *t, int c_linkage, ch_strbuf *out)
     add_c_literal(&literal, line);
     char *host_head = ch_xasprintf("%svoid %s", host_linkage, host);
     char *fn_head = ch_xasprintf("%svoid %s", fn_linkage, fn);
+    char *traced_head = ch_xasprintf("static void ch_%s_traced", e->name);
     char *host_decl = declaration(host_head, params.data);
     char *fn_decl = declaration(fn_head, params.data);
+    char *traced_decl = declaration(traced_head, params.data);
     char *where_raw = ch_xasprintf("%s:%u", e->file, e->line);
     char *where = comment_text(where_raw);
-    const char *vars[] = {"name",      e->name,   "where",   where,     "comment", comment.data,
-                          "host_decl", host_decl, "fn_decl", fn_decl,   "line",    literal.data,
-                          "host",      host,      "args",    args.data, NULL};
+    const char *vars[] = {"name",       e->name,       "where",     where,     "comment",
+                          comment.data, "host_decl",   host_decl,   "fn_decl", fn_decl,
+                          "line",       literal.data,  "host",      host,      "args",
+                          args.data,    "traced_decl", traced_decl, NULL};
     char *text = ch_template_fill(ch_embedded_text(ch_template_files, "trace_entry.c.in"), vars);
     ch_strbuf_adds(out, text);
     free(text);
     free(where);
     free(where_raw);
+    free(traced_decl);
+    free(traced_head);
     free(fn_decl);
     free(host_decl);
     free(fn_head);
