@@ -48,7 +48,7 @@ CACHE_SRC  := $(sort $(wildcard cache/*.c cache/storage/*.c))
 DRIVER_SRC := $(sort $(wildcard driver/*.c))
 # The thin front binary (bin/ch-cc) links no libclang/libcurl; admin and harness commands run in
 # the full binary (libexec/ch-cc/ch-cc-full), which it execs. See driver/thin.c.
-DRIVER_FULL_ONLY := driver/harness.c driver/session.c $(wildcard driver/admin*.c)
+DRIVER_FULL_ONLY := $(wildcard driver/harness*.c) driver/session.c $(wildcard driver/admin*.c)
 # driver/ files of pure functions (no printing, no driver state) that unit tests link too
 DRIVER_UNIT :=
 DRIVER_THIN_ONLY := driver/thin.c
@@ -56,7 +56,7 @@ DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
 PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
-TEMPLATES  := $(sort $(wildcard src/translate/templates/*))
+TEMPLATES  := $(sort $(wildcard src/translate/templates/* src/emit/templates/*))
 SPEC_CATALOG := $(sort $(wildcard src/agent/spec/catalog/*))
 HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h cache/storage/*.h))
 # What `make install` puts under include/: the public API only. harness.h (the HARNESS

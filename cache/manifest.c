@@ -12,7 +12,7 @@
 #include "ch/types.h"
 #include "hex.h"
 
-#define MAGIC "ch-cc-direct 1\n"
+#define MAGIC "ch-cc-direct 2\n"
 
 void ch_manifest_key(char *const *parts, size_t n, char out_hex[33])
 {
@@ -53,6 +53,7 @@ static char *manifest_path(const char *cache_dir, const char *key)
 void ch_manifest_hit_free(ch_manifest_hit *h)
 {
     free(h->data);
+    free(h->page_name);
     memset(h, 0, sizeof *h);
 }
 
@@ -68,6 +69,34 @@ static int take_size(const char **p, const char *end, const char *name, size_t *
         return -1;
     *out = (size_t)v;
     *p = stop + 1;
+    return 0;
+}
+
+/* Parses "page <decimal>[ <name>]\n" at *p; advances *p. *name: the name (malloc'd), NULL for
+ * none. A name that could leave the report directory is damage. */
+static int take_page(const char **p, const char *end, size_t *len, char **name)
+{
+    *name = NULL;
+    const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+    if (!nl || (size_t)(nl - *p) < 6 || strncmp(*p, "page ", 5) != 0)
+        return -1;
+    char *stop;
+    unsigned long long v = strtoull(*p + 5, &stop, 10);
+    if (stop == *p + 5 || (stop != nl && *stop != ' '))
+        return -1;
+    if (stop != nl) {
+        size_t n = (size_t)(nl - stop - 1);
+        if (n == 0 || memchr(stop + 1, '/', n) || (n <= 2 && strncmp(stop + 1, "..", n) == 0))
+            return -1;
+        *name = ch_xstrndup(stop + 1, n);
+    }
+    if ((v > 0) != (*name != NULL)) {
+        free(*name);
+        *name = NULL;
+        return -1;
+    }
+    *len = (size_t)v;
+    *p = nl + 1;
     return 0;
 }
 
@@ -111,11 +140,15 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
     if (ok)
         p += magic;
     int unchanged = ok ? files_unchanged(&p, end) : -1;
-    size_t dep_len = 0, obj_len = 0;
+    size_t dep_len = 0, obj_len = 0, page_len = 0;
+    char *page_name = NULL;
     if (unchanged == 1 &&
         (take_size(&p, end, "dep", &dep_len) != 0 || take_size(&p, end, "obj", &obj_len) != 0 ||
-         (size_t)(end - p) != dep_len + obj_len || obj_len == 0))
+         take_page(&p, end, &page_len, &page_name) != 0 ||
+         (size_t)(end - p) != dep_len + obj_len + page_len || obj_len == 0)) {
+        free(page_name);
         unchanged = -1;
+    }
     if (unchanged != 1) {
         *why = unchanged == 0 ? "a file it read changed" : "a damaged manifest";
         free(data);
@@ -126,6 +159,9 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
     hit->dep_len = dep_len;
     hit->obj = p + dep_len;
     hit->obj_len = obj_len;
+    hit->page = page_len ? p + dep_len + obj_len : NULL;
+    hit->page_len = page_len;
+    hit->page_name = page_name;
     return 1;
 }
 
@@ -176,6 +212,10 @@ int ch_manifest_write(const char *cache_dir, const char *key, const ch_manifest_
                       const char **why, ch_error *err)
 {
     assert(r->obj && r->obj_len > 0 && r->n_files > 0);
+    /* a page's name is a file name in the report directory, on the page line */
+    assert(!r->page ||
+           (r->page_len > 0 && r->page_name && *r->page_name && !strpbrk(r->page_name, "/\n") &&
+            strcmp(r->page_name, "..") != 0 && strcmp(r->page_name, ".") != 0));
     ch_strbuf sb;
     ch_strbuf_init(&sb);
     ch_strbuf_adds(&sb, MAGIC);
@@ -185,8 +225,14 @@ int ch_manifest_write(const char *cache_dir, const char *key, const ch_manifest_
     if (rc == 0) {
         size_t dep_len = r->dep ? r->dep_len : 0;
         ch_strbuf_addf(&sb, "dep %zu\nobj %zu\n", dep_len, r->obj_len);
+        if (r->page)
+            ch_strbuf_addf(&sb, "page %zu %s\n", r->page_len, r->page_name);
+        else
+            ch_strbuf_adds(&sb, "page 0\n");
         ch_strbuf_add(&sb, r->dep ? r->dep : "", dep_len);
         ch_strbuf_add(&sb, r->obj, r->obj_len);
+        if (r->page)
+            ch_strbuf_add(&sb, r->page, r->page_len);
         char *path = manifest_path(cache_dir, key);
         char *dir = ch_path_dir(path);
         rc = ch_mkdir_p(dir, err) == 0 && ch_write_file_atomic(path, sb.data, sb.len, 0, err) == 0

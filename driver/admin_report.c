@@ -240,9 +240,11 @@ static char *source_line(const char *text, unsigned line)
 }
 
 /* One page for entries of files[] (entry i's source text in texts[i]), into dir/<first
- * file's name>.html; *path (caller frees) is where. */
+ * file's name>.html; *path (caller frees) is where; the page itself into *html (caller frees)
+ * when html is not NULL. */
 static int write_page(ch_cache *c, const ch_entry_list *l, char *const *texts, char *const *archs,
-                      const char *dir, const char *title_files, char **path, ch_error *err)
+                      const char *dir, const char *title_files, char **path, char **html_out,
+                      ch_error *err)
 {
     ch_report_section *s = ch_xcalloc(l->len + 1, sizeof *s);
     ch_cache_hit *hits = ch_xcalloc(l->len + 1, sizeof *hits);
@@ -291,7 +293,10 @@ static int write_page(ch_cache *c, const ch_entry_list *l, char *const *texts, c
         free(name);
         rc = ch_write_file_atomic(*path, html, strlen(html), 0, err);
     }
-    free(html);
+    if (rc == 0 && html_out)
+        *html_out = html;
+    else
+        free(html);
     free(title);
     for (size_t i = 0; i < l->len; i++) {
         cJSON_Delete(reports[i]);
@@ -346,7 +351,7 @@ int ch_admin_report(ch_driver *d, const char *dir)
         for (size_t i = 0; i < names.len; i++)
             ch_strbuf_addf(&joined, "%s%s", i ? " " : "", names.items[i]);
         rc = write_page(c, &l, texts.items, session.archs.items, dir && *dir ? dir : "ch-cc-report",
-                        joined.data, &path, &err);
+                        joined.data, &path, NULL, &err);
         ch_strbuf_free(&joined);
         ch_driver_session_close(&session);
     }
@@ -363,19 +368,23 @@ int ch_admin_report(ch_driver *d, const char *dir)
     return rc == 0 ? 0 : 1;
 }
 
-void ch_admin_report_build(ch_driver *d, ch_cache *c, const ch_entry_list *l, const char *text,
-                           char *const *archs, const char *file)
+char *ch_admin_report_build(ch_driver *d, ch_cache *c, const ch_entry_list *l, const char *text,
+                            char *const *archs, const char *file, char **name)
 {
     const char *dir = ch_config_get(&d->cfg, "report_dir");
+    *name = NULL;
     if (!dir || !*dir || l->len == 0)
-        return;
+        return NULL;
     char **texts = ch_xcalloc(l->len + 1, sizeof *texts);
     for (size_t i = 0; i < l->len; i++)
         texts[i] = (char *)text;
-    char *path = NULL;
+    char *path = NULL, *html = NULL;
     ch_error err;
-    if (write_page(c, l, texts, archs, dir, file, &path, &err) != 0)
+    if (write_page(c, l, texts, archs, dir, file, &path, &html, &err) != 0)
         ch_driver_warn("the report page was not written: %s", err.msg);
+    else
+        *name = ch_xstrdup(ch_path_base(path));
     free(path);
     free(texts);
+    return html;
 }

@@ -25,21 +25,12 @@
 #include "ch/proc.h"
 #include "direct.h"
 
-/* Settings that never change an object: where things go, how long to wait, secrets. */
-static const char *const unkeyed_settings[] = {"cache_dir",
-                                               "max_size",
-                                               "lock_timeout",
-                                               "remote_token",
-                                               "api_key",
-                                               "remote_timeout",
-                                               "quiet",
-                                               "log",
-                                               "keep",
-                                               "jobs",
-                                               "request_timeout",
-                                               "retries",
-                                               "retry_backoff",
-                                               NULL};
+/* Settings that never change an object: where things go, how long to wait, secrets. A
+ * manifest keeps the report page, which report_dir only places. */
+static const char *const unkeyed_settings[] = {
+    "cache_dir",       "max_size", "lock_timeout",  "remote_token", "api_key",
+    "remote_timeout",  "quiet",    "log",           "keep",         "jobs",
+    "request_timeout", "retries",  "retry_backoff", "report_dir",   NULL};
 
 /* Environment the preprocessor or the GPU choice reads. */
 static const char *const keyed_env[] = {
@@ -201,6 +192,17 @@ static int write_output(const char *path, const char *data, size_t len, ch_error
     return ch_output_commit(&o, err);
 }
 
+/* The report page of a served build into dir, as the full build writes it after the object;
+ * a failure is a warning, as there. */
+static void write_page(const char *dir, const ch_manifest_hit *hit)
+{
+    ch_error err;
+    char *path = ch_path_join(dir, hit->page_name);
+    if (ch_mkdir_p(dir, &err) != 0 || write_output(path, hit->page, hit->page_len, &err) != 0)
+        ch_driver_warn("the report page was not written: %s", err.msg);
+    free(path);
+}
+
 int ch_direct_serve(ch_driver *d, size_t input, int *status)
 {
     const ch_args *a = &d->args;
@@ -211,6 +213,13 @@ int ch_direct_serve(ch_driver *d, size_t input, int *status)
     ch_manifest_hit hit;
     const char *why = NULL;
     if (!ch_manifest_lookup(ch_config_get(&d->cfg, "cache_dir"), key, &hit, &why)) {
+        count(d, 0);
+        return 0;
+    }
+    const char *report_dir = ch_config_get(&d->cfg, "report_dir");
+    int wants_page = report_dir && *report_dir;
+    if (wants_page && !hit.page) { /* recorded without a page: the full path writes one */
+        ch_manifest_hit_free(&hit);
         count(d, 0);
         return 0;
     }
@@ -226,6 +235,8 @@ int ch_direct_serve(ch_driver *d, size_t input, int *status)
     if (rc == 0)
         rc = write_output(obj, hit.obj, hit.obj_len, &err);
     free(obj);
+    if (rc == 0 && wants_page)
+        write_page(report_dir, &hit);
     ch_manifest_hit_free(&hit);
     if (rc != 0) /* not written: the full path builds it, and says what is wrong */
         return 0;
@@ -298,7 +309,8 @@ static void parse_deps(const char *text, ch_strvec *files)
     ch_strbuf_free(&name);
 }
 
-void ch_direct_record(ch_driver *d, size_t input, const char *user_obj, long long started)
+void ch_direct_record(ch_driver *d, size_t input, const char *user_obj, long long started,
+                      const char *page, const char *page_name)
 {
     const ch_args *a = &d->args;
     const ch_input *in = &a->inputs[input];
@@ -333,7 +345,20 @@ void ch_direct_record(ch_driver *d, size_t input, const char *user_obj, long lon
         ok = ch_read_file(dep_path, &dep, &dep_len, &err) == 0;
     }
     if (ok) {
-        ch_manifest_record r = {files.items, files.len, dep, dep_len, obj, obj_len, started};
+        ch_manifest_record r = {.files = files.items,
+                                .n_files = files.len,
+                                .dep = dep,
+                                .dep_len = dep_len,
+                                .obj = obj,
+                                .obj_len = obj_len,
+                                .started = started};
+        /* a name the manifest cannot hold (a newline in it) is not recorded: a build that
+         * asks for a page is then never served without one */
+        if (page && page_name && !strchr(page_name, '\n')) {
+            r.page = page;
+            r.page_len = strlen(page);
+            r.page_name = page_name;
+        }
         const char *why = NULL;
         ch_manifest_write(ch_config_get(&d->cfg, "cache_dir"), key, &r, &why, &err);
     }

@@ -71,6 +71,16 @@ void ch_driver_session_close(ch_session *s);
 
 /* Harness path: the command compiles files that contain annotations. Returns the exit status. */
 int ch_harness_compile(ch_driver *d, const int *annotated);
+/* Whether s asks the compiler for position-independent code (-fPIC, -fpic, -fPIE, -fpie). */
+int ch_driver_is_pic_flag(const char *s);
+/* The trace unit of the n kernel-less entries t of one annotated file (harness_trace.c):
+ * emitted into tmp, compiled by the real C compiler (c_linkage) or C++ compiler into obj with
+ * the command's position-independence, and checked as an emitted unit before it is linked.
+ * 0, or -1 with err. */
+struct ch_emit_traced;
+int ch_harness_trace_object(const ch_driver *d, const char *file, const struct ch_emit_traced *t,
+                            size_t n, int c_linkage, const char *tmp, const char *obj,
+                            ch_error *err);
 
 /* Runs argv with inherited stdio and returns its exit status (or 1 with a message). */
 int ch_driver_spawn(char *const *argv);
@@ -90,10 +100,12 @@ int ch_admin_link_flags(ch_driver *d);
 int ch_admin_explain(ch_driver *d, const char *what);
 int ch_admin_report(ch_driver *d, const char *dir);
 /* After a build: the page of file's entries l (text: the file) into the report_dir setting's
- * directory, when it is set; a failure is a warning. */
+ * directory, when it is set; a failure is a warning. Returns the page written (direct mode
+ * keeps it for the builds it serves) and its file name in *name, both malloc'd; NULL (and
+ * *name NULL) when none was written. */
 struct ch_cache;
-void ch_admin_report_build(ch_driver *d, struct ch_cache *c, const ch_entry_list *l,
-                           const char *text, char *const *archs, const char *file);
+char *ch_admin_report_build(ch_driver *d, struct ch_cache *c, const ch_entry_list *l,
+                            const char *text, char *const *archs, const char *file, char **name);
 /* The source file an admin command works on (the last C, C++ or CUDA input), or NULL. */
 const ch_input *ch_admin_source(const ch_driver *d);
 /* Scans in into l; *first is the entry called name (any entry when name is NULL or ""); with

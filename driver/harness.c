@@ -194,11 +194,14 @@ static int compile_copy(ch_driver *d, const ch_input *in, const char *copy, cons
 typedef struct ch_build {
     ch_driver *d;
     ch_session s;
+    char *page;      /* the report page the last annotated input wrote (owned), or NULL */
+    char *page_name; /* its file name in the report directory (owned), or NULL */
 } ch_build;
 
 /* ---- kernel objects ---- */
 
-/* A spec-decl entry without a kernel: the test author's reference is the function. */
+/* A spec-decl entry without a kernel: the test author's reference is the host path, compiled
+ * here as NAME__ch_reference; the trace unit defines NAME, which calls it. */
 static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, const char *obj_path,
                             ch_error *err)
 {
@@ -207,13 +210,17 @@ static int reference_object(ch_build *b, const ch_outcome *o, const char *tmp, c
     ch_strbuf_init(&src);
     ch_strbuf_init(&args);
     ch_entry_call_args(e, &args);
-    /* the same private name as in a kernel unit, made local by the merge */
+    /* the same private names as in a kernel unit, made local by the merge */
     ch_strbuf_addf(&src, "#define %s_reference %s__ch_reference\n", e->name, e->name);
     ch_strbuf_adds(&src, o->host_src);
+    char *host = ch_emit_host_bridge_name(e);
+    char *sig = ch_emit_signature_as(e, host);
     ch_strbuf_addf(&src,
-                   "\n/* ch-cc: the host path of %s (no verified kernel) */\n%s;\n%s\n{\n"
-                   "    %s_reference(%s);\n}\n",
-                   e->name, e->signature, e->signature, e->name, args.data);
+                   "\n/* ch-cc: the host path of %s (no verified kernel), called by the trace "
+                   "unit */\n%s;\n%s\n{\n    %s_reference(%s);\n}\n",
+                   e->name, sig, sig, e->name, args.data);
+    free(sig);
+    free(host);
     char *c = ch_xasprintf("%s/%s_host.c", tmp, e->name);
     int rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
     char *argv[] = {b->s.ref_cc.items[0], "-O2", NULL};
@@ -292,6 +299,38 @@ static int links_unit(const ch_outcome *o)
     return o->kernel_src || (o->host_src && !o->entry->has_body);
 }
 
+/* The trace unit of the entries that got no kernel (harness_trace.c), added to objs, and the
+ * symbols it joins to the user's object to local. Returns the exit status. */
+static int trace_unit(ch_build *b, const ch_outcome *out, size_t n, int c_linkage, const char *tmp,
+                      ch_strvec *objs, ch_strvec *local)
+{
+    ch_emit_traced *t = ch_xcalloc(n + 1, sizeof *t);
+    size_t n_traced = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ch_entry *e = out[i].entry;
+        if (out[i].kernel_src || (!e->has_body && !out[i].host_src))
+            continue;
+        t[n_traced++] =
+            (ch_emit_traced){e, ch_fallback_name(out[i].fallback), out[i].reason, !e->has_body};
+        if (e->has_body) /* a reference's object has added them already */
+            ch_emit_private_symbols(e, local);
+    }
+    int status = 0;
+    if (n_traced) {
+        ch_error err;
+        /* not an identifier: no entry's own object (NAME.o) has this name */
+        char *o = ch_path_join(tmp, "trace-unit.o");
+        if (ch_harness_trace_object(b->d, t[0].entry->file, t, n_traced, c_linkage, tmp, o, &err) !=
+            0) {
+            ch_driver_report(&err);
+            status = 1;
+        }
+        ch_strvec_push_owned(objs, o);
+    }
+    free(t);
+    return status;
+}
+
 /* Builds obj_path for one annotated input. Returns the exit status. */
 static int annotated_object(ch_build *b, const ch_input *in, const char *user_obj,
                             const char *obj_path)
@@ -355,7 +394,8 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
         } else {
             report_outcome(b, &out[i]);
         }
-        if (out[i].kernel_src && e->has_body)
+        /* every body is renamed: a kernel's dispatcher or the trace unit takes its name */
+        if (e->has_body)
             renamed[n_renamed++] = e;
     }
     char *tmp = status == 0 ? ch_make_temp_dir("obj", &err) : NULL;
@@ -363,7 +403,7 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
         ch_driver_report(&err);
         status = 1;
     }
-    /* the user's code: pragmas blanked, kernel entries renamed to their host names */
+    /* the user's code: pragmas blanked, entries renamed to their host names */
     size_t host_len = 0;
     char *host = status == 0 ? ch_emit_host_source_at(text, len, pragmas, src.n_pragmas, renamed,
                                                       n_renamed, lang == CH_LANG_C, &host_len)
@@ -393,7 +433,8 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
                      : reference_object(b, &out[i], tmp, o, &err);
         ch_driver_session_warnings(&b->s);
         if (rc == 0) {
-            char *exported = out[i].kernel_src ? ch_emit_dispatch_name(e) : ch_xstrdup(e->name);
+            char *exported =
+                out[i].kernel_src ? ch_emit_dispatch_name(e) : ch_emit_host_bridge_name(e);
             rc = ch_emit_privatize(o, exported, &err);
             free(exported);
         }
@@ -406,6 +447,8 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
         ch_emit_private_symbols(e, &local);
         units++;
     }
+    if (status == 0 && object)
+        status = trace_unit(b, out, entries.len, lang == CH_LANG_C, tmp, &objs, &local);
     if (status == 0 && object &&
         ch_emit_merge((const char *const *)objs.items, objs.len, local.items, obj_path, &err) !=
             0) {
@@ -419,8 +462,12 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     free(tmp);
     free(copy);
     free(host);
+    free(b->page);
+    free(b->page_name);
+    b->page = b->page_name = NULL;
     if (status == 0) /* the report page after the build, when report_dir asks for it */
-        ch_admin_report_build(d, b->s.cache, &entries, text, b->s.archs.items, in->path);
+        b->page = ch_admin_report_build(d, b->s.cache, &entries, text, b->s.archs.items, in->path,
+                                        &b->page_name);
     for (size_t i = 0; i < entries.len; i++)
         ch_outcome_free(&out[i]);
     free(out);
@@ -536,7 +583,7 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
                     a->inputs[i].path);
             return 1;
         }
-    ch_build b = {d, {0}};
+    ch_build b = {d, {0}, NULL, NULL};
     ch_driver_session_open(d, &b.s);
     int status = 0;
     if (!compiles) {
@@ -551,10 +598,12 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
                                                         a->assemble_only ? ".s" : ".o");
             status = annotated_object(&b, &a->inputs[i], obj, obj);
             if (status == 0 && direct == (long)i)
-                ch_direct_record(d, i, obj, started);
+                ch_direct_record(d, i, obj, started, b.page, b.page_name);
             free(obj);
         }
     }
     ch_driver_session_close(&b.s);
+    free(b.page);
+    free(b.page_name);
     return status;
 }

@@ -21,7 +21,7 @@ static void print_progress(void *ctx, const char *line)
     fflush(stderr);
 }
 
-static int is_pic_flag(const char *s)
+int ch_driver_is_pic_flag(const char *s)
 {
     return strcmp(s, "-fPIC") == 0 || strcmp(s, "-fpic") == 0 || strcmp(s, "-fPIE") == 0 ||
            strcmp(s, "-fpie") == 0;
@@ -32,7 +32,7 @@ static int is_pic_flag(const char *s)
 static void unit_flags(const ch_args *a, ch_strvec *out)
 {
     for (size_t i = 0; i < a->expanded.len; i++)
-        if (is_pic_flag(a->expanded.items[i]))
+        if (ch_driver_is_pic_flag(a->expanded.items[i]))
             ch_strvec_push_owned(out, ch_xasprintf("-Xcompiler=%s", a->expanded.items[i]));
     for (size_t i = 0; i < a->xcompiler.len; i++)
         if (strncmp(a->xcompiler.items[i], "-fP", 3) == 0 ||

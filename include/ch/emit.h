@@ -38,6 +38,9 @@ char *ch_emit_host_name(const char *name);
  * function (which the unit cannot replace) NAME__ch_dispatch, called by the static wrapper the
  * host copy puts in NAME's place (malloc'd). */
 char *ch_emit_dispatch_name(const ch_entry *e);
+/* The canonical signature (as the user's file declares it) with the function's name replaced
+ * by name, without `;` (malloc'd). */
+char *ch_emit_signature_as(const ch_entry *e, const char *name);
 /* The external function the dispatcher calls for the host path: NAME__host, or for a static
  * function the bridge NAME__ch_host that the host copy defines beside it (malloc'd). */
 char *ch_emit_host_bridge_name(const ch_entry *e);
@@ -116,6 +119,30 @@ void ch_emit_runtime_nvcc_link_args(ch_strvec *out);
  * function is extern "C"; else it has C++ linkage like the user's declaration. */
 int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_error *err);
 
+/* ---- entries without a kernel: the trace unit (src/emit/trace.c) ---- */
+
+/* An entry that links no kernel but is still called through a function of ours, so that
+ * CH_CC_TRACE=1 reports its calls too. Strings borrowed. */
+typedef struct ch_emit_traced {
+    const ch_entry *entry;
+    const char *fallback; /* the host path's class, as the counters name it ("pending") */
+    const char *reason;   /* why no kernel (the build's warning); its first line is traced */
+    int reference;        /* spec-decl: the host path is the test author's reference, compiled
+                           * as C beside the unit (else the user's body) */
+} ch_emit_traced;
+
+/* The symbol t's function calls for the host path: ch_emit_host_bridge_name, defined by the
+ * user's renamed body or, for a reference, by the reference's object (malloc'd). */
+char *ch_emit_traced_host_name(const ch_emit_traced *t);
+
+/* Writes the trace unit of one file's kernel-less entries into out: C (c_linkage) or C++ of
+ * the file's language, for the host compiler. For each entry it defines the function the
+ * program calls (ch_emit_dispatch_name, or NAME for a reference), which prints
+ * "ch-cc: NAME: host (no kernel linked, CLASS: REASON)" on stderr when CH_CC_TRACE is set
+ * (read once per process) and calls the host path. file names the source in the header. */
+void ch_emit_trace_unit(const char *file, const ch_emit_traced *t, size_t n, int c_linkage,
+                        ch_strbuf *out);
+
 /* A copy of text in which the definition names of the given entries (at name_offset) are
  * renamed to their host names; other bytes unchanged. */
 char *ch_emit_rename_definitions(const char *text, size_t len, const ch_entry *const *entries,
@@ -149,8 +176,9 @@ int ch_emit_compile(char *const *compiler_argv, const char *src_path, const char
  * entries whose kernels got the same names) still link together. obj is rewritten in place. */
 int ch_emit_privatize(const char *obj, const char *keep, ch_error *err);
 
-/* `ld -r` of objs into out, then the given symbols made local (they link the user's object
- * to the kernel units and need not be visible outside the merged object). out is written via
+/* `ld -r` of objs into out, then the given symbols made local, with C or C++ linkage (they
+ * link the user's object to the kernel units and need not be visible outside the merged
+ * object). out is written via
  * a temporary file and renamed, so it is either complete or absent. */
 int ch_emit_merge(const char *const *objs, size_t n, char *const *localize, const char *out,
                   ch_error *err);

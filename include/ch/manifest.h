@@ -5,16 +5,18 @@
  * source path, the command line, the working directory, the toolchain's identity and ch-cc's
  * own (the driver computes the key: driver/direct.c). It holds the content hash of every file
  * the preprocessor read for that command (source first), the dependency file the command wrote
- * (when it asked for one) and the final object. A lookup hits only when every listed file
- * still has its recorded hash. One manifest per key: a new record replaces the old one.
+ * (when it asked for one), the final object and the report page the build wrote (when the
+ * report_dir setting asked for one). A lookup hits only when every listed file still has its
+ * recorded hash. One manifest per key: a new record replaces the old one.
  *
  * Layout: <cache_dir>/direct/<2 hex>/<30 hex>, one file written by temp file + rename
  * (concurrent writers: the last rename wins, a reader sees a whole manifest or none):
- *   ch-cc-direct 1
+ *   ch-cc-direct 2
  *   file <32 hex XXH3-128> <path>      (one per file read, in the order recorded)
  *   dep <bytes>
  *   obj <bytes>
- *   <dep bytes><obj bytes>                                                                 */
+ *   page <bytes> <file name>           (0 bytes and no name: no page was written)
+ *   <dep bytes><obj bytes><page bytes>                                                     */
 #ifndef CH_MANIFEST_H
 #define CH_MANIFEST_H
 
@@ -35,6 +37,9 @@ typedef struct ch_manifest_hit {
     size_t dep_len;
     const char *obj; /* the final object's bytes */
     size_t obj_len;
+    const char *page; /* the report page's bytes (page_len 0: none was recorded) */
+    size_t page_len;
+    char *page_name; /* its file name in the report directory (owned; NULL with no page) */
 } ch_manifest_hit;
 
 void ch_manifest_hit_free(ch_manifest_hit *h);
@@ -45,7 +50,8 @@ void ch_manifest_hit_free(ch_manifest_hit *h);
 int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *hit,
                        const char **why);
 
-/* What a record holds: the files read (source first), the dep file and the object. */
+/* What a record holds: the files read (source first), the dep file, the object and the report
+ * page. */
 typedef struct ch_manifest_record {
     char *const *files;
     size_t n_files;
@@ -53,8 +59,11 @@ typedef struct ch_manifest_record {
     size_t dep_len;
     const char *obj;
     size_t obj_len;
-    long long started; /* unix seconds when the command started: a file modified since then
-                          (during the compile) makes the record unsafe */
+    const char *page; /* NULL: the build wrote no report page */
+    size_t page_len;
+    const char *page_name; /* its file name (no '/' and no newline), with page */
+    long long started;     /* unix seconds when the command started: a file modified since then
+                              (during the compile) makes the record unsafe */
 } ch_manifest_record;
 
 /* Writes the manifest of key. 1 when written; 0 when refused (a file too new, or using

@@ -125,7 +125,8 @@ int ch_object_check_libs(const char *path, unsigned libs, ch_strbuf *msg);
  * and pthread_once, and the trusted runtime's ch_rt_* entry points). */
 typedef enum { CH_OBJECT_CANDIDATE, CH_OBJECT_REFERENCE, CH_OBJECT_UNIT } ch_object_kind;
 /* ch_object_check for kind; extra_allowed (NULL-ended, or NULL) adds exact names (the user's
- * own function a unit falls back to), libs the libraries' entry points (candidates and units). */
+ * own function a unit falls back to; with C++ linkage, its mangled forms too), libs the
+ * libraries' entry points (candidates and units). */
 int ch_object_check_as(const char *path, ch_object_kind kind, const char *const *extra_allowed,
                        unsigned libs, ch_strbuf *msg);
 /* Whether an undefined symbol of host code is on the object check's allow-list. */

@@ -2,6 +2,7 @@
  * generated unit, and the `ld -r` merge that makes one object of both, as `-c -o foo.o`
  * promises. */
 #include <assert.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,26 @@
 #include "ch/proc.h"
 #include "ch/scan.h"
 
+char *ch_emit_signature_as(const ch_entry *e, const char *name)
+{
+    const char *sig = e->signature;
+    size_t nl = strlen(e->name);
+    /* the name as a whole word before its parameter list (a function `v` in "void v(int n)") */
+    const char *at = strstr(sig, e->name);
+    while (at && ((at > sig && (isalnum((unsigned char)at[-1]) || at[-1] == '_')) ||
+                  (at[nl] != '(' && at[nl] != ' ')))
+        at = strstr(at + 1, e->name);
+    assert(at); /* the signature is built from the name */
+    return ch_xasprintf("%.*s%s%s", (int)(at - sig), sig, name, at + nl);
+}
+
 /* The canonical signature with the function's name replaced by NAME<suffix>, without `;`. */
 static char *renamed_signature(const ch_entry *e, const char *suffix)
 {
-    const char *sig = e->signature;
-    const char *name = strstr(sig, e->name);
-    assert(name); /* the signature is built from the name */
-    size_t nl = strlen(e->name);
-    return ch_xasprintf("%.*s%s%s%s", (int)(name - sig), sig, e->name, suffix, name + nl);
+    char *name = ch_xasprintf("%s%s", e->name, suffix);
+    char *sig = ch_emit_signature_as(e, name);
+    free(name);
+    return sig;
 }
 
 /* A prototype of NAME__host (the renamed body): `static` when the user's function is, since a
@@ -260,8 +273,13 @@ int ch_emit_merge(const char *const *objs, size_t n, char *const *localize, cons
     if (rc == 0 && localize && *localize) {
         ch_strvec_init(&argv);
         ch_strvec_push(&argv, "objcopy");
-        for (char *const *s = localize; *s; s++)
+        /* each name plainly (C linkage) and Itanium-mangled (a C++ file's NAME__host is
+         * _Z11saxpy__hostifPKfPf): names are identifiers, so no other wildcard matches */
+        ch_strvec_push(&argv, "--wildcard");
+        for (char *const *s = localize; *s; s++) {
             ch_strvec_push_owned(&argv, ch_xasprintf("--localize-symbol=%s", *s));
+            ch_strvec_push_owned(&argv, ch_xasprintf("--localize-symbol=_Z%zu%s*", strlen(*s), *s));
+        }
         ch_strvec_push(&argv, tmp);
         rc = run_tool(argv.items, NULL, err);
         ch_strvec_free(&argv);

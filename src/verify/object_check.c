@@ -7,6 +7,7 @@
  * every offset is checked against the file's size before it is read. */
 #include <elf.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,9 +111,24 @@ int ch_object_symbol_allowed(const char *name)
            in_list(allowed, name) || is_math(name);
 }
 
+/* Whether name is one of the functions in list with C++ linkage: Itanium-mangled at top level
+ * ("_Z11saxpy__hostifPKfPf" for saxpy__host), as a C++ file's unit declares the user's own
+ * function. */
+static int mangled_in_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list[i]; i++) {
+        char prefix[300];
+        int n = snprintf(prefix, sizeof prefix, "_Z%zu%s", strlen(list[i]), list[i]);
+        if (n > 0 && (size_t)n < sizeof prefix && strncmp(name, prefix, (size_t)n) == 0 &&
+            name[n] != '\0')
+            return 1;
+    }
+    return 0;
+}
+
 static int symbol_allowed_as(ch_object_kind kind, const char *const *extra, const char *name)
 {
-    if (extra && in_list(extra, name))
+    if (extra && (in_list(extra, name) || mangled_in_list(extra, name)))
         return 1;
     switch (kind) {
     case CH_OBJECT_REFERENCE:

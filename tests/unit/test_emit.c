@@ -587,3 +587,189 @@ Test(emit, runtime_ident_is_the_pasted_interface)
     free(text);
     free(path);
 }
+
+/* ---- entries without a kernel: the trace unit ---- */
+
+static const char static_src[] = "#pragma harness\n"
+                                 "static void twice(int n, float *v)\n"
+                                 "{\n"
+                                 "    for (int i = 0; i < n; i++)\n"
+                                 "        v[i] *= 2.0f;\n"
+                                 "}\n"
+                                 "void run(float *v);\n"
+                                 "void run(float *v) { twice(2, v); }\n";
+
+static const char trace_main[] = "#include <stdio.h>\n"
+                                 "void saxpy(int n, float a, const float *x, float *y);\n"
+                                 "void caller(float *y);\n"
+                                 "void run(float *v);\n"
+                                 "int main(void)\n"
+                                 "{\n"
+                                 "    float x[2] = {1, 2}, y[2] = {3, 4};\n"
+                                 "    saxpy(2, 2.0f, x, y);\n"
+                                 "    saxpy(2, 2.0f, x, y);\n"
+                                 "    caller(y);\n"
+                                 "    run(y);\n"
+                                 "    printf(\"%g %g\\n\", y[0], y[1]);\n"
+                                 "    return 0;\n"
+                                 "}\n";
+
+/* Runs a compile or link command; a failure fails the test with the compiler's output. */
+static void cc_run(char **argv)
+{
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    cr_assert_eq(ch_proc_capture(argv, &out, &err), 0, "%s: %s", argv[0], out.data);
+    ch_strbuf_free(&out);
+}
+
+/* The host copy of src (its entry renamed) compiled warning-free into dir/NAME.o. */
+static char *host_object(const char *dir, const char *name, const char *src, const ch_entry *e)
+{
+    size_t len;
+    char *host = ch_emit_host_source(src, strlen(src), &e, 1, 1, &len);
+    char *c = ch_xasprintf("%s/%s.c", dir, name), *o = ch_xasprintf("%s/%s.o", dir, name);
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(c, host, len, 0, &err), 0);
+    char *argv[] = {"cc", "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes",
+                    "-c", c,       "-o",      o,         NULL};
+    cc_run(argv);
+    free(c);
+    free(host);
+    return o;
+}
+
+/* Runs prog with CH_CC_TRACE set to trace (NULL: unset); its stdout and stderr. */
+static void run_traced(const char *prog, const char *trace, ch_strbuf *out, ch_strbuf *err_out)
+{
+    char *cmd = trace ? ch_xasprintf("CH_CC_TRACE=%s %s 2>%s.err", trace, prog, prog)
+                      : ch_xasprintf("env -u CH_CC_TRACE %s 2>%s.err", prog, prog);
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    ch_error err;
+    ch_strbuf_reset(out);
+    cr_assert_eq(ch_proc_capture(argv, out, &err), 0, "%s", cmd);
+    char *errfile = ch_xasprintf("%s.err", prog), *text;
+    size_t len;
+    cr_assert_eq(ch_read_file(errfile, &text, &len, &err), 0);
+    ch_strbuf_reset(err_out);
+    ch_strbuf_add(err_out, text, len);
+    free(text);
+    free(errfile);
+    free(cmd);
+}
+
+/* The trace unit of a file's kernel-less entries (an external and a static function) compiles
+ * warning-free, passes the unit's object check, merges with the user's renamed code and links
+ * into a program that computes as before; with CH_CC_TRACE=1 each call prints one line with
+ * the reason exactly as given (quotes, a comment end, a percent sign and a question mark
+ * survive; only the first line of the reason is used), and nothing without it. */
+Test(emit, trace_unit_traces_each_call_of_entries_without_a_kernel)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src), ls = scan_one("t.c", static_src);
+    const ch_entry *e = &l.items[0], *es = &ls.items[0];
+    ch_error err;
+    char *dir = ch_make_temp_dir("emit-trace", &err);
+    const char *why = "no \"GPU\" */ here (100%s ?\?=)\nsecond line";
+    ch_emit_traced t[] = {{e, "pending", why, 0}, {es, "refused", "t.c:4:5: a loop", 0}};
+    ch_strbuf unit;
+    ch_strbuf_init(&unit);
+    ch_emit_trace_unit("s.c", t, 2, 1, &unit);
+    for (const char *p = unit.data; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+        cr_expect_leq(strcspn(p, "\n"), 100, "a line of the unit is wider than 100: %.*s",
+                      (int)strcspn(p, "\n"), p);
+    char *uc = ch_path_join(dir, "trace.c"), *uo = ch_path_join(dir, "trace.o");
+    cr_assert_eq(ch_write_file_atomic(uc, unit.data, unit.len, 0, &err), 0);
+    char *unit_cc[] = {"cc", "-O2", "-Wall", "-Wextra", "-Werror", "-c", uc, "-o", uo, NULL};
+    cc_run(unit_cc);
+    char *h1 = ch_emit_traced_host_name(&t[0]), *h2 = ch_emit_traced_host_name(&t[1]);
+    cr_expect_str_eq(h1, "saxpy__host");
+    cr_expect_str_eq(h2, "twice__ch_host");
+    const char *extra[] = {h1, h2, NULL};
+    ch_strbuf why_not;
+    ch_strbuf_init(&why_not);
+    cr_assert_eq(ch_object_check_as(uo, CH_OBJECT_UNIT, extra, 0, &why_not), 0, "%s", why_not.data);
+    /* the same check refuses the unit as a model-written reference (it reads the environment) */
+    cr_expect_neq(ch_object_check_as(uo, CH_OBJECT_REFERENCE, extra, 0, &why_not), 0);
+    char *ho = host_object(dir, "s", saxpy_src, e), *hs = host_object(dir, "t", static_src, es);
+    ch_strvec priv;
+    ch_strvec_init(&priv);
+    ch_emit_private_symbols(e, &priv);
+    ch_emit_private_symbols(es, &priv);
+    char *merged = ch_path_join(dir, "m.o");
+    const char *objs[] = {ho, hs, uo};
+    cr_assert_eq(ch_emit_merge(objs, 3, priv.items, merged, &err), 0, "%s", err.msg);
+    char *mc = ch_path_join(dir, "main.c"), *prog = ch_path_join(dir, "prog");
+    cr_assert_eq(ch_write_file_atomic(mc, trace_main, strlen(trace_main), 0, &err), 0);
+    char *link[] = {"cc", mc, merged, "-o", prog, NULL};
+    cc_run(link);
+    /* what the program computes: the same sources built plainly (cc ignores the pragmas) */
+    char *sc = ch_path_join(dir, "plain_s.c"), *tc = ch_path_join(dir, "plain_t.c");
+    char *plain = ch_path_join(dir, "plain");
+    cr_assert_eq(ch_write_file_atomic(sc, saxpy_src, strlen(saxpy_src), 0, &err), 0);
+    cr_assert_eq(ch_write_file_atomic(tc, static_src, strlen(static_src), 0, &err), 0);
+    char *plain_link[] = {"cc", mc, sc, tc, "-o", plain, NULL};
+    cc_run(plain_link);
+    ch_strbuf out, errs, expected_out;
+    ch_strbuf_init(&out);
+    ch_strbuf_init(&errs);
+    ch_strbuf_init(&expected_out);
+    run_traced(plain, NULL, &expected_out, &errs);
+    run_traced(prog, NULL, &out, &errs);
+    cr_expect_str_eq(out.data, expected_out.data, "the program computes as the plain one");
+    cr_expect_str_eq(errs.data ? errs.data : "", "", "untraced runs print nothing");
+    run_traced(prog, "1", &out, &errs);
+    cr_expect_str_eq(out.data, expected_out.data, "stdout is the same traced");
+    const char *line = "ch-cc: saxpy: host (no kernel linked, pending: no \"GPU\" */ here (100%s "
+                       "?\?=))\n";
+    char *expected = ch_xasprintf("%s%s%s%s", line, line, line,
+                                  "ch-cc: twice: host (no kernel linked, refused: t.c:4:5: a "
+                                  "loop)\n");
+    cr_expect_str_eq(errs.data, expected, "one line per call (2 calls, the caller's, run's)");
+    run_traced(prog, "0", &out, &errs);
+    cr_expect_str_eq(errs.data ? errs.data : "", "", "CH_CC_TRACE=0 prints nothing");
+    ch_remove_tree(dir, &err);
+    free(expected);
+    free(sc);
+    free(tc);
+    free(plain);
+    ch_strbuf_free(&expected_out);
+    ch_strbuf_free(&out);
+    ch_strbuf_free(&errs);
+    free(mc);
+    free(prog);
+    free(merged);
+    ch_strvec_free(&priv);
+    free(ho);
+    free(hs);
+    ch_strbuf_free(&why_not);
+    free(h1);
+    free(h2);
+    free(uc);
+    free(uo);
+    ch_strbuf_free(&unit);
+    free(dir);
+    ch_entry_list_free(&l);
+    ch_entry_list_free(&ls);
+}
+
+/* A reason too long for one line is cut, and says so: 240 of its bytes in the comment and 240
+ * in the traced line, then "...". */
+Test(emit, trace_line_of_a_long_reason_is_cut)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    char why[400];
+    memset(why, '@', sizeof why - 1);
+    why[sizeof why - 1] = '\0';
+    ch_emit_traced t = {&l.items[0], "failed", why, 0};
+    ch_strbuf unit;
+    ch_strbuf_init(&unit);
+    ch_emit_trace_unit("s.c", &t, 1, 1, &unit);
+    size_t ats = 0;
+    for (const char *p = unit.data; *p; p++)
+        ats += *p == '@';
+    cr_expect_eq(ats, 2 * 240, "%s", unit.data);
+    cr_expect(strstr(unit.data, "@@@...)\\n\""), "%s", unit.data);
+    ch_strbuf_free(&unit);
+    ch_entry_list_free(&l);
+}

@@ -1,6 +1,6 @@
-/* Direct mode's manifests: keys separate their parts; a record round-trips (object and dep
- * file); a changed file, a damaged manifest or none at all is a miss; files modified since the
- * command began or using __DATE__/__TIME__ are refused. */
+/* Direct mode's manifests: keys separate their parts; a record round-trips (object, dep file
+ * and report page); a changed file, a damaged manifest or none at all is a miss; files modified
+ * since the command began or using __DATE__/__TIME__ are refused. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +38,13 @@ static char *file_with(const char *name, const char *text)
 static int record(const char *key, char *src, char *hdr, long long started, const char **why)
 {
     char *files[] = {src, hdr};
-    ch_manifest_record r = {files, 2, "DEP", 3, "OBJ", 3, started};
+    ch_manifest_record r = {.files = files,
+                            .n_files = 2,
+                            .dep = "DEP",
+                            .dep_len = 3,
+                            .obj = "OBJ",
+                            .obj_len = 3,
+                            .started = started};
     ch_error err;
     int rc = ch_manifest_write(dir, key, &r, why, &err);
     cr_assert_geq(rc, 0, "%s", rc < 0 ? err.msg : "");
@@ -72,6 +78,9 @@ Test(manifest, round_trip_and_misses)
     cr_expect_eq(memcmp(hit.obj, "OBJ", 3), 0);
     cr_expect_eq(hit.dep_len, 3);
     cr_expect_eq(memcmp(hit.dep, "DEP", 3), 0);
+    cr_expect_eq(hit.page_len, 0, "recorded without a report page");
+    cr_expect_null(hit.page);
+    cr_expect_null(hit.page_name);
     ch_manifest_hit_free(&hit);
 
     free(file_with("h.h", "#define H 2\n"));
@@ -113,4 +122,49 @@ Test(manifest, unsafe_records_are_refused)
     cr_expect_eq(ch_manifest_lookup(dir, key, &hit, &why), 0);
     free(src);
     free(hdr);
+}
+
+/* The report page a build wrote travels with its object: the thin binary writes it again. */
+Test(manifest, report_page_round_trip)
+{
+    char *src = file_with("k.c", "int f(void) { return 1; }\n");
+    char *files[] = {src};
+    const char *key = "00112233445566778899aabbccddeeff", *why = NULL;
+    const char page[] = "<!DOCTYPE html>\n<p>page\nobj 3\n</p>\n";
+    ch_manifest_record r = {.files = files,
+                            .n_files = 1,
+                            .obj = "OBJ",
+                            .obj_len = 3,
+                            .page = page,
+                            .page_len = strlen(page),
+                            .page_name = "k.c.html",
+                            .started = (long long)time(NULL) + 2};
+    ch_error err;
+    cr_assert_eq(ch_manifest_write(dir, key, &r, &why, &err), 1, "%s", why ? why : err.msg);
+    ch_manifest_hit hit;
+    cr_assert_eq(ch_manifest_lookup(dir, key, &hit, &why), 1, "%s", why);
+    cr_expect_eq(hit.dep_len, 0);
+    cr_expect_eq(hit.obj_len, 3);
+    cr_expect_eq(memcmp(hit.obj, "OBJ", 3), 0);
+    cr_assert_eq(hit.page_len, strlen(page));
+    cr_expect_eq(memcmp(hit.page, page, hit.page_len), 0);
+    cr_expect_str_eq(hit.page_name, "k.c.html");
+    ch_manifest_hit_free(&hit);
+
+    /* a page name that would leave the report directory is damage, not a path to write */
+    char *path = ch_xasprintf("%s/direct/%.2s/%s", dir, key, key + 2);
+    char *text;
+    size_t len;
+    cr_assert_eq(ch_read_file(path, &text, &len, &err), 0);
+    char *line = strstr(text, "page ");
+    cr_assert(line);
+    char *name = strstr(line, "k.c.html");
+    cr_assert(name);
+    memcpy(name, "../x.htm", 8);
+    cr_assert_eq(ch_write_file_atomic(path, text, len, 0, &err), 0);
+    cr_expect_eq(ch_manifest_lookup(dir, key, &hit, &why), 0);
+    cr_expect_str_eq(why, "a damaged manifest");
+    free(text);
+    free(path);
+    free(src);
 }
