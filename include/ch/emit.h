@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "ch/checklist.h"
 #include "ch/entry.h"
 #include "ch/error.h"
 #include "ch/scan.h"
@@ -47,9 +48,15 @@ char *ch_emit_host_bridge_name(const ch_entry *e);
 
 /* The dispatcher's measure of a call's size: the elements of every buffer (sum of the
  * extents), times each integer parameter no extent mentions (a time-step count multiplies the
- * work, not the data). *plain is for ch_checklist_eval, *c_expr for the dispatcher (long long
- * arithmetic). -1 (both NULL) when an extent is unknown or not plain arithmetic. */
+ * work, not the data). *plain shows it, *c_expr computes it in the dispatcher (double
+ * arithmetic: with constant extents, as PolyBench's, every size parameter multiplies, and five
+ * of them overflow 64 bits). -1 (both NULL) when an extent is unknown or not plain
+ * arithmetic. */
 int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr);
+
+/* The same measure at the sizes `at`, each term evaluated alone and combined in double, as the
+ * dispatcher does. 0, or -1 when it cannot be measured there. */
+int ch_emit_size_eval(const ch_entry *e, const ch_ck_size *at, double *size);
 
 /* The dispatch threshold from verification's measurements, for a cost model linear in the size:
  * the host path costs host_ms at tune_size, the launcher small_ms (its fixed cost, copies and

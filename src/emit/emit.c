@@ -217,10 +217,10 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
         ch_strbuf_addf(out,
                        "    /* size measure (buffer elements); below %lld the host path was "
                        "measured faster\n     * than the whole launcher call */\n"
-                       "    long long ch_size = %s;\n"
-                       "    int large = ch_%s_force || ch_size >= %lldLL;\n"
+                       "    double ch_size = %s;\n"
+                       "    int large = ch_%s_force || ch_size >= %lld.0;\n"
                        "    if (ch_%s_trace)\n"
-                       "        fprintf(stderr, \"ch-cc: %s: size %%lld, GPU from %lld (measured "
+                       "        fprintf(stderr, \"ch-cc: %s: size %%.0f, GPU from %lld (measured "
                        "curve): %%s\\n\",\n"
                        "                ch_size, large ? \"gpu\" : \"host\");\n",
                        k->gpu_min_size, k->size_expr, e->name, k->gpu_min_size, e->name, e->name,
@@ -332,7 +332,7 @@ int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr)
         if (!ok)
             break;
         ch_strbuf_addf(&sum, "%s(%s)", terms ? " + " : "", p->extent);
-        ch_strbuf_adds(&c, terms ? " + (" : "((");
+        ch_strbuf_adds(&c, terms ? " + (double)(" : "((double)(");
         ch_emit_widen(e, p->extent, &c);
         ch_strbuf_adds(&c, ")");
         terms++;
@@ -349,7 +349,7 @@ int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr)
         ch_strbuf_init(&sum);
         ch_strbuf_addf(&sum, "(%s) * (%s)", prev, p->name);
         free(prev);
-        ch_strbuf_addf(&c, " * (long long)%s", p->name);
+        ch_strbuf_addf(&c, " * (double)%s", p->name);
     }
     if (!ok || !terms) {
         ch_strbuf_free(&sum);
@@ -360,6 +360,43 @@ int ch_emit_size_expr(const ch_entry *e, char **plain, char **c_expr)
     *plain = ch_strbuf_detach(&sum);
     *c_expr = ch_strbuf_detach(&c);
     return 0;
+}
+
+/* Whether some buffer's extent mentions the parameter name. */
+static int in_extents(const ch_entry *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_params; i++)
+        if (e->params[i].role != CH_ROLE_SCALAR && e->params[i].extent &&
+            mentions(e->params[i].extent, name))
+            return 1;
+    return 0;
+}
+
+int ch_emit_size_eval(const ch_entry *e, const ch_ck_size *at, double *size)
+{
+    char *plain = NULL, *c_expr = NULL;
+    if (ch_emit_size_expr(e, &plain, &c_expr) != 0)
+        return -1;
+    /* the same terms as ch_emit_size_expr, each evaluated alone (no product overflows) */
+    double sum = 0, times = 1;
+    ch_error err;
+    int rc = 0;
+    for (size_t i = 0; i < e->n_params && rc == 0; i++) {
+        const ch_param *p = &e->params[i];
+        long long v = 0;
+        int integer = p->elem != CH_T_FLOAT && p->elem != CH_T_DOUBLE;
+        if (p->role != CH_ROLE_SCALAR) {
+            rc = ch_checklist_eval(p->extent, at, &v, &err);
+            sum += (double)v;
+        } else if (integer && !in_extents(e, p->name)) {
+            rc = ch_checklist_eval(p->name, at, &v, &err);
+            times *= (double)v;
+        }
+    }
+    free(plain);
+    free(c_expr);
+    *size = sum * times;
+    return rc == 0 ? 0 : -1;
 }
 
 long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher_ms,

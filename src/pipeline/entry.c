@@ -259,24 +259,19 @@ static int evolve_opts(ch_session *s, const ch_entry *e, ch_evolve_opts *o, ch_e
 static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
                                     const ch_verify_report *r)
 {
-    char *plain = NULL, *c_expr = NULL;
-    long long size = 0;
-    ch_error err;
-    if (ch_emit_size_expr(e, &plain, &c_expr) != 0 ||
-        ch_checklist_eval(plain, &c->tune, &size, &err) != 0)
+    double size = 0;
+    if (ch_emit_size_eval(e, &c->tune, &size) != 0)
         size = 0;
     ch_dispatch_point pts[4];
     size_t n = 0;
     for (int k = 0; size > 0 && k < r->n_curve && k < 4; k++) {
-        long long at = 0;
-        if (ch_checklist_eval(plain, r->curve_set[k], &at, &err) == 0)
-            pts[n++] = (ch_dispatch_point){(double)at, r->curve_host_ms[k], r->curve_call_ms[k]};
+        double at = 0;
+        if (ch_emit_size_eval(e, r->curve_set[k], &at) == 0)
+            pts[n++] = (ch_dispatch_point){at, r->curve_host_ms[k], r->curve_call_ms[k]};
     }
-    free(plain);
-    free(c_expr);
     if (n >= 2)
         return ch_emit_dispatch_threshold(pts, n);
-    return ch_emit_gpu_min_size((double)size, r->host_ms, r->launcher_ms, r->small_ms);
+    return ch_emit_gpu_min_size(size, r->host_ms, r->launcher_ms, r->small_ms);
 }
 
 /* A reference program that does not build. When the body calls a function the file does not

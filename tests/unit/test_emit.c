@@ -86,7 +86,7 @@ Test(emit, size_measure_counts_buffers_and_time_steps)
     char *plain = NULL, *c_expr = NULL;
     cr_assert_eq(ch_emit_size_expr(&l.items[0], &plain, &c_expr), 0);
     cr_assert_str_eq(plain, "(n) + (n)");
-    cr_assert_str_eq(c_expr, "(((long long)n) + ((long long)n))");
+    cr_assert_str_eq(c_expr, "((double)((long long)n) + (double)((long long)n))");
     free(plain);
     free(c_expr);
     ch_entry_list_free(&l);
@@ -94,8 +94,8 @@ Test(emit, size_measure_counts_buffers_and_time_steps)
     l = scan_one("j.c", jacobi_src);
     cr_assert_eq(ch_emit_size_expr(&l.items[0], &plain, &c_expr), 0);
     cr_assert_str_eq(plain, "((n*n) + (n*n)) * (steps)");
-    cr_assert_str_eq(c_expr, "(((long long)n*(long long)n) + ((long long)n*(long long)n)) * "
-                             "(long long)steps");
+    cr_assert_str_eq(c_expr, "((double)((long long)n*(long long)n) + "
+                             "(double)((long long)n*(long long)n)) * (double)steps");
     ch_ck_size sz = {0};
     ch_ck_size_set(&sz, "n", 100);
     ch_ck_size_set(&sz, "steps", 3);
@@ -106,6 +106,34 @@ Test(emit, size_measure_counts_buffers_and_time_steps)
     ch_ck_size_free(&sz);
     free(plain);
     free(c_expr);
+    ch_entry_list_free(&l);
+}
+
+/* PolyBench passes constant-size arrays and its sizes as int parameters: every one of them
+ * multiplies the measure, and five of them overflow 64 bits. The measure is taken in double. */
+Test(emit, size_measure_of_many_size_parameters_does_not_overflow)
+{
+    ch_entry_list l = scan_one("m.c", "#pragma harness\n"
+                                      "void k3(int ni, int nj, int nk, int nl, int nm,\n"
+                                      "        double A[800][1000], double G[800][1100])\n"
+                                      "{\n"
+                                      "    for (int i = 0; i < ni; i++)\n"
+                                      "        for (int j = 0; j < nj + nk + nl + nm; j++)\n"
+                                      "            G[i][j % 1100] += A[i][j % 1000];\n"
+                                      "}\n");
+    ch_ck_size sz = {0};
+    const char *names[] = {"ni", "nj", "nk", "nl", "nm"};
+    for (int i = 0; i < 5; i++)
+        ch_ck_size_set(&sz, names[i], 4000);
+    double v = 0;
+    cr_assert_eq(ch_emit_size_eval(&l.items[0], &sz, &v), 0);
+    cr_assert_float_eq(v, (800.0 * 1000 + 800.0 * 1100) * 4000.0 * 4000 * 4000 * 4000 * 4000, 1e9);
+    /* and it grows with each size: the order the dispatcher compares by */
+    double smaller = 0;
+    ch_ck_size_set(&sz, "nm", 3999);
+    cr_assert_eq(ch_emit_size_eval(&l.items[0], &sz, &smaller), 0);
+    cr_assert_lt(smaller, v);
+    ch_ck_size_free(&sz);
     ch_entry_list_free(&l);
 }
 
@@ -194,10 +222,10 @@ Test(emit, dispatcher_uses_the_threshold_and_private_names)
     ch_strbuf_init(&out);
     ch_error err;
     cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
-    cr_assert(strstr(out.data, "long long ch_size = ((long long)n);"), "%s", out.data);
-    cr_assert(strstr(out.data, "int large = ch_saxpy_force || ch_size >= 4096LL;"), "%s", out.data);
+    cr_assert(strstr(out.data, "double ch_size = ((long long)n);"), "%s", out.data);
+    cr_assert(strstr(out.data, "int large = ch_saxpy_force || ch_size >= 4096.0;"), "%s", out.data);
     /* CH_CC_TRACE says each call's size, the threshold and the choice */
-    cr_assert(strstr(out.data, "size %lld, GPU from 4096 (measured curve): %s"), "%s", out.data);
+    cr_assert(strstr(out.data, "size %.0f, GPU from 4096 (measured curve): %s"), "%s", out.data);
     cr_assert(strstr(out.data, "#define saxpy_launcher saxpy__ch_launcher"), "%s", out.data);
     cr_assert(strstr(out.data, "extern \"C\" void saxpy__host("), "%s", out.data);
     ch_strbuf_reset(&out);
@@ -291,11 +319,14 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
         "        {(void *)y, (size_t)ch_count_y * sizeof(float), CH_RT_INOUT},\n",
         "    return ch_rt_call_v1(&ch_saxpy_rt_site, ch_bufs, 2, ch_saxpy_rt_device, &ch_s);\n",
         "        int status = ch_saxpy_rt_call(n, a, x, y);\n",
-        "ch_saxpy_gpu = !ch_saxpy_flag(\"CH_CC_FORCE_HOST\") && ch_saxpy_rt_usable();",
+        "ch_saxpy_host = ch_saxpy_flag(\"CH_CC_FORCE_HOST\");",
+        "    ch_saxpy_gpu = ch_saxpy_rt_usable();\n",
+        /* the device is probed only for a call that would take the GPU path */
+        "    if (large && ch_saxpy_gpu_usable()) {\n",
         /* without the library linked in: the candidate's own launcher */
         "    if (!ch_rt_call_v1) { /* libch_runtime.a is not linked in */\n"
         "        saxpy_launcher(n, a, x, y);\n",
-        "int large = ch_saxpy_force || ch_size >= 4096LL;",
+        "int large = ch_saxpy_force || ch_size >= 4096.0;",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_assert(strstr(out.data, want[i]), "missing: %s\nin:\n%s", want[i], out.data);
