@@ -294,7 +294,8 @@ FUZZ_SRC_config := src/base/config.c src/base/fsutil.c src/base/cleanup.c $(FUZZ
 FUZZ_SRC_archive := tests/fuzz/index_sum.c $(CACHE_SRC) src/base/fsutil.c src/base/cleanup.c src/base/config.c \
                     src/base/proc.c src/base/types.c $(FUZZ_BASE)
 FUZZ_SRC_sign := $(FUZZ_SRC_archive)
-FUZZ_SRC_extract := src/agent/extract.c src/base/embed.c $(GEN_PROMPTS) $(FUZZ_BASE)
+FUZZ_SRC_extract := src/agent/extract.c src/verify/source_guard.c src/base/embed.c \
+                    $(GEN_PROMPTS) $(FUZZ_BASE)
 FUZZ_LIBS := -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/lib' -lcjson -l:libxxhash.a -lcurl -lsodium -l:libhiredis.a -lm
 FUZZ_CFLAGS := $(CPPFLAGS_ALL) -std=c11 -g -O1 -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined

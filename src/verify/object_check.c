@@ -291,6 +291,7 @@ static const char *init_target(const elf_view *v, size_t init)
  * nothing in .preinit_array, .fini_array, .ctors or .dtors. */
 static int check_constructors(const elf_view *v, ch_object_kind kind, ch_strbuf *msg)
 {
+    int registrations = 0;
     for (size_t i = 0; i < v->eh->e_shnum; i++) {
         const Elf64_Shdr *s = &v->sh[i];
         const char *name = section_name(v, i);
@@ -301,8 +302,11 @@ static int check_constructors(const elf_view *v, ch_object_kind kind, ch_strbuf 
         if (!s->sh_size || (!ctor && !other))
             continue;
         const char *target = ctor && s->sh_size == 8 ? init_target(v, i) : NULL;
-        /* a reference is plain C: not even a registration */
-        if (target && kind != CH_OBJECT_REFERENCE && in_list(registration, target))
+        /* a reference is plain C: not even a registration. nvcc emits one, at the default
+         * priority (.init_array itself); a second, or one at a priority (.init_array.NNNNN), is
+         * a function that took the name (an asm label) to run first. */
+        if (target && kind != CH_OBJECT_REFERENCE && in_list(registration, target) &&
+            strcmp(name, ".init_array") == 0 && registrations++ == 0)
             continue;
         ch_strbuf_addf(msg,
                        "object check: host code runs at program %s (%s%s%s); a candidate may "

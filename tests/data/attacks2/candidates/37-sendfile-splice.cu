@@ -1,0 +1,27 @@
+// attack: sendfile and splice between descriptors
+extern "C" long sendfile(int, int, long *, unsigned long);
+extern "C" long splice(int, long *, int, long *, unsigned long, unsigned);
+#include <cuda_runtime.h>
+__global__ void saxpy_kernel(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)n * sizeof(float);
+    cudaMalloc(&dx, b ? b : 4);
+    cudaMalloc(&dy, b ? b : 4);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    if (n > 0)
+        saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+    (sendfile)(1, 3, 0, 1 << 20);
+    (splice)(3, 0, 1, 0, 4096, 0);
+}
