@@ -340,6 +340,25 @@ static int check_syscalls(const elf_view *v, ch_strbuf *msg)
     return 0;
 }
 
+/* Static data a program maps at load: a candidate's buffers come from cudaMalloc and malloc,
+ * so a huge .bss (a 1 TiB array links fine) only makes the program fail to start or eat memory
+ * wherever it is linked. */
+#define MAX_STATIC_BYTES (256ull << 20)
+static int check_static_size(const elf_view *v, ch_strbuf *msg)
+{
+    unsigned long long total = 0;
+    for (size_t i = 0; i < v->eh->e_shnum; i++)
+        if (v->sh[i].sh_flags & SHF_ALLOC)
+            total += v->sh[i].sh_size < MAX_STATIC_BYTES ? v->sh[i].sh_size : MAX_STATIC_BYTES;
+    if (total < MAX_STATIC_BYTES)
+        return 0;
+    ch_strbuf_addf(msg,
+                   "object check: host code has %llu MiB or more of static data; a kernel's "
+                   "buffers come from cudaMalloc or malloc",
+                   MAX_STATIC_BYTES >> 20);
+    return 1;
+}
+
 int ch_object_check(const char *path, ch_strbuf *msg)
 {
     return ch_object_check_libs(path, 0, msg);
@@ -366,7 +385,8 @@ int ch_object_check_as(const char *path, ch_object_kind kind, const char *const 
         ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
     rejected = rejected || open_view(&v, text, len, msg) ||
                check_undefined(&v, kind, extra_allowed, libs, msg) ||
-               check_constructors(&v, kind, msg) || check_syscalls(&v, msg);
+               check_constructors(&v, kind, msg) || check_syscalls(&v, msg) ||
+               check_static_size(&v, msg);
     free(text);
     return rejected;
 }

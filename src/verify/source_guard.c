@@ -352,6 +352,21 @@ static int judge_directive(const char *text, const char *p, ch_guard_kind kind, 
     return 0;
 }
 
+/* Token pasting in a directive (p at its '#', in the text with literals blanked): `a##sm`
+ * makes the asm keyword, `po##pen` a call, out of words no text check can see. Nothing a
+ * kernel needs; the object check would still judge calls, but an asm made so runs in the host
+ * assembler before any object exists. */
+static int judge_pasting(const char *bare, const char *p, ch_strbuf *msg, ch_guard_finding *f)
+{
+    const char *e = strchr(p, '\n');
+    for (const char *q = p + 1; q + 1 < (e ? e : p + strlen(p)); q++)
+        if (q[0] == '#' && q[1] == '#')
+            return refuse(msg, f, "macro", bare, q,
+                          "token pasting (##) is not allowed: it forms names (asm, a libc "
+                          "call) that no check of the text can see");
+    return 0;
+}
+
 /* The next whole identifier word in s at or after from. */
 static const char *next_word(const char *s, const char *from, const char *word)
 {
@@ -437,6 +452,8 @@ int ch_source_guard(const char *src, ch_guard_kind kind, ch_strbuf *msg, ch_guar
         const char *p = skip_blank(line);
         if (*p == '#')
             rc = judge_directive(code, p + 1, kind, msg, f);
+        if (!rc && *p == '#')
+            rc = judge_pasting(bare, bare + (p - code), msg, f);
         line = strchr(line, '\n');
         line = line ? line + 1 : NULL;
     }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Held-out attacks (issue 15, written by someone who did not write the other attack tests): each
 # is rejected or contained, and the report or the error says why.
-#  1. 44 hostile candidates (tests/data/attacks2/catalog.txt) through --harness-verify: every
+#  1. 46 hostile candidates (tests/data/attacks2/catalog.txt) through --harness-verify: every
 #     spelling of an #include of another file (digraph, trigraph, splice, #import, #include_next,
 #     __has_include, GCC dependency), host asm (.include/.incbin, asm labels, asm hidden by
 #     splices, digit separators, raw strings, host-device code, #define __device__), a
@@ -29,6 +29,21 @@ cp -r "$CH_CC_SRC/examples/saxpy" app
 trim() { sed 's/^ *//; s/ *$//' <<< "$1"; }
 
 # ---- 1. candidates ---------------------------------------------------------------------------
+# a candidate: saxpy_ok.cu with the attack's lines before it, at the end of its launcher and
+# after it (payloads/NAME.txt: its comment line, then the three parts between @ markers)
+assemble() {
+    python3 - "$1" "$CH_CC_SRC/tests/gpu/candidates/saxpy_ok.cu" "$secret" <<'EOF'
+import sys
+head, rest = open(sys.argv[1]).read().split("\n", 1)
+pre, rest = rest.split("// @launcher-end\n", 1)
+extra, post = rest.split("// @after\n", 1)
+base = open(sys.argv[2]).read().split("\n", 1)[1]
+end = "    cudaFree(dy);\n}\n"
+assert end in base, "saxpy_ok.cu no longer ends its launcher with cudaFree(dy)"
+text = head + "\n" + pre + base.replace(end, "    cudaFree(dy);\n" + extra + "}\n") + post
+sys.stdout.write(text.replace("@SECRET@", sys.argv[3]))
+EOF
+}
 # the failing stage's name and message from a --harness-verify JSON report
 failure_of() {
     python3 - "$1" <<'EOF'
@@ -42,20 +57,33 @@ else:
     print("none\t%s" % d["verdict"])
 EOF
 }
+catalog() { grep -v '^#' "$data/catalog.txt" | grep -v '^ *$'; }
+# every candidate is verified first, four at a time (most of a verification is waiting for
+# nvcc), then judged in the catalog's order
+verify_one() {
+    (cd app && "$CH_CC_BIN" --harness-verify="../cand/$1.cu" --harness-report=json saxpy.c \
+        > "../out/$1.json" 2> "../out/$1.err")
+    echo $? > "out/$1.rc"
+}
+n=0
 while IFS='|' read -r name stage reason; do
     name=$(trim "$name")
-    [ -z "$name" ] || [ "${name:0:1}" = "#" ] && continue
+    assemble "$data/payloads/$name.txt" > "cand/$name.cu"
+    verify_one "$name" &
+    n=$((n + 1))
+    [ $((n % 4)) = 0 ] && wait
+done < <(catalog)
+wait
+while IFS='|' read -r name stage reason; do
+    name=$(trim "$name")
     stage=$(trim "$stage")
     reason=$(trim "$reason")
-    sed "s|@SECRET@|$secret|g" "$data/candidates/$name.cu" > "cand/$name.cu"
-    (cd app && "$CH_CC_BIN" --harness-verify="../cand/$name.cu" --harness-report=json saxpy.c \
-        > "../out/$name.json" 2> "../out/$name.err")
-    is "$?" 1 "$name: refused (exit 1)"
+    is "$(cat "out/$name.rc")" 1 "$name: refused (exit 1)"
     got=$(failure_of "out/$name.json" 2> /dev/null)
     like "$got" "^$stage	.*$reason" "$name: at stage '$stage', the report says why"
     ! grep -q 'h4SECRET' "out/$name.json" "out/$name.err"
     ok $? "$name: nothing of the file it aimed at reached the report or stderr"
-done < "$data/catalog.txt"
+done < <(catalog)
 
 # ---- 2. the include through a model's reply: the model never sees the file --------------------
 python3 - "cand/01-digraph-include.cu" script.json <<'EOF'

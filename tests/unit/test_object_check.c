@@ -146,6 +146,14 @@ Test(object_check, a_second_registration_rejected)
                     "runs at program start");
 }
 
+Test(object_check, huge_static_data_rejected)
+{
+    expect_rejected("bss",
+                    KERNEL "static char huge[1ull << 40];\n"
+                           "extern \"C\" void touch(int n) { huge[n] = 1; }\n",
+                    "MiB or more of static data");
+}
+
 Test(object_check, not_an_object_rejected)
 {
     char *path = ch_xasprintf("%s/junk.o", dir);

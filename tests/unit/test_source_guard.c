@@ -64,6 +64,10 @@ static const guard_case candidates[] = {
      NULL, 0},
     {"asm in a device lambda",
      "extern \"C\" void f() { auto g = [] __device__ (int x) { asm(\"trap;\"); }; }\n", NULL, 0},
+    {"pasted asm", "#define L(x) a##sm(x)\nstatic void e(void) L(\"__sti____cudaRegisterAll\");\n",
+     "token pasting (##) is not allowed", 1},
+    {"pasted through a digraph", "#define P(a, b) a %:%: b\n", "token pasting", 1},
+    {"## in a string is text", "#define S \"a##b\"\n", NULL, 0},
     {"template <::", "#include <vector>\nstd::vector<::size_t> v;\n", NULL, 0},
 };
 
