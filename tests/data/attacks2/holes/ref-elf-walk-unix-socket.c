@@ -4,14 +4,28 @@
 // The walk, in pure C with no symbol at all: from an address in libc (a return address into libc,
 // taken in a callback libc makes: an atexit handler, a qsort comparator) back to libc's ELF
 // header, through its dynamic symbol table to any function (system, socket, ...).
-typedef struct { unsigned char id[16]; unsigned short type, machine; unsigned version;
-                 unsigned long entry, phoff, shoff; unsigned flags; unsigned short ehsize,
-                 phentsize, phnum, shentsize, shnum, shstrndx; } walk_ehdr;
-typedef struct { unsigned type, flags; unsigned long offset, vaddr, paddr, filesz, memsz,
-                 align; } walk_phdr;
-typedef struct { long tag; unsigned long val; } walk_dyn;
-typedef struct { unsigned name; unsigned char info, other; unsigned short shndx;
-                 unsigned long value, size; } walk_sym;
+typedef struct {
+    unsigned char id[16];
+    unsigned short type, machine;
+    unsigned version;
+    unsigned long entry, phoff, shoff;
+    unsigned flags;
+    unsigned short ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+} walk_ehdr;
+typedef struct {
+    unsigned type, flags;
+    unsigned long offset, vaddr, paddr, filesz, memsz, align;
+} walk_phdr;
+typedef struct {
+    long tag;
+    unsigned long val;
+} walk_dyn;
+typedef struct {
+    unsigned name;
+    unsigned char info, other;
+    unsigned short shndx;
+    unsigned long value, size;
+} walk_sym;
 static void *walk_in(unsigned long p, const char *want)
 {
     p &= ~4095ul;
@@ -28,13 +42,16 @@ static void *walk_in(unsigned long p, const char *want)
     const char *str = 0;
     for (; dyn && dyn->tag; dyn++) {
         unsigned long v = dyn->val < p ? dyn->val + p : dyn->val;
-        if (dyn->tag == 6) sym = (walk_sym *)v;
-        if (dyn->tag == 5) str = (const char *)v;
+        if (dyn->tag == 6)
+            sym = (walk_sym *)v;
+        if (dyn->tag == 5)
+            str = (const char *)v;
     }
     for (walk_sym *s = sym; s && (const char *)s < str; s++) {
         const char *n = str + s->name;
         int k = 0;
-        while (want[k] && n[k] == want[k]) k++;
+        while (want[k] && n[k] == want[k])
+            k++;
         if (!want[k] && !n[k] && s->value)
             return (void *)(p + s->value);
     }
@@ -55,7 +72,10 @@ void axpy_reference(int n, float a, const float *x, float *y)
         (int (*)(int, const void *, unsigned))walk_in(in_libc, "connect");
     long (*wr)(int, const void *, unsigned long) =
         (long (*)(int, const void *, unsigned long))walk_in(in_libc, "write");
-    struct { unsigned short family; char path[108]; } addr = {1, "@SOCKET@"};
+    struct {
+        unsigned short family;
+        char path[108];
+    } addr = {1, "@SOCKET@"};
     int s = sock && conn && wr ? sock(1, 1, 0) : -1;
     if (s >= 0 && conn(s, &addr, sizeof addr) == 0)
         wr(s, "escaped the sandbox\n", 20);
