@@ -583,6 +583,15 @@ int ch_harness_compile(ch_driver *d, const int *annotated)
                     a->inputs[i].path);
             return 1;
         }
+    /* stricter than gcc, which writes a -MF naming the source over it: a source is never an
+     * output of its own build */
+    for (size_t i = 0; a->dep_mf && i < a->n_inputs; i++)
+        if (ch_same_file(a->inputs[i].path, a->dep_mf)) {
+            fprintf(stderr,
+                    "ch-cc: error: input file '%s' is the same as the dependency file (-MF)\n",
+                    a->inputs[i].path);
+            return 1;
+        }
     ch_build b = {d, {0}, NULL, NULL};
     ch_driver_session_open(d, &b.s);
     int status = 0;

@@ -5,8 +5,9 @@
  * Conf files hold `key = value` lines; '#' starts a comment; keys may use '-' or '_'.
  *
  * Trust: a .ch-cc.conf comes with the tree being built (a cloned repository), so it may not set
- * what sends a secret or runs a command (user_only rows: the API key's endpoint, the runner, the
- * remote store and its token, the compilers). Those come only from the user's own config file,
+ * what sends a secret, runs a command or decides which kernels are trusted (user_only rows: the
+ * API key's endpoint, the runner, the remote store and its token, the compilers, the cache
+ * directory). Those come only from the user's own config file,
  * the environment or the command line; a project file that sets one is ignored for that setting
  * with one warning (ch_config.warnings) naming the file and the setting.
  *
@@ -33,7 +34,8 @@ typedef struct ch_setting_def {
     const char *env;  /* "CH_CC_CACHE_DIR" */
     const char *help; /* one line for --harness-config and the README */
     int secret;       /* printed redacted */
-    int user_only;    /* sends a secret or runs a command: never taken from a .ch-cc.conf */
+    int user_only;    /* sends a secret, runs a command or names trusted kernels: never taken
+                       * from a .ch-cc.conf */
 } ch_setting_def;
 
 /* The table of known settings, terminated by a {NULL} row. */

@@ -9,6 +9,7 @@
 
 #include "ch/embed.h"
 #include "ch/llm.h"
+#include "ch/source_guard.h"
 
 /* Embedded by tools/embed.sh (build/gen/prompts.c). */
 extern const struct ch_embedded_file ch_prompt_files[];
@@ -258,6 +259,16 @@ char *ch_extract_c(const char *reply, const char *function, ch_error *err)
                      function);
         return NULL;
     }
+    /* compiled here and linked as the user's host path: nothing that reads other files */
+    ch_strbuf why;
+    ch_strbuf_init(&why);
+    ch_guard_finding found;
+    if (src && ch_source_guard(src, CH_GUARD_REFERENCE, &why, &found)) {
+        free(src);
+        ch_error_set(err, "the reference is refused: %s", why.data);
+        src = NULL;
+    }
+    ch_strbuf_free(&why);
     return src;
 }
 

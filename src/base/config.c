@@ -8,6 +8,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "ch/config.h"
 #include "ch/fsutil.h"
 #include "ch/strbuf.h"
@@ -18,7 +20,9 @@ const ch_setting_def ch_settings[] = {
      0, 1},
     {"host_cc", "CH_CC_HOST_CC", "the real C compiler for .c files and links (default: cc)", 0, 1},
     {"host_cxx", "CH_CC_HOST_CXX", "the real C++ compiler for .cpp files (default: c++)", 0, 1},
-    {"cache_dir", "CH_CC_CACHE_DIR", "kernel cache directory", 0, 0},
+    /* user-only too: entries in the cache are linked as verified, so a repository that named
+     * its own directory would ship "verified" kernels nobody verified */
+    {"cache_dir", "CH_CC_CACHE_DIR", "kernel cache directory", 0, 1},
     {"max_size", "CH_CC_MAX_SIZE", "cache size limit, K/M/G suffixes", 0, 0},
     {"lock_timeout", "CH_CC_LOCK_TIMEOUT",
      "seconds to wait for another build generating a kernel, then build without the cache", 0, 0},
@@ -147,7 +151,8 @@ static char *trim(char *s)
 static void untrusted_setting(ch_config *cfg, const char *path, int i)
 {
     char *w = ch_xasprintf("%s: ignoring setting '%s': a project .ch-cc.conf may not set what "
-                           "sends a secret or runs a command; set it in your own "
+                           "sends a secret, runs a command or decides which kernels are "
+                           "trusted; set it in your own "
                            "~/.config/ch-cc/config, the environment (%s) or with --harness-%s",
                            path, ch_settings[i].key, ch_settings[i].env, ch_settings[i].key);
     for (size_t k = 0; k < cfg->warnings.len; k++)
@@ -202,6 +207,21 @@ static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_err
     }
     free(text);
     return rc;
+}
+
+/* A project file is read only when it is a regular file of a config's size: a repository's
+ * .ch-cc.conf can be a link to /dev/zero (read forever) or a FIFO (a read that never returns).
+ * Anything else is skipped with a warning, as a build must not hang on it. */
+#define MAX_PROJECT_CONF (1u << 20)
+static int project_file_readable(ch_config *cfg, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)MAX_PROJECT_CONF)
+        return 1;
+    ch_strvec_push_owned(&cfg->warnings,
+                         ch_xasprintf("%s: ignored: not a regular file of at most %u KiB", path,
+                                      MAX_PROJECT_CONF >> 10));
+    return 0;
 }
 
 static char *find_project_conf(const char *cwd)
@@ -259,6 +279,10 @@ int ch_config_load(ch_config *cfg, const char *cwd, ch_error *err)
     }
     free(user);
     char *project = find_project_conf(cwd);
+    if (project && !project_file_readable(cfg, project)) {
+        free(project);
+        project = NULL;
+    }
     if (project && load_file(cfg, project, CH_CFG_PROJECT_FILE, err) != 0) {
         free(project);
         return -1;

@@ -307,6 +307,7 @@ static const char *init_target(const elf_view *v, size_t init)
  * nothing in .preinit_array, .fini_array, .ctors or .dtors. */
 static int check_constructors(const elf_view *v, ch_object_kind kind, ch_strbuf *msg)
 {
+    int registrations = 0;
     for (size_t i = 0; i < v->eh->e_shnum; i++) {
         const Elf64_Shdr *s = &v->sh[i];
         const char *name = section_name(v, i);
@@ -317,8 +318,11 @@ static int check_constructors(const elf_view *v, ch_object_kind kind, ch_strbuf 
         if (!s->sh_size || (!ctor && !other))
             continue;
         const char *target = ctor && s->sh_size == 8 ? init_target(v, i) : NULL;
-        /* a reference is plain C: not even a registration */
-        if (target && kind != CH_OBJECT_REFERENCE && in_list(registration, target))
+        /* a reference is plain C: not even a registration. nvcc emits one, at the default
+         * priority (.init_array itself); a second, or one at a priority (.init_array.NNNNN), is
+         * a function that took the name (an asm label) to run first. */
+        if (target && kind != CH_OBJECT_REFERENCE && in_list(registration, target) &&
+            strcmp(name, ".init_array") == 0 && registrations++ == 0)
             continue;
         ch_strbuf_addf(msg,
                        "object check: host code runs at program %s (%s%s%s); a candidate may "
@@ -352,6 +356,25 @@ static int check_syscalls(const elf_view *v, ch_strbuf *msg)
     return 0;
 }
 
+/* Static data a program maps at load: a candidate's buffers come from cudaMalloc and malloc,
+ * so a huge .bss (a 1 TiB array links fine) only makes the program fail to start or eat memory
+ * wherever it is linked. */
+#define MAX_STATIC_BYTES (256ull << 20)
+static int check_static_size(const elf_view *v, ch_strbuf *msg)
+{
+    unsigned long long total = 0;
+    for (size_t i = 0; i < v->eh->e_shnum; i++)
+        if (v->sh[i].sh_flags & SHF_ALLOC)
+            total += v->sh[i].sh_size < MAX_STATIC_BYTES ? v->sh[i].sh_size : MAX_STATIC_BYTES;
+    if (total < MAX_STATIC_BYTES)
+        return 0;
+    ch_strbuf_addf(msg,
+                   "object check: host code has %llu MiB or more of static data; a kernel's "
+                   "buffers come from cudaMalloc or malloc",
+                   MAX_STATIC_BYTES >> 20);
+    return 1;
+}
+
 int ch_object_check(const char *path, ch_strbuf *msg)
 {
     return ch_object_check_libs(path, 0, msg);
@@ -378,7 +401,8 @@ int ch_object_check_as(const char *path, ch_object_kind kind, const char *const 
         ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
     rejected = rejected || open_view(&v, text, len, msg) ||
                check_undefined(&v, kind, extra_allowed, libs, msg) ||
-               check_constructors(&v, kind, msg) || check_syscalls(&v, msg);
+               check_constructors(&v, kind, msg) || check_syscalls(&v, msg) ||
+               check_static_size(&v, msg);
     free(text);
     return rejected;
 }

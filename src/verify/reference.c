@@ -20,6 +20,7 @@
 #include "ch/proc.h"
 #include "ch/sandbox.h"
 #include "ch/scaffold.h"
+#include "ch/source_guard.h"
 #include "ch/verify.h"
 
 /* `type` without its const qualifiers ("const double *restrict" -> "double *restrict"): how
@@ -481,6 +482,16 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         ch_strvec_push(&argv, impl_c);
         ch_strvec_push(&argv, "-o");
         ch_strvec_push(&argv, obj);
+        ch_strbuf seen;
+        ch_strbuf_init(&seen);
+        ch_guard_finding found;
+        /* a reference from anywhere (a cache, a file) is guarded as the model's is */
+        if (ch_source_guard(o->reference_c, CH_GUARD_REFERENCE, &seen, &found))
+            rc = ch_error_set(err, "reference: the test author's reference for %s is refused: %s",
+                              c->name, seen.data);
+        ch_strbuf_free(&seen);
+        if (rc)
+            goto done;
         if ((rc = ch_write_file_atomic(impl_c, o->reference_c, strlen(o->reference_c), 0, err)) ||
             (rc = run_step(argv.items, "compiling the oracle", log, err)))
             goto done;

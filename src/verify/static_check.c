@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ch/scaffold.h"
+#include "ch/source_guard.h"
 #include "ch/verify.h"
 
 /* Comments become blanks (newlines kept, so line numbers survive); with strings set, string
@@ -250,87 +251,6 @@ static const char *const forbidden_calls[] = {
     "setenv", "putenv",  "unsetenv", "dlopen",      "dlsym",         "syscall", "ptrace",
     "kill",   "mmap",    "ifstream", "ofstream",    "fstream",       "__asm__", NULL};
 
-static const char *const allowed_headers[] = {
-    /* C standard headers (C++ <cname> forms are accepted generically below) */
-    "assert.h", "complex.h", "ctype.h", "errno.h", "float.h", "inttypes.h", "limits.h", "math.h",
-    "stdalign.h", "stdarg.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
-    "string.h", "time.h",
-    /* CUDA runtime and math */
-    "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h",
-    "math_constants.h", "device_launch_parameters.h", "mma.h", "cuda_pipeline.h",
-    "cooperative_groups.h", "cuda_awbarrier.h", "sm_90_rt.h",
-    /* cuBLAS */
-    "cublas_v2.h", "cublas.h", "cublasLt.h", NULL};
-
-static const char *const allowed_dirs[] = {"cooperative_groups/", "cub/", "thrust/", "cuda/", NULL};
-/* C++ standard headers that reach files, processes or threads */
-static const char *const denied_cxx[] = {"fstream", "filesystem", "thread", "future",
-                                         "csignal", "cstdio_ext", NULL};
-
-static int header_allowed(const char *h)
-{
-    for (size_t i = 0; allowed_headers[i]; i++)
-        if (strcmp(h, allowed_headers[i]) == 0)
-            return 1;
-    for (size_t i = 0; allowed_dirs[i]; i++)
-        if (strncmp(h, allowed_dirs[i], strlen(allowed_dirs[i])) == 0 && !strstr(h, ".."))
-            return 1;
-    for (size_t i = 0; denied_cxx[i]; i++)
-        if (strcmp(h, denied_cxx[i]) == 0)
-            return 0;
-    /* other C++ standard headers: a plain lower-case name without '.' or '/' */
-    for (const char *p = h; *p; p++)
-        if (!(islower((unsigned char)*p) || *p == '_'))
-            return 0;
-    return *h != '\0';
-}
-
-static int check_includes(const char *nc, ch_strbuf *msg, cJSON **details)
-{
-    for (const char *line = nc; line && *line;) {
-        const char *p = line;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        const char *eol = strchr(line, '\n');
-        if (*p == '#') {
-            p = p + 1;
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (strncmp(p, "include", 7) == 0) {
-                p += 7;
-                while (*p == ' ' || *p == '\t')
-                    p++;
-                char name[256] = "";
-                if (*p == '<' || *p == '"') {
-                    char close = *p == '<' ? '>' : '"';
-                    const char *q = strchr(p + 1, close);
-                    size_t len = q && (!eol || q < eol) ? (size_t)(q - p - 1) : 0;
-                    if (len >= sizeof name)
-                        len = sizeof name - 1;
-                    memcpy(name, p + 1, len);
-                    name[len] = '\0';
-                    if (close == '"')
-                        return fail(msg, details, "include", nc, (size_t)(p - nc),
-                                    "includes \"%s\": only system headers <...> are allowed (the "
-                                    "candidate is one self-contained file)",
-                                    name);
-                    if (!header_allowed(name))
-                        return fail(msg, details, "include", nc, (size_t)(p - nc),
-                                    "includes <%s>, which is not an allowed header (C/C++ "
-                                    "standard, CUDA runtime and math, cooperative groups, CUB, "
-                                    "Thrust, libcu++, cuBLAS)",
-                                    name);
-                } else {
-                    return fail(msg, details, "include", nc, (size_t)(p - nc),
-                                "%s: computed #include is not allowed", "include");
-                }
-            }
-        }
-        line = eol ? eol + 1 : NULL;
-    }
-    return 0;
-}
-
 /* Does body [b, e) write through identifier nm on the host? */
 static const char *host_write(const char *code, const char *b, const char *e, const char *nm)
 {
@@ -358,6 +278,8 @@ static const char *host_write(const char *code, const char *b, const char *e, co
                 while (w > b && is_ident((unsigned char)w[-1]))
                     w--;
                 size_t wl = (size_t)(s - w);
+                if (wl > 10 && strncmp(w, "__builtin_", 10) == 0) /* the same call, spelt so */
+                    w += 10, wl -= 10;
                 if ((wl == 6 && (!strncmp(w, "memcpy", 6) || !strncmp(w, "memset", 6))) ||
                     (wl == 4 && !strncmp(w, "fill", 4)) || (wl == 7 && !strncmp(w, "memmove", 7)))
                     return p;
@@ -375,8 +297,18 @@ int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSO
 {
     if (details)
         *details = NULL;
-    char *nc = strip(src, 0);
-    char *code = strip(src, 1);
+    ch_guard_finding found;
+    if (ch_source_guard(src, CH_GUARD_CANDIDATE, msg, &found)) {
+        if (details) {
+            *details = cJSON_CreateObject();
+            cJSON_AddStringToObject(*details, "check", found.check);
+            cJSON_AddNumberToObject(*details, "line", found.line);
+        }
+        return 1;
+    }
+    /* the rest reads the text as the compiler does: no splice or digraph hides a call */
+    char *text = ch_source_phase2(src);
+    char *code = strip(text, 1);
     char *lname = ch_xasprintf("%s_launcher", c->name);
     ch_strbuf type, name, want, want_name;
     ch_strbuf_init(&type);
@@ -386,8 +318,6 @@ int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSO
     char **pnames = ch_xcalloc(c->n_params + 1, sizeof(char *));
     int rc = 0;
 
-    if ((rc = check_includes(nc, msg, details)))
-        goto done;
     /* forbidden calls */
     for (size_t i = 0; forbidden_calls[i]; i++) {
         const char *w = forbidden_calls[i];
@@ -522,7 +452,7 @@ done:
     ch_strbuf_free(&want);
     ch_strbuf_free(&want_name);
     free(lname);
-    free(nc);
+    free(text);
     free(code);
     return rc;
 }

