@@ -15,8 +15,10 @@
 #include "ch/agent.h"
 #include "ch/agent_walk.h"
 #include "ch/checklist.h"
+#include "ch/evolve.h"
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "ch/report.h"
 
 static const char *nvcc_path(void)
 {
@@ -201,6 +203,126 @@ static int walked(const played *p)
     for (int i = 0; i < p->n; i++)
         n += strstr(p->c[i].design, "(walk)") != NULL;
     return n;
+}
+
+/* ---- the whole loop: src/evolve with the builtin agent and a scripted verifier ------------ */
+
+typedef struct loop_ctx {
+    ch_agent *ag;
+    const script *s;
+    double floor_ms; /* the DRAM floor: fraction = floor_ms / kernel_ms */
+} loop_ctx;
+
+static int loop_propose(void *ctx, const ch_kernel_request *req, char **src, char **design,
+                        ch_error *err)
+{
+    loop_ctx *x = ctx;
+    return x->ag->ops->kernel(x->ag, req, src, design, err);
+}
+
+/* Stages 0-1 pass; ptxas reports 40 registers and no spill. */
+static int loop_build(void *ctx, ch_candidate *c, ch_error *err)
+{
+    (void)ctx;
+    (void)err;
+    ch_verify_report_init(&c->report);
+    c->report.status[CH_STAGE_STATIC] = c->report.status[CH_STAGE_COMPILE] = CH_ST_PASS;
+    c->report.stage = CH_STAGE_COMPILE;
+    c->report.passed = 1;
+    cJSON *compile = cJSON_AddObjectToObject(c->report.details, "compile");
+    cJSON_AddItemToObject(compile, "resources",
+                          cJSON_Parse("[{\"function\": \"k0\", \"registers\": 40}]"));
+    return 0;
+}
+
+/* Correct, its kernels timed on device-resident data at the scripted time. */
+static int loop_test(void *ctx, ch_candidate *c, ch_error *err)
+{
+    loop_ctx *x = ctx;
+    (void)err;
+    for (int st = CH_STAGE_SMOKE; st <= CH_STAGE_PERF; st++)
+        c->report.status[st] = CH_ST_PASS;
+    c->report.stage = CH_STAGE_PERF;
+    c->report.correct = 1;
+    bi_shape shape;
+    c->report.kernel_ms = scripted_ms(x->s, c->source, &shape);
+    c->report.launcher_ms = c->report.kernel_ms + 5;
+    c->report.kernel_resident = 1;
+    c->report.floor_ms = c->report.dram_floor_ms = x->floor_ms;
+    c->report.fraction = x->floor_ms / c->report.kernel_ms;
+    c->report.message = ch_xstrdup("passed stages 0-5");
+    return 0;
+}
+
+/* The stencil through ch_evolve_run as a build with a GPU runs it (budget 8, two designs in the
+ * first round): the walk's neighbours in rounds 2.., the best at the known shape, the loop ended
+ * by the agent's plateau, and report.json's curve and candidates showing the walk. */
+Test(builtin_walk, evolution_loop_walks_and_stops_at_the_plateau)
+{
+    ch_entry_list l = scan_one("#pragma harness extent(a: n * m, b: n * m)\n"
+                               "void st(int n, int m, const float *a, float *b)\n"
+                               "{\n"
+                               "    for (int i = 1; i < n - 1; i++)\n"
+                               "        for (int j = 1; j < m - 1; j++)\n"
+                               "            b[i * m + j] = 0.2f * (a[i * m + j] + a[(i - 1) * m "
+                               "+ j] + a[(i + 1) * m + j] + a[i * m + j - 1] + a[i * m + j + "
+                               "1]);\n"
+                               "}\n");
+    script s = {.start_mark = "ch-cc translator variant 7:",
+                .start = {.block1 = 256, .bx = 32, .by = 4, .rows = 4},
+                .opt = {.block1 = 256, .bx = 32, .by = 4, .rows = 8}};
+    s.weight[BI_AX_ROWS] = 0.3;
+    s.weight[BI_AX_BX] = s.weight[BI_AX_BY] = 0.2;
+    ch_checklist ck;
+    memset(&ck, 0, sizeof ck);
+    ch_error err = {0};
+    cr_assert_eq(ch_checklist_derive(&l.items[0], &ck, &err), 0, "%s", err.msg);
+    loop_ctx x = {.ag = open_agent(), .s = &s, .floor_ms = 0.5};
+    ch_evolve_ops ops = {
+        .ctx = &x, .propose = loop_propose, .build = loop_build, .test = loop_test};
+    ch_evolve_opts o = {.budget = 8, .width = 2, .jobs = 1, .max_stage = CH_STAGE_PERF};
+    ch_evolution ev;
+    cr_assert_eq(ch_evolve_run(&o, &ops, &ck, &l.items[0], NULL, 0, &ev, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(ev.stop_reason, "agent has nothing new");
+    cr_assert(ev.agent_note && strstr(ev.agent_note, "stopped (plateau)"), "%s",
+              ev.agent_note ? ev.agent_note : "no note");
+    cr_assert_eq(ev.n, 5, "two designs, then rows 8, rows 16 and a taller block");
+    cr_assert_eq(ev.best, 2);
+    cr_assert_str_eq(ev.cands[2].design,
+                     "translator v7 (walk): rows up from 4 to 8; block1=256 block2=32x4 waves=0 "
+                     "rows=8 tile=0x0x0 threads=0x0 row_block=0");
+    cr_assert_eq(ev.cands[2].parent, 1, "the walk starts from the best design of round 1");
+    cr_assert_eq(ev.cands[3].parent, 2, "and moves on from the neighbour that gained");
+    ch_report_facts facts = {.entry = &l.items[0],
+                             .key = "0123456789abcdef0123456789abcdef",
+                             .status = "verified",
+                             .agent = "builtin",
+                             .checklist = &ck,
+                             .ev = &ev,
+                             .gpu_min_size = 0};
+    cJSON *r = ch_report_entry_json(&facts);
+    const cJSON *curve = cJSON_GetObjectItem(r, "curve");
+    cr_assert_eq(cJSON_GetArraySize(curve), 4, "rounds 1 (two designs) to 4");
+    double want[] = {scripted_ms(&s, ev.cands[1].source, &(bi_shape){0}), 1.0, 1.0, 1.0};
+    for (int i = 0; i < 4; i++) {
+        const cJSON *p = cJSON_GetArrayItem(curve, i);
+        cr_assert_float_eq(cJSON_GetObjectItem(p, "best_ms")->valuedouble, want[i], 1e-9,
+                           "round %d", i + 1);
+        cr_assert_float_eq(cJSON_GetObjectItem(p, "fraction_of_floor")->valuedouble, 0.5 / want[i],
+                           1e-9);
+    }
+    const cJSON *cands = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "evolution"), "candidates");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cands, 1), "shape")));
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cands, 3), "shape")->valuestring,
+                     "block1=256 block2=32x4 waves=0 rows=16 tile=0x0x0 threads=0x0 row_block=0");
+    cr_assert_str_eq(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(r, "evolution"), "agent_note")->valuestring,
+        ev.agent_note);
+    cJSON_Delete(r);
+    ch_evolution_free(&ev);
+    ch_checklist_free(&ck);
+    close_agent(x.ag);
+    ch_entry_list_free(&l);
 }
 
 /* ---- bodies ------------------------------------------------------------------------------- */

@@ -229,7 +229,8 @@ uint64_t bi_code_hash(const char *src)
 
 const char *bi_walk_observe(bi_walk *w, const bi_walk_feedback *fb)
 {
-    if (!w->started) {
+    int first = !w->started;
+    if (first) {
         w->started = 1;
         if (w->gain <= 0)
             w->gain = 0.03;
@@ -237,7 +238,6 @@ const char *bi_walk_observe(bi_walk *w, const bi_walk_feedback *fb)
             w->floor = 0.9;
         if (w->max_misses <= 0)
             w->max_misses = 2;
-        w->centre_hash = fb->parent_hash + 1; /* a new centre below */
     } else if (w->proposed) {
         /* the parent is the neighbour only when evolution found it the fastest; it counts as a
          * gain when it beats the old centre by more than `gain` */
@@ -253,7 +253,7 @@ const char *bi_walk_observe(bi_walk *w, const bi_walk_feedback *fb)
         }
     }
     w->proposed = 0;
-    if (fb->parent_hash != w->centre_hash) {
+    if (first || fb->parent_hash != w->centre_hash) {
         if (fb->design != w->design || fb->parent_variant != w->variant)
             w->has_preferred = 0; /* another design: its own axes */
         w->centre = fb->parent_shape;
