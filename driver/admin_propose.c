@@ -21,7 +21,8 @@ static int propose_entry(ch_agent *ag, const ch_entry *e, const char *dir, long 
         return -1;
     int rc = 0;
     for (long k = 0; k < count && rc == 0; k++) {
-        ch_kernel_request req = {&c, e, NULL, NULL, (int)k, k > 0};
+        ch_kernel_request req = {
+            .checklist = &c, .entry = e, .round = (int)k, .fresh_design = k > 0};
         char *src = NULL, *design = NULL;
         int r = ag->ops->kernel(ag, &req, &src, &design, err);
         if (r == 1)

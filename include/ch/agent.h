@@ -44,15 +44,27 @@ typedef struct ch_agent_usage {
     long completion_tokens;
 } ch_agent_usage;
 
+/* The parent's measured figures, for agents that read numbers rather than the feedback's words
+ * (the builtin agent's walk along a design's shape, ch/agent_walk.h). */
+typedef struct ch_kernel_perf {
+    double ms;       /* the time evolution ranks it by: its kernels alone on device-resident data
+                      * where it has a device launcher, else the whole call */
+    double fraction; /* of the memory floor (ch_verify_report.fraction), -1 unknown */
+    int registers;   /* the most registers a kernel of it uses, -1 unknown */
+    int spill_bytes; /* spill stores of its kernels together (0: none) */
+    int smem_bytes;  /* the most static shared memory a kernel of it uses, -1 unknown */
+} ch_kernel_perf;
+
 /* A kernel-author request: everything the author may see. */
 typedef struct ch_kernel_request {
     const ch_checklist *checklist;
-    const ch_entry *entry;     /* the scanned entry (builtin translates its body); may be NULL */
-    const char *feedback;      /* NULL on the first request; else the verification feedback of
-                                * the parent candidate (correctness or performance) */
-    const char *parent_source; /* the parent candidate's source, NULL for a fresh design */
-    int round;                 /* 0-based evolution round */
-    int fresh_design;          /* nonzero: ignore the parent, propose a different design */
+    const ch_entry *entry;      /* the scanned entry (builtin translates its body); may be NULL */
+    const char *feedback;       /* NULL on the first request; else the verification feedback of
+                                 * the parent candidate (correctness or performance) */
+    const char *parent_source;  /* the parent candidate's source, NULL for a fresh design */
+    int round;                  /* 0-based evolution round */
+    int fresh_design;           /* nonzero: ignore the parent, propose a different design */
+    const ch_kernel_perf *perf; /* with performance feedback: the parent's figures; else NULL */
 } ch_kernel_request;
 
 typedef struct ch_agent ch_agent;
@@ -66,7 +78,8 @@ typedef struct ch_agent_ops {
     int (*test_author)(ch_agent *ag, const ch_checklist *c, char **reference_c, ch_error *err);
     /* -> one candidate CUDA source file; *design receives a short name of the design
      * ("1d grid-stride, 256 threads") for reports, malloc'd, may be NULL. Returns 1 (not an
-     * error) when the agent has nothing new to propose. */
+     * error) when the agent has nothing new to propose; err may then say why (the builtin agent's
+     * walk reached a plateau or the floor), else its message stays empty. */
     int (*kernel)(ch_agent *ag, const ch_kernel_request *req, char **cuda_src, char **design,
                   ch_error *err);
     void (*close)(ch_agent *ag);

@@ -5,7 +5,8 @@
  * a parent -- the fastest fully correct candidate, or while none is correct the one that got
  * furthest through the stages -- turns its report into feedback (correctness only while any
  * stage before performance fails; timings, resources and the fraction of the memory floor once
- * it is correct), asks the agent for a child and verifies it. A child never replaces its parent:
+ * it is correct, with the figures in ch_kernel_perf for agents that read numbers), asks the
+ * agent for a child and verifies it. A child never replaces its parent:
  * every candidate stays in the population, and selection only ever prefers a correct candidate
  * to an incorrect one, so a faster but wrong child cannot displace a correct parent and errors
  * do not accumulate. After `fresh_after` consecutive failed children the next request asks for
@@ -112,6 +113,8 @@ struct ch_evolution {
                               * collected" (no GPU), "pending candidates verified" (a seed
                               * passed), "internal error" (ch_evolve_run returned -1) */
     char *agent_error;       /* owned: the agent's message when stop_reason is "agent error" */
+    char *agent_note; /* owned: why the agent had nothing new, when it said (the builtin agent's
+                       * walk: a plateau, the floor), else NULL */
 };
 
 /* Runs the loop for one entry. seeds (may be NULL): candidates known before the loop (pending
@@ -127,8 +130,9 @@ void ch_evolution_free(ch_evolution *ev);
  * without one). */
 int ch_candidate_ok(const ch_candidate *c, int max_stage);
 
-/* The history for report.json: stop reason, rounds, requests, seconds, best, and per candidate
- * id, parent, round, design, source hash, duplicate_of, stage reached, verdict, message, times
+/* The history for report.json: stop reason (and the agent's note on it), rounds, requests,
+ * seconds, best, and per candidate id, parent, round, design, shape (what the source declares),
+ * source hash, duplicate_of, stage reached, verdict, message, times
  * (launcher_ms: the whole call; kernel_ms with kernel_resident; rank_ms: the time ranking used),
  * floors (dram_floor_ms, pcie_floor_ms, call_fraction) and the fraction of the floor evolution
  * reads, seed, and the feedback it was written from. Caller deletes. */

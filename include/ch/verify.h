@@ -320,6 +320,12 @@ cJSON *ch_verify_timing_json(const ch_verify_report *r);
  * seed or reference code. Caller frees. */
 char *ch_verify_feedback(const ch_verify_report *r);
 
+/* What ptxas reported of the candidate's kernels (stage 1): the most registers and the most
+ * static shared memory of one kernel, -1 when not reported, and the spill stores of all of them
+ * together (0: none). */
+void ch_verify_resources(const ch_verify_report *r, int *registers, int *smem_bytes,
+                         int *spill_bytes);
+
 typedef struct ch_verifier ch_verifier;
 
 /* Prepares verification of one entry: private reference directory, reference program build.

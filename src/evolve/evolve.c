@@ -381,6 +381,8 @@ static int ask(evo *e, const ch_kernel_request *req, int parent, char *feedback)
     free(feedback);
     if (rc == 1) {
         e->ev->stop_reason = "agent has nothing new";
+        free(e->ev->agent_note);
+        e->ev->agent_note = aerr.msg[0] ? ch_xstrdup(aerr.msg) : NULL;
     } else {
         e->ev->stop_reason = "agent error";
         free(e->ev->agent_error);
@@ -407,9 +409,23 @@ static void first_round(evo *e)
     }
 }
 
+/* The figures of a correct, timed parent for agents that read numbers; 0 when it has none. */
+static int parent_perf(const ch_candidate *c, ch_kernel_perf *perf)
+{
+    const ch_verify_report *r = &c->report;
+    double ms = r->kernel_resident ? r->kernel_ms : r->launcher_ms;
+    if (!r->correct || ms < 0)
+        return 0;
+    perf->ms = ms;
+    perf->fraction = r->fraction;
+    ch_verify_resources(r, &perf->registers, &perf->smem_bytes, &perf->spill_bytes);
+    return 1;
+}
+
 /* Rounds 1..: one child of the selected parent, or a fresh design after repeated failures. */
 static void next_round(evo *e, int round)
 {
+    ch_kernel_perf perf;
     int parent = pick_parent(e);
     int fresh = parent < 0 || (e->ev->best < 0 && e->failed_run >= e->o.fresh_after);
     ch_kernel_request req = {.checklist = e->ck, .entry = e->entry, .round = round};
@@ -422,6 +438,8 @@ static void next_round(evo *e, int round)
         feedback = ch_verify_feedback(&e->ev->cands[parent].report);
         req.feedback = feedback;
         req.parent_source = e->ev->cands[parent].source;
+        if (parent_perf(&e->ev->cands[parent], &perf))
+            req.perf = &perf;
     }
     ask(e, &req, parent, feedback);
 }
@@ -521,6 +539,7 @@ void ch_evolution_free(ch_evolution *ev)
     }
     free(ev->cands);
     free(ev->agent_error);
+    free(ev->agent_note);
     memset(ev, 0, sizeof *ev);
     ev->best = -1;
 }
@@ -587,6 +606,23 @@ static void add_precision(cJSON *o, const char *src)
                             src && strstr(src, "ch-cc library: cublas") ? "cublas" : "");
 }
 
+/* The shape a candidate declares ("ch-cc shape: block1=256 block2=32x4 ..." in its opening
+ * comment, as the builtin agent's walk writes its neighbours), else null: a reader follows the
+ * walk from round to round. */
+static void add_shape(cJSON *o, const char *src)
+{
+    static const char mark[] = "ch-cc shape: ";
+    const char *p = src ? strstr(src, mark) : NULL;
+    if (!p) {
+        cJSON_AddNullToObject(o, "shape");
+        return;
+    }
+    p += sizeof mark - 1;
+    char *line = ch_xstrndup(p, strcspn(p, "\n"));
+    cJSON_AddStringToObject(o, "shape", line);
+    free(line);
+}
+
 static cJSON *candidate_json(const ch_candidate *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -595,6 +631,7 @@ static cJSON *candidate_json(const ch_candidate *c)
     cJSON_AddNumberToObject(o, "round", c->round);
     add_str(o, "design", c->design);
     add_precision(o, c->source);
+    add_shape(o, c->source);
     cJSON_AddStringToObject(o, "source_hash", c->hash);
     cJSON_AddStringToObject(o, "stage", ch_stage_name(c->report.stage));
     cJSON_AddStringToObject(o, "verdict", verdict(c));
@@ -628,6 +665,8 @@ cJSON *ch_evolution_json(const ch_evolution *ev)
     cJSON_AddStringToObject(o, "stop_reason", ev->stop_reason ? ev->stop_reason : "");
     if (ev->agent_error)
         cJSON_AddStringToObject(o, "agent_error", ev->agent_error);
+    if (ev->agent_note)
+        cJSON_AddStringToObject(o, "agent_note", ev->agent_note);
     cJSON_AddNumberToObject(o, "rounds", ev->rounds);
     cJSON_AddNumberToObject(o, "requests", ev->requests);
     cJSON_AddNumberToObject(o, "seconds", ev->seconds);

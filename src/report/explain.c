@@ -88,6 +88,8 @@ static void candidates_text(const cJSON *ev, ch_strbuf *out)
     if (cJSON_GetArraySize(cands) == 0)
         return;
     ch_strbuf_addf(out, "candidates    (stopped: %s)\n", text_or(ev, "stop_reason", "-"));
+    if (text(ev, "agent_note")) /* why the agent had nothing new: the walk's plateau */
+        ch_strbuf_addf(out, "  %s\n", text(ev, "agent_note"));
     cJSON_ArrayForEach(c, cands)
     {
         double ms = number(c, "rank_ms");

@@ -120,6 +120,28 @@ cJSON *ch_verify_timing_json(const ch_verify_report *r)
     return p;
 }
 
+void ch_verify_resources(const ch_verify_report *r, int *registers, int *smem_bytes,
+                         int *spill_bytes)
+{
+    *registers = *smem_bytes = -1;
+    *spill_bytes = 0;
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r->details, "compile"), "resources");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, res)
+    {
+        const cJSON *regs = cJSON_GetObjectItemCaseSensitive(it, "registers");
+        const cJSON *smem = cJSON_GetObjectItemCaseSensitive(it, "smem_bytes");
+        const cJSON *spill = cJSON_GetObjectItemCaseSensitive(it, "spill_store_bytes");
+        if (cJSON_IsNumber(regs) && regs->valueint > *registers)
+            *registers = regs->valueint;
+        if (cJSON_IsNumber(smem) && smem->valueint > *smem_bytes)
+            *smem_bytes = smem->valueint;
+        if (cJSON_IsNumber(spill) && spill->valueint > 0)
+            *spill_bytes += spill->valueint;
+    }
+}
+
 char *ch_verify_feedback(const ch_verify_report *r)
 {
     ch_strbuf sb;

@@ -894,7 +894,8 @@ static void close_agent(ch_agent *ag)
 static int ask(ch_agent *ag, const ch_entry *e, const char *feedback, const char *parent, int round,
                char **src, char **design)
 {
-    ch_kernel_request req = {NULL, e, feedback, parent, round, 0};
+    ch_kernel_request req = {
+        .entry = e, .feedback = feedback, .parent_source = parent, .round = round};
     ch_error err = {0};
     int rc = ag->ops->kernel(ag, &req, src, design, &err);
     cr_assert_geq(rc, 0, "kernel job failed: %s", err.msg);
@@ -1043,7 +1044,7 @@ Test(builtin, spec_declarations_need_an_llm)
     e->has_body = 0;
     ch_agent *ag = open_agent();
     char *src = (char *)"x", *design = (char *)"x";
-    ch_kernel_request req = {NULL, e, NULL, NULL, 0, 0};
+    ch_kernel_request req = {.entry = e};
     ch_error err = {0};
     cr_assert_eq(ag->ops->kernel(ag, &req, &src, &design, &err), -1);
     cr_assert_null(src);

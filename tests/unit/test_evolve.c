@@ -45,6 +45,9 @@ typedef struct fake {
     char *parent_src[MAX_REQ];
     int fresh[MAX_REQ];
     int round[MAX_REQ];
+    int has_perf[MAX_REQ];
+    ch_kernel_perf perf[MAX_REQ];
+    const char *note; /* the agent's word when it has nothing new, or NULL */
     /* verifier */
     const rule *rules; /* terminated by src == NULL */
     int max_stage;
@@ -52,6 +55,7 @@ typedef struct fake {
     const kernel_time *kernels;  /* terminated by src == NULL, or NULL */
     const char *build_error_src; /* build of this source is an internal error */
     const char *test_error_src;  /* test of this source is an internal error */
+    const char *resources;       /* details.compile.resources of every tested candidate (JSON) */
     atomic_int builds, tests, discards, progress, in_flight, max_in_flight;
     atomic_int tests_in_flight, max_tests_in_flight;
 } fake;
@@ -88,10 +92,16 @@ static int fake_propose(void *ctx, const ch_kernel_request *req, char **src, cha
     f->parent_src[i] = dup_or_null(req->parent_source);
     f->fresh[i] = req->fresh_design;
     f->round[i] = req->round;
+    f->has_perf[i] = req->perf != NULL;
+    if (req->perf)
+        f->perf[i] = *req->perf;
     if (i == f->error_at)
         return ch_error_set(err, "model said no (HTTP 500)");
-    if (!f->script[f->next])
+    if (!f->script[f->next]) {
+        if (f->note)
+            ch_error_set(err, "%s", f->note);
         return 1;
+    }
     *src = ch_xstrdup(f->script[f->next++]);
     *design = ch_xasprintf("design %d", i);
     return 0;
@@ -192,6 +202,10 @@ static int fake_test(void *ctx, ch_candidate *c, ch_error *err)
             }
         c->report.floor_ms = r->fraction >= 0 ? r->ms * r->fraction : -1;
         c->report.fraction = r->fraction;
+    }
+    if (f->resources) {
+        cJSON *compile = cJSON_AddObjectToObject(c->report.details, "compile");
+        cJSON_AddItemToObject(compile, "resources", cJSON_Parse(f->resources));
     }
     if (!c->report.message)
         c->report.message = ch_xstrdup("passed stages 0-5");
@@ -880,6 +894,79 @@ Test(evolve, kernels_timed_alone_are_ranked_by_kernel_time)
     fake_init(&f, script, plain, CH_STAGE_PERF);
     run(&f, &o, NULL, 0, &ev);
     cr_assert_eq(ev.best, 1);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+}
+
+/* Agents that read numbers get the parent's figures with performance feedback (the time ranking
+ * uses, the floor fraction, ptxas's registers, shared memory and spills), none with correctness
+ * feedback. */
+Test(evolve, performance_requests_carry_the_parents_figures)
+{
+    const char *script[] = {"// cand A", "// cand B", "// cand C", "// cand D", NULL};
+    const rule rules[] = {{"// cand A", CH_STAGE_CORRECT, UNTIMED, -1},
+                          {"// cand B", OK, 2.0, 0.4},
+                          {"// cand C", OK, 1.0, 0.6},
+                          {"// cand D", OK, 3.0, 0.2},
+                          {0}};
+    const kernel_time kernels[] = {{"// cand C", 0.5}, {0}};
+    fake f;
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    f.kernels = kernels;
+    f.resources = "[{\"function\": \"k0\", \"registers\": 40, \"smem_bytes\": 8192},"
+                  " {\"function\": \"k1\", \"registers\": 72, \"smem_bytes\": 0},"
+                  " {\"function\": \"k1\", \"spill_store_bytes\": 16}]";
+    ch_evolve_opts o = gpu_opts(4);
+    ch_evolution ev;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_eq(f.n_req, 4);
+    cr_assert_not(f.has_perf[0], "the first request has no parent");
+    cr_assert_not(f.has_perf[1], "a wrong parent: correctness feedback, no figures");
+    cr_assert(f.has_perf[2]);
+    cr_assert_float_eq(f.perf[2].ms, 2.0, 1e-12, "B's whole call (no device launcher)");
+    cr_assert_float_eq(f.perf[2].fraction, 0.4, 1e-12);
+    cr_assert_eq(f.perf[2].registers, 72);
+    cr_assert_eq(f.perf[2].smem_bytes, 8192);
+    cr_assert_eq(f.perf[2].spill_bytes, 16);
+    cr_assert(f.has_perf[3]);
+    cr_assert_float_eq(f.perf[3].ms, 0.5, 1e-12, "C's kernels alone (device-resident)");
+    cr_assert_float_eq(f.perf[3].fraction, 0.6, 1e-12);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+}
+
+/* An agent that has nothing new may say why (the builtin walk's plateau): the history keeps it,
+ * and each candidate's declared shape. */
+Test(evolve, agent_note_and_shapes_in_the_history)
+{
+    const char *script[] = {"// cand A", "// ch-cc shape: block1=512 block2=32x8 waves=0\n// B",
+                            NULL};
+    const rule rules[] = {{"// cand A", OK, 2.0, 0.4}, {script[1], OK, 1.0, 0.5}, {0}};
+    fake f;
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    f.note = "mm: the walk along translator v11's shape stopped (plateau)";
+    ch_evolve_opts o = gpu_opts(8);
+    ch_evolution ev;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_str_eq(ev.stop_reason, "agent has nothing new");
+    cr_assert_str_eq(ev.agent_note, f.note);
+    cJSON *j = ch_evolution_json(&ev);
+    cr_assert_str_eq(cJSON_GetObjectItem(j, "agent_note")->valuestring, f.note);
+    cJSON *cands = cJSON_GetObjectItem(j, "candidates");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cands, 0), "shape")));
+    cr_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cands, 1), "shape")->valuestring,
+                     "block1=512 block2=32x8 waves=0");
+    cJSON_Delete(j);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+
+    /* saying nothing leaves no note */
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_null(ev.agent_note);
+    j = ch_evolution_json(&ev);
+    cr_assert_null(cJSON_GetObjectItem(j, "agent_note"));
+    cJSON_Delete(j);
     ch_evolution_free(&ev);
     fake_free(&f);
 }

@@ -201,6 +201,35 @@ Test(report_json, failed_and_refused_entries_say_why_and_where)
     fixture_close(&f);
 }
 
+/* The walk's stop, in the agent's words, shows under the candidates; each candidate's shape is in
+ * the JSON (the text shows its design, which names the shape). */
+Test(report_json, agent_note_and_shape)
+{
+    fixture f;
+    const double ms[] = {2.0, 1.0};
+    const int rounds[] = {0, 1};
+    fixture_open(&f, 2, ms, rounds);
+    free(f.ev.cands[1].source);
+    f.ev.cands[1].source = ch_xstrdup("/* ch-cc translator variant 7: isl scheduler\n * ch-cc "
+                                      "shape: block1=256 block2=32x4 rows=8\n */\n");
+    f.ev.stop_reason = "agent has nothing new";
+    f.ev.agent_note = ch_xstrdup("saxpy: the walk along translator v7's shape stopped (plateau)");
+    cJSON *r = report_of(&f, "verified", NULL, 1);
+    const cJSON *cands =
+        cJSON_GetObjectItem(cJSON_GetObjectItemCaseSensitive(r, "evolution"), "candidates");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cands, 0), "shape")));
+    cr_assert_str_eq(str(cJSON_GetArrayItem(cands, 1), "shape"), "block1=256 block2=32x4 rows=8");
+    ch_strbuf text;
+    ch_strbuf_init(&text);
+    ch_report_explain_text(r, "0123", "verified", NULL, &text);
+    cr_assert_not_null(strstr(text.data, "(stopped: agent has nothing new)\n  saxpy: the walk "
+                                         "along translator v7's shape stopped (plateau)\n"),
+                       "%s", text.data);
+    ch_strbuf_free(&text);
+    cJSON_Delete(r);
+    fixture_close(&f);
+}
+
 static size_t count(const char *hay, const char *needle)
 {
     size_t n = 0;

@@ -11,51 +11,74 @@
 
 #include "ch/agent.h"
 #include "ch/agent_builtin.h"
+#include "ch/agent_walk.h"
 #include "ch/spec_reader.h"
 #include "ch/translate.h"
 
-/* The translator's variants: where the order comes from and the block shapes. The first is
- * what a new entry gets; evolution asks for the others. */
+/* The translator's variants: where the order comes from, the kernels' forms and their shape
+ * (the axes evolution's walk moves along, ch/agent_walk.h). The first is what a new entry gets;
+ * evolution asks for the others. */
 typedef struct tr_variant {
     int id;
     ch_tr_strategy strategy;
-    int block1, bx, by;
-    int sm_capped;          /* grid capped at a few waves of blocks per SM (threads loop more) */
-    int flags;              /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS */
-    int block_private;      /* histograms through a per-block copy in shared memory */
-    int tm, tn, tk, ty, tx; /* GEMM-like kernels in register-blocked tiles (0: none) */
-    int rows;               /* values of c0 a thread runs in plain 2-D kernels (0: one) */
-    int mma;                /* fp64 tile sums on the tensor cores */
-    int library;            /* a call to cuBLAS when the whole body is a GEMM (library.c) */
-    ch_tr_precision prec;   /* library: the arithmetic, proposed only when tol() admits it */
-    int block_rows;         /* warp-per-row kernels on a block of block1 threads per row */
+    int flags;            /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS, CH_TR_WARP_ROWS */
+    int block_private;    /* histograms through a per-block copy in shared memory */
+    int mma;              /* fp64 tile sums on the tensor cores */
+    int library;          /* a call to cuBLAS when the whole body is a GEMM (library.c) */
+    ch_tr_precision prec; /* library: the arithmetic, proposed only when tol() admits it */
+    int block_rows;       /* warp-per-row kernels on a block of block1 threads per row */
+    /* block sizes, capped grids (waves: threads loop more), register-blocked tiles of
+     * GEMM-like kernels, rows a thread in plain 2-D kernels (stencils) */
+    bi_shape shape;
+    int walk; /* a neighbour of the best candidate: the source names its shape */
 } tr_variant;
 
+#define PLAIN_256                                                                                  \
+    {                                                                                              \
+        .block1 = 256, .bx = 32, .by = 8                                                           \
+    }
+
 /* The first two keep the C body's order of every floating addition (results equal the host's
- * to the last bit); the last two add sums in parallel, with capped grids so that each thread
- * adds many terms before its warp's one atomic, and differ in how a histogram is updated: in a
- * per-block copy in shared memory (the third) or straight in global memory (the fourth). The
- * fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
+ * to the last bit); the third and fourth add sums in parallel, with capped grids so that each
+ * thread adds many terms before its warp's one atomic, and differ in how a histogram is updated:
+ * in a per-block copy in shared memory (the third) or straight in global memory (the fourth).
+ * The fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
  * proposed when some kernel does; the twelfth runs a block of 256 threads per row instead
  * (rowwise.c: long rows, a softmax over thousands of columns). */
 static const tr_variant tr_variants[] = {
-    {0, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE, 0},
-    {1, CH_TR_ORIGINAL, 256, 32, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CH_TR_PREC_NATIVE, 0},
-    {2, CH_TR_ISL_SCHEDULE, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 1, 0, 0, 0, 0, 0, 0, 0, 0,
-     CH_TR_PREC_NATIVE, 0},
-    {3, CH_TR_ORIGINAL, 128, 32, 4, 1, CH_TR_PARALLEL_SUMS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     CH_TR_PREC_NATIVE, 0},
-    {4, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     CH_TR_PREC_NATIVE, 0},
-    {5, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE, 0},
-    {6, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 128, 128, 8, 16, 16, 0, 0, 0, CH_TR_PREC_NATIVE,
-     0},
-    {7, CH_TR_ISL_SCHEDULE, 256, 32, 4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, CH_TR_PREC_NATIVE, 0},
-    {8, CH_TR_ISL_SCHEDULE, 256, 32, 8, 0, 0, 0, 64, 64, 16, 16, 16, 0, 1, 0, CH_TR_PREC_NATIVE, 0},
-    {9, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_NATIVE, 0},
-    {10, CH_TR_ORIGINAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, CH_TR_PREC_TF32, 0},
-    {11, CH_TR_ORIGINAL, 256, 32, 8, 0, CH_TR_WARP_ROWS, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     CH_TR_PREC_NATIVE, 1},
+    {.id = 0, .strategy = CH_TR_ISL_SCHEDULE, .shape = PLAIN_256},
+    {.id = 1, .strategy = CH_TR_ORIGINAL, .shape = PLAIN_256},
+    {.id = 2,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .flags = CH_TR_PARALLEL_SUMS,
+     .block_private = 1,
+     .shape = {.block1 = 128, .bx = 32, .by = 4, .waves = 4}},
+    {.id = 3,
+     .strategy = CH_TR_ORIGINAL,
+     .flags = CH_TR_PARALLEL_SUMS,
+     .shape = {.block1 = 128, .bx = 32, .by = 4, .waves = 4}},
+    {.id = 4, .strategy = CH_TR_ORIGINAL, .flags = CH_TR_WARP_ROWS, .shape = PLAIN_256},
+    {.id = 5,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .shape = {.block1 = 256, .bx = 32, .by = 8, .tm = 64, .tn = 64, .tk = 16, .ty = 16, .tx = 16}},
+    {.id = 6,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .shape =
+         {.block1 = 256, .bx = 32, .by = 8, .tm = 128, .tn = 128, .tk = 8, .ty = 16, .tx = 16}},
+    {.id = 7,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .shape = {.block1 = 256, .bx = 32, .by = 4, .rows = 4}},
+    {.id = 8,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .mma = 1,
+     .shape = {.block1 = 256, .bx = 32, .by = 8, .tm = 64, .tn = 64, .tk = 16, .ty = 16, .tx = 16}},
+    {.id = 9, .strategy = CH_TR_ORIGINAL, .library = 1, .prec = CH_TR_PREC_NATIVE},
+    {.id = 10, .strategy = CH_TR_ORIGINAL, .library = 1, .prec = CH_TR_PREC_TF32},
+    {.id = 11,
+     .strategy = CH_TR_ORIGINAL,
+     .flags = CH_TR_WARP_ROWS,
+     .block_rows = 1,
+     .shape = {.block1 = 256, .bx = 32, .by = 8, .row_block = 1}},
 };
 /* The order they are proposed in, after the exact first variant: cuBLAS (the tenth and
  * eleventh, proposed only when the whole body is a GEMM, the eleventh only when tol() admits
@@ -71,6 +94,7 @@ static const tr_variant tr_variants[] = {
 static const size_t tr_order[] = {0, 11, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
+#define SHAPE_MARK    "ch-cc shape: "
 _Static_assert(sizeof tr_order / sizeof *tr_order == N_TR_VARIANTS,
                "every variant has its place in the order");
 
@@ -83,6 +107,7 @@ typedef struct bi_memory {
     char *key; /* entry name + signature */
     unsigned char *tried;
     unsigned char tr_tried[N_TR_VARIANTS];
+    bi_walk walk; /* the walk along the best design's shape, and every code proposed */
 } bi_memory;
 
 typedef struct bi_state {
@@ -191,38 +216,44 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
         return;
     for (size_t k = 0; k < plan->n_kernels; k++)
         out->warps |= plan->kernels[k].warp_rows;
-    char *tiles = tv->tm ? ch_xasprintf(", shared-memory tiles (GEMM-like nests in %dx%d "
+    const bi_shape *sh = &tv->shape;
+    char *tiles = sh->tm ? ch_xasprintf(", shared-memory tiles (GEMM-like nests in %dx%d "
                                         "of %dx%d threads, %d-deep; transposes in 32x32)",
-                                        tv->tm, tv->tn, tv->ty, tv->tx, tv->tk)
+                                        sh->tm, sh->tn, sh->ty, sh->tx, sh->tk)
                          : ch_xstrdup("");
+    char *rows = sh->rows > 1 ? ch_xasprintf(", %d rows a thread in 2-D kernels", sh->rows)
+                              : ch_xstrdup(tv->mma ? ", fp64 tile sums on tensor cores" : "");
+    char *waves = sh->waves ? ch_xasprintf(", grids of %d waves", sh->waves) : ch_xstrdup("");
+    char *shape = tv->walk ? bi_shape_text(sh) : NULL;
     char *head =
         ch_xasprintf(TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
-                             "of %dx%d%s",
+                             "of %dx%d%s%s%s",
                      tv->id, ch_tr_strategy_name(strategy),
                      tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
                      : out->warps && tv->block_rows  ? ", a block per row"
                      : out->warps                    ? ", a warp per row"
                                                      : "",
-                     tv->block_private ? " (histograms per block)" : "", tiles,
-                     tv->rows > 1 ? ", 4 rows a thread in 2-D kernels"
-                     : tv->mma    ? ", fp64 tile sums on tensor cores"
-                                  : "",
-                     tv->block1, tv->bx, tv->by, tv->sm_capped ? ", grids of 4 waves" : "");
+                     tv->block_private ? " (histograms per block)" : "", tiles, rows, sh->block1,
+                     sh->bx, sh->by, waves, shape ? "\n * " SHAPE_MARK : "", shape ? shape : "");
     free(tiles);
+    free(rows);
+    free(waves);
+    free(shape);
     int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
-    ch_tr_cuda_opts o = {.block1 = tv->block1,
-                         .block2_x = tv->bx,
-                         .block2_y = tv->by,
-                         .grid_cap = tv->sm_capped ? 4LL * sm * (2048 / tv->block1) : 2147483647LL,
+    ch_tr_cuda_opts o = {.block1 = sh->block1,
+                         .block2_x = sh->bx,
+                         .block2_y = sh->by,
+                         .grid_cap = sh->waves ? (long long)sh->waves * sm * (2048 / sh->block1)
+                                               : 2147483647LL,
                          .header = head,
                          .block_private = tv->block_private,
-                         .tile_m = tv->tm,
-                         .tile_n = tv->tn,
-                         .tile_k = tv->tk,
-                         .tile_ty = tv->ty,
-                         .tile_tx = tv->tx,
+                         .tile_m = sh->tm,
+                         .tile_n = sh->tn,
+                         .tile_k = sh->tk,
+                         .tile_ty = sh->ty,
+                         .tile_tx = sh->tx,
                          .n_tiled = &out->n_tiled,
-                         .rows = tv->rows,
+                         .rows = sh->rows,
                          .n_rows = &out->n_rows,
                          .tile_mma = tv->mma,
                          .n_mma = &out->n_mma,
@@ -252,7 +283,7 @@ static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const
     tr_generate(ag, model, deps, tv, tv->strategy, out, err);
     if (!out->src)
         return 1;
-    if (tv->tm) {
+    if (tv->shape.tm) {
         tr_output other;
         ch_error other_err = {0};
         tr_generate(ag, model, deps, tv, CH_TR_ORIGINAL, &other, &other_err);
@@ -264,8 +295,8 @@ static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const
             free(other.src);
         }
     }
-    if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->tm && !out->n_tiled) ||
-        (tv->rows > 1 && !out->n_rows) || (tv->mma && !out->n_mma) ||
+    if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->shape.tm && !out->n_tiled) ||
+        (tv->shape.rows > 1 && !out->n_rows) || (tv->mma && !out->n_mma) ||
         (tv->block_rows && !out->n_block_rows)) {
         free(out->src);
         out->src = NULL;
@@ -306,6 +337,7 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
                 continue;
             }
             *cuda_src = out.src;
+            bi_walk_mark(&mem->walk, bi_code_hash(out.src));
             if (design)
                 *design = tv->library ? ch_xasprintf("translator v%d: cuBLAS GEMM (%s)", tv->id,
                                                      ch_tr_precision_name(tv->prec))
@@ -318,6 +350,145 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
                                                                         : "");
             rc = 0;
         }
+    ch_tr_deps_free(deps);
+    ch_tr_model_free(model);
+    return rc;
+}
+
+/* ---- the walk along the best design's shape (ch/agent_walk.h) ---- */
+
+/* The design a variant's shape belongs to: which axes its walk moves along. */
+static bi_design tr_design(const tr_variant *tv)
+{
+    if (tv->library)
+        return BI_DESIGN_NONE;
+    if (tv->shape.tm)
+        return BI_DESIGN_TILES;
+    if (tv->shape.rows > 1)
+        return BI_DESIGN_ROWS;
+    if (tv->flags & CH_TR_WARP_ROWS)
+        return BI_DESIGN_ROW_BLOCK;
+    return BI_DESIGN_PLAIN;
+}
+
+/* The shape a translator source of variant v was made with: the one its header names (a walk's
+ * neighbour), else the variant's own. */
+static bi_shape tr_shape_of_source(const char *src, int v)
+{
+    const char *p = strstr(src, SHAPE_MARK);
+    bi_shape s;
+    if (p && bi_shape_parse(p + strlen(SHAPE_MARK), &s) == 0)
+        return s;
+    return tr_variants[v].shape;
+}
+
+/* The largest element of the body's arrays: what a tile's shared memory is counted in. */
+static int largest_elem(const ch_tr_model *m)
+{
+    int bytes = 4;
+    for (size_t a = 0; a < m->n_arrays; a++) {
+        int z = (int)ch_scalar_size(ch_tr_array_elem(m, a));
+        if (z > bytes)
+            bytes = z;
+    }
+    return bytes;
+}
+
+/* The translation of a neighbour the walk tries (its source kept until taken or dropped). */
+typedef struct walk_try_ctx {
+    const ch_agent *ag;
+    const ch_tr_model *model;
+    const ch_tr_deps *deps;
+    tr_variant tv;
+    char *src;
+} walk_try_ctx;
+
+static int walk_try(void *ctx, const bi_shape *s, uint64_t *hash)
+{
+    walk_try_ctx *x = ctx;
+    x->tv.shape = *s;
+    if (x->tv.flags & CH_TR_WARP_ROWS)
+        x->tv.block_rows = s->row_block; /* a block or a warp per row: an axis of the walk */
+    tr_output out;
+    ch_error ignored = {0};
+    if (tr_variant_source(x->ag, x->model, x->deps, &x->tv, &out, &ignored) != 0)
+        return 1; /* the translator takes no such shape (tensor-core fragments, ...) */
+    x->src = out.src;
+    *hash = bi_code_hash(out.src);
+    return 0;
+}
+
+static void walk_take(void *ctx, int accept)
+{
+    walk_try_ctx *x = ctx;
+    if (!accept) {
+        free(x->src);
+        x->src = NULL;
+    }
+}
+
+/* The walk's answer to performance feedback on a translator candidate: 0 with a neighbour of the
+ * parent in *cuda_src; 1 when the walk stops (err says why); 2 when there is no walk here (no
+ * figures, a fresh design asked for, a parent that is no parametrised design) or no new
+ * neighbour: the fixed list of designs goes on. */
+static int walk(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_kernel_request *req,
+                char **cuda_src, char **design, ch_error *err)
+{
+    const ch_kernel_perf *perf = req->perf;
+    int v = tr_variant_of_source(req->parent_source);
+    if (!perf || perf->ms < 0 || req->fresh_design || v < 0 ||
+        tr_design(&tr_variants[v]) == BI_DESIGN_NONE)
+        return 2;
+    bi_walk_feedback fb = {.parent_hash = bi_code_hash(req->parent_source),
+                           .parent_variant = v,
+                           .parent_shape = tr_shape_of_source(req->parent_source, v),
+                           .design = tr_design(&tr_variants[v]),
+                           .ms = perf->ms,
+                           .fraction = perf->fraction,
+                           .spills = perf->spill_bytes > 0};
+    bi_walk *w = &mem->walk;
+    const char *stop = bi_walk_observe(w, &fb);
+    if (stop) {
+        ch_error_set(err,
+                     "%s: the walk along translator v%d's shape stopped (%s): the best kernel "
+                     "takes %.4f ms, %.0f%% of the floor; %d neighbour%s in a row without a "
+                     "%.0f%% gain",
+                     e->name, w->variant, stop, perf->ms, 100.0 * perf->fraction, w->misses,
+                     w->misses == 1 ? "" : "s", 100.0 * w->gain);
+        return 1;
+    }
+    ch_tr_model *model = NULL;
+    ch_tr_deps *deps = NULL;
+    ch_error ignored = {0};
+    if (ch_tr_model_build(e, &model, &ignored) != 0)
+        return 2;
+    int rc = 2;
+    if (ch_tr_deps_compute(model, &deps, &ignored) == 0) {
+        long smem = ag->hw.smem_per_block > 0 && ag->hw.smem_per_block < 48L * 1024
+                        ? ag->hw.smem_per_block
+                        : 48L * 1024;
+        bi_limits lim = {.max_threads = ag->hw.max_threads_per_block,
+                         .smem_bytes = smem,
+                         .elem_bytes = largest_elem(model),
+                         .spills = fb.spills};
+        walk_try_ctx x = {.ag = ag, .model = model, .deps = deps, .tv = tr_variants[v]};
+        x.tv.walk = 1;
+        bi_axis axis;
+        int dir;
+        if (bi_walk_next(w, &lim, walk_try, walk_take, &x, &axis, &dir) == 0) {
+            *cuda_src = x.src;
+            if (design) {
+                bi_shape from = w->centre;
+                char *text = bi_shape_text(&x.tv.shape);
+                *design = ch_xasprintf("translator v%d (walk): %s %s from %d to %d; %s", v,
+                                       bi_axis_name(axis), dir > 0 ? "up" : "down",
+                                       *bi_shape_axis(&from, axis),
+                                       *bi_shape_axis(&x.tv.shape, axis), text);
+                free(text);
+            }
+            rc = 0;
+        }
+    }
     ch_tr_deps_free(deps);
     ch_tr_model_free(model);
     return rc;
@@ -352,6 +523,9 @@ static int builtin_kernel(ch_agent *ag, const ch_kernel_request *req, char **cud
     if (!e->has_body || !e->body || e->kind == CH_KIND_SPEC_DECL)
         return ch_error_at(err, e->file, e->line, e->col, "%s: %s", e->name, NEED_LLM);
     bi_memory *m = memory_for(ag->impl, e);
+    int walked = walk(ag, e, m, req, cuda_src, design, err);
+    if (walked != 2)
+        return walked;
     ch_error tr_err = {0};
     int rc = translate(ag, e, m, req, cuda_src, design, &tr_err);
     if (rc != 1)
@@ -388,6 +562,7 @@ static void builtin_close(ch_agent *ag)
     for (size_t i = 0; i < st->n; i++) {
         free(st->mem[i].key);
         free(st->mem[i].tried);
+        bi_walk_free(&st->mem[i].walk);
     }
     free(st->mem);
     free(st);
