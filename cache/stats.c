@@ -42,6 +42,7 @@ const char *const ch_cache_stat_names[] = {
     "fallback_failed",
     "fallback_refused",
     "fallback_agent",
+    "fallback_object",
     /* remote failures by kind (issue 17) */
     "remote_timeouts",
     "remote_unreachable",
@@ -89,6 +90,7 @@ unsigned long long *ch_cache_stats_field(ch_cache_stats *s, size_t i)
                                &s->fallback_failed,
                                &s->fallback_refused,
                                &s->fallback_agent,
+                               &s->fallback_object,
                                &s->remote_timeouts,
                                &s->remote_unreachable,
                                &s->remote_bad_reply,

@@ -177,7 +177,8 @@ static int explain_key(ch_cache *c, const char *key, ch_error *err)
     ch_strbuf_init(&out);
     /* an entry present without a status meta is not "absent" */
     const char *status = ch_cache_hit_meta(&hit, "status");
-    ch_report_explain_text(report, key, status ? status : "unknown", when, &out);
+    ch_report_explain_text(
+        report, key, status ? status : ch_entry_status_name(CH_STATUS_UNRECORDED), when, &out);
     ch_strbuf_adds(&out, "files\n");
     for (size_t i = 0; i < hit.n_files; i++)
         ch_strbuf_addf(&out, "  %-40s %zu\n", hit.files[i].name, hit.files[i].len);

@@ -73,14 +73,10 @@ void ch_driver_session_close(ch_session *s);
 int ch_harness_compile(ch_driver *d, const int *annotated);
 /* Whether s asks the compiler for position-independent code (-fPIC, -fpic, -fPIE, -fpie). */
 int ch_driver_is_pic_flag(const char *s);
-/* The trace unit of the n kernel-less entries t of one annotated file (harness_trace.c):
- * emitted into tmp, compiled by the real C compiler (c_linkage) or C++ compiler into obj with
- * the command's position-independence, and checked as an emitted unit before it is linked.
- * 0, or -1 with err. */
-struct ch_emit_traced;
-int ch_harness_trace_object(const ch_driver *d, const char *file, const struct ch_emit_traced *t,
-                            size_t n, int c_linkage, const char *tmp, const char *obj,
-                            ch_error *err);
+/* The compiler of the trace unit of an annotated file (harness_trace.c): the real C compiler
+ * (c_linkage) or C++ compiler, -O2 and the command's ABI flags, pushed onto argv. 0, or -1
+ * with err. */
+int ch_harness_unit_compiler(const ch_driver *d, int c_linkage, ch_strvec *argv, ch_error *err);
 
 /* Runs argv with inherited stdio and returns its exit status (or 1 with a message). */
 int ch_driver_spawn(char *const *argv);

@@ -183,6 +183,7 @@ typedef struct ch_cache_stats {
     unsigned long long fallback_failed;
     unsigned long long fallback_refused;
     unsigned long long fallback_agent;
+    unsigned long long fallback_object; /* the kernel's object refused at the object step */
     /* remote failures by kind, each also counted in remote_errors */
     unsigned long long remote_timeouts;    /* no answer within remote_timeout */
     unsigned long long remote_unreachable; /* no connection (refused, unknown host, no share) */

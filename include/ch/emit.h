@@ -6,8 +6,9 @@
  * NAME_launcher) and the host path (the user's body, compiled in the user's own object under
  * NAME__host, or for spec-decl entries the verified reference placed in this unit). A candidate
  * that also defines NAME_device_launcher has its data moved by the trusted runtime instead
- * (ch/runtime.h, libch_runtime.a, linked by the driver's link step). The driver compiles the
- * unit with nvcc, keeps only NAME global, and merges it with `ld -r`.
+ * (ch/runtime.h, libch_runtime.a, linked by the driver's link step). The pipeline's object step
+ * (ch/assemble.h) compiles the unit with nvcc, keeps only NAME global, and merges it with
+ * `ld -r`.
  *
  * Ownership: the strings in ch_emit_kernel are borrowed; outputs are the caller's. */
 #ifndef CH_EMIT_H

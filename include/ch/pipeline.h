@@ -9,6 +9,8 @@
  *
  *   ch_session_entry   key -> cache -> (miss) checklist -> agent -> evolve -> cache: the outcome
  *   ch_session_object  the entry's generated unit compiled by nvcc (or its cached object)
+ *   ch_session_assemble  one annotated input's object: the host copy, the units, `ld -r`
+ *                        (ch/assemble.h)
  *
  * Every outcome moves a counter of the session's counts (hit, miss, pending, refusal class,
  * failing verification stage, host fallback class); ch_session_close adds them to the cache's
@@ -38,6 +40,8 @@ typedef enum ch_entry_status {
     CH_STATUS_VERIFIED,    /* kernel.cu passed stages 0-4 on a GPU */
     CH_STATUS_PENDING,     /* made without a GPU: candidates/K.cu passed stages 0-1 */
     CH_STATUS_UNSUPPORTED, /* the agent refused the entry (meta "reason" says why) */
+    CH_STATUS_UNRECORDED,  /* an entry present without a status meta (an older ch-cc or another
+                              tool wrote it): what explain shows, never recorded */
     CH_STATUS_COUNT_
 } ch_entry_status;
 
@@ -66,6 +70,8 @@ typedef enum ch_fallback {
     CH_FALLBACK_FAILED,      /* no candidate passed verification */
     CH_FALLBACK_REFUSED,     /* the agent refused the entry (a recorded refusal) */
     CH_FALLBACK_AGENT,       /* the agent could not be opened or reached (not recorded) */
+    CH_FALLBACK_OBJECT,      /* the kernel's object could not be made or was refused at the
+                                object step (ch/assemble.h) */
     CH_FALLBACK_COUNT_
 } ch_fallback;
 const char *ch_fallback_name(ch_fallback f);
@@ -180,6 +186,10 @@ typedef struct ch_outcome {
 int ch_session_entry(ch_session *s, const ch_entry *e, const char *tu, ch_outcome *out,
                      ch_error *err);
 void ch_outcome_free(ch_outcome *o);
+/* Turns a kernel outcome into a host path (the kernel and its design dropped) of class f with
+ * reason, and counts it (host_fallbacks and fallback_<class>): a kernel lost after its entry
+ * was served (ch/assemble.h, the object step). */
+void ch_session_fall_back(ch_session *s, ch_outcome *o, ch_fallback f, const char *reason);
 
 /* The object of a kernel outcome at obj_path: from the entry's objects/ in the cache (when it
  * passes the object check: a cache can be written by others), else emitted into tmp, compiled

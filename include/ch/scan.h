@@ -37,7 +37,8 @@ int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_ent
                  ch_error *err);
 /* The same over the file's text already read (text[len] is NUL) and its pragma lines already
  * located (ch_pragma_find over text; NULL: located here): a compile reads its file and finds its
- * pragmas once (libclang parses path itself). */
+ * pragmas once. Nothing reads path again: libclang parses text as path's contents (an unsaved
+ * file) and the preprocessed copy is made from text; path need not exist. */
 int ch_scan_text(const char *path, const char *text, size_t len, const ch_pragma_loc *pragmas,
                  size_t n_pragmas, ch_lang lang, char *const *clang_args, ch_entry_list *out,
                  ch_error *err);

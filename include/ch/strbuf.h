@@ -22,6 +22,9 @@ void ch_strbuf_add(ch_strbuf *sb, const void *bytes, size_t n);
 void ch_strbuf_adds(ch_strbuf *sb, const char *s);
 void ch_strbuf_addc(ch_strbuf *sb, char c);
 void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends `#line 1 "PATH"` and a newline, quotes and backslashes in path escaped: a copy of a
+ * source file compiled elsewhere keeps the user's name in messages, __FILE__ and line markers. */
+void ch_strbuf_add_line_directive(ch_strbuf *sb, const char *path);
 void ch_strbuf_vaddf(ch_strbuf *sb, const char *fmt, va_list ap);
 /* Returns the buffer's string (caller frees; "" when empty, never NULL) and leaves sb empty:
  * further adds allocate anew, ch_strbuf_free is a no-op, and sb->data is NULL until then. */

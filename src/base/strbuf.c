@@ -135,6 +135,17 @@ void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...)
     va_end(ap);
 }
 
+void ch_strbuf_add_line_directive(ch_strbuf *sb, const char *path)
+{
+    ch_strbuf_adds(sb, "#line 1 \"");
+    for (const char *p = path; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            ch_strbuf_addc(sb, '\\');
+        ch_strbuf_addc(sb, *p);
+    }
+    ch_strbuf_adds(sb, "\"\n");
+}
+
 char *ch_strbuf_detach(ch_strbuf *sb)
 {
     /* a buffer detached before and not added to since has no data: its string is "", never

@@ -627,9 +627,8 @@ static int serve(ch_session *s, const ch_entry *e, const char *tu, ch_outcome *o
     return fresh(s, e, tu, t, out, err);
 }
 
-/* The counters an outcome moves: a host path by its class, a refusal by its class, a pending
- * entry. */
-static void count_outcome(ch_session *s, const ch_outcome *out)
+/* The counter of a host path's class. */
+static unsigned long long *fallback_counter(ch_session *s, ch_fallback f)
 {
     unsigned long long *by_fallback[CH_FALLBACK_COUNT_] = {
         [CH_FALLBACK_NONE] = NULL,
@@ -640,7 +639,16 @@ static void count_outcome(ch_session *s, const ch_outcome *out)
         [CH_FALLBACK_FAILED] = &s->counts.fallback_failed,
         [CH_FALLBACK_REFUSED] = &s->counts.fallback_refused,
         [CH_FALLBACK_AGENT] = &s->counts.fallback_agent,
+        [CH_FALLBACK_OBJECT] = &s->counts.fallback_object,
     };
+    assert(f > CH_FALLBACK_NONE && f < CH_FALLBACK_COUNT_);
+    return by_fallback[f];
+}
+
+/* The counters an outcome moves: a host path by its class, a refusal by its class, a pending
+ * entry. */
+static void count_outcome(ch_session *s, const ch_outcome *out)
+{
     assert(out->fallback >= 0 && out->fallback < CH_FALLBACK_COUNT_);
     if (out->kernel_src) {
         assert(out->fallback == CH_FALLBACK_NONE);
@@ -649,12 +657,25 @@ static void count_outcome(ch_session *s, const ch_outcome *out)
     /* every host path has a class: the fallback_ counters add up to host_fallbacks */
     assert(out->fallback != CH_FALLBACK_NONE);
     ch_session_count(s, &s->counts.host_fallbacks);
-    ch_session_count(s, by_fallback[out->fallback]);
+    ch_session_count(s, fallback_counter(s, out->fallback));
     if (out->fallback == CH_FALLBACK_REFUSED)
         ch_session_count(s, out->refusal == CH_REFUSAL_REFERENCE ? &s->counts.refused_reference
                                                                  : &s->counts.refused_translator);
     if (out->status == CH_STATUS_PENDING)
         ch_session_count(s, &s->counts.pending_entries);
+}
+
+void ch_session_fall_back(ch_session *s, ch_outcome *o, ch_fallback f, const char *reason)
+{
+    assert(o->kernel_src && o->fallback == CH_FALLBACK_NONE); /* counted once, as a kernel */
+    free(o->kernel_src);
+    free(o->design);
+    free(o->reason);
+    o->kernel_src = NULL;
+    o->design = NULL;
+    o->reason = ch_xstrdup(reason);
+    o->fallback = f;
+    count_outcome(s, o);
 }
 
 int ch_session_entry(ch_session *s, const ch_entry *e, const char *tu, ch_outcome *out,

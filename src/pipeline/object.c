@@ -85,7 +85,7 @@ int ch_session_object_key(ch_session *s, const ch_outcome *o, int c_linkage, cha
 int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const char *tmp,
                       const char *obj_path, ch_error *err)
 {
-    assert(o->kernel_src); /* a host path has no unit: reference objects are the driver's */
+    assert(o->kernel_src); /* a host path has no unit: reference objects are assemble.c's */
     ch_strvec argv;
     ch_strvec_init(&argv);
     unit_argv(s, &argv);

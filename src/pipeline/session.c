@@ -14,10 +14,9 @@
 /* ---- name tables ---- */
 
 static const char *const status_names[CH_STATUS_COUNT_] = {
-    [CH_STATUS_FAILED] = "failed",
-    [CH_STATUS_VERIFIED] = "verified",
-    [CH_STATUS_PENDING] = "pending",
-    [CH_STATUS_UNSUPPORTED] = "unsupported",
+    [CH_STATUS_FAILED] = "failed",      [CH_STATUS_VERIFIED] = "verified",
+    [CH_STATUS_PENDING] = "pending",    [CH_STATUS_UNSUPPORTED] = "unsupported",
+    [CH_STATUS_UNRECORDED] = "unknown",
 };
 
 const char *ch_entry_status_name(ch_entry_status s)
@@ -64,6 +63,7 @@ static const char *const fallback_names[CH_FALLBACK_COUNT_] = {
     [CH_FALLBACK_FAILED] = "failed",
     [CH_FALLBACK_REFUSED] = "refused",
     [CH_FALLBACK_AGENT] = "agent",
+    [CH_FALLBACK_OBJECT] = "object",
 };
 
 const char *ch_fallback_name(ch_fallback f)

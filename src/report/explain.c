@@ -40,6 +40,8 @@ char *ch_report_outcome_sentence(const cJSON *report, const char *status)
     const char *why = text(item(report, "reason"), "text");
     if (!st)
         return ch_xstrdup("Not in the kernel cache: no build has made this entry yet.");
+    /* the name of CH_STATUS_UNRECORDED (ch/pipeline.h's status table, a layer above this one):
+     * an entry present without a status meta */
     if (strcmp(st, "unknown") == 0)
         return ch_xstrdup("In the kernel cache, without a recorded status (written by an older "
                           "ch-cc or another tool).");
@@ -139,6 +141,13 @@ void ch_report_explain_text(const cJSON *report, const char *key, const char *st
     char *why = ch_report_reason_text(item(report, "reason"));
     line(out, "reason", why);
     free(why);
+    const cJSON *fell = item(report, "host_fallback"); /* the kernel lost at the object step */
+    if (fell) {
+        char *at = ch_xasprintf("host path linked (%s): %s", text_or(fell, "class", "-"),
+                                text_or(fell, "reason", "-"));
+        line(out, "linked", at);
+        free(at);
+    }
     line(out, "agent", text(report, "agent"));
     line(out, "model", text(report, "model"));
     line(out, "oracle", text(item(report, "provenance"), "reference_by"));

@@ -45,10 +45,11 @@ void clx_collect_helpers(CXTranslationUnit tu, CXCursor fn, CXCursor body, ch_en
 /* A function definition as clang prints it from the AST (macros expanded); caller frees. */
 char *clx_pretty(CXCursor def);
 
-/* Writes path preprocessed (`-E`, lang "c" or "c++", the scan's -I/-D/-U/-include/-std
- * options) to out_path; see expand.c. */
-int clx_expand_file(const char *path, const char *lang, char *const *clang_args,
-                    const char *out_path, ch_error *err);
+/* Writes the file path, whose contents the caller read as text (len bytes), preprocessed
+ * (`-E`, lang "c" or "c++", the scan's -I/-D/-U/-include/-std options) to out_path; the input
+ * is written into dir (a temporary directory of the caller's) first; see expand.c. */
+int clx_expand_text(const char *path, const char *text, size_t len, const char *lang,
+                    char *const *clang_args, const char *dir, const char *out_path, ch_error *err);
 /* For preprocessed text with line markers: map[k] is the line of user_path that line k of text
  * comes from, 0 for lines from elsewhere and for markers; *n_lines entries. Caller frees. */
 unsigned *clx_expanded_lines(const char *text, size_t len, const char *user_path, size_t *n_lines);

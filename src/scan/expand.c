@@ -1,4 +1,4 @@
-/* Macro-expanded text of a source file (clx_expand_file), for bodies whose operators sit inside
+/* Macro-expanded text of a source file (clx_expand_text), for bodies whose operators sit inside
  * macro definitions (`#define max_score(a, b) ((a >= b) ? a : b)`). libclang 14 does not expose
  * an operator's kind, so the IR reads operators from tokens; inside a macro's definition there
  * are no tokens at the use, and such a construct is opaque to the translator. The preprocessed
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ch/fsutil.h"
 #include "ch/proc.h"
 #include "clx.h"
 
@@ -25,9 +26,18 @@ static const char *preprocessor(void)
     return "cc";
 }
 
-int clx_expand_file(const char *path, const char *lang, char *const *clang_args,
-                    const char *out_path, ch_error *err)
+int clx_expand_text(const char *path, const char *text, size_t len, const char *lang,
+                    char *const *clang_args, const char *dir, const char *out_path, ch_error *err)
 {
+    /* the text as the caller read it, under a #line naming the user's file (the expanded
+     * text's line markers then name it too), its quoted includes searched where it is */
+    ch_strbuf in;
+    ch_strbuf_init(&in);
+    ch_strbuf_add_line_directive(&in, path);
+    ch_strbuf_add(&in, text, len);
+    char *in_path = ch_path_join(dir, strcmp(lang, "c") == 0 ? "input.c" : "input.cpp");
+    int rc = ch_write_file_atomic(in_path, in.data, in.len, 0, err);
+    ch_strbuf_free(&in);
     ch_strvec argv;
     ch_strvec_init(&argv);
     ch_strvec_push(&argv, preprocessor());
@@ -35,9 +45,12 @@ int clx_expand_file(const char *path, const char *lang, char *const *clang_args,
     ch_strvec_push(&argv, "-x");
     ch_strvec_push(&argv, lang);
     ch_strvec_push(&argv, "-D__CH_CC_SCAN__=1");
+    char *user_dir = ch_path_dir(path);
+    ch_strvec_push_owned(&argv, ch_xasprintf("-iquote%s", user_dir));
+    free(user_dir);
     for (size_t i = 0; clang_args && clang_args[i]; i++)
         ch_strvec_push(&argv, clang_args[i]);
-    ch_strvec_push(&argv, path);
+    ch_strvec_push(&argv, in_path);
     ch_proc_opts po;
     memset(&po, 0, sizeof po);
     po.stdout_path = out_path;
@@ -46,11 +59,13 @@ int clx_expand_file(const char *path, const char *lang, char *const *clang_args,
     po.wall_seconds = 60;
     ch_proc_result r;
     ch_proc_result_init(&r);
-    int rc = ch_proc_run(argv.items, &po, &r, err);
+    if (rc == 0)
+        rc = ch_proc_run(argv.items, &po, &r, err);
     if (rc == 0 && r.exit_code != 0)
         rc = ch_error_set(err, "%s -E %s failed (exit %d)", argv.items[0], path, r.exit_code);
     ch_proc_result_free(&r);
     ch_strvec_free(&argv);
+    free(in_path);
     return rc;
 }
 

@@ -29,6 +29,8 @@ typedef struct decl_list {
  * and parsed at most once, for the first entry that needs it, and kept for the others. */
 typedef struct scan_ctx {
     const char *path;
+    const char *text; /* the file as read once by the caller (libclang and -E take it from here) */
+    size_t len;
     ch_lang lang;
     char *const *clang_args;
     const ch_pragma_loc *pragmas; /* the file's pragma lines, located by the caller or here */
@@ -518,9 +520,11 @@ static void add_fallback_args(parse_setup *s)
         ch_strvec_push(&s->args, fb[i]);
 }
 
-static CXTranslationUnit parse_tu(CXIndex idx, const char *path, ch_lang lang,
-                                  char *const *clang_args, int fallback, parse_setup *s,
-                                  ch_error *err)
+/* Parses path; text (len bytes, may be NULL: read by libclang) is its contents, handed to
+ * libclang as an unsaved file so that a compile reads the user's file once. */
+static CXTranslationUnit parse_tu(CXIndex idx, const char *path, const char *text, size_t len,
+                                  ch_lang lang, char *const *clang_args, int fallback,
+                                  parse_setup *s, ch_error *err)
 {
     ch_strvec_init(&s->args);
     s->tmpdir = NULL;
@@ -537,8 +541,10 @@ static CXTranslationUnit parse_tu(CXIndex idx, const char *path, ch_lang lang,
         ch_strvec_push(&s->args, clang_args[i]);
     CXTranslationUnit tu = NULL;
     unsigned opts = CXTranslationUnit_KeepGoing;
-    enum CXErrorCode rc = clang_parseTranslationUnit2(idx, path, (const char *const *)s->args.items,
-                                                      (int)s->args.len, NULL, 0, opts, &tu);
+    struct CXUnsavedFile file = {path, text, (unsigned long)len};
+    enum CXErrorCode rc =
+        clang_parseTranslationUnit2(idx, path, (const char *const *)s->args.items, (int)s->args.len,
+                                    text ? &file : NULL, text ? 1 : 0, opts, &tu);
     if (rc != CXError_Success)
         tu = NULL;
     return tu;
@@ -783,7 +789,8 @@ static void expanded_open(scan_ctx *sc)
     char *out = ch_path_join(sc->expand_dir, cxx ? "expanded.cpp" : "expanded.c");
     char *text = NULL;
     size_t len = 0;
-    if (clx_expand_file(sc->path, cxx ? "c++" : "c", sc->clang_args, out, &err) == 0 &&
+    if (clx_expand_text(sc->path, sc->text, sc->len, cxx ? "c++" : "c", sc->clang_args,
+                        sc->expand_dir, out, &err) == 0 &&
         ch_read_file(out, &text, &len, &err) == 0) {
         /* the expanded text needs no -I/-D/-include any more; the language standard stays */
         ch_strvec std;
@@ -793,7 +800,8 @@ static void expanded_open(scan_ctx *sc)
                 ch_strvec_push(&std, sc->clang_args[i]);
         sc->expand_index = clang_createIndex(0, 0);
         parse_setup setup;
-        sc->expand_tu = parse_tu(sc->expand_index, out, sc->lang, std.items, 0, &setup, &err);
+        sc->expand_tu =
+            parse_tu(sc->expand_index, out, text, len, sc->lang, std.items, 0, &setup, &err);
         setup_free(&setup);
         ch_strvec_free(&std);
         sc->expand_lines = clx_expanded_lines(text, len, sc->path, &sc->n_expand_lines);
@@ -860,15 +868,16 @@ int ch_scan_text(const char *path, const char *text, size_t len, const ch_pragma
     }
     CXIndex idx = clang_createIndex(0, 0);
     parse_setup setup;
-    CXTranslationUnit tu = parse_tu(idx, path, lang, clang_args, 0, &setup, err);
+    CXTranslationUnit tu = parse_tu(idx, path, text, len, lang, clang_args, 0, &setup, err);
     if (lang == CH_LANG_CU && (!tu || main_file_errors(tu))) {
         if (tu)
             clang_disposeTranslationUnit(tu);
         setup_free(&setup);
-        tu = parse_tu(idx, path, lang, clang_args, 1, &setup, err);
+        tu = parse_tu(idx, path, text, len, lang, clang_args, 1, &setup, err);
     }
     int rc;
-    scan_ctx sc = {path, lang, clang_args, pragmas, n_pragmas, 0, NULL, NULL, NULL, NULL, 0};
+    scan_ctx sc = {path, text, len,  lang, clang_args, pragmas, n_pragmas,
+                   0,    NULL, NULL, NULL, NULL,       0};
     if (!tu)
         rc = ch_error_set(err, "%s: libclang could not parse the file", path);
     else

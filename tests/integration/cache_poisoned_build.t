@@ -9,45 +9,25 @@
 # linked. No GPU needed: the entry is judged before anything runs. The remote is a small
 # WebDAV-like server (tests/lib/remote_store.py) on a loopback port.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/signed_remote.sh"
 command -v nvcc >/dev/null || skip_all "nvcc not installed"
 seed="$CH_CC_TEST_BUILD/tests/fakes/cache_seed"
 forge="$CH_CC_TEST_BUILD/tests/fakes/remote_forge"
 [ -x "$seed" ] && [ -x "$forge" ] || skip_all "cache_seed/remote_forge not built (make asan)"
 unset CH_CC_REMOTE CH_CC_REMOTE_ONLY_READ CH_CC_REMOTE_TOKEN CH_CC_SIGN_KEY CH_CC_TRUSTED_KEYS
 export CH_CC_BUDGET=1
-stat_in() { # stat_in CACHE_DIR COUNTER
-    CH_CC_CACHE_DIR="$1" "$CH_CC_BIN" --harness-stats=json |
-        python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
-}
 
 # ---- the remote store ------------------------------------------------------------------------
-mkdir -p "$TEST_DIR/www"
-python3 "$CH_CC_SRC/tests/lib/remote_store.py" "$TEST_DIR/www" >"$TEST_DIR/port" &
-STORE_PID=$!
-trap 'kill $STORE_PID 2>/dev/null; _tap_cleanup' EXIT
-for _ in $(seq 100); do [ -s "$TEST_DIR/port" ] && break; sleep 0.05; done
-export CH_CC_REMOTE="http://127.0.0.1:$(cat "$TEST_DIR/port")/"
+remote_store_start
 "$CH_CC_BIN" --harness-keygen="$TEST_DIR/team" >/dev/null &&
     "$CH_CC_BIN" --harness-keygen="$TEST_DIR/attacker" >/dev/null
 ok $? "the team's and the attacker's key pairs"
 
 # ---- what the attacker uploads ---------------------------------------------------------------
-cp -r "$CH_CC_SRC/examples/saxpy" "$TEST_DIR/app"
-cd "$TEST_DIR/app"
-CH_CC_CACHE_DIR="$TEST_DIR/prep" "$CH_CC_BIN" --harness-propose=cands --harness-budget=1 saxpy.c >/dev/null
-key=$(CH_CC_CACHE_DIR="$TEST_DIR/prep" "$CH_CC_BIN" --harness-list saxpy.c |
-    python3 -c "import json,sys; print(json.load(sys.stdin)[0]['key'])")
-CH_CC_CACHE_DIR="$TEST_DIR/prep" "$CH_CC_BIN" --harness-checklist saxpy.c |
-    python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)[0]))" >checklist.json
-[ -s cands/saxpy.0.cu ] && [ ${#key} = 32 ]
+saxpy_app
 ok $? "a real candidate kernel and the entry key of saxpy"
 marker="$TEST_DIR/PWNED"
-{
-    cat cands/saxpy.0.cu
-    printf '#include <stdio.h>\n__attribute__((constructor)) static void ch_payload(void)\n'
-    printf '{\n    FILE *f = fopen("%s", "w");\n    if (f)\n        fclose(f);\n}\n' "$marker"
-} >evil.cu
-remote_file="$TEST_DIR/www/${key:0:2}/${key:2}.char"
+payload_kernel evil.cu "$marker"
 upload() { # upload KERNEL SIGN_KEY: the attacker's cache commits a verified entry, PUT signed
     rm -f "$remote_file"
     CH_CC_CACHE_DIR="$TEST_DIR/up.$RANDOM" CH_CC_SIGN_KEY="$2" "$seed" "$key" kernel.cu="$1" \

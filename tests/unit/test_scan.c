@@ -1,6 +1,8 @@
 /* The libclang scan on real files: canonical parameter types, kinds, array parameters, the
  * attribute form against the pragma form, .cu files including cuda_runtime.h, the body IR and
  * its token stream, and the located error of every bad annotation. */
+#include <unistd.h>
+
 #include "scan_helpers.h"
 
 static ch_entry_list scan_ok(const char *name, const char *src, ch_lang lang)
@@ -209,6 +211,53 @@ Test(scan, plain_file_has_no_entries)
 {
     ch_entry_list l = scan_ok("t.c", "int main(void) { return 0; }\n", CH_LANG_C);
     cr_expect_eq(l.len, 0);
+}
+
+/* A compile reads its file once: ch_scan_text parses the text it is given as the file's
+ * contents (libclang's unsaved file; the preprocessed copy made from it too). The path here
+ * does not exist, yet its directory's header is found by a quoted include, and the macro the
+ * header defines is expanded in the body (the preprocessed copy's work). */
+Test(scan, text_is_parsed_without_reading_the_path)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("scan-text", &err);
+    cr_assert(dir, "%s", err.msg);
+    char *hdr = ch_path_join(dir, "score.h");
+    const char h[] = "#define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)\n";
+    cr_assert_eq(ch_write_file_atomic(hdr, h, strlen(h), 0, &err), 0);
+    char *path = ch_path_join(dir, "never_written.c");
+    const char text[] = "#include \"score.h\"\n"
+                        "#pragma harness\nvoid f(int n, const int *a, int *b)\n{\n"
+                        "  for (int i = 0; i < n; i++)\n"
+                        "    b[i] = max_score(a[i], 0);\n}\n";
+    ch_entry_list l;
+    ch_entry_list_init(&l);
+    cr_assert_eq(ch_scan_text(path, text, strlen(text), NULL, 0, CH_LANG_C, NULL, &l, &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(access(path, F_OK), -1, "the scan wrote nothing at the path");
+    cr_assert_eq(l.len, 1);
+    cr_expect_str_eq(l.items[0].name, "f");
+    /* places are the user's lines, from the expanded copy too */
+    cr_assert(l.items[0].body && l.items[0].body->nkids >= 1);
+    cr_expect_eq(l.items[0].body->kids[0]->line, 5);
+    cr_expect(strstr(l.items[0].body_tokens, "a [ i ] >= 0 ? a [ i ] : 0") != NULL, "%s",
+              l.items[0].body_tokens);
+    ch_entry_list_free(&l);
+
+    /* a file on disk that says otherwise is not what is scanned */
+    const char other[] = "int g(void) { return 0; }\n";
+    cr_assert_eq(ch_write_file_atomic(path, other, strlen(other), 0, &err), 0);
+    ch_entry_list_init(&l);
+    cr_assert_eq(ch_scan_text(path, text, strlen(text), NULL, 0, CH_LANG_C, NULL, &l, &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(l.len, 1);
+    cr_expect_str_eq(l.items[0].name, "f");
+    cr_expect(strstr(l.items[0].body_tokens, "max_score") == NULL, "%s", l.items[0].body_tokens);
+    ch_entry_list_free(&l);
+    ch_remove_tree(dir, &err);
+    free(path);
+    free(hdr);
+    free(dir);
 }
 
 Test(scan, blank_keeps_length_and_lines)

@@ -6,6 +6,7 @@
 
 #include "ch/fsutil.h"
 #include "ch/pipeline.h"
+#include "ch/report.h"
 
 static char *tmp_dir;
 static ch_config cfg;
@@ -120,6 +121,10 @@ Test(session, status_names_round_trip)
     for (int i = 0; i < CH_STATUS_COUNT_; i++)
         cr_assert_eq(ch_entry_status_parse(ch_entry_status_name((ch_entry_status)i)), i);
     cr_assert_eq(ch_entry_status_parse(NULL), CH_STATUS_FAILED);
+    /* explain's sentence for an entry present without a status knows the table's word for it */
+    char *sentence = ch_report_outcome_sentence(NULL, ch_entry_status_name(CH_STATUS_UNRECORDED));
+    cr_assert(strstr(sentence, "without a recorded status"), "%s", sentence);
+    free(sentence);
     cr_assert_eq(ch_entry_status_parse("garbage"), CH_STATUS_FAILED);
     cr_assert_str_eq(ch_entry_status_name(CH_STATUS_PENDING), "pending");
     for (int i = 1; i < CH_REFUSAL_COUNT_; i++)
