@@ -72,11 +72,14 @@ void tr_rowwise_reduce(printer *pr, const char *v, const char *op, ch_scalar t, 
                    "through shared\n",
                    sum ? "sum" : op, v);
     tr_indent_to(out, indent);
-    ch_strbuf_adds(out, " * memory by warp 0, and the result to every thread */\n");
+    ch_strbuf_adds(out, " * memory by warp 0, and the result to every thread (through its own "
+                        "slot, ch_part[32]:\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, " * warp 0's lanes may still read the others when lane 0 writes it) */\n");
     tr_indent_to(out, indent);
     ch_strbuf_adds(out, "{\n");
     tr_indent_to(out, indent + 1);
-    ch_strbuf_addf(out, "__shared__ %s ch_part[32];\n", ch_scalar_name(t));
+    ch_strbuf_addf(out, "__shared__ %s ch_part[33];\n", ch_scalar_name(t));
     tr_print_warp_combine(pr, v, op, t, "each warp's", indent + 1);
     tr_indent_to(out, indent + 1);
     ch_strbuf_addf(out, "if ((threadIdx.x & 31) == 0)\n%*sch_part[threadIdx.x >> 5] = %s;\n",
@@ -98,13 +101,13 @@ void tr_rowwise_reduce(printer *pr, const char *v, const char *op, ch_scalar t, 
                        op, 4 * (indent + 2), "", v);
     tr_print_warp_combine(pr, v, op, t, "the warps'", indent + 2);
     tr_indent_to(out, indent + 2);
-    ch_strbuf_addf(out, "if (threadIdx.x == 0)\n%*sch_part[0] = %s;\n", 4 * (indent + 3), "", v);
+    ch_strbuf_addf(out, "if (threadIdx.x == 0)\n%*sch_part[32] = %s;\n", 4 * (indent + 3), "", v);
     tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "}\n");
     tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "__syncthreads();\n");
     tr_indent_to(out, indent + 1);
-    ch_strbuf_addf(out, "%s = ch_part[0];\n", v);
+    ch_strbuf_addf(out, "%s = ch_part[32];\n", v);
     tr_indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
 }

@@ -131,10 +131,10 @@ Test(translate_rowwise, softmax)
     expect_has(src, "if (ch_lane != 0) /* thread 0 keeps the start value */\n            s = 0;");
     expect_has(src, "mx = fmaxf(mx, __shfl_down_sync(0xffffffffu, mx, ch_o));");
     expect_has(src, "s += __shfl_down_sync(0xffffffffu, s, ch_o);");
-    expect_has(src, "mx = ch_part[0];");
-    expect_has(src, "s = ch_part[0];");
+    expect_has(src, "mx = ch_part[32];");
+    expect_has(src, "s = ch_part[32];");
     expect_has(src, "ch_grid(softmax_blocks(ch_e0, 1, 2147483647LL))");
-    cr_expect_eq(count_of(src, "__shared__ float ch_part[32];"), 2, "%s", src);
+    cr_expect_eq(count_of(src, "__shared__ float ch_part[33];"), 2, "%s", src);
     /* after each of the three loops, and twice inside each of the two reductions */
     cr_expect_eq(count_of(src, "__syncthreads();"), 3 + 2 * 2, "%s", src);
     cr_expect(!strstr(src, "__syncwarp"), "%s", src);
@@ -173,11 +173,11 @@ Test(translate_rowwise, layer_norm)
         "    }\n}\n",
         1, &n);
     cr_expect_eq(n, 1, "%s", src);
-    cr_expect_eq(count_of(src, "__shared__ float ch_part[32];"), 2, "%s", src);
-    expect_has(src, "mean = ch_part[0];");
-    expect_has(src, "var = ch_part[0];");
+    cr_expect_eq(count_of(src, "__shared__ float ch_part[33];"), 2, "%s", src);
+    expect_has(src, "mean = ch_part[32];");
+    expect_has(src, "var = ch_part[32];");
     /* the mean is divided after the block's sum, on every thread */
-    const char *sum = strstr(src, "mean = ch_part[0];");
+    const char *sum = strstr(src, "mean = ch_part[32];");
     const char *div = strstr(src, "mean = mean / n;");
     cr_expect(sum && div && sum < div, "%s", src);
     cr_expect(!strstr(src, "if (ch_lane == 0)"), "%s", src);
@@ -222,7 +222,7 @@ Test(translate_rowwise, types)
                           "    }\n}\n",
                           1, &n);
     cr_expect_eq(n, 1, "%s", src);
-    expect_has(src, "__shared__ int ch_part[32];");
+    expect_has(src, "__shared__ int ch_part[33];");
     expect_has(src, "v = threadIdx.x < (blockDim.x >> 5) ? ch_part[threadIdx.x] : (int)0;");
     free(src);
 
@@ -252,7 +252,7 @@ Test(translate_rowwise, types)
                     "    }\n}\n",
                     1, &n);
     cr_expect_eq(n, 1, "%s", src);
-    expect_has(src, "__shared__ double ch_part[32];");
+    expect_has(src, "__shared__ double ch_part[33];");
     expect_has(src, "ss = threadIdx.x < (blockDim.x >> 5) ? ch_part[threadIdx.x] : (double)0;");
     free(src);
 }

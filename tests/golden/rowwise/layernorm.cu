@@ -34,9 +34,10 @@ __global__ void __launch_bounds__(256) layernorm_k0(int m, int n, const float *_
             }
         }
         /* the block's sum of mean: each warp's with shuffles, then the warps' through shared
-         * memory by warp 0, and the result to every thread */
+         * memory by warp 0, and the result to every thread (through its own slot, ch_part[32]:
+         * warp 0's lanes may still read the others when lane 0 writes it) */
         {
-            __shared__ float ch_part[32];
+            __shared__ float ch_part[33];
             for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* each warp's sums of mean */
                 mean += __shfl_down_sync(0xffffffffu, mean, ch_o);
             if ((threadIdx.x & 31) == 0)
@@ -47,10 +48,10 @@ __global__ void __launch_bounds__(256) layernorm_k0(int m, int n, const float *_
                 for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the warps' sums of mean */
                     mean += __shfl_down_sync(0xffffffffu, mean, ch_o);
                 if (threadIdx.x == 0)
-                    ch_part[0] = mean;
+                    ch_part[32] = mean;
             }
             __syncthreads();
-            mean = ch_part[0];
+            mean = ch_part[32];
         }
         __syncthreads();
         { /* S3 (t.c:8): mean = mean / n; */
@@ -69,9 +70,10 @@ __global__ void __launch_bounds__(256) layernorm_k0(int m, int n, const float *_
             }
         }
         /* the block's sum of var: each warp's with shuffles, then the warps' through shared
-         * memory by warp 0, and the result to every thread */
+         * memory by warp 0, and the result to every thread (through its own slot, ch_part[32]:
+         * warp 0's lanes may still read the others when lane 0 writes it) */
         {
-            __shared__ float ch_part[32];
+            __shared__ float ch_part[33];
             for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* each warp's sums of var */
                 var += __shfl_down_sync(0xffffffffu, var, ch_o);
             if ((threadIdx.x & 31) == 0)
@@ -82,10 +84,10 @@ __global__ void __launch_bounds__(256) layernorm_k0(int m, int n, const float *_
                 for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the warps' sums of var */
                     var += __shfl_down_sync(0xffffffffu, var, ch_o);
                 if (threadIdx.x == 0)
-                    ch_part[0] = var;
+                    ch_part[32] = var;
             }
             __syncthreads();
-            var = ch_part[0];
+            var = ch_part[32];
         }
         __syncthreads();
         { /* S6 (t.c:12): float inv = 1.0f / sqrtf(var / n + 1e-5f); */

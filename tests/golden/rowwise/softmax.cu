@@ -33,9 +33,10 @@ __global__ void __launch_bounds__(256) softmax_k0(int m, int n, const float *__r
             }
         }
         /* the block's max of mx: each warp's with shuffles, then the warps' through shared
-         * memory by warp 0, and the result to every thread */
+         * memory by warp 0, and the result to every thread (through its own slot, ch_part[32]:
+         * warp 0's lanes may still read the others when lane 0 writes it) */
         {
-            __shared__ float ch_part[32];
+            __shared__ float ch_part[33];
             for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* each warp's maxs of mx */
                 mx = fmaxf(mx, __shfl_down_sync(0xffffffffu, mx, ch_o));
             if ((threadIdx.x & 31) == 0)
@@ -47,10 +48,10 @@ __global__ void __launch_bounds__(256) softmax_k0(int m, int n, const float *__r
                 for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the warps' maxs of mx */
                     mx = fmaxf(mx, __shfl_down_sync(0xffffffffu, mx, ch_o));
                 if (threadIdx.x == 0)
-                    ch_part[0] = mx;
+                    ch_part[32] = mx;
             }
             __syncthreads();
-            mx = ch_part[0];
+            mx = ch_part[32];
         }
         __syncthreads();
         { /* S3 (t.c:8): float s = 0; */
@@ -71,9 +72,10 @@ __global__ void __launch_bounds__(256) softmax_k0(int m, int n, const float *__r
             }
         }
         /* the block's sum of s: each warp's with shuffles, then the warps' through shared
-         * memory by warp 0, and the result to every thread */
+         * memory by warp 0, and the result to every thread (through its own slot, ch_part[32]:
+         * warp 0's lanes may still read the others when lane 0 writes it) */
         {
-            __shared__ float ch_part[32];
+            __shared__ float ch_part[33];
             for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* each warp's sums of s */
                 s += __shfl_down_sync(0xffffffffu, s, ch_o);
             if ((threadIdx.x & 31) == 0)
@@ -84,10 +86,10 @@ __global__ void __launch_bounds__(256) softmax_k0(int m, int n, const float *__r
                 for (int ch_o = 16; ch_o > 0; ch_o /= 2) /* the warps' sums of s */
                     s += __shfl_down_sync(0xffffffffu, s, ch_o);
                 if (threadIdx.x == 0)
-                    ch_part[0] = s;
+                    ch_part[32] = s;
             }
             __syncthreads();
-            s = ch_part[0];
+            s = ch_part[32];
         }
         __syncthreads();
         for (long long c1 = 0 + ch_lane; (c1 < n); c1 += blockDim.x) { /* spread over the block's threads */
