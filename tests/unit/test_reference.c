@@ -283,9 +283,11 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
         {"#include <stdio.h>\nint twice_side(void) { FILE *f = fopen(\"/tmp/x\", \"w\"); "
          "return f != 0; }\n",
          "calls 'fopen'"},
+        /* host asm is refused by the source guard before anything compiles (the object check
+         * would still see the system call instruction) */
         {"long twice_side(void) { long r; __asm__ volatile(\"syscall\" : \"=a\"(r) : \"a\"(39)); "
          "return r; }\n",
-         "system call instruction"},
+         "inline assembly"},
     };
     fixture f;
     fixture_open(&f, src);
