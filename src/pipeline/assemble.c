@@ -370,6 +370,7 @@ static int trace_unit(const ch_assemble_opts *o, ch_assembly *a, const char *tmp
         char *src = ch_path_join(tmp, c_linkage ? "ch_trace.c" : "ch_trace.cpp");
         /* not an identifier: no entry's own object (NAME.o) has this name */
         char *obj = ch_path_join(tmp, "trace-unit.o");
+        assert(o->host->unit_argv); /* the driver derives it from every compile it assembles */
         rc = ch_write_file_atomic(src, unit.data, unit.len, 0, err);
         if (rc == 0 && ch_emit_compile(o->host->unit_argv, src, obj, &log, err) != 0)
             rc = ch_error_prefix(err, "the trace unit does not compile");
@@ -384,35 +385,42 @@ static int trace_unit(const ch_assemble_opts *o, ch_assembly *a, const char *tmp
     return rc;
 }
 
-/* The units of the entries into tmp, appended to objs (their private symbols to local). An
- * entry whose kernel fails here falls back to its host path, which the trace unit then calls. */
+/* One entry's unit into tmp, appended to objs (its private symbols to local). A kernel that
+ * fails here falls back to its host path, and the entry's unit is asked for again: a spec-only
+ * entry's host path is its reference's unit, an entry with a body has none (the trace unit
+ * calls its renamed body). */
+static int build_unit(ch_session *s, const ch_assemble_opts *o, ch_outcome *out, const char *tmp,
+                      ch_strvec *objs, ch_strvec *local, ch_error *err)
+{
+    const ch_entry *e = out->entry;
+    ch_unit_kind kind;
+    while ((kind = ch_assemble_unit_kind(out)) != CH_UNIT_NONE) {
+        char *path = ch_xasprintf("%s/%s.o", tmp, e->name);
+        int rc = unit_object(s, out, o->lang == CH_LANG_C, tmp, path, err);
+        say(o, s, NULL);
+        if (rc == 0) {
+            ch_strvec_push_owned(objs, path);
+            ch_emit_private_symbols(e, local);
+            return 0;
+        }
+        free(path);
+        /* a spec-only entry without a reference has no host path to fall back to */
+        if (kind != CH_UNIT_KERNEL || o->on_fail_error || !(e->has_body || out->host_src))
+            return ch_error_prefix(err, "%s", e->name);
+        object_fallback(s, out, err);
+        assert(ch_assemble_unit_kind(out) != CH_UNIT_KERNEL); /* the fallback drops the kernel */
+        say(o, s, out);
+    }
+    return 0;
+}
+
+/* The units of the entries into tmp (build_unit). */
 static int build_units(ch_session *s, const ch_assemble_opts *o, ch_assembly *a, const char *tmp,
                        ch_strvec *objs, ch_strvec *local, ch_error *err)
 {
-    for (size_t i = 0; i < a->entries.len; i++) {
-        ch_outcome *out = &a->outcomes[i];
-        if (ch_assemble_unit_kind(out) == CH_UNIT_NONE)
-            continue;
-        const ch_entry *e = out->entry;
-        char *path = ch_xasprintf("%s/%s.o", tmp, e->name);
-        int kernel = ch_assemble_unit_kind(out) == CH_UNIT_KERNEL;
-        int rc = unit_object(s, out, o->lang == CH_LANG_C, tmp, path, err);
-        say(o, s, NULL);
-        /* a spec-only entry without a reference has no host path to fall back to */
-        if (rc != 0 && kernel && !o->on_fail_error && (e->has_body || out->host_src)) {
-            object_fallback(s, out, err);
-            say(o, s, out);
-            free(path);
-            i--; /* once more: a spec-only entry's host path is its reference's unit */
-            continue;
-        }
-        if (rc != 0) {
-            free(path);
-            return ch_error_prefix(err, "%s", e->name);
-        }
-        ch_strvec_push_owned(objs, path);
-        ch_emit_private_symbols(e, local);
-    }
+    for (size_t i = 0; i < a->entries.len; i++)
+        if (build_unit(s, o, &a->outcomes[i], tmp, objs, local, err) != 0)
+            return -1;
     return 0;
 }
 
