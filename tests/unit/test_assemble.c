@@ -10,32 +10,21 @@
 #include "ch/assemble.h"
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "session_fixture.h"
 
 static char *tmp_dir;
 static ch_config cfg;
 
 static void setup(void)
 {
-    ch_error err;
-    tmp_dir = ch_make_temp_dir("assemble-test", &err);
-    cr_assert_not_null(tmp_dir, "%s", err.msg);
-    cr_assert_eq(ch_config_load(&cfg, "/", &err), 0, "%s", err.msg);
-    char *cache = ch_path_join(tmp_dir, "cache");
-    cr_assert_eq(ch_config_set(&cfg, "cache_dir", cache, CH_CFG_CMDLINE, &err), 0, "%s", err.msg);
-    cr_assert_eq(ch_config_set(&cfg, "provider", "builtin", CH_CFG_CMDLINE, &err), 0);
-    cr_assert_eq(ch_config_set(&cfg, "runner", "", CH_CFG_CMDLINE, &err), 0);
-    cr_assert_eq(ch_config_set(&cfg, "arch", "", CH_CFG_CMDLINE, &err), 0);
     /* a miss takes its host path at once: no agent, no nvcc */
-    cr_assert_eq(ch_config_set(&cfg, "offline", "1", CH_CFG_CMDLINE, &err), 0);
-    free(cache);
+    static const char *const settings[] = {"offline", "1", NULL};
+    fx_session_config(&cfg, &tmp_dir, "assemble-test", settings);
 }
 
 static void teardown(void)
 {
-    ch_error err;
-    ch_remove_tree(tmp_dir, &err);
-    free(tmp_dir);
-    ch_config_free(&cfg);
+    fx_session_free(&cfg, tmp_dir);
 }
 
 TestSuite(assemble, .init = setup, .fini = teardown);
