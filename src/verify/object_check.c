@@ -169,6 +169,11 @@ static int name_allowed(ch_object_kind kind, const char *const *extra, unsigned 
     return fortified_base(name, base, sizeof base) && symbol_allowed_as(kind, extra, base);
 }
 
+int ch_object_name_allowed(ch_object_kind kind, unsigned libs, const char *name)
+{
+    return name_allowed(kind, NULL, libs, name);
+}
+
 typedef struct elf_view {
     const unsigned char *data;
     size_t size;
