@@ -38,24 +38,45 @@ static const char *const address_builtins[] = {"__builtin_return_address",
                                                NULL};
 
 /* Other builtins code may call: pure arithmetic and hints (prefixes). */
-static const char *const pure_builtins[] = {
-    "__builtin_expect", "__builtin_unreachable", "__builtin_assume", "__builtin_isnan",
-    "__builtin_isinf",  "__builtin_isfinite",    "__builtin_signbit", "__builtin_huge_val",
-    "__builtin_inf",    "__builtin_nan",         "__builtin_clz",     "__builtin_ctz",
-    "__builtin_popcount", "__builtin_ffs",       "__builtin_bswap",   "__builtin_add_overflow",
-    "__builtin_sub_overflow", "__builtin_mul_overflow", "__builtin_constant_p",
-    "__builtin_prefetch", "__builtin_is_constant_evaluated", "__builtin_isgreater",
-    "__builtin_isless", "__builtin_isunordered", "__builtin_fpclassify", "__builtin_isnormal",
-    "__builtin_launder", "__builtin_addressof", "__builtin_operator_new",
-    "__builtin_operator_delete", NULL};
+static const char *const pure_builtins[] = {"__builtin_expect",
+                                            "__builtin_unreachable",
+                                            "__builtin_assume",
+                                            "__builtin_isnan",
+                                            "__builtin_isinf",
+                                            "__builtin_isfinite",
+                                            "__builtin_signbit",
+                                            "__builtin_huge_val",
+                                            "__builtin_inf",
+                                            "__builtin_nan",
+                                            "__builtin_clz",
+                                            "__builtin_ctz",
+                                            "__builtin_popcount",
+                                            "__builtin_ffs",
+                                            "__builtin_bswap",
+                                            "__builtin_add_overflow",
+                                            "__builtin_sub_overflow",
+                                            "__builtin_mul_overflow",
+                                            "__builtin_constant_p",
+                                            "__builtin_prefetch",
+                                            "__builtin_is_constant_evaluated",
+                                            "__builtin_isgreater",
+                                            "__builtin_isless",
+                                            "__builtin_isunordered",
+                                            "__builtin_fpclassify",
+                                            "__builtin_isnormal",
+                                            "__builtin_launder",
+                                            "__builtin_addressof",
+                                            "__builtin_operator_new",
+                                            "__builtin_operator_delete",
+                                            NULL};
 
 typedef struct subset_ctx {
     CXTranslationUnit tu;
     ch_subset_kind kind;
-    unsigned libs;              /* libraries the source declares (ch_object_libraries_declared) */
-    char *device_launcher;      /* NAME_device_launcher, or NULL */
-    CXCursor launcher;          /* the device launcher being walked, or null */
-    const char *cuda_include;   /* the CUDA toolkit's include directory */
+    unsigned libs;            /* libraries the source declares (ch_object_libraries_declared) */
+    char *device_launcher;    /* NAME_device_launcher, or NULL */
+    CXCursor launcher;        /* the device launcher being walked, or null */
+    const char *cuda_include; /* the CUDA toolkit's include directory */
     int refused;
     const char *rule;
     char *what;
@@ -322,8 +343,9 @@ static void judge_callee(subset_ctx *x, CXCursor call, CXCursor fn)
     } else if (from_main_file(fn)) {
         /* declared here but defined nowhere in the file: a hand-written prototype of a
          * library function, judged by its name alone */
-        ok = !in_class && !*ns && (ch_object_name_allowed(CH_OBJECT_CANDIDATE, x->libs, name) ||
-                                   strncmp(name, "ch_rt_", 6) == 0);
+        ok = !in_class && !*ns &&
+             (ch_object_name_allowed(CH_OBJECT_CANDIDATE, x->libs, name) ||
+              strncmp(name, "ch_rt_", 6) == 0);
     } else {
         ok = (*ns && in_list(trusted_namespaces, ns)) || (in_class && !*ns) ||
              ch_object_name_allowed(CH_OBJECT_CANDIDATE, x->libs, name) ||
@@ -512,7 +534,8 @@ static void judge_conversion(subset_ctx *x, CXCursor c, int is_implicit)
     CXCursor operand = k.n ? k.v[k.n - 1] : clang_getNullCursor();
     size_t n = k.n;
     free(k.v);
-    if ((is_implicit && n != 1) || clang_Cursor_isNull(operand) || !clang_isExpression(clang_getCursorKind(operand)))
+    if ((is_implicit && n != 1) || clang_Cursor_isNull(operand) ||
+        !clang_isExpression(clang_getCursorKind(operand)))
         return;
     CXType to = canon(clang_getCursorType(c)), from = canon(clang_getCursorType(operand));
     if (clang_getCursorKind(c) == CXCursor_CXXReinterpretCastExpr && to_reference(x, c)) {
@@ -544,7 +567,8 @@ static void judge_conversion(subset_ctx *x, CXCursor c, int is_implicit)
     }
 }
 
-/* ---- declarations ------------------------------------------------------------------------------ */
+/* ---- declarations ------------------------------------------------------------------------------
+ */
 
 static enum CXVisitorResult pointer_field(CXCursor field, CXClientData data)
 {
@@ -561,10 +585,12 @@ static void judge_declaration(subset_ctx *x, CXCursor c, enum CXCursorKind k)
          k == CXCursor_NonTypeTemplateParameter) &&
         function_like(clang_getCursorType(c))) {
         char *name = str_of(clang_getCursorSpelling(c));
+        char *what = *name ? ch_xasprintf("'%s'", name) : ch_xstrdup("a parameter");
         refuse(x, c, "function-pointer",
-               "%s declares '%s' of function-pointer type: no function may be held or passed "
-               "as a value (no callbacks)",
-               code_name(x), name);
+               "%s declares %s of function-pointer type: no function may be held or passed as "
+               "a value (no callbacks)",
+               code_name(x), what);
+        free(what);
         free(name);
     } else if (k == CXCursor_UnionDecl && clang_isCursorDefinition(c)) {
         int has = 0;
@@ -589,8 +615,7 @@ static int launcher_pointer(const subset_ctx *x, CXCursor e)
     if (clang_getCursorKind(p) != CXCursor_DeclRefExpr)
         return 0;
     CXCursor r = clang_getCursorReferenced(p);
-    return clang_getCursorKind(r) == CXCursor_ParmDecl &&
-           pointer_type(clang_getCursorType(r)) &&
+    return clang_getCursorKind(r) == CXCursor_ParmDecl && pointer_type(clang_getCursorType(r)) &&
            same_decl(clang_getCursorSemanticParent(r), x->launcher);
 }
 
@@ -637,8 +662,8 @@ static void walk_function(subset_ctx *x, CXCursor c)
     if (device_only(c))
         return;
     char *name = str_of(clang_getCursorSpelling(c));
-    int launcher = x->device_launcher && clang_isCursorDefinition(c) &&
-                   strcmp(name, x->device_launcher) == 0;
+    int launcher =
+        x->device_launcher && clang_isCursorDefinition(c) && strcmp(name, x->device_launcher) == 0;
     free(name);
     CXCursor outer = x->launcher;
     if (launcher)
@@ -711,7 +736,8 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent, CXClientDa
     return x->refused ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
-/* ---- parsing ----------------------------------------------------------------------------------- */
+/* ---- parsing -----------------------------------------------------------------------------------
+ */
 
 /* Whether the location lies inside a device-only function of the main file. */
 typedef struct device_span {
@@ -760,10 +786,10 @@ static int parse_errors(subset_ctx *x)
                 x->rule = "parse";
                 x->line = line;
                 x->col = col;
-                x->what = ch_xasprintf("%s cannot be read as C%s (%s): what cannot be parsed "
-                                       "cannot be checked",
-                                       code_name(x), x->kind == CH_SUBSET_REFERENCE ? "" : "++",
-                                       text);
+                x->what =
+                    ch_xasprintf("%s cannot be read as C%s (%s): what cannot be parsed "
+                                 "cannot be checked",
+                                 code_name(x), x->kind == CH_SUBSET_REFERENCE ? "" : "++", text);
                 free(text);
             }
         }
@@ -785,9 +811,17 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     ch_strvec_init(&args);
     char *tmpdir = NULL;
     ch_error err = {0};
+    char *cuda_inc = cuda_include_dir();
     if (kind == CH_SUBSET_CANDIDATE) {
         tmpdir = ch_scan_cuda_host_args(&args, &err);
         ch_strvec_push(&args, "-std=c++17");
+        /* CUDA 13 keeps CUB, Thrust and libcu++ there, and nvcc adds it as a system directory */
+        char *cccl = ch_path_join(cuda_inc, "cccl");
+        if (ch_is_dir(cccl)) {
+            ch_strvec_push(&args, "-isystem");
+            ch_strvec_push(&args, cccl);
+        }
+        free(cccl);
     } else {
         static const char *const c_args[] = {"-x", "c", "-std=gnu11", NULL};
         for (size_t i = 0; c_args[i]; i++)
@@ -797,16 +831,15 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     struct CXUnsavedFile unsaved = {path, src, (unsigned long)strlen(src)};
     CXIndex idx = clang_createIndex(0, 0);
     CXTranslationUnit tu = NULL;
-    enum CXErrorCode rc = clang_parseTranslationUnit2(
-        idx, path, (const char *const *)args.items, (int)args.len, &unsaved, 1,
-        CXTranslationUnit_KeepGoing, &tu);
+    enum CXErrorCode rc =
+        clang_parseTranslationUnit2(idx, path, (const char *const *)args.items, (int)args.len,
+                                    &unsaved, 1, CXTranslationUnit_KeepGoing, &tu);
     subset_ctx x = {0};
     x.tu = tu;
     x.kind = kind;
     x.libs = ch_object_libraries_declared(src);
     x.device_launcher = entry ? ch_xasprintf("%s_device_launcher", entry) : NULL;
     x.launcher = clang_getNullCursor();
-    char *cuda_inc = cuda_include_dir();
     x.cuda_include = cuda_inc;
     if (rc != CXError_Success || !tu) {
         x.refused = 1;

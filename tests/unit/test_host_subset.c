@@ -21,20 +21,22 @@ typedef struct subset_case {
 /* line 4 */
 #define KERNEL "__global__ void k(int n, float *y) { if (n) y[0] = 1.0f; }\n"
 /* line 5 on: the launcher's opening */
-#define OPEN "extern \"C\" void f_launcher(int n, float *y)\n{\n"
+#define OPEN  "extern \"C\" void f_launcher(int n, float *y)\n{\n"
 #define CLOSE "    k<<<1, 1>>>(n, y);\n}\n"
 
 static const subset_case candidates[] = {
     {"plain launcher", HEAD KERNEL OPEN CLOSE, NULL, NULL, 0},
     {"device copies and casts for the API",
-     HEAD KERNEL OPEN "    float *d = NULL;\n    cudaMalloc((void **)&d, 4 * (size_t)n);\n"
-                      "    cudaMemcpy(d, y, 4, cudaMemcpyHostToDevice);\n"
-                      "    float *h = (float *)malloc(4);\n    unsigned char *b = (unsigned char *)h;\n"
-                      "    free(b);\n    k<<<1, 1>>>(n, d + 1);\n    cudaFree(d);\n}\n",
+     HEAD KERNEL OPEN
+     "    float *d = NULL;\n    cudaMalloc((void **)&d, 4 * (size_t)n);\n"
+     "    cudaMemcpy(d, y, 4, cudaMemcpyHostToDevice);\n"
+     "    float *h = (float *)malloc(4);\n    unsigned char *b = (unsigned char *)h;\n"
+     "    free(b);\n    k<<<1, 1>>>(n, d + 1);\n    cudaFree(d);\n}\n",
      NULL, NULL, 0},
     {"a kernel given to the occupancy API",
-     HEAD KERNEL OPEN "    int b = 0;\n    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k, 256, "
-                      "0);\n" CLOSE,
+     HEAD KERNEL OPEN
+     "    int b = 0;\n    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k, 256, "
+     "0);\n" CLOSE,
      NULL, NULL, 0},
     {"a host helper, math and a mutex",
      HEAD "#include <mutex>\n#include <math.h>\nstatic std::mutex m;\n"
@@ -59,18 +61,17 @@ static const subset_case candidates[] = {
      HEAD KERNEL OPEN "    auto g = [](int v) { return v + 1; };\n    n = g(n);\n" CLOSE, "lambda",
      "lambda", 7},
     {"cast from uintptr_t",
-     HEAD KERNEL OPEN "    uintptr_t a = (uintptr_t)y;\n    float *p = (float *)(a + 4096);\n" CLOSE,
+     HEAD KERNEL OPEN
+     "    uintptr_t a = (uintptr_t)y;\n    float *p = (float *)(a + 4096);\n" CLOSE,
      "cast", "turns an integer into a pointer", 8},
     {"null pointer constant", HEAD KERNEL OPEN "    float *p = (float *)0;\n    (void)p;\n" CLOSE,
      NULL, NULL, 0},
-    {"unrelated pointer cast",
-     HEAD KERNEL OPEN "    long *l = (long *)&y;\n    (void)l;\n" CLOSE, "cast",
-     "unrelated pointer type", 7},
+    {"unrelated pointer cast", HEAD KERNEL OPEN "    long *l = (long *)&y;\n    (void)l;\n" CLOSE,
+     "cast", "unrelated pointer type", 7},
     {"reinterpret_cast to a reference",
      HEAD KERNEL OPEN "    reinterpret_cast<unsigned long &>(y) = 4096;\n" CLOSE, "cast",
      "reinterprets an object", 7},
-    {"union punning",
-     HEAD "union pun { unsigned long i; float *p; };\n" KERNEL OPEN CLOSE, "union",
+    {"union punning", HEAD "union pun { unsigned long i; float *p; };\n" KERNEL OPEN CLOSE, "union",
      "union holding a pointer", 4},
     {"signal handler, hand-declared",
      HEAD "extern \"C\" void (*signal(int, void (*)(int)))(int);\n"
@@ -91,8 +92,8 @@ static const subset_case candidates[] = {
     {"frame address",
      HEAD KERNEL OPEN "    void *r = __builtin_frame_address(0);\n    (void)r;\n" CLOSE, "builtin",
      "__builtin_frame_address", 7},
-    {"computed goto",
-     HEAD KERNEL OPEN "    void *l = &&out;\n    goto *l;\nout:\n" CLOSE, "goto", "computed goto", 7},
+    {"computed goto", HEAD KERNEL OPEN "    void *l = &&out;\n    goto *l;\nout:\n" CLOSE, "goto",
+     "computed goto", 7},
     {"a libc call not allowed", HEAD KERNEL OPEN "    system(\"true\");\n" CLOSE, "call",
      "calls 'system'", 7},
     {"a parenthesised libc call", HEAD KERNEL OPEN "    (system)(\"true\");\n" CLOSE, "call",
@@ -102,12 +103,13 @@ static const subset_case candidates[] = {
           "    unlinkat(0, \"x\", 0);\n" CLOSE,
      "call", "calls 'unlinkat'", 8},
     {"device code is not judged",
-     HEAD "__device__ int twice(int v) { int (*g)(int) = 0; return g ? v : 2 * v; }\n" KERNEL OPEN
-          CLOSE,
+     HEAD
+     "__device__ int twice(int v) { int (*g)(int) = 0; return g ? v : 2 * v; }\n" KERNEL OPEN CLOSE,
      NULL, NULL, 0},
     {"host-device code is",
-     HEAD "__host__ __device__ int twice(int v) { int (*g)(int) = 0; return g ? v : 2 * v; }\n"
-          KERNEL OPEN CLOSE,
+     HEAD
+     "__host__ __device__ int twice(int v) { int (*g)(int) = 0; return g ? v : 2 * v; }\n" KERNEL
+         OPEN CLOSE,
      "function-pointer", "function-pointer type", 4},
     {"a file-scope initializer",
      HEAD "static void late(void) {}\nstatic void *keep = (void *)late;\n" KERNEL OPEN CLOSE,
@@ -149,9 +151,8 @@ static const subset_case references[] = {
     {"an integer cast to a pointer",
      REF_OPEN "    unsigned long v = (unsigned long)y;\n    y = (float *)(v & ~4095ul);\n}\n",
      "cast", "turns an integer into a pointer", 4},
-    {"a call through a pointer",
-     REF_OPEN "    void (*g)(void) = 0;\n    g();\n}\n", "function-pointer",
-     "declares 'g' of function-pointer type", 3},
+    {"a call through a pointer", REF_OPEN "    void (*g)(void) = 0;\n    g();\n}\n",
+     "function-pointer", "declares 'g' of function-pointer type", 3},
     {"a libc call", "#include <stdlib.h>\n" REF_OPEN "    system(\"true\");\n}\n", "call",
      "the reference calls 'system'", 4},
     {"asm", REF_OPEN "    __asm__(\"nop\");\n}\n", "asm", "inline assembly", 3},
@@ -202,8 +203,8 @@ Test(host_subset, device_launcher_never_dereferences)
 {
     if (!have_cuda())
         cr_skip("the CUDA headers are not installed");
-    judge(device_launchers, sizeof device_launchers / sizeof *device_launchers,
-          CH_SUBSET_CANDIDATE, "f");
+    judge(device_launchers, sizeof device_launchers / sizeof *device_launchers, CH_SUBSET_CANDIDATE,
+          "f");
 }
 
 Test(host_subset, references)
@@ -216,9 +217,8 @@ Test(host_subset, a_file_name_makes_a_compiler_style_message)
     ch_strbuf msg;
     ch_strbuf_init(&msg);
     ch_subset_finding f;
-    cr_assert_eq(ch_host_subset_check(references[1].src, CH_SUBSET_REFERENCE, NULL, "ref.c", &msg,
-                                      &f),
-                 1);
+    cr_assert_eq(
+        ch_host_subset_check(references[1].src, CH_SUBSET_REFERENCE, NULL, "ref.c", &msg, &f), 1);
     cr_expect(strncmp(msg.data, "ref.c:6:", 8) == 0, "%s", msg.data);
     ch_strbuf_free(&msg);
 }
