@@ -469,14 +469,19 @@ static void walk_call(subset_ctx *x, CXCursor call)
         free(k.v);
         return;
     }
+    if (function_like(clang_getCursorType(call)))
+        refuse(x, call, "function-pointer",
+               "%s calls a function that returns a function pointer: functions may only be "
+               "called by name",
+               code_name(x));
     if (clang_getCursorKind(fn) == CXCursor_CXXMethod && clang_CXXMethod_isVirtual(fn))
         refuse(x, call, "virtual",
                "host code makes a virtual call: it goes through a table of function pointers");
-    judge_callee(x, call, fn);
     char *name = str_of(clang_getCursorSpelling(fn));
     /* a cuda* API that takes a kernel (occupancy, attributes, cudaLaunchKernel) may be given
      * one of the file's kernels; the host-callback APIs take host functions and never do */
-    int takes_kernel = strncmp(name, "cuda", 4) == 0 && strcmp(name, "cudaLaunchHostFunc") != 0 &&
+    int takes_kernel = strncmp(name, "cuda", 4) == 0 &&
+                       strncmp(name, "cudaLaunchHostFunc", 18) != 0 &&
                        strncmp(name, "cudaStreamAddCallback", 21) != 0;
     free(name);
     int callee_seen = 0;
@@ -491,6 +496,8 @@ static void walk_call(subset_ctx *x, CXCursor call)
         }
     }
     free(k.v);
+    /* after the arguments: a callback says more than the function that would take it */
+    judge_callee(x, call, fn);
 }
 
 /* ---- conversions ----------------------------------------------------------------------------- */

@@ -114,6 +114,10 @@ static const subset_case candidates[] = {
     {"a file-scope initializer",
      HEAD "static void late(void) {}\nstatic void *keep = (void *)late;\n" KERNEL OPEN CLOSE,
      "function-pointer", "uses a function as a value", 5},
+    {"a function pointer returned by a call",
+     HEAD "typedef void (*fp)(void);\nextern \"C\" fp cudaGetHandlerForTest(void);\n" KERNEL OPEN
+          "    if (cudaGetHandlerForTest() != 0)\n        n = 0;\n" CLOSE,
+     "function-pointer", "returns a function pointer", 9},
     {"something clang cannot read", HEAD KERNEL OPEN "    this is not C++;\n" CLOSE, "parse",
      "cannot be read as C++", 7},
 };

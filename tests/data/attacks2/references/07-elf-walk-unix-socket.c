@@ -1,5 +1,6 @@
-/* attack (was holes/ref-elf-walk-unix-socket.c): a reference reaches socket()/connect() from a qsort comparator's return address
- * (qsort is allowed), and the sandbox lets AF_UNIX through: it connects to @MARKER@ outside. */
+/* attack (was holes/ref-elf-walk-unix-socket.c): a reference reaches socket()/connect() from a
+ * qsort comparator's return address (qsort is allowed), and the sandbox lets AF_UNIX through: it
+ * connects to @MARKER@ outside. */
 #include <stdlib.h>
 // The walk, in pure C with no symbol at all: from an address in libc (a return address into libc,
 // taken in a callback libc makes: an atexit handler, a qsort comparator) back to libc's ELF
