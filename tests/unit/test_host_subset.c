@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "ch/host_subset.h"
+#include "ch/verify.h"
+#include "verify_fixture.h"
 
 typedef struct subset_case {
     const char *name;
@@ -225,4 +227,36 @@ Test(host_subset, a_file_name_makes_a_compiler_style_message)
         ch_host_subset_check(references[1].src, CH_SUBSET_REFERENCE, NULL, "ref.c", &msg, &f), 1);
     cr_expect(strncmp(msg.data, "ref.c:6:", 8) == 0, "%s", msg.data);
     ch_strbuf_free(&msg);
+}
+
+/* Stage 0 runs the subset after its text checks: the ELF walk's atexit handler, which passes
+ * every text check, is refused there with the rule and place in the report's details. */
+Test(host_subset, stage_zero_refuses_with_details)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    const char *src = "#include <cuda_runtime.h>\n#include <stdlib.h>\n"
+                      "static void late(void) {}\n"
+                      "__global__ void k(int n, float a, const float *x, float *y) { }\n"
+                      "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+                      "{\n    k<<<1, 1>>>(n, a, x, y);\n    atexit(late);\n}\n";
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cJSON *d = NULL;
+    cr_assert_eq(ch_static_check(&c, src, &msg, &d), 1);
+    cr_expect(strstr(msg.data, "uses a function as a value") != NULL, "%s", msg.data);
+    cr_assert_not_null(d);
+    cr_expect_str_eq(cJSON_GetObjectItem(d, "check")->valuestring, "host-subset");
+    cr_expect_str_eq(cJSON_GetObjectItem(d, "rule")->valuestring, "function-pointer");
+    cr_expect_eq(cJSON_GetObjectItem(d, "line")->valueint, 8);
+    cJSON_Delete(d);
+    /* without the callback it passes */
+    char *fine = ch_xstrdup(src);
+    memcpy(strstr(fine, "atexit(late);"), "             ", 13);
+    cr_expect_eq(ch_static_check(&c, fine, &msg, NULL), 0, "%s", msg.data);
+    free(fine);
+    ch_strbuf_free(&msg);
+    fx_free(&c);
 }
