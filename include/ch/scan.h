@@ -14,6 +14,7 @@
 
 #include "ch/entry.h"
 #include "ch/error.h"
+#include "ch/strbuf.h"
 #include "ch/types.h"
 
 /* One `#pragma harness` line found in a file's text. */
@@ -42,6 +43,13 @@ int ch_scan_file(const char *path, ch_lang lang, char *const *clang_args, ch_ent
 int ch_scan_text(const char *path, const char *text, size_t len, const ch_pragma_loc *pragmas,
                  size_t n_pragmas, ch_lang lang, char *const *clang_args, ch_entry_list *out,
                  ch_error *err);
+
+/* Pushes onto args the libclang arguments that parse a .cu file as its host side (CUDA mode,
+ * host only, the toolkit at $CUDA_HOME or /usr/local/cuda). Returns the temporary directory
+ * they name (a stand-in for a header clang 14 wants and CUDA 13 dropped), which the caller
+ * removes (ch_remove_tree) and frees; NULL with err set when it could not be made (the
+ * arguments are pushed all the same). */
+char *ch_scan_cuda_host_args(ch_strvec *args, ch_error *err);
 
 /* A same-length copy of text where every `#pragma harness` line and its backslash
  * continuations are spaces (newlines kept), so the host compile keeps line numbers. */

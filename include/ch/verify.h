@@ -129,6 +129,10 @@ typedef enum { CH_OBJECT_CANDIDATE, CH_OBJECT_REFERENCE, CH_OBJECT_UNIT } ch_obj
  * libraries' entry points (candidates and units). */
 int ch_object_check_as(const char *path, ch_object_kind kind, const char *const *extra_allowed,
                        unsigned libs, ch_strbuf *msg);
+/* Whether an object of kind may call the function name (a C name, fortified or not), with the
+ * libraries in libs: the object check's allow-list, which the host subset check
+ * (ch/host_subset.h) applies to the calls it sees in the source. */
+int ch_object_name_allowed(ch_object_kind kind, unsigned libs, const char *name);
 /* Whether an undefined symbol of host code is on the object check's allow-list. */
 int ch_object_symbol_allowed(const char *name);
 

@@ -9,6 +9,7 @@
 
 #include "ch/embed.h"
 #include "ch/llm.h"
+#include "ch/host_subset.h"
 #include "ch/source_guard.h"
 
 /* Embedded by tools/embed.sh (build/gen/prompts.c). */
@@ -259,11 +260,14 @@ char *ch_extract_c(const char *reply, const char *function, ch_error *err)
                      function);
         return NULL;
     }
-    /* compiled here and linked as the user's host path: nothing that reads other files */
+    /* compiled here and linked as the user's host path: nothing that reads other files, and
+     * only code in the host subset (no callbacks, no forged pointers) */
     ch_strbuf why;
     ch_strbuf_init(&why);
     ch_guard_finding found;
-    if (src && ch_source_guard(src, CH_GUARD_REFERENCE, &why, &found)) {
+    ch_subset_finding subset;
+    if (src && (ch_source_guard(src, CH_GUARD_REFERENCE, &why, &found) ||
+                ch_host_subset_check(src, CH_SUBSET_REFERENCE, NULL, NULL, &why, &subset))) {
         free(src);
         ch_error_set(err, "the reference is refused: %s", why.data);
         src = NULL;

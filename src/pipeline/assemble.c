@@ -11,6 +11,7 @@
 #include "ch/assemble.h"
 #include "ch/emit.h"
 #include "ch/fsutil.h"
+#include "ch/host_subset.h"
 #include "ch/proc.h"
 #include "ch/verify.h"
 
@@ -178,12 +179,20 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
     free(sig);
     free(host);
     char *c = ch_xasprintf("%s/%s_host.c", tmp, e->name);
-    int rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
+    ch_strbuf why;
+    ch_strbuf_init(&why);
+    ch_subset_finding subset;
+    /* from a cache as much as from the model: only code in the host subset is linked */
+    int rc =
+        ch_host_subset_check(o->host_src, CH_SUBSET_REFERENCE, NULL, NULL, &why, &subset)
+            ? ch_error_set(err, "%s: the test author's reference is refused: %s", e->name, why.data)
+            : 0;
+    ch_strbuf_reset(&why);
+    if (rc == 0)
+        rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
     char *argv[] = {s->ref_cc.items[0], "-O2", NULL};
     if (rc == 0 && ch_emit_compile(argv, c, obj_path, NULL, err) != 0)
         rc = ch_error_prefix(err, "%s: the reference does not compile", e->name);
-    ch_strbuf why;
-    ch_strbuf_init(&why);
     /* the reference becomes the user's function: judged as compiled, like a candidate */
     if (rc == 0 && ch_object_check_as(obj_path, CH_OBJECT_REFERENCE, NULL, 0, &why) != 0)
         rc = ch_error_set(err, "%s: the test author's reference is refused: %s", e->name, why.data);

@@ -474,18 +474,18 @@ typedef struct parse_setup {
     char *tmpdir;
 } parse_setup;
 
-static void add_cuda_args(parse_setup *s, ch_error *err)
+char *ch_scan_cuda_host_args(ch_strvec *args, ch_error *err)
 {
     const char *cuda = getenv("CUDA_HOME");
     if (!cuda || !*cuda)
         cuda = "/usr/local/cuda";
-    s->tmpdir = ch_make_temp_dir("scan", err);
-    if (s->tmpdir) {
+    char *tmpdir = ch_make_temp_dir("scan", err);
+    if (tmpdir) {
         /* clang 14's CUDA wrapper includes texture_fetch_functions.h, which CUDA 13 dropped */
-        char *f = ch_path_join(s->tmpdir, "texture_fetch_functions.h");
+        char *f = ch_path_join(tmpdir, "texture_fetch_functions.h");
         ch_write_file_atomic(f, "", 0, 0, err);
         free(f);
-        ch_strvec_push_owned(&s->args, ch_xasprintf("-I%s", s->tmpdir));
+        ch_strvec_push_owned(args, ch_xasprintf("-I%s", tmpdir));
     }
     static const char *const cu[] = {"-x",
                                      "cuda",
@@ -496,8 +496,14 @@ static void add_cuda_args(parse_setup *s, ch_error *err)
                                      "-Wno-unknown-cuda-version",
                                      NULL};
     for (size_t i = 0; cu[i]; i++)
-        ch_strvec_push(&s->args, cu[i]);
-    ch_strvec_push_owned(&s->args, ch_xasprintf("--cuda-path=%s", cuda));
+        ch_strvec_push(args, cu[i]);
+    ch_strvec_push_owned(args, ch_xasprintf("--cuda-path=%s", cuda));
+    return tmpdir;
+}
+
+static void add_cuda_args(parse_setup *s, ch_error *err)
+{
+    s->tmpdir = ch_scan_cuda_host_args(&s->args, err);
 }
 
 /* Without CUDA mode: the CUDA keywords defined away so the host-side C++ still parses. */

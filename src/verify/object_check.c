@@ -61,11 +61,14 @@ static const char *const cublas_symbols[] = {"cublasCreate_v2",
                                              NULL};
 
 /* A model-written reference is host C that computes: memory and math, nothing else (no I/O, no
- * processes, no environment). */
+ * processes, no environment). No qsort or bsearch either: they call back into the reference
+ * through a function pointer, and their callbacks' return addresses lead into libc (the host
+ * subset check, ch/host_subset.h, refuses the callback in the source). */
 static const char *const reference_allowed[] = {
-    "memcpy",  "memmove", "memset",        "memcmp",           "memchr",        "malloc", "calloc",
-    "realloc", "free",    "aligned_alloc", "posix_memalign",   "abs",           "labs",   "llabs",
-    "qsort",   "bsearch", "strlen",        "__stack_chk_fail", "__assert_fail", "abort",  NULL};
+    "memcpy",           "memmove",       "memset",  "memcmp", "memchr",
+    "malloc",           "calloc",        "realloc", "free",   "aligned_alloc",
+    "posix_memalign",   "abs",           "labs",    "llabs",  "strlen",
+    "__stack_chk_fail", "__assert_fail", "abort",   NULL};
 
 /* What the emitted unit adds around a verified candidate (src/emit/emit.c): the dispatcher's
  * environment switches, its trace lines on stderr and its once-only decision. */
@@ -167,6 +170,11 @@ static int name_allowed(ch_object_kind kind, const char *const *extra, unsigned 
     if (symbol_allowed_as(kind, extra, name) || library_symbol(name, libs))
         return 1;
     return fortified_base(name, base, sizeof base) && symbol_allowed_as(kind, extra, base);
+}
+
+int ch_object_name_allowed(ch_object_kind kind, unsigned libs, const char *name)
+{
+    return name_allowed(kind, NULL, libs, name);
 }
 
 typedef struct elf_view {

@@ -20,6 +20,7 @@
 #include "ch/proc.h"
 #include "ch/sandbox.h"
 #include "ch/scaffold.h"
+#include "ch/host_subset.h"
 #include "ch/source_guard.h"
 #include "ch/verify.h"
 
@@ -485,8 +486,11 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         ch_strbuf seen;
         ch_strbuf_init(&seen);
         ch_guard_finding found;
-        /* a reference from anywhere (a cache, a file) is guarded as the model's is */
-        if (ch_source_guard(o->reference_c, CH_GUARD_REFERENCE, &seen, &found))
+        ch_subset_finding subset;
+        /* a reference from anywhere (a cache, a file) is guarded as the model's is: what the
+         * compiler may read, then what its code may do (it becomes the user's host path) */
+        if (ch_source_guard(o->reference_c, CH_GUARD_REFERENCE, &seen, &found) ||
+            ch_host_subset_check(o->reference_c, CH_SUBSET_REFERENCE, NULL, NULL, &seen, &subset))
             rc = ch_error_set(err, "reference: the test author's reference for %s is refused: %s",
                               c->name, seen.data);
         ch_strbuf_free(&seen);

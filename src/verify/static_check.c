@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/host_subset.h"
 #include "ch/scaffold.h"
 #include "ch/source_guard.h"
 #include "ch/verify.h"
@@ -440,6 +441,20 @@ int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSO
                           "by kernels and copied back",
                           pnames[i]);
                 goto done;
+            }
+        }
+    }
+    /* the host side on the AST: no computed control flow, no forged pointers */
+    {
+        ch_subset_finding sf;
+        if (ch_host_subset_check(src, CH_SUBSET_CANDIDATE, c->name, NULL, msg, &sf)) {
+            rc = 1;
+            if (details) {
+                *details = cJSON_CreateObject();
+                cJSON_AddStringToObject(*details, "check", "host-subset");
+                cJSON_AddStringToObject(*details, "rule", sf.rule);
+                cJSON_AddNumberToObject(*details, "line", sf.line);
+                cJSON_AddNumberToObject(*details, "column", sf.col);
             }
         }
     }

@@ -1,0 +1,48 @@
+/* The host subset: what the host side of a candidate (every function that is not a kernel or a
+ * device-only function, and every file-scope initializer) and the whole of a model-written
+ * reference may be, judged on the AST (libclang) before anything compiles. That code is linked
+ * into the user's program, so no check of names can be enough: from any address in libc (a
+ * return address taken in a callback) a few loops reach its dynamic symbol table and any
+ * function in it. The subset makes such walks useless: no computed control flow and no forged
+ * pointers.
+ *  - no indirect call: every callee is a named function (a kernel launch <<<>>> is one), never
+ *    a virtual one;
+ *  - no expression of function type or function-pointer type but a call's callee: no function
+ *    address taken, no callback passed (atexit, qsort, signal, cudaLaunchHostFunc, ...), no
+ *    variable, field or parameter of function-pointer type, no lambda (a kernel's address
+ *    passed straight to a cuda* API that takes a kernel is the one exception);
+ *  - no integer turned into a pointer (a null constant aside), no cast between unrelated
+ *    pointer types (void, character types and void** <-> T** are allowed), no union holding a
+ *    pointer;
+ *  - no return-address or frame builtin, no asm, no computed goto;
+ *  - calls only to the object check's allow-list (ch/verify.h: CUDA runtime, cuBLAS when
+ *    declared, memory and math functions), the trusted runtime (ch_rt_*), the CUDA headers'
+ *    inline helpers, members of classes and namespaces of the C++, CUB, Thrust and libcu++
+ *    headers, and the file's own functions and kernels; a reference only memory and math
+ *    functions and its own functions;
+ *  - NAME_device_launcher (its pointers are device pointers) never dereferences them. */
+#ifndef CH_HOST_SUBSET_H
+#define CH_HOST_SUBSET_H
+
+#include "ch/strbuf.h"
+
+/* What the source is: a candidate (CUDA C++, host side judged) or a reference (C, all of it). */
+typedef enum { CH_SUBSET_CANDIDATE, CH_SUBSET_REFERENCE } ch_subset_kind;
+
+/* Which rule refused a source, and where. */
+typedef struct ch_subset_finding {
+    const char *rule; /* "parse", "indirect-call", "function-pointer", "lambda", "virtual",
+                         "cast", "union", "builtin", "asm", "goto", "call", "device-deref" */
+    unsigned line, col;
+} ch_subset_finding;
+
+/* Judges src. entry: the entry's name (its NAME_device_launcher may not dereference its
+ * pointer parameters), or NULL. file: the name messages give the source ("ref_impl.c"), whose
+ * messages then read "file:line:col: ..."; NULL when no file holds it, and the message ends in
+ * "(line N, column C)" as stage 0's other reasons do. Returns 0 when src passes; 1 with a
+ * one-line message in msg (reset first) and *f filled. A source clang cannot parse outside its
+ * device-only functions is refused: what is not understood is not trusted. */
+int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry, const char *file,
+                         ch_strbuf *msg, ch_subset_finding *f);
+
+#endif

@@ -1,0 +1,262 @@
+/* The host subset (ch/host_subset.h): each rule refuses what it names, at the line it names,
+ * and passes the ordinary code next to it. Candidates are parsed with the CUDA headers (skipped
+ * where the toolkit is missing); references as C. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ch/host_subset.h"
+#include "ch/verify.h"
+#include "verify_fixture.h"
+
+typedef struct subset_case {
+    const char *name;
+    const char *src;
+    const char *rule;   /* NULL: passes */
+    const char *expect; /* part of the message */
+    unsigned line;
+} subset_case;
+
+#define HEAD "#include <cuda_runtime.h>\n#include <stdlib.h>\n#include <stdint.h>\n"
+/* line 4 */
+#define KERNEL "__global__ void k(int n, float *y) { if (n) y[0] = 1.0f; }\n"
+/* line 5 on: the launcher's opening */
+#define OPEN  "extern \"C\" void f_launcher(int n, float *y)\n{\n"
+#define CLOSE "    k<<<1, 1>>>(n, y);\n}\n"
+
+static const subset_case candidates[] = {
+    {"plain launcher", HEAD KERNEL OPEN CLOSE, NULL, NULL, 0},
+    {"device copies and casts for the API",
+     HEAD KERNEL OPEN
+     "    float *d = NULL;\n    cudaMalloc((void **)&d, 4 * (size_t)n);\n"
+     "    cudaMemcpy(d, y, 4, cudaMemcpyHostToDevice);\n"
+     "    float *h = (float *)malloc(4);\n    unsigned char *b = (unsigned char *)h;\n"
+     "    free(b);\n    k<<<1, 1>>>(n, d + 1);\n    cudaFree(d);\n}\n",
+     NULL, NULL, 0},
+    {"a kernel given to the occupancy API",
+     HEAD KERNEL OPEN
+     "    int b = 0;\n    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k, 256, "
+     "0);\n" CLOSE,
+     NULL, NULL, 0},
+    {"a host helper, math and a mutex",
+     HEAD "#include <mutex>\n#include <math.h>\nstatic std::mutex m;\n"
+          "static int blocks(int n) { return (int)ceil(n / 256.0); }\n" KERNEL
+          "extern \"C\" void f_launcher(int n, float *y)\n{\n"
+          "    std::lock_guard<std::mutex> g(m);\n    k<<<blocks(n), 256>>>(n, y);\n}\n",
+     NULL, NULL, 0},
+    {"atexit handler (the ELF walk's entry)",
+     HEAD "static void late(void) {}\n" KERNEL OPEN "    atexit(late);\n" CLOSE, "function-pointer",
+     "uses a function as a value", 8},
+    {"indirect call through a pointer",
+     HEAD KERNEL OPEN "    void (*g)(int, float *) = 0;\n    g(n, y);\n" CLOSE, "function-pointer",
+     "declares 'g' of function-pointer type", 7},
+    {"function pointer through a struct",
+     HEAD "struct ops { void (*run)(void); };\n" KERNEL OPEN CLOSE, "function-pointer",
+     "declares 'run' of function-pointer type", 4},
+    {"call through a struct member",
+     HEAD "struct ops { int run; };\n" KERNEL OPEN "    struct ops o = {0};\n"
+          "    ((void (*)(void))(uintptr_t)o.run)();\n" CLOSE,
+     "indirect-call", "indirect call", 9},
+    {"lambda in host code",
+     HEAD KERNEL OPEN "    auto g = [](int v) { return v + 1; };\n    n = g(n);\n" CLOSE, "lambda",
+     "lambda", 7},
+    {"cast from uintptr_t",
+     HEAD KERNEL OPEN
+     "    uintptr_t a = (uintptr_t)y;\n    float *p = (float *)(a + 4096);\n" CLOSE,
+     "cast", "turns an integer into a pointer", 8},
+    {"null pointer constant", HEAD KERNEL OPEN "    float *p = (float *)0;\n    (void)p;\n" CLOSE,
+     NULL, NULL, 0},
+    {"unrelated pointer cast", HEAD KERNEL OPEN "    long *l = (long *)&y;\n    (void)l;\n" CLOSE,
+     "cast", "unrelated pointer type", 7},
+    {"reinterpret_cast to a reference",
+     HEAD KERNEL OPEN "    reinterpret_cast<unsigned long &>(y) = 4096;\n" CLOSE, "cast",
+     "reinterprets an object", 7},
+    {"union punning", HEAD "union pun { unsigned long i; float *p; };\n" KERNEL OPEN CLOSE, "union",
+     "union holding a pointer", 4},
+    {"signal handler, hand-declared",
+     HEAD "extern \"C\" void (*signal(int, void (*)(int)))(int);\n"
+          "static void h(int) {}\n" KERNEL OPEN "    signal(2, h);\n" CLOSE,
+     "function-pointer", "function-pointer type", 4},
+    {"cudaLaunchHostFunc callback",
+     HEAD "static void CUDART_CB cb(void *) {}\n" KERNEL OPEN
+          "    cudaLaunchHostFunc(0, cb, NULL);\n" CLOSE,
+     "function-pointer", "uses a function as a value", 8},
+    {"virtual call",
+     HEAD "struct base { virtual int size() { return 1; } };\n" KERNEL OPEN
+          "    base b;\n    n = b.size();\n" CLOSE,
+     "virtual", "virtual function", 4},
+    {"return address",
+     HEAD KERNEL OPEN "    unsigned long r = (unsigned long)__builtin_return_address(0);\n"
+                      "    (void)r;\n" CLOSE,
+     "builtin", "__builtin_return_address", 7},
+    {"frame address",
+     HEAD KERNEL OPEN "    void *r = __builtin_frame_address(0);\n    (void)r;\n" CLOSE, "builtin",
+     "__builtin_frame_address", 7},
+    {"computed goto", HEAD KERNEL OPEN "    void *l = &&out;\n    goto *l;\nout:\n" CLOSE, "goto",
+     "computed goto", 7},
+    {"a libc call not allowed", HEAD KERNEL OPEN "    system(\"true\");\n" CLOSE, "call",
+     "calls 'system'", 7},
+    {"a parenthesised libc call", HEAD KERNEL OPEN "    (system)(\"true\");\n" CLOSE, "call",
+     "calls 'system'", 7},
+    {"a hand-declared libc call",
+     HEAD "extern \"C\" int unlinkat(int, const char *, int);\n" KERNEL OPEN
+          "    unlinkat(0, \"x\", 0);\n" CLOSE,
+     "call", "calls 'unlinkat'", 8},
+    {"device code is not judged",
+     HEAD
+     "__device__ int twice(int v) { int (*g)(int) = 0; return g ? v : 2 * v; }\n" KERNEL OPEN CLOSE,
+     NULL, NULL, 0},
+    {"host-device code is",
+     HEAD
+     "__host__ __device__ int twice(int v) { int (*g)(int) = 0; return g ? v : 2 * v; }\n" KERNEL
+         OPEN CLOSE,
+     "function-pointer", "function-pointer type", 4},
+    {"a file-scope initializer",
+     HEAD "static void late(void) {}\nstatic void *keep = (void *)late;\n" KERNEL OPEN CLOSE,
+     "function-pointer", "uses a function as a value", 5},
+    {"a function pointer returned by a call",
+     HEAD "typedef void (*fp)(void);\nextern \"C\" fp cudaGetHandlerForTest(void);\n" KERNEL OPEN
+          "    if (cudaGetHandlerForTest() != 0)\n        n = 0;\n" CLOSE,
+     "function-pointer", "returns a function pointer", 9},
+    {"something clang cannot read", HEAD KERNEL OPEN "    this is not C++;\n" CLOSE, "parse",
+     "cannot be read as C++", 7},
+};
+
+/* the device launcher: its pointers are device memory */
+#define DEVL "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+static const subset_case device_launchers[] = {
+    {"launches only", HEAD KERNEL DEVL "    k<<<1, 1>>>(n, y + 1);\n    return 0;\n}\n", NULL, NULL,
+     0},
+    {"subscript", HEAD KERNEL DEVL "    y[0] = 1.0f;\n    return 0;\n}\n", "device-deref",
+     "f_device_launcher dereferences a device pointer", 7},
+    {"star", HEAD KERNEL DEVL "    return *y > 0;\n}\n", "device-deref", "dereferences", 7},
+};
+
+#define REF_OPEN "void axpy_reference(int n, float a, const float *x, float *y)\n{\n"
+static const subset_case references[] = {
+    {"plain loop",
+     "#include <math.h>\n#include <stdlib.h>\n#include <string.h>\n"
+     "static float twice(float v) { return 2 * v; }\n" REF_OPEN
+     "    float *t = malloc(sizeof *t * (size_t)(n + 1));\n    memcpy(t, x, sizeof *t);\n"
+     "    const float *end = x + n;\n    for (const float *p = x; p < end; p++)\n"
+     "        y[p - x] = a * twice(*p) + sqrtf(fabsf(y[p - x]));\n    free(t);\n}\n",
+     NULL, NULL, 0},
+    {"qsort comparator",
+     "#include <stdlib.h>\nstatic int cmp(const void *a, const void *b) { return 0; }\n" REF_OPEN
+     "    float t[2] = {0};\n    qsort(t, 2, sizeof t[0], cmp);\n}\n",
+     "function-pointer", "uses a function as a value", 6},
+    {"return address",
+     "static unsigned long at;\n" REF_OPEN
+     "    at = (unsigned long)__builtin_return_address(0);\n}\n",
+     "builtin", "__builtin_return_address", 4},
+    {"an integer becomes a pointer implicitly",
+     REF_OPEN "    unsigned long v = 4096;\n    float *p = v;\n    y[0] = *p;\n}\n", "cast",
+     "turns an integer into a pointer (an implicit conversion)", 4},
+    {"an integer cast to a pointer",
+     REF_OPEN "    unsigned long v = (unsigned long)y;\n    y = (float *)(v & ~4095ul);\n}\n",
+     "cast", "turns an integer into a pointer", 4},
+    {"a call through a pointer", REF_OPEN "    void (*g)(void) = 0;\n    g();\n}\n",
+     "function-pointer", "declares 'g' of function-pointer type", 3},
+    {"a libc call", "#include <stdlib.h>\n" REF_OPEN "    system(\"true\");\n}\n", "call",
+     "the reference calls 'system'", 4},
+    {"asm", REF_OPEN "    __asm__(\"nop\");\n}\n", "asm", "inline assembly", 3},
+};
+
+static int have_cuda(void)
+{
+    const char *home = getenv("CUDA_HOME");
+    char path[512];
+    snprintf(path, sizeof path, "%s/include/cuda_runtime.h",
+             home && *home ? home : "/usr/local/cuda");
+    return access(path, R_OK) == 0;
+}
+
+static void judge(const subset_case *cases, size_t n, ch_subset_kind kind, const char *entry)
+{
+    for (size_t i = 0; i < n; i++) {
+        const subset_case *t = &cases[i];
+        ch_strbuf msg;
+        ch_strbuf_init(&msg);
+        ch_subset_finding f = {0};
+        int rc = ch_host_subset_check(t->src, kind, entry, NULL, &msg, &f);
+        if (!t->rule) {
+            cr_expect_eq(rc, 0, "%s: refused: %s", t->name, msg.data ? msg.data : "");
+        } else {
+            cr_expect_eq(rc, 1, "%s: passed", t->name);
+            if (rc == 1) {
+                cr_expect_str_eq(f.rule, t->rule, "%s: %s", t->name, msg.data);
+                cr_expect(strstr(msg.data, t->expect) != NULL, "%s: %s", t->name, msg.data);
+                cr_expect_eq(f.line, t->line, "%s: line %u: %s", t->name, f.line, msg.data);
+                char at[64];
+                snprintf(at, sizeof at, "(line %u, column ", t->line);
+                cr_expect(strstr(msg.data, at) != NULL, "%s: %s", t->name, msg.data);
+            }
+        }
+        ch_strbuf_free(&msg);
+    }
+}
+
+Test(host_subset, candidates)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(candidates, sizeof candidates / sizeof *candidates, CH_SUBSET_CANDIDATE, "f");
+}
+
+Test(host_subset, device_launcher_never_dereferences)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(device_launchers, sizeof device_launchers / sizeof *device_launchers, CH_SUBSET_CANDIDATE,
+          "f");
+}
+
+Test(host_subset, references)
+{
+    judge(references, sizeof references / sizeof *references, CH_SUBSET_REFERENCE, NULL);
+}
+
+Test(host_subset, a_file_name_makes_a_compiler_style_message)
+{
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    ch_subset_finding f;
+    cr_assert_eq(
+        ch_host_subset_check(references[1].src, CH_SUBSET_REFERENCE, NULL, "ref.c", &msg, &f), 1);
+    cr_expect(strncmp(msg.data, "ref.c:6:", 8) == 0, "%s", msg.data);
+    ch_strbuf_free(&msg);
+}
+
+/* Stage 0 runs the subset after its text checks: the ELF walk's atexit handler, which passes
+ * every text check, is refused there with the rule and place in the report's details. */
+Test(host_subset, stage_zero_refuses_with_details)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    const char *src = "#include <cuda_runtime.h>\n#include <stdlib.h>\n"
+                      "static void late(void) {}\n"
+                      "__global__ void k(int n, float a, const float *x, float *y) { }\n"
+                      "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+                      "{\n    k<<<1, 1>>>(n, a, x, y);\n    atexit(late);\n}\n";
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cJSON *d = NULL;
+    cr_assert_eq(ch_static_check(&c, src, &msg, &d), 1);
+    cr_expect(strstr(msg.data, "uses a function as a value") != NULL, "%s", msg.data);
+    cr_assert_not_null(d);
+    cr_expect_str_eq(cJSON_GetObjectItem(d, "check")->valuestring, "host-subset");
+    cr_expect_str_eq(cJSON_GetObjectItem(d, "rule")->valuestring, "function-pointer");
+    cr_expect_eq(cJSON_GetObjectItem(d, "line")->valueint, 8);
+    cJSON_Delete(d);
+    /* without the callback it passes */
+    char *fine = ch_xstrdup(src);
+    memcpy(strstr(fine, "atexit(late);"), "             ", 13);
+    cr_expect_eq(ch_static_check(&c, fine, &msg, NULL), 0, "%s", msg.data);
+    free(fine);
+    ch_strbuf_free(&msg);
+    fx_free(&c);
+}
