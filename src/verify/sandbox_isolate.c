@@ -455,7 +455,8 @@ static int enter_pid_ns(void)
 
 /* Whether the unprivileged user can reach path: every directory on the way searchable by
  * others (a 0700 directory the mounts did not replace would make the run fail); the path itself
- * is the run directory (given to that user) or a program others may execute. */
+ * is the run directory (given to that user), a program others may execute or a file (a library
+ * a compiler links) others may read. */
 int iso_others_can_reach(const char *path)
 {
     char buf[PATH_MAX];
@@ -472,7 +473,7 @@ int iso_others_can_reach(const char *path)
             return 0;
         *s = '/';
     }
-    return stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || (st.st_mode & S_IXOTH));
+    return stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || (st.st_mode & (S_IXOTH | S_IROTH)));
 }
 
 static int drop_capabilities(void)

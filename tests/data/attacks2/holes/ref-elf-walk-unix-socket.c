@@ -1,5 +1,6 @@
-/* HOLE (not fixed): a reference reaches socket()/connect() from a qsort comparator's return address
- * (qsort is allowed), and the sandbox lets AF_UNIX through: it connects to @SOCKET@ outside. */
+/* Was a hole (issue 15 H2), now contained: a reference reaches socket()/connect() from a qsort
+ * comparator's return address (qsort is allowed) and connects to @SOCKET@ outside; the reference
+ * program runs without the GPU, so its sandbox refuses every socket (attacks_heldout.t 3b). */
 #include <stdlib.h>
 // The walk, in pure C with no symbol at all: from an address in libc (a return address into libc,
 // taken in a callback libc makes: an atexit handler, a qsort comparator) back to libc's ELF
