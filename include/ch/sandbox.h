@@ -9,8 +9,13 @@
  * opens the reference outputs the parent compares against); the rest of / read only; as root, the
  * run switches to the unprivileged user "nobody" (65534), so even a path the mounts miss
  * (/proc/PID/root of another process) cannot open the parent's 0700 directories; capabilities
- * dropped; NoNewPrivs; and a seccomp filter (no sockets but AF_UNIX, no
- * fork, no exec but the program itself, no ptrace, mount, bpf, ...). A step that cannot be set up
+ * dropped; NoNewPrivs; and a seccomp filter (no fork, no exec but the program itself, no
+ * ptrace, mount, bpf, ...; no socket at all for a run that does not use the GPU, only AF_UNIX for
+ * one that does). Every place another program's socket may live is covered for every run: /tmp,
+ * /var/tmp and /dev/shm by a private tmpfs (not /dev/shm where MPS is in use: it shares memory
+ * there), /run, $XDG_RUNTIME_DIR and ch-cc's TMPDIR by an empty one; a GPU run gets back only the
+ * nvidia-persistenced socket and the MPS pipe directory. A compiler run (compiler) gets the same
+ * isolation with fork and exec allowed. A step that cannot be set up
  * is recorded in the result's isolation_failed (ch_sandbox_isolation_text) and said once on
  * stderr. An optional runner prefix (config "runner": "srun --gres=gpu:1") turns the exec and
  * network rules off: the runner needs them (recorded as partial).
@@ -25,15 +30,19 @@
 #define CH_SANDBOX_MAX_PATHS 4
 
 typedef struct ch_sandbox_opts {
-    const char *dir;        /* working directory (must exist); becomes HOME and TMPDIR */
-    const char *runner;     /* command prefix split like a shell would, NULL/"" for none */
-    double wall_seconds;    /* 0: default 60 */
-    long cpu_seconds;       /* 0: default 120 */
-    long file_size_bytes;   /* 0: default 4 GiB */
-    long open_files;        /* 0: default 256 */
-    int allow_network;      /* nonzero: do not ask for a new network namespace */
-    int cpu_only;           /* nonzero: no GPU use, so an address-space limit applies */
-    int allow_spawn;        /* nonzero: a trusted launcher (compute-sanitizer) forks and execs */
+    const char *dir;      /* working directory (must exist); becomes HOME and TMPDIR */
+    const char *runner;   /* command prefix split like a shell would, NULL/"" for none */
+    double wall_seconds;  /* 0: default 60 */
+    long cpu_seconds;     /* 0: default 120 */
+    long file_size_bytes; /* 0: default 4 GiB */
+    long open_files;      /* 0: default 256 */
+    int allow_network;    /* nonzero: do not ask for a new network namespace */
+    int cpu_only;         /* nonzero: no GPU use, so an address-space limit applies */
+    int allow_spawn;      /* nonzero: a trusted launcher (compute-sanitizer) forks and execs */
+    /* nonzero: a compiler (nvcc, cc) on untrusted source: it forks and execs its passes (cicc,
+     * ptxas, gcc, ld) and reads its toolkit and PATH, read only; no sockets, no GPU */
+    int compiler;
+    int merge_output;       /* nonzero: stderr goes into the captured stdout, in order */
     char *const *extra_env; /* NAME=VALUE strings added to the scrubbed environment, or NULL */
     /* paths the child must not see (the reference outputs, the cache), NULL-ended */
     const char *hide[CH_SANDBOX_MAX_PATHS + 1];

@@ -359,18 +359,33 @@ static void failure_summary(const char *out, ch_strbuf *why)
     ch_strbuf_add(why, line, strcspn(line, "\n"));
 }
 
-/* Runs argv capturing output into log; nonzero exit is an error naming what. */
-static int run_step(char *const *argv, const char *what, ch_strbuf *log, ch_error *err)
+/* Runs argv capturing output into log; nonzero exit is an error naming what. With box (the
+ * directory of a test author's reference, which is model-written source), it runs there in the
+ * sandbox as a compiler; without, as the user's own compile of the user's own file. */
+static int run_step(char *const *argv, const char *what, const char *box, ch_strbuf *log,
+                    ch_error *err)
 {
-    ch_proc_opts po;
-    memset(&po, 0, sizeof po);
-    po.capture_stdout = 1;
-    po.merge_stderr = 1;
-    po.stdin_path = "/dev/null";
-    po.wall_seconds = 300;
     ch_proc_result r;
     ch_proc_result_init(&r);
-    int rc = ch_proc_run(argv, &po, &r, err);
+    int rc;
+    if (box) {
+        ch_sandbox_opts so;
+        memset(&so, 0, sizeof so);
+        so.dir = box;
+        so.compiler = 1;
+        so.merge_output = 1;
+        so.wall_seconds = 300;
+        so.cpu_seconds = 300;
+        rc = ch_sandbox_run(&so, argv, &r, err);
+    } else {
+        ch_proc_opts po;
+        memset(&po, 0, sizeof po);
+        po.capture_stdout = 1;
+        po.merge_stderr = 1;
+        po.stdin_path = "/dev/null";
+        po.wall_seconds = 300;
+        rc = ch_proc_run(argv, &po, &r, err);
+    }
     if (rc == 0 && r.exit_code != 0) {
         ch_strbuf why;
         ch_strbuf_init(&why);
@@ -422,13 +437,13 @@ static int compile_user_tu(const ch_oracle *o, const char *bridge_h, const char 
     ch_strvec_push(&argv, unit ? unit : o->tu_path);
     ch_strvec_push(&argv, "-o");
     ch_strvec_push(&argv, obj);
-    int rc = run_step(argv.items, "compiling the oracle", log, err);
+    int rc = run_step(argv.items, "compiling the oracle", NULL, log, err);
     ch_strvec_free(&argv);
     if (rc)
         return rc;
     /* the user's main (if any) must not clash with ours */
     char *rn[] = {"objcopy", "--redefine-sym", "main=ch_user_main", (char *)obj, NULL};
-    return run_step(rn, "renaming main", log, err);
+    return run_step(rn, "renaming main", NULL, log, err);
 }
 
 static int probe(const ch_checklist *c, const char *exe, const char *dir, ch_strbuf *log,
@@ -450,13 +465,17 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
      * file is still compiled then when it holds the sample function */
     int body = o->reference_c == NULL;
     const char *cc = o->cc_argv && o->cc_argv[0] ? o->cc_argv[0] : "cc";
-    char *main_c = ch_path_join(dir, "ref_main.c");
-    char *obj = ch_path_join(dir, "oracle.o");
-    char *user_obj = ch_path_join(dir, "user.o");
-    char *impl_c = ch_path_join(dir, "ref_impl.c");
-    char *unit_c = ch_path_join(dir, o->cuda ? "ref_unit.cu" : "ref_unit.c");
-    char *out = ch_path_join(dir, "ref");
-    char *bridge_h = ch_path_join(dir, "ref_bridge.h");
+    /* a test author's reference is compiled and linked in the sandbox, in a directory of its
+     * own: the sandbox gives that directory to its unprivileged user, never dir itself */
+    char *box = body ? NULL : ch_path_join(dir, "author");
+    const char *bdir = box ? box : dir;
+    char *main_c = ch_path_join(bdir, "ref_main.c");
+    char *obj = ch_path_join(bdir, "oracle.o");
+    char *user_obj = ch_path_join(bdir, "user.o");
+    char *impl_c = ch_path_join(bdir, "ref_impl.c");
+    char *unit_c = ch_path_join(bdir, o->cuda ? "ref_unit.cu" : "ref_unit.c");
+    char *out = ch_path_join(bdir, "ref");
+    char *bridge_h = ch_path_join(bdir, "ref_bridge.h");
     char *fn =
         body ? ch_xasprintf("%s__ch_oracle", c->name) : ch_xasprintf("%s_reference", c->name);
     char *sample_fn = c->sample ? ch_xasprintf("%s__ch_sample", c->name) : NULL;
@@ -466,7 +485,9 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     gen_main(c, fn, sample_fn, &src);
     ch_strvec argv;
     ch_strvec_init(&argv);
-    int rc = ch_write_file_atomic(main_c, src.data, src.len, 0, err);
+    int rc = box ? ch_mkdir_p(box, err) : 0;
+    if (rc == 0)
+        rc = ch_write_file_atomic(main_c, src.data, src.len, 0, err);
     if (rc)
         goto done;
     if (body) {
@@ -497,7 +518,7 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         if (rc)
             goto done;
         if ((rc = ch_write_file_atomic(impl_c, o->reference_c, strlen(o->reference_c), 0, err)) ||
-            (rc = run_step(argv.items, "compiling the oracle", log, err)))
+            (rc = run_step(argv.items, "compiling the oracle", box, log, err)))
             goto done;
         ch_strbuf why;
         ch_strbuf_init(&why);
@@ -537,7 +558,7 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     if (!body && c->sample)
         ch_strvec_push(&argv, user_obj);
     ch_strvec_push(&argv, "-lm");
-    if ((rc = run_step(argv.items, "linking the reference program", log, err)))
+    if ((rc = run_step(argv.items, "linking the reference program", box, log, err)))
         goto done;
     if ((rc = probe(c, out, dir, log, err)))
         goto done;
@@ -546,6 +567,7 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
 done:
     ch_strvec_free(&argv);
     ch_strbuf_free(&src);
+    free(box);
     free(main_c);
     free(obj);
     free(user_obj);

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "ch/cleanup.h"
 #include "ch/fsutil.h"
 #include "ch/sandbox.h"
 #include "sandbox_isolate.h"
@@ -92,9 +94,12 @@ static char *program_path(const char *name)
 
 static int give_to_nobody(const char *path, const struct stat *st, int type, struct FTW *f)
 {
-    (void)st;
     (void)type;
     (void)f;
+    /* a file linked from elsewhere (a shared object, a neighbour's input) is not the run's to
+     * own: the program may read it, never write it */
+    if (S_ISREG(st->st_mode) && st->st_nlink > 1)
+        return 0;
     /* a file that went away while the walk ran (a neighbour's temporary) is no failure; any
      * other stops the walk, and the child then stays root (reported) */
     return lchown(path, NOBODY_ID, NOBODY_ID) == 0 || errno == ENOENT ? 0 : -1;
@@ -112,6 +117,20 @@ static void add_path(const char **list, size_t *n, const char *path)
 {
     if (path && *path && *n < ISO_MAX_PATHS)
         list[(*n)++] = path;
+}
+
+static void add_exposed(iso_plan *p, const char *path, int writable)
+{
+    if (!path || !*path || p->n_expose >= ISO_MAX_PATHS)
+        return;
+    /* an offered path the unprivileged user cannot enter would only cover what it can (a
+     * 0700 directory above the run directory) */
+    struct stat st;
+    if (p->n_required && p->n_expose >= p->n_required && geteuid() == 0 &&
+        (!iso_others_can_reach(path) || stat(path, &st) != 0 || !(st.st_mode & S_IXOTH)))
+        return;
+    p->expose_writable[p->n_expose] = (unsigned char)writable;
+    p->expose[p->n_expose++] = path;
 }
 
 /* Whether path may be covered by an empty tmpfs: never the root or a system directory (HOME=/
@@ -140,17 +159,106 @@ static unsigned add_hidden(iso_plan *p, const char *path)
     return 0;
 }
 
+/* A directory hidden where it really is (/var/run is /run), once; nothing when it is not there */
+static void add_real(iso_plan *p, const char **list, size_t *n, const char *path)
+{
+    char *abs = path ? realpath(path, NULL) : NULL;
+    int seen = 0;
+    for (size_t i = 0; abs && i < p->n_scratch; i++)
+        seen |= strcmp(p->scratch[i], abs) == 0;
+    for (size_t i = 0; abs && i < p->n_hide; i++)
+        seen |= strcmp(p->hide[i], abs) == 0;
+    if (!abs || seen || !ch_is_dir(abs)) {
+        free(abs);
+        return;
+    }
+    ch_strvec_push_owned(&p->owned, abs);
+    add_path(list, n, abs);
+}
+
+/* The MPS pipe directory when an MPS server is in use, else NULL: CUDA clients talk to the
+ * server through the sockets in it, and share memory with it in /dev/shm. */
+static const char *mps_pipe_dir(void)
+{
+    const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    if (!dir || !*dir)
+        dir = "/tmp/nvidia-mps";
+    return ch_is_dir(dir) ? dir : NULL;
+}
+
+/* The places another program's filesystem socket may live (the read-only root does not stop a
+ * connect: it needs write access to the socket, not to the mount): the temporary directories
+ * get a private tmpfs, /run, $XDG_RUNTIME_DIR and ch-cc's own TMPDIR an empty one. A GPU run
+ * gets back what the CUDA driver talks to: the nvidia-persistenced socket, the MPS pipe
+ * directory (and /dev/shm stays shared with the MPS server). */
+static void plan_socket_places(const ch_sandbox_opts *o, iso_plan *p)
+{
+    const char *mps = o->cpu_only || o->compiler ? NULL : mps_pipe_dir();
+    add_real(p, p->scratch, &p->n_scratch, "/tmp");
+    add_real(p, p->scratch, &p->n_scratch, "/var/tmp");
+    if (!mps)
+        add_real(p, p->scratch, &p->n_scratch, "/dev/shm");
+    add_real(p, p->hide, &p->n_hide, "/run");
+    add_real(p, p->hide, &p->n_hide, "/var/run");
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && hideable(xdg))
+        add_real(p, p->hide, &p->n_hide, xdg);
+    const char *base = ch_cleanup_temp_base() ? ch_cleanup_temp_base() : getenv("TMPDIR");
+    if (base && *base && hideable(base))
+        add_real(p, p->hide, &p->n_hide, base);
+    if (o->cpu_only || o->compiler)
+        return;
+    static const char *const persistenced = "/run/nvidia-persistenced/socket";
+    if (access(persistenced, F_OK) == 0)
+        add_exposed(p, persistenced, 0);
+    add_exposed(p, mps, 1);
+}
+
+/* A compiler reads its toolkit (BIN/.. of the program: nvcc's include, nvvm, lib64) and runs
+ * what PATH finds (gcc, ld), wherever the hiding put them. */
+static void plan_compiler_paths(const char *exe, iso_plan *p)
+{
+    char *bin = ch_path_dir(exe);
+    char *toolkit = ch_path_dir(bin);
+    free(bin);
+    if (strcmp(toolkit, "/") != 0 && ch_is_dir(toolkit)) {
+        ch_strvec_push_owned(&p->owned, toolkit);
+        add_exposed(p, toolkit, 0);
+    } else {
+        free(toolkit);
+    }
+    for (const char *v = getenv("PATH"); v && *v;) {
+        size_t n = strcspn(v, ":");
+        char *dir = ch_xstrndup(v, n);
+        if (dir[0] == '/' && ch_is_dir(dir)) {
+            ch_strvec_push_owned(&p->owned, dir);
+            add_exposed(p, dir, 0);
+        } else {
+            free(dir);
+        }
+        v += n + (v[n] == ':');
+    }
+}
+
 /* The paths the child keeps and loses; CH_ISO_HIDE when one cannot be hidden. */
 static unsigned plan_paths(const ch_sandbox_opts *o, const char *exe, iso_plan *p)
 {
     p->dir = o->dir;
-    add_path(p->expose, &p->n_expose, o->dir);
-    add_path(p->expose, &p->n_expose, exe);
+    add_exposed(p, o->dir, 1);
+    add_exposed(p, exe, 0);
     for (size_t i = 0; i < CH_SANDBOX_MAX_PATHS && o->expose[i]; i++)
-        add_path(p->expose, &p->n_expose, o->expose[i]);
+        add_exposed(p, o->expose[i], 0);
+    p->n_required = p->n_expose;
+    if (o->compiler)
+        plan_compiler_paths(exe, p);
     unsigned failed = add_hidden(p, getenv("HOME"));
     for (size_t i = 0; i < CH_SANDBOX_MAX_PATHS && o->hide[i]; i++)
         failed |= add_hidden(p, o->hide[i]);
+    /* a runner (srun) talks to its daemons through /run (munge); reported partial anyway */
+    if (!(o->runner && *o->runner))
+        plan_socket_places(o, p);
+    else
+        add_real(p, p->scratch, &p->n_scratch, "/tmp");
     return failed;
 }
 
@@ -202,7 +310,7 @@ static int uses_sanitizer_runtime(const char *exe)
  * nor do programs with a sanitizer runtime (its shadow memory). */
 static long address_space_limit(const ch_sandbox_opts *o, int sanitized)
 {
-    if (!o->cpu_only || sanitized)
+    if (!(o->cpu_only || o->compiler) || sanitized)
         return 0;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0)
@@ -227,12 +335,25 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
      * an oracle's leaks do not matter to verification */
     if (sanitized)
         ch_strvec_push(&env, "ASAN_OPTIONS=detect_leaks=0");
+    /* the user's own settings for the nvcc they run (the same flags as their builds) */
+    static const char *const compiler_vars[] = {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", NULL};
+    for (size_t i = 0; o->compiler && compiler_vars[i]; i++)
+        if (getenv(compiler_vars[i]))
+            ch_strvec_push_owned(&env,
+                                 ch_xasprintf("%s=%s", compiler_vars[i], getenv(compiler_vars[i])));
+    /* the GPU run reaches the MPS server the user set up */
+    const char *mps = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    if (mps && *mps && !o->cpu_only && !o->compiler)
+        ch_strvec_push_owned(&env, ch_xasprintf("CUDA_MPS_PIPE_DIRECTORY=%s", mps));
     iso_plan plan;
     memset(&plan, 0, sizeof plan);
+    ch_strvec_init(&plan.owned);
     unsigned known = plan_paths(o, exe, &plan);
-    /* a runner (srun, ssh) and compute-sanitizer start programs and may talk to the network */
-    plan.restrict_all = !has_runner && !o->allow_spawn;
+    /* a runner (srun, ssh), compute-sanitizer and a compiler start programs; a runner may talk
+     * to the network */
+    plan.restrict_all = !has_runner && !o->allow_spawn && !o->compiler;
     plan.new_net = !o->allow_network && !has_runner;
+    plan.no_sockets = (o->cpu_only || o->compiler) && !has_runner && !o->allow_network;
     /* a spawning launcher is trusted by the caller's choice: not reported as partial */
     known |= has_runner ? CH_ISO_RUNNER : 0u;
     ch_error ferr;
@@ -244,7 +365,8 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
     po.cwd = o->dir;
     po.envp = env.items;
     po.capture_stdout = 1;
-    po.capture_stderr = 1;
+    po.capture_stderr = !o->merge_output;
+    po.merge_stderr = o->merge_output;
     po.stdin_path = "/dev/null";
     po.wall_seconds = o->wall_seconds > 0 ? o->wall_seconds : 60;
     po.cpu_seconds = o->cpu_seconds > 0 ? o->cpu_seconds : 120;

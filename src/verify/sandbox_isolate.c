@@ -96,8 +96,25 @@ static int add_spawn_rules(scmp_filter_ctx ctx, const char *exec_path)
     return rc;
 }
 
-static int add_rules(scmp_filter_ctx ctx, int restrict_all, const char *exec_path)
+/* A run with no GPU has no one to talk to: no socket of any family, nor a connect on a
+ * descriptor it did not make. A GPU run keeps AF_UNIX (the CUDA driver talks to
+ * nvidia-persistenced and MPS through them; the mounts hide every other socket's path, the
+ * network namespace the abstract ones); no network, no netlink, no raw packets. */
+static int add_socket_rules(scmp_filter_ctx ctx, int no_sockets)
 {
+    if (!no_sockets)
+        return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+                                SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+    int rc = 0;
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 0);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 0);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(connect), 0);
+    return rc;
+}
+
+static int add_rules(scmp_filter_ctx ctx, const iso_plan *p, const char *exec_path)
+{
+    int restrict_all = p->restrict_all;
     int rc = 0;
     for (size_t i = 0; forbidden_calls[i]; i++) {
         int nr = seccomp_syscall_resolve_name(forbidden_calls[i]);
@@ -107,10 +124,7 @@ static int add_rules(scmp_filter_ctx ctx, int restrict_all, const char *exec_pat
             continue;
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
     }
-    /* sockets: only AF_UNIX (the CUDA driver talks to nvidia-persistenced and MPS through
-     * them); no network, no netlink, no raw packets */
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-                           SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+    rc |= add_socket_rules(ctx, p->no_sockets);
     if (restrict_all)
         rc |= add_spawn_rules(ctx, exec_path);
     return rc;
@@ -121,7 +135,7 @@ int iso_plan_filter(iso_plan *p, const char *exec_path, ch_error *err)
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx)
         return ch_error_set(err, "cannot build the seccomp filter");
-    int rc = add_rules(ctx, p->restrict_all, exec_path);
+    int rc = add_rules(ctx, p, exec_path);
     int fd = rc == 0 ? memfd_create("ch-cc-seccomp", MFD_CLOEXEC) : -1;
     if (fd >= 0 && seccomp_export_bpf(ctx, fd) == 0) {
         off_t size = lseek(fd, 0, SEEK_END);
@@ -147,6 +161,7 @@ int iso_plan_filter(iso_plan *p, const char *exec_path, ch_error *err)
 void iso_plan_free(iso_plan *p)
 {
     free(p->filter.filter);
+    ch_strvec_free(&p->owned);
     p->filter.filter = NULL;
     p->filter.len = 0;
 }
@@ -255,32 +270,12 @@ static int hide_path(const char *path, const char *mode)
     return mount("none", path, "tmpfs", MS_NOSUID | MS_NODEV, mode);
 }
 
-/* Binds every exposed path (opened before the hiding) back where it was when the hiding
- * covered it. Returns 0 when each is reachable again. */
-static int expose_again(const iso_plan *p, const int *fds)
-{
-    int rc = 0;
-    for (size_t i = 0; i < p->n_expose; i++) {
-        struct stat before, now;
-        if (fds[i] < 0 || fstat(fds[i], &before) != 0)
-            continue;
-        if (stat(p->expose[i], &now) == 0 && now.st_dev == before.st_dev &&
-            now.st_ino == before.st_ino)
-            continue;
-        char src[64];
-        fd_path(src, sizeof src, fds[i]);
-        if (make_mount_point(p->expose[i], !S_ISDIR(before.st_mode)) != 0 ||
-            mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) != 0)
-            rc = -1;
-    }
-    return rc;
-}
-
-/* The root read only: a bind remount keeps the flags the kernel locked (nosuid, nodev) */
-static int root_read_only(void)
+/* A bind mount made read only; a bind remount keeps the flags the kernel locked (nosuid,
+ * nodev) */
+static int remount_read_only(const char *path)
 {
     struct statvfs sv;
-    if (statvfs("/", &sv) != 0)
+    if (statvfs(path, &sv) != 0)
         return -1;
     unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
     if (sv.f_flag & ST_NOSUID)
@@ -289,7 +284,48 @@ static int root_read_only(void)
         flags |= MS_NODEV;
     if (sv.f_flag & ST_NOEXEC)
         flags |= MS_NOEXEC;
-    return mount(NULL, "/", NULL, flags, NULL);
+    return mount(NULL, path, NULL, flags, NULL);
+}
+
+/* Binds every exposed path (opened before the hiding) back where it was when the hiding
+ * covered it: the run directory (and the MPS pipe directory) writable, the rest read only. The
+ * writable ones are bound even where nothing covered them, so that the read-only root below
+ * leaves them writable. Returns the
+ * CH_ISO_* steps that failed. */
+static unsigned expose_again(const iso_plan *p, const int *fds)
+{
+    /* shorter paths first: a directory bound after one below it would cover that one */
+    size_t order[ISO_MAX_PATHS];
+    for (size_t k = 0; k < p->n_expose; k++) {
+        size_t j = k;
+        for (; j > 0 && strlen(p->expose[order[j - 1]]) > strlen(p->expose[k]); j--)
+            order[j] = order[j - 1];
+        order[j] = k;
+    }
+    unsigned failed = 0;
+    for (size_t k = 0; k < p->n_expose; k++) {
+        size_t i = order[k];
+        struct stat before, now;
+        if (fds[i] < 0 || fstat(fds[i], &before) != 0)
+            continue;
+        int covered = stat(p->expose[i], &now) != 0 || now.st_dev != before.st_dev ||
+                      now.st_ino != before.st_ino;
+        if (!covered && !p->expose_writable[i])
+            continue;
+        char src[64];
+        fd_path(src, sizeof src, fds[i]);
+        if (make_mount_point(p->expose[i], !S_ISDIR(before.st_mode)) != 0 ||
+            mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) != 0)
+            failed |= CH_ISO_HIDE;
+        else if (!p->expose_writable[i] && remount_read_only(p->expose[i]) != 0)
+            failed |= CH_ISO_READ_ONLY;
+    }
+    return failed;
+}
+
+static int root_read_only(void)
+{
+    return remount_read_only("/");
 }
 
 /* A /proc of the run's PID namespace over the host's: the program lists only its own processes
@@ -308,13 +344,13 @@ static unsigned set_up_mounts(const iso_plan *p, int in_pid_ns)
     int fds[ISO_MAX_PATHS];
     for (size_t i = 0; i < p->n_expose; i++)
         fds[i] = open(p->expose[i], O_PATH | O_CLOEXEC);
-    if (hide_path("/tmp", "mode=1777,size=64m") != 0)
-        failed |= CH_ISO_HIDE;
+    for (size_t i = 0; i < p->n_scratch; i++)
+        if (hide_path(p->scratch[i], "mode=1777,size=64m") != 0)
+            failed |= CH_ISO_HIDE;
     for (size_t i = 0; i < p->n_hide; i++)
         if (hide_path(p->hide[i], "mode=0755,size=1m") != 0)
             failed |= CH_ISO_HIDE;
-    if (expose_again(p, fds) != 0)
-        failed |= CH_ISO_HIDE;
+    failed |= expose_again(p, fds);
     for (size_t i = 0; i < p->n_expose; i++)
         if (fds[i] >= 0)
             close(fds[i]);
@@ -419,8 +455,9 @@ static int enter_pid_ns(void)
 
 /* Whether the unprivileged user can reach path: every directory on the way searchable by
  * others (a 0700 directory the mounts did not replace would make the run fail); the path itself
- * is the run directory (given to that user) or a program others may execute. */
-static int others_can_reach(const char *path)
+ * is the run directory (given to that user), a program others may execute or a file (a library
+ * a compiler links) others may read. */
+int iso_others_can_reach(const char *path)
 {
     char buf[PATH_MAX];
     size_t n = strlen(path);
@@ -436,7 +473,7 @@ static int others_can_reach(const char *path)
             return 0;
         *s = '/';
     }
-    return stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || (st.st_mode & S_IXOTH));
+    return stat(buf, &st) == 0 && (S_ISDIR(st.st_mode) || (st.st_mode & (S_IXOTH | S_IROTH)));
 }
 
 static int drop_capabilities(void)
@@ -469,8 +506,8 @@ static unsigned leave_root(const iso_plan *p)
 {
     if (!others_can_use_gpu())
         return CH_ISO_USER_ID;
-    for (size_t i = 0; i < p->n_expose; i++)
-        if (!others_can_reach(p->expose[i]))
+    for (size_t i = 0; i < p->n_required; i++)
+        if (!iso_others_can_reach(p->expose[i]))
             return CH_ISO_USER_ID;
     struct stat st;
     if (stat(p->dir, &st) != 0 || st.st_uid != NOBODY_ID)

@@ -665,6 +665,9 @@ static void parse_resources(const char *log, cJSON *arr)
     }
 }
 
+/* nvcc on the candidate's (or the scaffold's) source in work, sandboxed: a compiler bug or a
+ * plugin trick reaches neither the user's files, the cache, the reference outputs nor the
+ * network. */
 static int run_nvcc(ch_verifier *v, const char *work, char **args, ch_strbuf *log, int *status,
                     ch_error *err)
 {
@@ -675,16 +678,17 @@ static int run_nvcc(ch_verifier *v, const char *work, char **args, ch_strbuf *lo
         ch_strvec_push(&argv, *a);
     for (char *const *a = v->s.nvcc_flags; a && *a; a++)
         ch_strvec_push(&argv, *a);
-    ch_proc_opts po;
-    memset(&po, 0, sizeof po);
-    po.cwd = work;
-    po.capture_stdout = 1;
-    po.merge_stderr = 1;
-    po.stdin_path = "/dev/null";
-    po.wall_seconds = 300;
+    ch_sandbox_opts so;
+    sandbox_opts_for(v, &so, work);
+    so.compiler = 1;
+    so.merge_output = 1;
+    so.wall_seconds = 300;
+    so.cpu_seconds = 300;
+    /* the trusted runtime the link takes, wherever ch-cc is installed */
+    so.expose[0] = v->runtime_lib;
     ch_proc_result pr;
     ch_proc_result_init(&pr);
-    int rc = ch_proc_run(argv.items, &po, &pr, err);
+    int rc = sandbox_run(v, &so, argv.items, &pr, err);
     ch_strvec_free(&argv);
     if (rc == 0) {
         ch_strbuf_add(log, pr.out.data, pr.out.len);
@@ -767,20 +771,19 @@ static int scaffold_object(ch_verifier *v, ch_error *err)
 }
 
 /* Puts the scaffold object into the candidate's directory, so that linker messages name it
- * there (never the private reference directory; the signatures header is there already). */
+ * there (never the private reference directory; the signatures header is there already). A
+ * copy, never a link: the sandboxed link runs as the owner of that directory's files, and must
+ * not own the scaffold every other candidate links. */
 static int stage_scaffold_files(ch_verifier *v, const char *work, ch_error *err)
 {
     char *op = ch_path_join(work, "scaffold.o");
-    int rc = 0;
-    if (link(v->scaffold_obj, op) != 0) { /* another file system: a copy */
-        char *data = NULL;
-        size_t len = 0;
-        rc = ch_read_file(v->scaffold_obj, &data, &len, err) ||
+    char *data = NULL;
+    size_t len = 0;
+    int rc = ch_read_file(v->scaffold_obj, &data, &len, err) ||
                      ch_write_file_atomic(op, data, len, 0, err)
                  ? -1
                  : 0;
-        free(data);
-    }
+    free(data);
     free(op);
     return rc;
 }

@@ -12,6 +12,8 @@
 #  2. the same include through a model's reply: the model never sees the file.
 #  3. 6 hostile test-author references (references.txt) for a spec-only entry: refused, nothing
 #     linked, no payload ran.
+#  3b. a reference that walks libc to socket()/connect() (references/07-elf-walk-unix-socket.c):
+#     listeners in a temporary directory, /tmp, /dev/shm and /run see no connection.
 #  4. hostile project configs: a repository's own "verified" cache (cache_dir), a .ch-cc.conf
 #     that is /dev/zero or a FIFO, quoted and tabbed user-only keys.
 #  5. user files: -o or -MF naming the source through a hard link or another path, -o a
@@ -112,10 +114,12 @@ ok $? "no byte of the file reached the model, stderr or the cache"
 ok $? "nothing of the candidate is linked"
 
 # ---- 3. hostile test-author references ----------------------------------------------------------
-reference_attack() { # reference_attack NAME: the spec-only axpy, the fake test author sends NAME.c
-    local name=$1 w="$TEST_DIR/ref-$1"
+# reference_attack NAME [SOURCE [SOCKET]]: the spec-only axpy, the fake test author sends NAME.c
+# (or SOURCE, with @SOCKET@ replaced by SOCKET)
+reference_attack() {
+    local name=$1 w="$TEST_DIR/ref-$1" src=${2:-$data/references/$1.c}
     cp -r "$CH_CC_SRC/tests/integration/data/specdecl" "$w"
-    sed "s|@SECRET@|$secret|g; s|@MARKER@|$w/PWNED|g" "$data/references/$name.c" > "$w/ref.c"
+    sed "s|@SECRET@|$secret|g; s|@MARKER@|$w/PWNED|g; s|@SOCKET@|${3:-}|g" "$src" > "$w/ref.c"
     (cd "$w" && python3 - script.json "$CH_CC_SRC/tests/gpu/candidates/saxpy_ok.cu" ref.c <<'EOF'
 import json, sys
 exec(compile(open("script.py").read().split("reference = (")[0], "script.py", "exec"))
@@ -150,6 +154,48 @@ while IFS='|' read -r name reason; do
     ! grep -q 'h4SECRET' "ref-$name/err.txt" "ref-$name/requests.jsonl"
     ok $? "reference $name: nothing of the file it aimed at reached stderr or the model"
 done < "$data/references.txt"
+
+# ---- 3b. a reference that reaches socket() and connect() without naming them --------------------
+# references/07-elf-walk-unix-socket.c walks from a qsort comparator's return address through libc's
+# symbol table to socket, connect and write, and connects to a listening AF_UNIX socket outside:
+# in a temporary directory, in /tmp, in /dev/shm and (as root) in /run. The reference program
+# runs without the GPU, so its sandbox gives it no socket at all; no listener may see a
+# connection (each one took a control connection from outside first). The host subset refuses
+# this reference before it runs; test_sandbox runs such a program in the sandbox itself.
+python3 "$CH_CC_SRC/tests/lib/unix_listener.py" "$TEST_DIR/listen.log" "$TEST_DIR/hole.sock" \
+    "/tmp/ch-cc-hole-$$.sock" "/dev/shm/ch-cc-hole-$$.sock" "/run/ch-cc-hole-$$.sock" \
+    > /dev/null 2>&1 &
+listen_pid=$!
+for _ in $(seq 300); do grep -q '^ready' listen.log 2> /dev/null && break; sleep 0.1; done
+socks=$(sed -n 's/^listening //p' listen.log)
+[ "$(wc -l <<< "$socks")" -ge 3 ]
+ok $? "listeners in a temporary directory, /tmp and /dev/shm take a connection from outside"
+# the control: the same reference run outside the sandbox reaches a listener
+sed "s|@SOCKET@|$(head -1 <<< "$socks")|" "$data/references/07-elf-walk-unix-socket.c" > control.c
+printf '%s\n' 'void axpy_reference(int n, float a, const float *x, float *y);' \
+    'int main(void) { float x = 1, y = 1; axpy_reference(1, 2, &x, &y); return y != 3; }' \
+    > control_main.c
+cc -O1 -o control control.c control_main.c && ./control
+for _ in $(seq 50); do grep -q '^connected' listen.log && break; sleep 0.1; done
+grep -q '^connected .*escaped the sandbox' listen.log
+ok $? "control: outside the sandbox, the reference reaches the listener"
+before=$(grep -c '^connected' listen.log)
+k=0
+for sock in $socks; do
+    k=$((k + 1))
+    reference_attack "hole-socket-$k" "$data/references/07-elf-walk-unix-socket.c" "$sock"
+    s=$?
+    # the build either refuses the reference or runs it (probe, sample data) in the sandbox
+    # and ends as usual
+    if [ "$s" = 0 ]; then pass "the socket reference ($sock): the build ran it and finished"
+    else like "$(cat "ref-hole-socket-$k/err.txt")" "reference is refused" \
+        "the socket reference ($sock): refused with a reason"; fi
+done
+kill "$listen_pid" 2> /dev/null
+wait "$listen_pid" 2> /dev/null
+is "$(grep -c '^connected' listen.log)" "$before" "no listener saw a connection from the reference" ||
+    diag "$(grep '^connected' listen.log)"
+rm -f $socks
 
 # ---- 4. hostile project configs ------------------------------------------------------------------
 # a repository that ships its own cache, with a "verified" saxpy computing y = 0

@@ -29,4 +29,8 @@ like "$out" "PASS\\] sandbox::cannot_signal_the_parent" "as nobody: the parent c
 like "$out" "PASS\\] sandbox::cannot_read_them_through_the_parents_root" \
     "as nobody: the expected outputs stay closed through /proc/PID/root"
 like "$out" "PASS\\] sandbox::exit_code_and_signal_pass_through" "as nobody: exit codes and signals pass through"
+like "$out" "PASS\\] sandbox::gpu_run_reaches_no_outside_unix_socket" \
+    "as nobody: a GPU run reaches no unix socket in a temporary directory, /tmp or /dev/shm"
+like "$out" "PASS\\] sandbox::cpu_run_has_no_sockets" "as nobody: a run without the GPU has no socket"
+like "$out" "PASS\\] sandbox::compiler_cannot_write_home" "as nobody: a sandboxed compile cannot write \$HOME"
 done_testing

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "ch/fsutil.h"
@@ -317,4 +318,217 @@ Test(sandbox, address_sanitized_program_runs)
     cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
     ch_proc_result_free(&pr);
     free(asan);
+}
+
+/* ---- sockets of other programs (issue 15, H2) ---- */
+
+/* A listening AF_UNIX socket at path that anyone may connect to (so that only the sandbox can
+ * refuse it, not the file's mode), not blocking: accept says whether anyone came. -1 when
+ * this place cannot hold one (not writable by this user). */
+static int listen_unix(const char *path)
+{
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    cr_assert_lt(strlen(path), sizeof a.sun_path, "%s is too long for a socket", path);
+    strcpy(a.sun_path, path);
+    unlink(path);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    cr_assert(s >= 0);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(s);
+        return -1;
+    }
+    cr_assert_eq(chmod(path, 0777), 0);
+    cr_assert_eq(listen(s, 4), 0);
+    /* the control: this process, outside the sandbox, reaches it */
+    int c = socket(AF_UNIX, SOCK_STREAM, 0);
+    cr_assert_eq(connect(c, (struct sockaddr *)&a, sizeof a), 0, "cannot reach %s from outside",
+                 path);
+    close(c);
+    int seen = accept(s, NULL, NULL);
+    cr_assert(seen >= 0, "the control connection to %s was not seen", path);
+    close(seen);
+    return s;
+}
+
+/* Whether anyone connected to the listener since the control. */
+static int someone_connected(int s)
+{
+    int c = accept(s, NULL, NULL);
+    if (c < 0)
+        return 0;
+    close(c);
+    return 1;
+}
+
+/* The places a socket of another program lives: a temporary directory of the caller's, /tmp,
+ * /dev/shm and /run (as root); with in_run_dir, the run directory too. NULL-ended, owned by the
+ * caller. */
+static char **socket_places(int in_run_dir)
+{
+    char **p = ch_xcalloc(6, sizeof *p);
+    size_t n = 0;
+    if (in_run_dir) /* only the filter refuses this one */
+        p[n++] = ch_path_join(run_dir, "own.sock");
+    p[n++] = ch_path_join(base, "agent.sock");
+    p[n++] = ch_xasprintf("/tmp/ch-cc-test-%d.sock", (int)getpid());
+    p[n++] = ch_xasprintf("/dev/shm/ch-cc-test-%d.sock", (int)getpid());
+    p[n++] = ch_xasprintf("/run/ch-cc-test-%d.sock", (int)getpid());
+    return p;
+}
+
+/* The hostile program connects to a listener at each place, with opts changed by tune; it
+ * must be refused and the listener must see no one, unless a step in guards is reported. */
+static void expect_no_unix_connection(void (*tune)(ch_sandbox_opts *), unsigned guards,
+                                      int in_run_dir)
+{
+    char **places = socket_places(in_run_dir);
+    int tried = 0;
+    for (char **p = places; *p; p++) {
+        int s = listen_unix(*p);
+        if (s < 0)
+            continue; /* /run as a user */
+        tried++;
+        ch_sandbox_opts so;
+        memset(&so, 0, sizeof so);
+        so.dir = run_dir;
+        so.wall_seconds = 30;
+        tune(&so);
+        char *argv[] = {prog, "unix", *p, NULL};
+        ch_proc_result pr;
+        ch_proc_result_init(&pr);
+        ch_error err;
+        cr_assert_eq(ch_sandbox_run(&so, argv, &pr, &err), 0, "%s", err.msg);
+        int came = someone_connected(s);
+        cr_assert(came == escaped(&pr), "%s: the program and the listener disagree", *p);
+        char *what = ch_xasprintf("connecting to %s", *p);
+        expect_contained(what, &pr, guards);
+        free(what);
+        close(s);
+        unlink(*p);
+        ch_proc_result_free(&pr);
+        free(*p);
+    }
+    free(places);
+    cr_assert_geq(tried, 3, "fewer than three places could hold a socket");
+}
+
+static void as_cpu_run(ch_sandbox_opts *so)
+{
+    so->cpu_only = 1;
+}
+
+static void as_gpu_run(ch_sandbox_opts *so)
+{
+    so->cpu_only = 0;
+}
+
+static void as_compiler(ch_sandbox_opts *so)
+{
+    so->compiler = 1;
+}
+
+/* a run without the GPU (the reference program, the smoke stage) gets no socket at all */
+Test(sandbox, cpu_run_has_no_sockets)
+{
+    expect_no_unix_connection(as_cpu_run, CH_ISO_SECCOMP, 1);
+}
+
+/* a GPU run keeps AF_UNIX for the CUDA driver, but no other program's socket is on its paths */
+Test(sandbox, gpu_run_reaches_no_outside_unix_socket)
+{
+    expect_no_unix_connection(as_gpu_run, CH_ISO_HIDE, 0);
+}
+
+Test(sandbox, compiler_reaches_no_unix_socket)
+{
+    expect_no_unix_connection(as_compiler, CH_ISO_SECCOMP, 1);
+}
+
+/* ---- compilers on untrusted source (issue 15, H3) ---- */
+
+/* Runs argv as a compiler in the run directory (the cache hidden, as verification does). */
+static void run_compiler(char *const *argv, ch_proc_result *pr)
+{
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = run_dir;
+    so.compiler = 1;
+    so.merge_output = 1;
+    so.wall_seconds = 60;
+    so.hide[0] = cache;
+    ch_error err;
+    ch_proc_result_init(pr);
+    cr_assert_eq(ch_sandbox_run(&so, argv, pr, &err), 0, "%s", err.msg);
+}
+
+static void write_unit(void)
+{
+    char *src = ch_path_join(run_dir, "unit.c");
+    const char *text = "int twice(int x) { return 2 * x; }\n";
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(src, text, strlen(text), 0, &err), 0, "%s", err.msg);
+    free(src);
+}
+
+Test(sandbox, compiler_builds_in_its_directory)
+{
+    write_unit();
+    char *argv[] = {"cc", "-O2", "-c", "unit.c", "-o", "unit.o", NULL};
+    ch_proc_result pr;
+    run_compiler(argv, &pr);
+    cr_assert_eq(pr.exit_code, 0, "cc failed in the sandbox (exit %d): %s", pr.exit_code,
+                 pr.out.data ? pr.out.data : "");
+    char *obj = ch_path_join(run_dir, "unit.o");
+    struct stat st;
+    cr_assert(stat(obj, &st) == 0 && st.st_size > 0, "no object in the run directory");
+    free(obj);
+    ch_proc_result_free(&pr);
+}
+
+/* The compiler's -o, and a shell it runs, aimed at dir: nothing appears there unless a step
+ * that would have stopped it is reported. */
+static void expect_compiler_cannot_write(const char *dir, unsigned guards)
+{
+    write_unit();
+    char *obj = ch_path_join(dir, "planted.o");
+    char *txt = ch_path_join(dir, "planted.txt");
+    char *cc[] = {"cc", "-c", "unit.c", "-o", obj, NULL};
+    char *sh[] = {"sh", "-c", "echo owned > \"$0\"", txt, NULL};
+    char *const *runs[] = {cc, sh};
+    for (size_t i = 0; i < 2; i++) {
+        ch_proc_result pr;
+        run_compiler(runs[i], &pr);
+        struct stat st;
+        if (stat(i ? txt : obj, &st) == 0)
+            cr_assert((pr.isolation_failed & guards) == guards,
+                      "%s wrote %s unreported (isolation_failed %#x)", runs[i][0], dir,
+                      pr.isolation_failed);
+        ch_proc_result_free(&pr);
+    }
+    free(obj);
+    free(txt);
+}
+
+Test(sandbox, compiler_cannot_write_home)
+{
+    expect_compiler_cannot_write(home, CH_ISO_HIDE | CH_ISO_USER_ID);
+}
+
+Test(sandbox, compiler_cannot_write_the_cache)
+{
+    expect_compiler_cannot_write(cache, CH_ISO_HIDE | CH_ISO_USER_ID);
+}
+
+/* the source tree (where CH_CC_SRC is): neither hidden nor the run's, so read only */
+Test(sandbox, compiler_cannot_write_the_rest_of_the_tree)
+{
+    const char *src_dir = getenv("CH_CC_SRC") ? getenv("CH_CC_SRC") : ".";
+    char *abs = realpath(src_dir, NULL);
+    cr_assert(abs);
+    char *dir = ch_path_join(abs, "tests/unit/data");
+    expect_compiler_cannot_write(dir, CH_ISO_READ_ONLY | CH_ISO_USER_ID);
+    free(dir);
+    free(abs);
 }

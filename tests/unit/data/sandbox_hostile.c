@@ -1,7 +1,7 @@
 /* A hostile verification program for test_sandbox: argv[1] names the attack; it prints
  * "ESCAPED" and exits 0 when the attack worked, exits 3 when it was refused. "benign" is the
  * control: it does what a real candidate does (read its input, write its output); "exit N" and
- * "abort" end as a real program may. */
+ * "abort" end as a real program may. "unix PATH" connects to a listening AF_UNIX socket. */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,21 @@ static int connect_local(const char *port)
     a.sin_family = AF_INET;
     a.sin_port = htons((unsigned short)atoi(port));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(s, (struct sockaddr *)&a, sizeof a) != 0)
+        return 3;
+    return escaped();
+}
+
+/* a listening AF_UNIX socket outside the sandbox (another program's: MPS, D-Bus, an agent) */
+static int connect_unix(const char *path)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (s < 0)
+        return 3;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    strncpy(a.sun_path, path, sizeof a.sun_path - 1);
     if (connect(s, (struct sockaddr *)&a, sizeof a) != 0)
         return 3;
     return escaped();
@@ -157,6 +173,8 @@ int main(int argc, char **argv)
         return write_file(arg);
     if (strcmp(mode, "connect") == 0)
         return connect_local(arg);
+    if (strcmp(mode, "unix") == 0)
+        return connect_unix(arg);
     if (strcmp(mode, "spawn") == 0)
         return spawn_shell();
     if (strcmp(mode, "ptrace") == 0)

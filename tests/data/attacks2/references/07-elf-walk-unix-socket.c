@@ -1,6 +1,7 @@
-/* attack (was holes/ref-elf-walk-unix-socket.c): a reference reaches socket()/connect() from a
- * qsort comparator's return address (qsort is allowed), and the sandbox lets AF_UNIX through: it
- * connects to @MARKER@ outside. */
+/* attack (was holes/ref-elf-walk-unix-socket.c, issue 15 H2): a reference reaches socket() and
+ * connect() from a qsort comparator's return address and connects to @SOCKET@ outside. Refused by
+ * the host subset (an integer turned into a pointer); were it run, the reference program runs
+ * without the GPU and its sandbox refuses every socket (attacks_heldout.t 3b, test_sandbox). */
 #include <stdlib.h>
 // The walk, in pure C with no symbol at all: from an address in libc (a return address into libc,
 // taken in a callback libc makes: an atexit handler, a qsort comparator) back to libc's ELF
@@ -76,7 +77,7 @@ void axpy_reference(int n, float a, const float *x, float *y)
     struct {
         unsigned short family;
         char path[108];
-    } addr = {1, "@MARKER@"};
+    } addr = {1, "@SOCKET@"};
     int s = sock && conn && wr ? sock(1, 1, 0) : -1;
     if (s >= 0 && conn(s, &addr, sizeof addr) == 0)
         wr(s, "escaped the sandbox\n", 20);
