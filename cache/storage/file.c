@@ -70,13 +70,24 @@ static int file_get(void *state, const char *name, int fd, ch_storage_fault *fau
 {
     file_store *f = state;
     char *path = item_path(f, name);
-    int in = open(path, O_RDONLY | O_CLOEXEC);
+    /* an item is a regular file the writer put there: a link (to /etc/shadow, a device) or a
+     * FIFO in a shared directory is another user's trap, not an item */
+    int in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat sb;
+    if (in >= 0 && (fstat(in, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        close(in);
+        in = -1;
+        errno = EINVAL;
+    }
     int rc;
     if (in < 0 && errno == ENOENT) {
         rc = share_present(f, fault, err) ? 0 : -1;
     } else if (in < 0) {
-        *fault = errno == EACCES ? CH_STORAGE_FAILED : CH_STORAGE_UNREACHABLE;
-        rc = ch_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+        *fault = errno == EACCES || errno == ELOOP || errno == EINVAL ? CH_STORAGE_FAILED
+                                                                      : CH_STORAGE_UNREACHABLE;
+        rc = errno == ELOOP || errno == EINVAL
+                 ? ch_error_set(err, "'%s' is not a regular file (a link, device or FIFO)", path)
+                 : ch_error_set(err, "cannot open '%s': %s", path, strerror(errno));
     } else {
         rc = ch_storage_copy_limited(in, fd, f->max_get, path, fault, err) == 0 ? 1 : -1;
         close(in);

@@ -204,7 +204,16 @@ static int redis_get(void *state, const char *name, int fd, ch_storage_fault *fa
             return -1;
         if (rep->type != REDIS_REPLY_STRING)
             return unexpected(r, rep, "GETRANGE", fault, err);
-        /* a value replaced while we read shows as a short chunk or a failed checksum later */
+        /* a value replaced while we read shows as a short chunk or a failed checksum later; a
+         * server answering with more than the range asked (a bulk of gigabytes) is not one */
+        long long asked = size - at < REDIS_CHUNK ? size - at : REDIS_CHUNK;
+        if (rep->len > (size_t)asked) {
+            freeReplyObject(rep);
+            *fault = CH_STORAGE_FAILED;
+            return ch_error_set(err,
+                                "%s ch-cc:%s: GETRANGE answered more than the %lld bytes asked",
+                                r->shown, name, asked);
+        }
         int rc = ch_storage_write_all(fd, rep->str, rep->len, err);
         size_t got = rep->len;
         freeReplyObject(rep);

@@ -148,6 +148,17 @@ static char *trim(char *s)
 /* A project file came with the tree being built: a setting that would send the user's key
  * somewhere or run a command is not taken from it (a cloned repository must not redirect
  * OPENAI_API_KEY). Recorded once per file and setting for the driver to print. */
+/* w (owned) into the config's warnings unless an equal one is there already. */
+static void warn_once(ch_config *cfg, char *w)
+{
+    for (size_t k = 0; k < cfg->warnings.len; k++)
+        if (strcmp(cfg->warnings.items[k], w) == 0) {
+            free(w);
+            return;
+        }
+    ch_strvec_push_owned(&cfg->warnings, w);
+}
+
 static void untrusted_setting(ch_config *cfg, const char *path, int i)
 {
     char *w = ch_xasprintf("%s: ignoring setting '%s': a project .ch-cc.conf may not set what "
@@ -155,12 +166,104 @@ static void untrusted_setting(ch_config *cfg, const char *path, int i)
                            "trusted; set it in your own "
                            "~/.config/ch-cc/config, the environment (%s) or with --harness-%s",
                            path, ch_settings[i].key, ch_settings[i].env, ch_settings[i].key);
-    for (size_t k = 0; k < cfg->warnings.len; k++)
-        if (strcmp(cfg->warnings.items[k], w) == 0) {
-            free(w);
-            return;
-        }
-    ch_strvec_push_owned(&cfg->warnings, w);
+    warn_once(cfg, w);
+}
+
+/* Settings a project file may only lower below what is in effect (the default or the user's own
+ * file): each is what a build costs the user in money (model rounds and tokens), time or
+ * machine. A cloned repository's budget = 1e18 would spend the user's key without end. */
+static const char *const project_lower_only[] = {
+    "budget", "time",         "max_tokens",     "retries",         "request_timeout",
+    "jobs",   "lock_timeout", "remote_timeout", "remote_max_size", NULL};
+
+static int in_names(const char *const *names, const char *key)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(names[i], key) == 0)
+            return 1;
+    return 0;
+}
+
+/* value as a number for comparing against another; sizes keep their K/M/G/T suffix. 0 when it
+ * does not parse (the setting's own reader reports it later). */
+static int comparable(const char *value, double *out)
+{
+    char *end;
+    double d = strtod(value, &end);
+    if (end == value || !isfinite(d))
+        return 0;
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    for (const char *k = units; u && k <= u; k++)
+        d *= 1024.0;
+    *out = d;
+    return u || !*end;
+}
+
+static int is_true(const char *v)
+{
+    return strcasecmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 || strcasecmp(v, "true") == 0 ||
+           strcasecmp(v, "on") == 0;
+}
+
+/* A path a project file may name for files ch-cc writes: inside the project (relative, no ..). */
+static int inside_project(const char *v)
+{
+    if (!*v || v[0] == '/' || v[0] == '~')
+        return 0;
+    for (const char *p = v; (p = strstr(p, "..")) != NULL; p += 2)
+        if ((p == v || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+            return 0;
+    return 1;
+}
+
+/* Why a project file may not set key = value over what is in effect, or NULL: it may make a
+ * build cheaper or stricter, never dearer or looser than the user chose. */
+static const char *project_refusal(const ch_config *cfg, int i, const char *value)
+{
+    const char *key = ch_settings[i].key, *now = cfg->values[i] ? cfg->values[i] : "";
+    double want, have;
+    /* jobs unset: the core count */
+    if (strcmp(key, "jobs") == 0 && !*now)
+        have = (double)sysconf(_SC_NPROCESSORS_ONLN);
+    else if (!comparable(now, &have))
+        have = INFINITY;
+    if (in_names(project_lower_only, key))
+        return comparable(value, &want) && want > have
+                   ? "a project .ch-cc.conf may only lower what a build costs (rounds, time, "
+                     "tokens, retries, jobs, waits) below what is in effect"
+                   : NULL;
+    if (strcmp(key, "max_tokens_per_entry") == 0) /* 0: no limit */
+        return comparable(value, &want) && (want > have ? have != 0 : want == 0 && have != 0)
+                   ? "a project .ch-cc.conf may only lower what a build costs (rounds, time, "
+                     "tokens, retries, jobs, waits) below what is in effect"
+                   : NULL;
+    if (strcmp(key, "provider") == 0 || strcmp(key, "model") == 0)
+        return strcmp(value, now) == 0 ||
+                       (strcmp(key, "provider") == 0 &&
+                        (strcmp(value, "builtin") == 0 || strcmp(value, "none") == 0))
+                   ? NULL
+                   : "a project .ch-cc.conf may not choose a model provider or model, which send "
+                     "the sources to a service and bill the user's key";
+    if (strcmp(key, "offline") == 0 || strcmp(key, "remote_only_read") == 0)
+        return is_true(value) || !is_true(now)
+                   ? NULL
+                   : "a project .ch-cc.conf may not turn off what the user turned on";
+    if (strcmp(key, "max_size") == 0)
+        return "the cache is the user's, shared by every project (0 would empty it)";
+    if (strcmp(key, "log") == 0 || strcmp(key, "report_dir") == 0)
+        return inside_project(value) ? NULL
+                                     : "a project .ch-cc.conf may only name a directory inside "
+                                       "the project (relative, without ..)";
+    return NULL;
+}
+
+static void project_setting_refused(ch_config *cfg, const char *path, int i, const char *why)
+{
+    char *w = ch_xasprintf("%s: ignoring setting '%s': %s; set it in your own "
+                           "~/.config/ch-cc/config, the environment (%s) or with --harness-%s",
+                           path, ch_settings[i].key, why, ch_settings[i].env, ch_settings[i].key);
+    warn_once(cfg, w);
 }
 
 static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_error *err)
@@ -201,6 +304,11 @@ static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_err
         }
         if (src == CH_CFG_PROJECT_FILE && ch_settings[i].user_only) {
             untrusted_setting(cfg, path, i);
+            continue;
+        }
+        const char *refused = src == CH_CFG_PROJECT_FILE ? project_refusal(cfg, i, value) : NULL;
+        if (refused) {
+            project_setting_refused(cfg, path, i, refused);
             continue;
         }
         set_value(cfg, i, value, src, path);

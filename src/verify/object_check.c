@@ -86,11 +86,58 @@ static const char *const math[] = {
     "lround", "llround", "lrint", "ldexp",     "frexp",  "modf",     "remainder", "fdim",
     "scalbn", "ilogb",   "logb",  "nextafter", NULL};
 
+/* CUDA runtime entry points the "cuda" prefix would admit but no kernel's launcher needs, each
+ * reaching past the launcher's own work: tearing down the process's device state (every
+ * allocation of the user's program with it), changing what the whole process runs with, calling
+ * a host function pointer from a runtime thread, handing out the driver's function tables, or
+ * sharing memory with another process through a handle or file descriptor. A name ending in '*'
+ * is a prefix. */
+static const char *const cuda_denied[] = {"cudaDeviceReset",
+                                          "cudaThreadExit",
+                                          "cudaSetDevice",
+                                          "cudaSetDeviceFlags",
+                                          "cudaSetValidDevices",
+                                          "cudaDeviceSetLimit",
+                                          "cudaThreadSetLimit",
+                                          "cudaDeviceSetMemPool",
+                                          "cudaInitDevice",
+                                          "cudaLaunchHostFunc",
+                                          "cudaStreamAddCallback",
+                                          "cudaGraphAddHostNode",
+                                          "cudaGraphHostNodeSetParams",
+                                          "cudaGraphExecHostNodeSetParams",
+                                          "cudaUserObjectCreate",
+                                          "cudaGetExportTable",
+                                          "cudaGetDriverEntryPoint*",
+                                          "cudaGetFuncBySymbol",
+                                          "cudaIpc*",
+                                          "cudaImportExternal*",
+                                          "cudaMemPoolImport*",
+                                          "cudaMemPoolExport*",
+                                          "cudaProfiler*",
+                                          "cudaGraphics*",
+                                          "cudaEGL*",
+                                          "cudaVDPAU*",
+                                          "cudaGL*",
+                                          NULL};
+
 static int in_list(const char *const *list, const char *name)
 {
     for (size_t i = 0; list[i]; i++)
         if (strcmp(list[i], name) == 0)
             return 1;
+    return 0;
+}
+
+/* in_list where an entry ending in '*' matches every name it begins. */
+static int matches_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list[i]; i++) {
+        size_t n = strlen(list[i]);
+        if (n && list[i][n - 1] == '*' ? strncmp(list[i], name, n - 1) == 0
+                                       : strcmp(list[i], name) == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -110,6 +157,8 @@ static int is_math(const char *name)
  * helpers (__cudaRegisterFunction, __cudaLaunchKernel, ...). */
 int ch_object_symbol_allowed(const char *name)
 {
+    if (matches_list(cuda_denied, name))
+        return 0;
     return strncmp(name, "cuda", 4) == 0 || strncmp(name, "__cuda", 6) == 0 ||
            in_list(allowed, name) || is_math(name);
 }
@@ -272,6 +321,14 @@ static int check_undefined(const elf_view *v, ch_object_kind kind, const char *c
             ch_strbuf_adds(msg, "object check: a symbol's name lies outside its table");
             return 1;
         }
+        if (*name && matches_list(cuda_denied, name) && !(extra && in_list(extra, name))) {
+            ch_strbuf_addf(msg,
+                           "object check: host code calls '%s', a CUDA runtime function that "
+                           "reaches past a launcher's own work (process-wide device state, host "
+                           "callbacks, driver tables or memory shared with other processes)",
+                           name);
+            return 1;
+        }
         if (*name && !name_allowed(kind, extra, libs, name)) {
             ch_strbuf_addf(msg,
                            kind == CH_OBJECT_REFERENCE
@@ -311,6 +368,13 @@ static const char *init_target(const elf_view *v, size_t init)
     return NULL;
 }
 
+/* .init and .fini: the linker splices their bytes into _init and _fini, which the C runtime
+ * calls before main and after exit; a function placed there runs with no constructor entry. */
+static int code_run_by_crt(const char *name)
+{
+    return strcmp(name, ".init") == 0 || strcmp(name, ".fini") == 0;
+}
+
 /* No code runs at load or exit but nvcc's registration: one .init_array slot pointing at it,
  * nothing in .preinit_array, .fini_array, .ctors or .dtors. */
 static int check_constructors(const elf_view *v, ch_object_kind kind, ch_strbuf *msg)
@@ -322,7 +386,8 @@ static int check_constructors(const elf_view *v, ch_object_kind kind, ch_strbuf 
         int ctor = s->sh_type == SHT_INIT_ARRAY || has_prefix(name, ".init_array");
         int other = s->sh_type == SHT_FINI_ARRAY || s->sh_type == SHT_PREINIT_ARRAY ||
                     has_prefix(name, ".fini_array") || has_prefix(name, ".ctors") ||
-                    has_prefix(name, ".dtors") || has_prefix(name, ".preinit_array");
+                    has_prefix(name, ".dtors") || has_prefix(name, ".preinit_array") ||
+                    code_run_by_crt(name);
         if (!s->sh_size || (!ctor && !other))
             continue;
         const char *target = ctor && s->sh_size == 8 ? init_target(v, i) : NULL;
@@ -360,6 +425,157 @@ static int check_syscalls(const elf_view *v, ch_strbuf *msg)
                                section_name(v, i), (unsigned long long)k);
                 return 1;
             }
+    }
+    return 0;
+}
+
+/* Executable bytes only in .text and .text.* (where the compiler puts functions): a section of
+ * another name (".init", ".gnu.linkonce.*", a name a linker script of the user's program
+ * gives a meaning) is placed or run by rules the other checks do not follow. */
+static int check_code_sections(const elf_view *v, ch_strbuf *msg)
+{
+    for (size_t i = 0; i < v->eh->e_shnum; i++) {
+        const char *name = section_name(v, i);
+        if (!(v->sh[i].sh_flags & SHF_EXECINSTR) || strcmp(name, ".text") == 0 ||
+            has_prefix(name, ".text."))
+            continue;
+        ch_strbuf_addf(msg,
+                       "object check: executable code in section '%s'; host code may only be "
+                       "in .text",
+                       name);
+        return 1;
+    }
+    return 0;
+}
+
+/* An ifunc's resolver runs while the dynamic loader relocates the program, before any
+ * constructor and in every program the object is linked into, whether the launcher is called
+ * or not. */
+static int check_symbol_types(const elf_view *v, ch_strbuf *msg)
+{
+    size_t n = 0, strtab = 0;
+    const Elf64_Sym *sym = symbols(v, &n, &strtab);
+    for (size_t i = 1; sym && i < n; i++) {
+        if (ELF64_ST_TYPE(sym[i].st_info) != STT_GNU_IFUNC)
+            continue;
+        const char *name = str_at(v, strtab, sym[i].st_name);
+        ch_strbuf_addf(msg,
+                       "object check: '%s' is an indirect function (ifunc), whose resolver runs "
+                       "while the program loads; host code may not have one",
+                       name ? name : "?");
+        return 1;
+    }
+    return 0;
+}
+
+/* Functions that register code to run at exit: nvcc's registration calls atexit for its
+ * unregistration; anywhere else (a static local with a destructor, a direct call, its address
+ * taken) is a destructor by another name. */
+static const char *const exit_registrars[] = {
+    "atexit", "__cxa_atexit", "on_exit", "__cxa_thread_atexit", "__cxa_thread_atexit_impl", NULL};
+
+/* The name of the function in section shndx whose bytes hold offset, or NULL. */
+static const char *function_at(const Elf64_Sym *sym, size_t n, const elf_view *v, size_t strtab,
+                               size_t shndx, uint64_t offset)
+{
+    for (size_t i = 1; i < n; i++)
+        if (ELF64_ST_TYPE(sym[i].st_info) == STT_FUNC && sym[i].st_shndx == shndx &&
+            sym[i].st_value <= offset && offset - sym[i].st_value < sym[i].st_size)
+            return str_at(v, strtab, sym[i].st_name);
+    return NULL;
+}
+
+static int check_exit_handlers(const elf_view *v, ch_strbuf *msg)
+{
+    size_t n = 0, strtab = 0;
+    const Elf64_Sym *sym = symbols(v, &n, &strtab);
+    for (size_t r = 0; sym && r < v->eh->e_shnum; r++) {
+        const Elf64_Shdr *s = &v->sh[r];
+        if (s->sh_type != SHT_RELA || s->sh_entsize != sizeof(Elf64_Rela) || s->sh_offset % 8 != 0)
+            continue;
+        const Elf64_Rela *rel = (const Elf64_Rela *)(v->data + s->sh_offset);
+        for (size_t k = 0; k < s->sh_size / sizeof *rel; k++) {
+            size_t target = ELF64_R_SYM(rel[k].r_info);
+            const char *name = target < n ? str_at(v, strtab, sym[target].st_name) : NULL;
+            if (!name || !in_list(exit_registrars, name))
+                continue;
+            const char *from =
+                s->sh_info < v->eh->e_shnum && (v->sh[s->sh_info].sh_flags & SHF_EXECINSTR)
+                    ? function_at(sym, n, v, strtab, s->sh_info, rel[k].r_offset)
+                    : NULL;
+            if (from && in_list(registration, from))
+                continue;
+            ch_strbuf_addf(msg,
+                           "object check: host code registers a function to run at program exit "
+                           "(%s%s%s); a candidate may not have constructors or destructors",
+                           name, from ? " in " : "", from ? from : "");
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Functions the verification programs call (src/scaffold, the reference's harness) besides the
+ * allow-lists: the timing clock, the comparison, the dumps of inputs and outputs. */
+static const char *const verifier_used[] = {
+    "main",     "exit",     "clock_gettime", "fopen",   "fread",   "fwrite",  "fclose",  "printf",
+    "fprintf",  "snprintf", "strcmp",        "strncmp", "strncpy", "strlen",  "strstr",  "strcspn",
+    "strerror", "atoi",     "getenv",        "stdout",  "stderr",  "environ", "ch_rt_*", NULL};
+
+static int mangled(const char *name)
+{
+    return name[0] == '_' && name[1] == 'Z';
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Why a definition the object exports would replace another's in the program it is linked
+ * into (the verification program links it unprivatized: a candidate's clock_gettime would time
+ * it, its memcmp compare its outputs, its cudaMemcpy copy them back), or NULL. A candidate's
+ * only external C functions are its launchers; nvcc's kernels and stubs are C++ names. */
+static const char *replaced_by(ch_object_kind kind, unsigned libs, const Elf64_Sym *sym,
+                               const char *name)
+{
+    if (name_allowed(kind, NULL, libs, name) || ch_object_symbol_allowed(name) ||
+        matches_list(cuda_denied, name) || matches_list(verifier_used, name) ||
+        in_list(exit_registrars, name))
+        return "a function or object the program takes from the C library, the C++ runtime, "
+               "CUDA or the verifier";
+    int type = ELF64_ST_TYPE(sym->st_info);
+    if (kind == CH_OBJECT_CANDIDATE && !mangled(name) && !ends_with(name, "_launcher") &&
+        (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE))
+        return "an external C function other than a launcher (declare helpers static)";
+    if (kind == CH_OBJECT_CANDIDATE && !mangled(name) && name[0] == '_' &&
+        (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
+        return "a name reserved to the implementation";
+    return NULL;
+}
+
+/* What a candidate or reference defines with external linkage. A unit is privatized to its
+ * entry's symbol before it joins the user's object (ch_emit_privatize), so its other
+ * definitions never reach another object. */
+static int check_definitions(const elf_view *v, ch_object_kind kind, unsigned libs, ch_strbuf *msg)
+{
+    size_t n = 0, strtab = 0;
+    const Elf64_Sym *sym = symbols(v, &n, &strtab);
+    for (size_t i = 1; sym && kind != CH_OBJECT_UNIT && i < n; i++) {
+        int type = ELF64_ST_TYPE(sym[i].st_info);
+        if (sym[i].st_shndx == SHN_UNDEF || ELF64_ST_BIND(sym[i].st_info) == STB_LOCAL ||
+            type == STT_SECTION || type == STT_FILE)
+            continue;
+        const char *name = str_at(v, strtab, sym[i].st_name);
+        const char *why = name && *name ? replaced_by(kind, libs, &sym[i], name) : NULL;
+        if (!why)
+            continue;
+        ch_strbuf_addf(msg,
+                       "object check: host code defines '%s' with external linkage, %s; the "
+                       "definition would replace it wherever the object is linked",
+                       name, why);
+        return 1;
     }
     return 0;
 }
@@ -409,7 +625,9 @@ int ch_object_check_as(const char *path, ch_object_kind kind, const char *const 
         ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
     rejected = rejected || open_view(&v, text, len, msg) ||
                check_undefined(&v, kind, extra_allowed, libs, msg) ||
-               check_constructors(&v, kind, msg) || check_syscalls(&v, msg) ||
+               check_definitions(&v, kind, libs, msg) || check_constructors(&v, kind, msg) ||
+               check_symbol_types(&v, msg) || check_exit_handlers(&v, msg) ||
+               check_code_sections(&v, msg) || check_syscalls(&v, msg) ||
                check_static_size(&v, msg);
     free(text);
     return rejected;

@@ -19,7 +19,8 @@ start_server attacker
 start_server user
 attack="http://127.0.0.1:$(cat attacker.port)"
 
-printf 'api_base = http://127.0.0.1:%s/v1\nretries = 0\nbudget = 1\n' "$(cat user.port)" \
+printf 'api_base = http://127.0.0.1:%s/v1\nretries = 0\nbudget = 1\nprovider = openai\nmodel = fake\n' \
+    "$(cat user.port)" \
     > home/.config/ch-cc/config
 cat > repo/.ch-cc.conf <<EOF
 # a hostile repository
@@ -57,7 +58,7 @@ run_in_repo --harness-config > cfg.txt 2> cfg.err
 ok $? "--harness-config runs with a hostile .ch-cc.conf"
 like "$(grep '^api_base ' cfg.txt)" "127.0.0.1:$(cat user.port)/v1 .*home/.config/ch-cc/config" \
     "api_base comes from the user's config, not the repository's"
-like "$(grep '^provider ' cfg.txt)" "= openai .*repo/.ch-cc.conf" "harmless settings still come from the repository"
+like "$(grep '^provider ' cfg.txt)" "= openai .*repo/.ch-cc.conf" "harmless settings still come from the repository (the provider the user chose)"
 for key in api_base api_key remote remote_token sign_key trusted_keys runner nvcc host_cc; do
     like "$(grep '^'$key' ' cfg.txt)" "# (default|.*home/.config)" "$key is not taken from the repository"
     is "$(grep -c "repo/.ch-cc.conf: ignoring setting '$key'" cfg.err)" 1 "one warning naming the file and $key"

@@ -65,14 +65,14 @@ is "$(sed -n 3p model.txt)" "['-fPIC', '-Wall'] True k.d ['tgt'] ['sm_80', 'sm_9
 
 # Configuration chain: default < user config < .ch-cc.conf < environment < command line.
 mkdir -p home/.config/ch-cc proj/sub
-printf 'budget = 3\nprovider = openai\nmodel = user-model\n' > home/.config/ch-cc/config
-printf '# project settings\nbudget = 5\nmodel = "proj-model"\n' > proj/.ch-cc.conf
+printf 'budget = 5\nprovider = openai\nmodel = user-model\n' > home/.config/ch-cc/config
+printf '# project settings\nbudget = 3\nmodel = "user-model"\n' > proj/.ch-cc.conf
 (cd proj/sub && HOME="$TEST_DIR/home" XDG_CONFIG_HOME= CH_CC_MODEL=env-model "$CH_CC_BIN" --harness-config --harness-budget=9) > cfg.txt
 like "$(grep '^budget ' cfg.txt)" "= 9 .*command line" "command line wins"
 like "$(grep '^model ' cfg.txt)" "= env-model .*environment \(CH_CC_MODEL\)" "environment over conf files"
 like "$(grep '^provider ' cfg.txt)" "= openai .*home/.config/ch-cc/config" "user config over default"
 (cd proj/sub && HOME="$TEST_DIR/home" XDG_CONFIG_HOME= "$CH_CC_BIN" --harness-config) > cfg2.txt
-like "$(grep '^budget ' cfg2.txt)" "= 5 .*proj/.ch-cc.conf" ".ch-cc.conf found upward, over user config"
+like "$(grep '^budget ' cfg2.txt)" "= 3 .*proj/.ch-cc.conf" ".ch-cc.conf found upward, over user config (a lower budget)"
 like "$(grep '^on_fail ' cfg2.txt)" "= fallback .*default" "defaults shown with their source"
 CH_CC_API_KEY=sk-secret-123 "$CH_CC_BIN" --harness-config > cfg3.txt
 grep -q sk-secret-123 cfg3.txt; is $? 1 "secrets are redacted"

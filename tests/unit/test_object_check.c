@@ -74,9 +74,10 @@ Test(object_check, builtin_candidate_passes)
 
 Test(object_check, plain_kernel_with_math_passes)
 {
-    char *obj = compile("math", "#include <math.h>\n#include <string.h>\n" KERNEL
-                                "extern \"C\" double h(double *a, int n) { memset(a, 0, n);"
-                                " return sqrt(a[0]) + sinf((float)a[1]); }\n");
+    char *obj =
+        compile("math", "#include <math.h>\n#include <string.h>\n" KERNEL
+                        "extern \"C\" double h_launcher(double *a, int n) { memset(a, 0, n);"
+                        " return sqrt(a[0]) + sinf((float)a[1]); }\n");
     ch_strbuf msg;
     ch_strbuf_init(&msg);
     cr_expect_eq(ch_object_check(obj, &msg), 0, "%s", msg.data);
@@ -98,27 +99,29 @@ Test(object_check, destructor_rejected)
 
 Test(object_check, system_through_a_function_pointer_rejected)
 {
-    expect_rejected(
-        "sys",
-        "#include <stdlib.h>\n" KERNEL "static int (*volatile run)(const char *) = (system);\n"
-        "extern \"C\" void twice(int n, float *x) { run(\"id\"); twice_launcher(n, x); }\n",
-        "calls 'system'");
+    expect_rejected("sys",
+                    "#include <stdlib.h>\n" KERNEL
+                    "static int (*volatile run)(const char *) = (system);\n"
+                    "extern \"C\" void twice2_launcher(int n, float *x) { run(\"id\"); "
+                    "twice_launcher(n, x); }\n",
+                    "calls 'system'");
 }
 
 Test(object_check, static_initializer_rejected)
 {
     expect_rejected("init",
                     "#include <unistd.h>\n" KERNEL "static int pid = getpid();\n"
-                    "extern \"C\" int who(void) { return pid; }\n",
+                    "extern \"C\" int who_launcher(void) { return pid; }\n",
                     "object check");
 }
 
 Test(object_check, inline_syscall_rejected)
 {
-    expect_rejected("asm",
-                    KERNEL "extern \"C\" long raw(long n) { long r; __asm__ volatile(\"syscall\" : "
-                           "\"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\", \"memory\"); return r; }\n",
-                    "system call instruction");
+    expect_rejected(
+        "asm",
+        KERNEL "extern \"C\" long raw_launcher(long n) { long r; __asm__ volatile(\"syscall\" : "
+               "\"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\", \"memory\"); return r; }\n",
+        "system call instruction");
 }
 
 /* A constructor that takes the registration's name through an asm label (the C spelling
@@ -150,8 +153,72 @@ Test(object_check, huge_static_data_rejected)
 {
     expect_rejected("bss",
                     KERNEL "static char huge[1ull << 40];\n"
-                           "extern \"C\" void touch(int n) { huge[n] = 1; }\n",
+                           "extern \"C\" void touch_launcher(int n) { huge[n] = 1; }\n",
                     "MiB or more of static data");
+}
+
+/* Load-time code without a constructor entry: an ifunc's resolver runs while the loader
+ * relocates; .init and .fini bytes are spliced into _init and _fini. */
+Test(object_check, ifunc_rejected)
+{
+    expect_rejected("ifunc",
+                    KERNEL "extern \"C\" { static void *pick(void) { return 0; }\n"
+                           "static void hooked(void) __attribute__((ifunc(\"pick\"))); }\n"
+                           "extern \"C\" void go_launcher(int n) { if (n < 0) hooked(); }\n",
+                    "'hooked' is an indirect function (ifunc)");
+}
+
+Test(object_check, init_and_fini_sections_rejected)
+{
+    expect_rejected("init_section",
+                    KERNEL "__attribute__((section(\".init\"), used)) static void e(void) { }\n",
+                    "runs at program start or exit (.init)");
+    expect_rejected("fini_section",
+                    KERNEL "__attribute__((section(\".fini\"), used)) static void e(void) { }\n",
+                    "runs at program start or exit (.fini)");
+}
+
+Test(object_check, code_outside_text_rejected)
+{
+    expect_rejected("odd_section",
+                    KERNEL "__attribute__((section(\".gnu.linkonce.x\"), used)) static void "
+                           "e(void) { }\n",
+                    "executable code in section");
+}
+
+/* A static local with a destructor registers it with __cxa_atexit from the launcher; nvcc's
+ * own registration calls atexit too, and passes (builtin_candidate_passes). */
+Test(object_check, exit_handler_outside_the_registration_rejected)
+{
+    expect_rejected("static_dtor",
+                    KERNEL "struct Later { ~Later() { cudaFree(0); } };\n"
+                           "extern \"C\" void go_launcher(int n) { static Later l; (void)l; }\n",
+                    "registers a function to run at program exit (__cxa_atexit in go_launcher)");
+}
+
+Test(object_check, cuda_calls_past_the_launcher_rejected)
+{
+    expect_rejected("reset", KERNEL "extern \"C\" void go_launcher(void) { cudaDeviceReset(); }\n",
+                    "calls 'cudaDeviceReset', a CUDA runtime function");
+    cr_expect_not(ch_object_symbol_allowed("cudaIpcOpenMemHandle"));
+    cr_expect_not(ch_object_symbol_allowed("cudaGetDriverEntryPointByVersion"));
+    cr_expect(ch_object_symbol_allowed("cudaDeviceSynchronize"));
+}
+
+/* The verifying program links the candidate as it is: a definition of what it calls would
+ * time, compare or copy for it. */
+Test(object_check, replacing_definitions_rejected)
+{
+    expect_rejected("def_clock",
+                    KERNEL "#include <time.h>\nextern \"C\" int clock_gettime(clockid_t, "
+                           "struct timespec *t) noexcept { t->tv_sec = 0; return 0; }\n",
+                    "defines 'clock_gettime' with external linkage");
+    expect_rejected("def_cuda",
+                    KERNEL "extern \"C\" cudaError_t cudaDeviceSynchronize(void) { return "
+                           "cudaSuccess; }\n",
+                    "defines 'cudaDeviceSynchronize' with external linkage");
+    expect_rejected("def_helper", KERNEL "extern \"C\" int helper(int n) { return n; }\n",
+                    "an external C function other than a launcher");
 }
 
 Test(object_check, not_an_object_rejected)
