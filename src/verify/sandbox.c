@@ -214,14 +214,28 @@ static void plan_socket_places(const ch_sandbox_opts *o, iso_plan *p)
     add_exposed(p, mps, 1);
 }
 
+/* Whether path is at or below a directory the plan hides */
+static int covered(const iso_plan *p, const char *path)
+{
+    const char *const *lists[] = {p->scratch, p->hide};
+    const size_t counts[] = {p->n_scratch, p->n_hide};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; i < counts[l]; i++) {
+            size_t n = strlen(lists[l][i]);
+            if (strncmp(path, lists[l][i], n) == 0 && (path[n] == '/' || path[n] == '\0'))
+                return 1;
+        }
+    return 0;
+}
+
 /* A compiler reads its toolkit (BIN/.. of the program: nvcc's include, nvvm, lib64) and runs
- * what PATH finds (gcc, ld), wherever the hiding put them. */
+ * what PATH finds (gcc, ld): the ones the hiding covered are bound back. */
 static void plan_compiler_paths(const char *exe, iso_plan *p)
 {
     char *bin = ch_path_dir(exe);
     char *toolkit = ch_path_dir(bin);
     free(bin);
-    if (strcmp(toolkit, "/") != 0 && ch_is_dir(toolkit)) {
+    if (covered(p, toolkit) && ch_is_dir(toolkit)) {
         ch_strvec_push_owned(&p->owned, toolkit);
         add_exposed(p, toolkit, 0);
     } else {
@@ -230,7 +244,7 @@ static void plan_compiler_paths(const char *exe, iso_plan *p)
     for (const char *v = getenv("PATH"); v && *v;) {
         size_t n = strcspn(v, ":");
         char *dir = ch_xstrndup(v, n);
-        if (dir[0] == '/' && ch_is_dir(dir)) {
+        if (dir[0] == '/' && covered(p, dir) && ch_is_dir(dir)) {
             ch_strvec_push_owned(&p->owned, dir);
             add_exposed(p, dir, 0);
         } else {
@@ -249,8 +263,6 @@ static unsigned plan_paths(const ch_sandbox_opts *o, const char *exe, iso_plan *
     for (size_t i = 0; i < CH_SANDBOX_MAX_PATHS && o->expose[i]; i++)
         add_exposed(p, o->expose[i], 0);
     p->n_required = p->n_expose;
-    if (o->compiler)
-        plan_compiler_paths(exe, p);
     unsigned failed = add_hidden(p, getenv("HOME"));
     for (size_t i = 0; i < CH_SANDBOX_MAX_PATHS && o->hide[i]; i++)
         failed |= add_hidden(p, o->hide[i]);
@@ -259,6 +271,8 @@ static unsigned plan_paths(const ch_sandbox_opts *o, const char *exe, iso_plan *
         plan_socket_places(o, p);
     else
         add_real(p, p->scratch, &p->n_scratch, "/tmp");
+    if (o->compiler)
+        plan_compiler_paths(exe, p);
     return failed;
 }
 
@@ -330,7 +344,8 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
     char *exe = program_path(args.items[0]);
     free(args.items[0]);
     args.items[0] = exe;
-    int sanitized = uses_sanitizer_runtime(exe);
+    /* (a compiler is no sanitized oracle, and nvcc is large to read) */
+    int sanitized = !o->compiler && uses_sanitizer_runtime(exe);
     /* LeakSanitizer stops the world with ptrace from a forked tracer, which the filter refuses;
      * an oracle's leaks do not matter to verification */
     if (sanitized)
