@@ -298,12 +298,16 @@ static char *outer_namespace(CXCursor c, int *in_class)
     return ns;
 }
 
-/* Whether fn is declared in a header of the CUDA toolkit or clang's CUDA wrappers: their
- * inline helpers (make_float4, __half conversions, min/max overloads). */
-static int cuda_header_function(const subset_ctx *x, CXCursor fn)
+/* Whether fn is an inline helper defined in a header of the CUDA toolkit or clang's CUDA
+ * wrappers (make_float4, __half conversions, min/max overloads). A function only declared there
+ * (the driver API's cu* entry points) is judged by its name, as the object check judges it. */
+static int cuda_header_inline(const subset_ctx *x, CXCursor fn)
 {
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (clang_Cursor_isNull(def))
+        return 0;
     CXFile file;
-    clang_getExpansionLocation(clang_getCursorLocation(fn), &file, NULL, NULL, NULL);
+    clang_getExpansionLocation(clang_getCursorLocation(def), &file, NULL, NULL, NULL);
     char *path = file ? str_of(clang_getFileName(file)) : ch_xstrdup("");
     size_t n = strlen(x->cuda_include);
     int yes = (n && strncmp(path, x->cuda_include, n) == 0 && path[n] == '/') ||
@@ -349,7 +353,7 @@ static void judge_callee(subset_ctx *x, CXCursor call, CXCursor fn)
     } else {
         ok = (*ns && in_list(trusted_namespaces, ns)) || (in_class && !*ns) ||
              ch_object_name_allowed(CH_OBJECT_CANDIDATE, x->libs, name) ||
-             strncmp(name, "ch_rt_", 6) == 0 || cuda_header_function(x, fn);
+             strncmp(name, "ch_rt_", 6) == 0 || cuda_header_inline(x, fn);
     }
     if (!ok)
         refuse(x, call, "call",

@@ -1,17 +1,20 @@
 #!/bin/bash
 # Held-out attacks (issue 15, written by someone who did not write the other attack tests): each
 # is rejected or contained, and the report or the error says why.
-#  1. 46 hostile candidates (tests/data/attacks2/catalog.txt) through --harness-verify: every
+#  1. 53 hostile candidates (tests/data/attacks2/catalog.txt) through --harness-verify: every
 #     spelling of an #include of another file (digraph, trigraph, splice, #import, #include_next,
 #     __has_include, GCC dependency), host asm (.include/.incbin, asm labels, asm hidden by
 #     splices, digit separators, raw strings, host-device code, #define __device__), a
 #     constructor named as nvcc's registration, libc reached through UCNs, token pasting,
-#     using-declarations, weak symbols, weakref, function pointers, hand-written prototypes. Each
+#     using-declarations, weak symbols, weakref, function pointers, hand-written prototypes, and
+#     the host-subset cases (the ELF walk from an atexit handler's return address to system(), a
+#     function pointer in a struct, a lambda made a callback, a pointer forged from uintptr_t, a
+#     signal handler behind a typedef, a cudaLaunchHostFunc callback, a virtual call). Each
 #     fails at its stage with its reason in report.json, and no byte of the file it aimed at is
 #     in the report or on stderr.
 #  2. the same include through a model's reply: the model never sees the file.
-#  3. 6 hostile test-author references (references.txt) for a spec-only entry: refused, nothing
-#     linked, no payload ran.
+#  3. 8 hostile test-author references (references.txt) for a spec-only entry, the ELF walk from a
+#     qsort comparator among them: refused, nothing linked, no payload ran.
 #  3b. a reference that walks libc to socket()/connect() (references/07-elf-walk-unix-socket.c):
 #     listeners in a temporary directory, /tmp, /dev/shm and /run see no connection.
 #  4. hostile project configs: a repository's own "verified" cache (cache_dir), a .ch-cc.conf
