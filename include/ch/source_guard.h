@@ -1,8 +1,9 @@
 /* The source guard: what a model-written source (a candidate kernel, a test author's reference)
  * may make the compiler read or the host assembler run, judged on the text as the preprocessor
  * sees it after translation phases 1 and 2 (trigraphs, digraphs and line splices undone), before
- * anything compiles it. Compiling is not sandboxed, and its diagnostics go to reports and back to
- * the model, so a file the compiler reads is a file the model can read. */
+ * anything compiles it. The compile runs in the sandbox, but the root stays readable there and its
+ * diagnostics go to reports and back to the model, so a file the compiler reads is a file the
+ * model can read. */
 #ifndef CH_SOURCE_GUARD_H
 #define CH_SOURCE_GUARD_H
 
