@@ -10,6 +10,7 @@
 #include "ch/emit.h"
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "ch/verify.h"
 #include "scan_helpers.h"
 
 static const char saxpy_src[] = "#pragma harness tune(n = 1000)\n"
@@ -217,6 +218,15 @@ static char *merged_object(const ch_emit_kernel *k, const char *nvcc, const char
     cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
     char *argv[] = {(char *)nvcc, "-arch=sm_90", "-Xcompiler=-Wall,-Wextra,-Werror", NULL};
     cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
+    /* the unit passes the object check the driver runs before linking it (the rent's clock is
+     * allowed) */
+    char *bridge = ch_emit_host_bridge_name(e);
+    const char *extra[] = {bridge, NULL};
+    ch_strbuf why;
+    ch_strbuf_init(&why);
+    cr_assert_eq(ch_object_check_as(uo, CH_OBJECT_UNIT, extra, 0, &why), 0, "%s", why.data);
+    ch_strbuf_free(&why);
+    free(bridge);
     size_t len;
     char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
     char *ho = compile_c(dir, "h", host);
