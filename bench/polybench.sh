@@ -140,8 +140,10 @@ for s in $mine; do
         path_load=$(run_ch "$name" chload CH_CC_DEVICE_INIT=load)
         disp_load_t=$(cat "$name.chload.t" 2>/dev/null)
     fi
-    # the dispatcher's size and threshold as its trace gave them ("size S, GPU from N")
-    at=$(sed -n 's/^ch-cc: [^:]*: size \([0-9]*\), GPU from \([0-9]*\).*/\1>=\2/p' "$name.ch.err" | tail -1)
+    # the dispatcher's size and threshold as its trace gave them ("size S, GPU from N"; with
+    # first-call costs "size S, GPU from N warm / C cold (STATE)": S>=N/cold:C(STATE))
+    at=$(sed -nE -e 's/^ch-cc: [^:]*: size ([0-9.e+]+), GPU from ([0-9.e+]+) warm \/ ([0-9.e+]+) cold \(([^)]*)\).*/\1>=\2\/cold:\3(\4)/p' \
+        -e 's/^ch-cc: [^:]*: size ([0-9]+), GPU from ([0-9]+) .*/\1>=\2/p' "$name.ch.err" | tail -1 | tr ' ' '-')
     # the columns of report.py's PB_COLS (`report.py pb-cols`)
     row=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$name" "$linked" \
         "${gcc_t:--}" "${disp_t:--}" "${gpu_t:--}" "$(speedup "$gcc_t" "$gpu_t")" \

@@ -22,6 +22,18 @@
 #include "ch/scan.h"
 #include "ch/strbuf.h"
 
+/* What a call pays the first time in a process besides its warm cost (issue 14), from
+ * verification's cold measurements: the device's set-up (driver, context, staging) and the
+ * first use of the entry's device buffers. All 0: unknown (cache entries from before these were
+ * measured); the dispatcher then decides from the warm threshold alone. */
+typedef struct ch_emit_cold {
+    long long buffers_min_size; /* the threshold while the entry's device buffers are still to
+                                 * be allocated or grown (never below gpu_min_size) */
+    long long device_min_size;  /* while the device is not set up in this process either */
+    double setup_ms;            /* the device's set-up, ms */
+    double first_use_ms_per;    /* the buffers' first use, ms per unit of the size measure */
+} ch_emit_cold;
+
 typedef struct ch_emit_kernel {
     const ch_entry *entry;
     const char *kernel_src; /* the verified candidate, defining NAME_launcher */
@@ -32,6 +44,7 @@ typedef struct ch_emit_kernel {
     const char *size_expr;  /* C expression of the parameters measuring the work (may be NULL) */
     long long gpu_min_size; /* below this value of size_expr the host path runs (0: never;
                              * LLONG_MAX: always, the host measured faster) */
+    ch_emit_cold cold;      /* thresholds for the first calls (zero: unknown) */
 } ch_emit_kernel;
 
 /* The symbol the user's body is renamed to: "saxpy" -> "saxpy__host" (malloc'd). */
@@ -83,6 +96,16 @@ typedef struct ch_dispatch_point {
  * to shrink past the largest size is kept: the threshold is one size, not a set of ranges. */
 long long ch_emit_dispatch_threshold(const ch_dispatch_point *points, size_t n);
 
+/* The threshold for a call that pays fixed_ms + per_ms * size on top of the warm curve (the
+ * device's set-up, the first use of device buffers): ch_emit_dispatch_threshold of the points
+ * with each gpu_ms raised by that cost, never below the warm threshold of the same points. */
+long long ch_emit_cold_threshold(const ch_dispatch_point *points, size_t n, double fixed_ms,
+                                 double per_ms);
+
+/* Whether the dispatcher of k decides a call with its cold costs: a size measure, a GPU path
+ * that can win, and a cold threshold above the warm one. */
+int ch_emit_cold_known(const ch_emit_kernel *k);
+
 /* The symbols that join the user's object and an entry's unit and are made local after the
  * merge: the host name, and the unit's launcher, reference and device launcher under their
  * private names. */
@@ -109,6 +132,10 @@ void ch_emit_runtime_ident(char out[17]);
  * extents, directions from the checklist, const buffers never written back),
  * ch_NAME_rt_status(status) and ch_NAME_rt_usable(). */
 void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out);
+/* Appends `static int ch_NAME_rt_cold(<params>)`: ch_rt_cold_v1 for the call's buffers
+ * (CH_RT_WARM, CH_RT_COLD_BUFFERS, CH_RT_COLD_DEVICE), or -1 when the runtime is not linked or
+ * too old to tell. Never loads the driver. */
+void ch_emit_runtime_cold(const ch_entry *e, ch_strbuf *out);
 
 /* The runtime library programs with kernels link: $CH_CC_RUNTIME_LIB, else libch_runtime.a in
  * the lib/ directory beside ch-cc's bin/ (or above its libexec/ch-cc/); NULL when not found

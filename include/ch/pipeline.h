@@ -27,6 +27,7 @@
 #include "ch/agent.h"
 #include "ch/cache.h"
 #include "ch/config.h"
+#include "ch/emit.h"
 #include "ch/entry.h"
 #include "ch/error.h"
 #include "ch/gpu.h"
@@ -176,6 +177,7 @@ typedef struct ch_outcome {
     double launcher_ms;     /* the kernel's whole-call time at the tune size, -1 unknown */
     double fraction;        /* of the memory floor, -1 unknown */
     long long gpu_min_size; /* the dispatcher's threshold (ch_emit_gpu_min_size) */
+    ch_emit_cold cold;      /* its thresholds for first calls (zero: unknown) */
     ch_cache_hit hit;       /* the cache entry it came from (empty when generated now) */
 } ch_outcome;
 

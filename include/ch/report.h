@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "ch/checklist.h"
+#include "ch/emit.h"
 #include "ch/entry.h"
 #include "ch/evolve.h"
 #include "ch/strbuf.h"
@@ -28,6 +29,7 @@ typedef struct ch_report_facts {
     const ch_checklist *checklist; /* NULL when the entry was refused before one existed */
     const ch_evolution *ev;        /* NULL when refused before evolution */
     long long gpu_min_size;        /* the dispatcher's threshold; -1: none (no kernel) */
+    const ch_emit_cold *cold;      /* its first-call thresholds; NULL or zero: not measured */
     const char *reason;            /* why the host path; "file:line:col: text" when located */
 } ch_report_facts;
 

@@ -74,6 +74,18 @@ typedef struct ch_rt_site {
 /* 1 when a CUDA device is usable and the GPU path is on, else 0; probes once per process. */
 CH_RT_DECL int ch_rt_usable_v1(void);
 
+/* Sets the device up now (the probe, the context, one staging set: what a first call would pay
+ * before its copies) and returns 1 when it is usable. CH_CC_DEVICE_INIT=load calls it before
+ * main; verification calls it alone to time the set-up. */
+CH_RT_DECL int ch_rt_setup_v1(void);
+
+/* What a call of site with these buffers would pay besides its warm cost, without touching the
+ * device (it never loads the driver): */
+#define CH_RT_WARM         0 /* nothing: the device is set up, the site's buffers are big enough */
+#define CH_RT_COLD_BUFFERS 1 /* the site's device buffers are allocated or grown first */
+#define CH_RT_COLD_DEVICE  2 /* the device is not set up in this process (and the buffers) */
+CH_RT_DECL int ch_rt_cold_v1(const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs);
+
 /* One call: see above. Safe from several threads at once (calls of one site take turns). */
 CH_RT_DECL int ch_rt_call_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs,
                              ch_rt_launch_fn launch, const void *ctx);

@@ -302,6 +302,13 @@ typedef struct ch_verify_report {
     int n_curve;
     const ch_ck_size *curve_set[4]; /* borrowed from the verifier's checklist */
     double curve_host_ms[4], curve_call_ms[4];
+    /* the cold costs (stage 5, issue 14; -1 when not measured): what a process's first call pays
+     * besides the warm call the curve measures. setup_ms: the device's set-up alone (driver,
+     * context, the runtime's staging), timed first thing in a fresh scaffold process, the
+     * largest over its timing runs; first_use_ms: the first whole call at the tune size right
+     * after it, less the warm median there (the entry's device buffers, its module, its
+     * stream) */
+    double setup_ms, first_use_ms;
     char *work_dir;            /* kept candidate directory (keep), else NULL */
     unsigned isolation_failed; /* CH_ISO_* sandbox steps that could not be set up (ch/sandbox.h) */
     cJSON *details;            /* owned: per-stage structured results */

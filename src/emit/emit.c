@@ -79,9 +79,19 @@ static void emit_host_path(const ch_emit_kernel *k, int c_linkage, const char *p
  * The probe is the first CUDA call, which loads and initialises the driver (tens to hundreds of
  * milliseconds), so it runs only when a call would take the GPU path: a call below the size
  * where the GPU wins costs what the host path costs. */
-static void emit_decide(const ch_entry *e, int rt, ch_strbuf *out)
+static void emit_decide(const ch_entry *e, int rt, int cold, ch_strbuf *out)
 {
     const char *n = e->name;
+    if (cold)
+        ch_strbuf_addf(out,
+                       "\n/* ---- first calls (issue 14) ---- */\n"
+                       "static int ch_%s_loaded;       /* CH_CC_DEVICE_INIT=load: the device was "
+                       "set up before main */\n"
+                       "static int ch_%s_gpu_done;     /* a GPU call of this entry succeeded in "
+                       "this process */\n"
+                       "static long long ch_%s_rent_us; /* host-path time of cold calls the GPU "
+                       "would have won warm */\n",
+                       n, n, n);
     ch_strbuf_addf(out,
                    "\n/* ---- dispatch ---- */\n"
                    "static pthread_once_t ch_%s_once = PTHREAD_ONCE_INIT;\n"
@@ -96,9 +106,14 @@ static void emit_decide(const ch_entry *e, int rt, ch_strbuf *out)
                    "static void ch_%s_decide(void)\n{\n"
                    "    ch_%s_trace = ch_%s_flag(\"CH_CC_TRACE\");\n"
                    "    ch_%s_force = ch_%s_flag(\"CH_CC_FORCE_GPU\");\n"
-                   "    ch_%s_host = ch_%s_flag(\"CH_CC_FORCE_HOST\");\n}\n\n"
-                   "static void ch_%s_probe(void)\n{\n",
-                   n, n, n, n, n, n, n, n, n, n, n, n, n, n, n);
+                   "    ch_%s_host = ch_%s_flag(\"CH_CC_FORCE_HOST\");\n",
+                   n, n, n, n, n, n, n, n, n, n, n, n, n, n);
+    if (cold)
+        ch_strbuf_addf(out,
+                       "    const char *ch_init = getenv(\"CH_CC_DEVICE_INIT\");\n"
+                       "    ch_%s_loaded = ch_init && strcmp(ch_init, \"load\") == 0;\n",
+                       n);
+    ch_strbuf_addf(out, "}\n\nstatic void ch_%s_probe(void)\n{\n", n);
     if (rt)
         ch_strbuf_addf(out, "    ch_%s_gpu = ch_%s_rt_usable();\n}\n\n", n, n);
     else
@@ -118,15 +133,20 @@ static void emit_decide(const ch_entry *e, int rt, ch_strbuf *out)
 }
 
 /* The GPU branch of the dispatcher, up to the `} else if (trace)` of the host branch. */
-static void emit_gpu_branch(const ch_entry *e, int rt, const char *args, ch_strbuf *out)
+static void emit_gpu_branch(const ch_entry *e, int rt, int cold, const char *args, ch_strbuf *out)
 {
     const char *n = e->name;
+    char done[160] = "";
+    if (cold)
+        snprintf(done, sizeof done,
+                 "            __atomic_store_n(&ch_%s_gpu_done, 1, __ATOMIC_RELAXED);\n", n);
     if (rt) {
         ch_strbuf_addf(
             out,
             "    if (large && ch_%s_gpu_usable()) {\n"
             "        int status = ch_%s_rt_call(%s);\n"
             "        if (status == 0) {\n"
+            "%s"
             "            if (ch_%s_trace)\n"
             "                fprintf(stderr, \"ch-cc: %s: gpu\\n\");\n"
             "            return;\n"
@@ -145,7 +165,7 @@ static void emit_gpu_branch(const ch_entry *e, int rt, const char *args, ch_strb
             "        if (ch_%s_trace)\n"
             "            fprintf(stderr, \"ch-cc: %s: gpu failed (%%s), host path\\n\",\n"
             "                    ch_%s_rt_status(status));\n",
-            n, n, args, n, n, n, n, n, n, n);
+            n, n, args, done, n, n, n, n, n, n, n);
         return;
     }
     ch_strbuf_addf(out,
@@ -153,6 +173,7 @@ static void emit_gpu_branch(const ch_entry *e, int rt, const char *args, ch_strb
                    "        %s_launcher(%s);\n"
                    "        cudaError_t status = cudaGetLastError();\n"
                    "        if (status == cudaSuccess) {\n"
+                   "%s"
                    "            if (ch_%s_trace)\n"
                    "                fprintf(stderr, \"ch-cc: %s: gpu\\n\");\n"
                    "            return;\n"
@@ -162,7 +183,99 @@ static void emit_gpu_branch(const ch_entry *e, int rt, const char *args, ch_strb
                    "        if (ch_%s_trace)\n"
                    "            fprintf(stderr, \"ch-cc: %s: gpu failed (%%s), host path\\n\",\n"
                    "                    cudaGetErrorString(status));\n",
-                   n, n, args, n, n, n, n);
+                   n, n, args, done, n, n, n, n);
+}
+
+int ch_emit_cold_known(const ch_emit_kernel *k)
+{
+    long long cold = k->cold.device_min_size > k->cold.buffers_min_size ? k->cold.device_min_size
+                                                                        : k->cold.buffers_min_size;
+    return k->size_expr && k->gpu_min_size >= 0 && k->gpu_min_size != LLONG_MAX &&
+           cold > k->gpu_min_size;
+}
+
+/* ch_NAME_now_ms and ch_NAME_cold(): what a call would pay besides its warm cost, from the
+ * runtime when it can tell (device set up? the site's buffers big enough?), else from this
+ * entry's own record: cold until its first GPU call, or CH_CC_DEVICE_INIT=load. */
+static void emit_cold_state(const ch_entry *e, int rt, const char *params, const char *args,
+                            ch_strbuf *out)
+{
+    const char *n = e->name;
+    ch_strbuf_addf(out,
+                   "static double ch_%s_now_ms(void)\n{\n    struct timespec ts;\n"
+                   "    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
+                   "    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;\n}\n\n"
+                   "/* what this call pays besides its warm cost: 0 nothing, 1 the allocation of "
+                   "the entry's\n * device buffers, 2 the device's set-up (and the buffers) */\n"
+                   "static int ch_%s_cold(%s)\n{\n",
+                   n, n, rt ? params : "void");
+    if (rt)
+        ch_strbuf_addf(out,
+                       "    int state = ch_%s_rt_cold(%s);\n    if (state >= 0)\n"
+                       "        return state;\n",
+                       n, args);
+    ch_strbuf_addf(out,
+                   "    /* the candidate's launcher allocates at every call (part of its warm "
+                   "cost): only the\n     * device's set-up is a first call's own */\n"
+                   "    return ch_%s_loaded || __atomic_load_n(&ch_%s_gpu_done, __ATOMIC_RELAXED) "
+                   "? 0 : 2;\n}\n\n",
+                   n, n);
+}
+
+/* The dispatcher's choice with the cold costs: the threshold for the state the call finds
+ * (warm, buffers to allocate, device not set up), and the rent rule: a cold call the GPU would
+ * have won warm runs the host path and its time is counted; once that time reaches what the
+ * set-up costs, the next such call pays it, so a program calling many times is not kept on the
+ * host path for good (it pays at most about twice the better choice in hindsight). */
+/* v as a C double literal ("100.0", "2.5e-06"): an integral value printed by %g alone would
+ * be an int, which the trace's %g must not receive. */
+static void double_literal(double v, char buf[40])
+{
+    snprintf(buf, 40, "%.17g", v);
+    if (!strpbrk(buf, ".eEn"))
+        strcat(buf, ".0");
+}
+
+static void emit_cold_choice(const ch_emit_kernel *k, int rt, const char *args, ch_strbuf *out)
+{
+    const char *n = k->entry->name;
+    double w = (double)k->gpu_min_size;
+    double b = (double)(k->cold.buffers_min_size > k->gpu_min_size ? k->cold.buffers_min_size
+                                                                   : k->gpu_min_size);
+    double c = (double)(k->cold.device_min_size > b ? k->cold.device_min_size : b);
+    char ws[40], bs[40], cs[40], setup[40], per[40];
+    double_literal(w, ws);
+    double_literal(b, bs);
+    double_literal(c, cs);
+    double_literal(k->cold.setup_ms, setup);
+    double_literal(k->cold.first_use_ms_per, per);
+    ch_strbuf_addf(out,
+                   "    /* size measure (buffer elements); the host path was measured faster "
+                   "below %s for a\n     * warm call, below %s while the entry's device "
+                   "buffers are to be allocated and\n     * below %s while the device is not "
+                   "set up (%.3f ms) */\n"
+                   "    double ch_size = %s;\n"
+                   "    int ch_cold = ch_size >= %s || ch_%s_trace ? ch_%s_cold(%s) : 0;\n"
+                   "    double ch_from = ch_cold == 2 ? %s : ch_cold == 1 ? %s : %s;\n"
+                   "    int ch_renting = ch_cold && ch_size >= %s && ch_size < ch_from;\n"
+                   "    double ch_cost = (ch_cold == 2 ? %s : 0.0) + %s * ch_size;\n"
+                   "    int ch_bought = ch_renting &&\n"
+                   "                    (double)__atomic_load_n(&ch_%s_rent_us, "
+                   "__ATOMIC_RELAXED) >= ch_cost * 1e3;\n"
+                   "    int large = ch_%s_force || ch_size >= ch_from || ch_bought;\n"
+                   "    ch_renting = ch_renting && !large;\n"
+                   "    if (ch_%s_trace)\n"
+                   "        fprintf(stderr, \"ch-cc: %s: size %%.3g, GPU from %%.3g warm / %%.3g "
+                   "cold (%%s): %%s%%s\\n\",\n"
+                   "                ch_size, %s, ch_cold == 1 ? %s : %s,\n"
+                   "                ch_cold == 2 ? \"device not set up\"\n"
+                   "                : ch_cold == 1 ? \"buffers to allocate\"\n"
+                   "                               : \"device set up\",\n"
+                   "                large ? \"gpu\" : \"host\",\n"
+                   "                ch_bought ? \" (the host path has spent the set-up's cost)\" "
+                   ": \"\");\n",
+                   ws, bs, cs, k->cold.setup_ms, k->size_expr, ws, n, n, rt ? args : "", cs, bs, ws,
+                   ws, setup, per, n, n, n, n, ws, bs, cs);
 }
 
 int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_error *err)
@@ -184,7 +297,7 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     int rt = ch_emit_has_device_launcher(k->kernel_src, e->name) && ch_emit_runtime_eligible(e);
     emit_header(k, rt, out);
     ch_strbuf_adds(out, "#include <cuda_runtime.h>\n#include <pthread.h>\n#include <stdio.h>\n"
-                        "#include <stdlib.h>\n\n");
+                        "#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n\n");
     /* the user's program may have functions called NAME_launcher or NAME_reference: ours get
      * names of their own, which the merge then makes local to the object */
     ch_strbuf_addf(out,
@@ -200,13 +313,21 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
         ch_strbuf_addc(out, '\n');
     emit_host_path(k, c_linkage, params.data, out);
 
+    int cold = ch_emit_cold_known(k);
     if (rt)
         ch_emit_runtime_path(e, out);
-    emit_decide(e, rt, out);
+    if (rt && cold)
+        ch_emit_runtime_cold(e, out);
+    emit_decide(e, rt, cold, out);
+    if (cold)
+        emit_cold_state(e, rt, params.data, args.data, out);
     ch_strbuf_addf(out, "%svoid %s(%s)\n{\n    pthread_once(&ch_%s_once, ch_%s_decide);\n", linkage,
                    fn, params.data, e->name, e->name);
     const char *why = "the GPU path runs at every size";
-    if (k->size_expr && k->gpu_min_size == LLONG_MAX) {
+    if (cold) {
+        emit_cold_choice(k, rt, args.data, out);
+        why = "below the size where the GPU wins, first-call costs included";
+    } else if (k->size_expr && k->gpu_min_size == LLONG_MAX) {
         ch_strbuf_addf(out,
                        "    /* verification measured the host path faster than the whole "
                        "launcher call\n     * (copies included) at the tune size: the GPU "
@@ -229,15 +350,26 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     } else {
         ch_strbuf_adds(out, "    int large = 1;\n");
     }
-    emit_gpu_branch(e, rt, args.data, out);
+    emit_gpu_branch(e, rt, cold, args.data, out);
     ch_strbuf_addf(out,
                    "    } else if (ch_%s_trace) {\n"
                    "        fprintf(stderr, \"ch-cc: %s: host (%%s)\\n\",\n"
                    "                !large ? \"%s\"\n"
                    "                : ch_%s_host ? \"CH_CC_FORCE_HOST\" : \"no CUDA device\");\n"
-                   "    }\n"
-                   "    %s(%s);\n}\n",
-                   e->name, e->name, why, e->name, host, args.data);
+                   "    }\n",
+                   e->name, e->name, why, e->name);
+    if (cold)
+        ch_strbuf_addf(out,
+                       "    if (ch_renting) { /* the host path's time is rent toward the "
+                       "set-up */\n"
+                       "        double ch_t0 = ch_%s_now_ms();\n"
+                       "        %s(%s);\n"
+                       "        __atomic_add_fetch(&ch_%s_rent_us, (long long)((ch_%s_now_ms() - "
+                       "ch_t0) * 1e3),\n"
+                       "                           __ATOMIC_RELAXED);\n"
+                       "        return;\n    }\n",
+                       e->name, host, args.data, e->name, e->name);
+    ch_strbuf_addf(out, "    %s(%s);\n}\n", host, args.data);
     free(host);
     free(fn);
     ch_strbuf_free(&params);
@@ -410,6 +542,22 @@ long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher
         return LLONG_MAX;
     double at = ceil(fixed / (host_per - gpu_per));
     return at < 1 ? 0 : at >= 9e18 ? LLONG_MAX : (long long)at;
+}
+
+long long ch_emit_cold_threshold(const ch_dispatch_point *points, size_t n, double fixed_ms,
+                                 double per_ms)
+{
+    ch_dispatch_point *cold = ch_xcalloc(n ? n : 1, sizeof *cold);
+    for (size_t i = 0; i < n; i++) {
+        cold[i] = points[i];
+        if (cold[i].gpu_ms > 0 && cold[i].size >= 0)
+            cold[i].gpu_ms +=
+                (fixed_ms > 0 ? fixed_ms : 0) + (per_ms > 0 ? per_ms : 0) * cold[i].size;
+    }
+    long long warm = ch_emit_dispatch_threshold(points, n);
+    long long at = n ? ch_emit_dispatch_threshold(cold, n) : warm;
+    free(cold);
+    return at > warm ? at : warm;
 }
 
 static int by_size(const void *a, const void *b)

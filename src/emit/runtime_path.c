@@ -204,27 +204,62 @@ static void emit_thunk(const ch_entry *e, int scalars, ch_strbuf *out)
     ch_strbuf_adds(out, ");\n}\n\n");
 }
 
-void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
+/* The element counts of the call's buffers, the check that they fit in size_t (else `return
+ * bad;`) and `ch_rt_buffer ch_bufs[]` over the caller's pointers. Returns the buffer count; any
+ * min/max helpers the extents need are noted in *minmax. */
+static size_t emit_buffers(const ch_entry *e, const char *bad, ch_strbuf *out, int *minmax)
 {
-    const char *n = e->name;
-    size_t nbuf = 0, nscalar = 0;
-    for (size_t i = 0; i < e->n_params; i++)
-        *(e->params[i].role == CH_ROLE_SCALAR ? &nscalar : &nbuf) += 1;
-    ch_strbuf params, args, counts;
-    ch_strbuf_init(&params);
-    ch_strbuf_init(&args);
-    ch_strbuf_init(&counts);
-    ch_entry_cxx_params(e, &params);
-    ch_entry_call_args(e, &args);
-    int minmax = 0;
+    size_t nbuf = 0;
     for (size_t i = 0; i < e->n_params; i++) {
         const ch_param *p = &e->params[i];
         if (p->role == CH_ROLE_SCALAR)
             continue;
-        ch_strbuf_addf(&counts, "    const long long ch_count_%s = ", p->name);
-        extent_expr(e, p, &counts, &minmax);
-        ch_strbuf_adds(&counts, ";\n");
+        if (!nbuf++)
+            ch_strbuf_adds(out, "    /* element counts: the checklist's extents */\n");
+        ch_strbuf_addf(out, "    const long long ch_count_%s = ", p->name);
+        extent_expr(e, p, out, minmax);
+        ch_strbuf_adds(out, ";\n");
     }
+    if (!nbuf)
+        return 0;
+    ch_strbuf_adds(out, "    if (");
+    size_t k = 0;
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *p = &e->params[i];
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        ch_strbuf_addf(out,
+                       "%s(ch_count_%s < 0 || (unsigned long long)ch_count_%s > "
+                       "(size_t)-1 / sizeof(%s))",
+                       k++ ? " ||\n        " : "", p->name, p->name, ch_scalar_name(p->elem));
+    }
+    ch_strbuf_addf(out, ")\n        return %s;\n", bad);
+    ch_strbuf_addf(out, "    ch_rt_buffer ch_bufs[%zu] = {\n", nbuf);
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *p = &e->params[i];
+        if (p->role != CH_ROLE_SCALAR)
+            ch_strbuf_addf(out, "        {(void *)%s, (size_t)ch_count_%s * sizeof(%s), %s},\n",
+                           p->name, p->name, ch_scalar_name(p->elem), rt_dir(p));
+    }
+    ch_strbuf_adds(out, "    };\n");
+    return nbuf;
+}
+
+void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
+{
+    const char *n = e->name;
+    size_t nscalar = 0;
+    for (size_t i = 0; i < e->n_params; i++)
+        nscalar += e->params[i].role == CH_ROLE_SCALAR;
+    ch_strbuf params, args, bufs;
+    ch_strbuf_init(&params);
+    ch_strbuf_init(&args);
+    ch_strbuf_init(&bufs);
+    ch_entry_cxx_params(e, &params);
+    ch_entry_call_args(e, &args);
+    int minmax = 0;
+    size_t nbuf =
+        emit_buffers(e, "CH_RT_E_ARGS; /* the host path judges such a call */", &bufs, &minmax);
 
     ch_strbuf_addf(out,
                    "\n/* ---- GPU path through the runtime ---- */\n"
@@ -249,31 +284,7 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
                    "        %s_launcher(%s);\n"
                    "        return (int)cudaGetLastError();\n    }\n",
                    n, params.data, n, args.data);
-    if (nbuf) {
-        ch_strbuf_adds(out, "    /* element counts: the checklist's extents */\n");
-        ch_strbuf_add(out, counts.data, counts.len);
-        ch_strbuf_adds(out, "    if (");
-        size_t k = 0;
-        for (size_t i = 0; i < e->n_params; i++) {
-            const ch_param *p = &e->params[i];
-            if (p->role == CH_ROLE_SCALAR)
-                continue;
-            ch_strbuf_addf(out,
-                           "%s(ch_count_%s < 0 || (unsigned long long)ch_count_%s > "
-                           "(size_t)-1 / sizeof(%s))",
-                           k++ ? " ||\n        " : "", p->name, p->name, ch_scalar_name(p->elem));
-        }
-        ch_strbuf_adds(out, ")\n        return CH_RT_E_ARGS; /* the host path judges such a "
-                            "call */\n");
-        ch_strbuf_addf(out, "    ch_rt_buffer ch_bufs[%zu] = {\n", nbuf);
-        for (size_t i = 0; i < e->n_params; i++) {
-            const ch_param *p = &e->params[i];
-            if (p->role != CH_ROLE_SCALAR)
-                ch_strbuf_addf(out, "        {(void *)%s, (size_t)ch_count_%s * sizeof(%s), %s},\n",
-                               p->name, p->name, ch_scalar_name(p->elem), rt_dir(p));
-        }
-        ch_strbuf_adds(out, "    };\n");
-    }
+    ch_strbuf_add(out, bufs.data, bufs.len);
     if (nscalar) {
         ch_strbuf_addf(out, "    struct ch_%s_rt_scalars ch_s = {", n);
         size_t k = 0;
@@ -300,5 +311,32 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
                    n, n);
     ch_strbuf_free(&params);
     ch_strbuf_free(&args);
-    ch_strbuf_free(&counts);
+    ch_strbuf_free(&bufs);
+}
+
+void ch_emit_runtime_cold(const ch_entry *e, ch_strbuf *out)
+{
+    const char *n = e->name;
+    ch_strbuf params, bufs;
+    ch_strbuf_init(&params);
+    ch_strbuf_init(&bufs);
+    ch_entry_cxx_params(e, &params);
+    int minmax = 0;
+    size_t nbuf = emit_buffers(e, "CH_RT_WARM; /* ch_rt_call_v1 refuses it: no cost to weigh */",
+                               &bufs, &minmax);
+    ch_strbuf_addf(out,
+                   "\n/* What this call would pay besides its warm cost (ch_rt_cold_v1: the "
+                   "device's set-up,\n * the site's buffers), or -1 when the runtime cannot tell. "
+                   "Loads no driver. */\nstatic int ch_%s_rt_cold(%s)\n{\n"
+                   "    if (!ch_rt_cold_v1 || !ch_rt_call_v1)\n        return -1;\n",
+                   n, params.data);
+    /* the scalars count only through the extents */
+    for (size_t i = 0; i < e->n_params; i++)
+        if (e->params[i].role == CH_ROLE_SCALAR)
+            ch_strbuf_addf(out, "    (void)%s;\n", e->params[i].name);
+    ch_strbuf_add(out, bufs.data, bufs.len);
+    ch_strbuf_addf(out, "    return ch_rt_cold_v1(&ch_%s_rt_site, %s, %zu);\n}\n", n,
+                   nbuf ? "ch_bufs" : "NULL", nbuf);
+    ch_strbuf_free(&params);
+    ch_strbuf_free(&bufs);
 }

@@ -192,6 +192,7 @@ static void put_report(ch_session *s, ch_cache_txn *t, const ch_entry *e, const 
         .checklist = c,
         .ev = ev,
         .gpu_min_size = out->kernel_src ? out->gpu_min_size : -1,
+        .cold = &out->cold,
         .reason = refusal           ? refusal
                   : out->kernel_src ? NULL
                                     : out->reason,
@@ -257,7 +258,7 @@ static int evolve_opts(ch_session *s, const ch_entry *e, ch_evolve_opts *o, ch_e
  * tune and small times (ch_emit_gpu_min_size); 0 (always the GPU) when the size cannot be
  * measured. */
 static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
-                                    const ch_verify_report *r)
+                                    const ch_verify_report *r, double fixed_ms, double per_ms)
 {
     double size = 0;
     if (ch_emit_size_eval(e, &c->tune, &size) != 0)
@@ -270,8 +271,76 @@ static long long dispatch_threshold(const ch_entry *e, const ch_checklist *c,
             pts[n++] = (ch_dispatch_point){at, r->curve_host_ms[k], r->curve_call_ms[k]};
     }
     if (n >= 2)
-        return ch_emit_dispatch_threshold(pts, n);
-    return ch_emit_gpu_min_size(size, r->host_ms, r->launcher_ms, r->small_ms);
+        return ch_emit_cold_threshold(pts, n, fixed_ms, per_ms);
+    long long warm = ch_emit_gpu_min_size(size, r->host_ms, r->launcher_ms, r->small_ms);
+    if (fixed_ms <= 0 && per_ms <= 0)
+        return warm;
+    /* the linear model with the cold cost on top: fixed_ms joins the fixed part, per_ms the
+     * per-element one */
+    double small = r->small_ms > 0 && r->small_ms < r->launcher_ms ? r->small_ms : 0;
+    long long cold = ch_emit_gpu_min_size(
+        size, r->host_ms, r->launcher_ms + fixed_ms + per_ms * size, small + fixed_ms);
+    return cold > warm ? cold : warm;
+}
+
+/* The thresholds for a process's first calls from the cold costs verification measured (none:
+ * all zero, the warm threshold alone decides). The buffers' first use is taken per element of
+ * the size measure, from its cost at the tune size. */
+static void cold_thresholds(const ch_entry *e, const ch_checklist *c, const ch_verify_report *r,
+                            long long warm, ch_emit_cold *out)
+{
+    memset(out, 0, sizeof *out);
+    double size = 0;
+    if (r->setup_ms < 0 || ch_emit_size_eval(e, &c->tune, &size) != 0 || size <= 0)
+        return;
+    out->setup_ms = r->setup_ms;
+    out->first_use_ms_per = r->first_use_ms > 0 ? r->first_use_ms / size : 0;
+    long long b = dispatch_threshold(e, c, r, 0, out->first_use_ms_per);
+    long long d = dispatch_threshold(e, c, r, out->setup_ms, out->first_use_ms_per);
+    out->buffers_min_size = b > warm ? b : warm;
+    out->device_min_size = d > out->buffers_min_size ? d : out->buffers_min_size;
+}
+
+/* The cold thresholds as cache meta (what from_cached reads back). */
+static void put_cold_meta(ch_cache_txn *t, const ch_emit_cold *cold)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%lld", cold->buffers_min_size);
+    ch_cache_txn_meta(t, "gpu_min_size_buffers", buf);
+    snprintf(buf, sizeof buf, "%lld", cold->device_min_size);
+    ch_cache_txn_meta(t, "gpu_min_size_cold", buf);
+    snprintf(buf, sizeof buf, "%.17g", cold->setup_ms);
+    ch_cache_txn_meta(t, "cold_setup_ms", buf);
+    snprintf(buf, sizeof buf, "%.17g", cold->first_use_ms_per);
+    ch_cache_txn_meta(t, "cold_first_use_ms_per", buf);
+}
+
+/* The cold thresholds from cache meta (meta(src, name): a hit's or a transaction's); an entry
+ * stored before they were measured has none: all zero, and its dispatcher decides as before
+ * from the warm threshold alone. */
+static void cold_from_meta(const char *(*meta)(const void *src, const char *name), const void *src,
+                           ch_emit_cold *out)
+{
+    memset(out, 0, sizeof *out);
+    const char *buffers = meta(src, "gpu_min_size_buffers"),
+               *device = meta(src, "gpu_min_size_cold");
+    const char *setup = meta(src, "cold_setup_ms"), *per = meta(src, "cold_first_use_ms_per");
+    if (!buffers || !device)
+        return;
+    out->buffers_min_size = strtoll(buffers, NULL, 10);
+    out->device_min_size = strtoll(device, NULL, 10);
+    out->setup_ms = setup ? strtod(setup, NULL) : 0;
+    out->first_use_ms_per = per ? strtod(per, NULL) : 0;
+}
+
+static const char *hit_meta(const void *hit, const char *name)
+{
+    return ch_cache_hit_meta(hit, name);
+}
+
+static const char *txn_meta(const void *t, const char *name)
+{
+    return ch_cache_txn_get_meta(t, name);
 }
 
 /* A reference program that does not build. When the body calls a function the file does not
@@ -380,10 +449,12 @@ static int evolve_entry(ch_session *s, const ch_entry *e, const char *tu, const 
             out->design = best->design ? ch_xstrdup(best->design) : NULL;
             out->launcher_ms = best->report.launcher_ms;
             out->fraction = best->report.fraction;
-            out->gpu_min_size = dispatch_threshold(e, c, &best->report);
+            out->gpu_min_size = dispatch_threshold(e, c, &best->report, 0, 0);
             char buf[32];
             snprintf(buf, sizeof buf, "%lld", out->gpu_min_size);
             ch_cache_txn_meta(t, "gpu_min_size", buf);
+            cold_thresholds(e, c, &best->report, out->gpu_min_size, &out->cold);
+            put_cold_meta(t, &out->cold);
         } else if (status == CH_STATUS_PENDING) {
             out->fallback = CH_FALLBACK_PENDING;
             out->reason =
@@ -510,6 +581,8 @@ static void from_hit(ch_session *s, ch_cache_hit *hit, ch_outcome *out)
                 ch_cache_hit_file(hit, "kernel.cu"), ch_cache_hit_file(hit, "reference.c"),
                 ch_cache_hit_meta(hit, "design"), ch_cache_hit_meta(hit, "reason"),
                 ch_cache_hit_meta(hit, "refusal"), ch_cache_hit_meta(hit, "gpu_min_size"), out);
+    if (out->kernel_src)
+        cold_from_meta(hit_meta, hit, &out->cold);
     out->hit = *hit;
     ch_cache_hit_init(hit);
 }
@@ -555,6 +628,8 @@ static int serve_locked(ch_session *s, const ch_entry *e, const char *tu, ch_cac
     from_cached(s, status, ch_cache_txn_file(t, "kernel.cu"), ch_cache_txn_file(t, "reference.c"),
                 ch_cache_txn_get_meta(t, "design"), ch_cache_txn_get_meta(t, "reason"),
                 ch_cache_txn_get_meta(t, "refusal"), ch_cache_txn_get_meta(t, "gpu_min_size"), out);
+    if (out->kernel_src)
+        cold_from_meta(txn_meta, t, &out->cold);
     ch_cache_abort(t);
     return 0;
 }

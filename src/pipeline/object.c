@@ -29,7 +29,8 @@ static void unit_argv(const ch_session *s, ch_strvec *argv)
 /* The object key of an entry's unit: the entry key plus nvcc's identity, the unit flags and
  * the runtime interface's identity. */
 static int object_key(ch_session *s, const char *entry_key, const ch_strvec *flags, int c_linkage,
-                      int is_static, long long gpu_min_size, char key[33], ch_error *err)
+                      int is_static, long long gpu_min_size, const ch_emit_cold *cold, char key[33],
+                      ch_error *err)
 {
     if (!s->nvcc_ident) { /* one nvcc --version per command */
         ch_strbuf sb;
@@ -45,6 +46,11 @@ static int object_key(ch_session *s, const char *entry_key, const ch_strvec *fla
     ch_strvec_pushv(&all, flags);
     ch_strvec_push(&all, c_linkage ? "linkage=C" : "linkage=C++");
     ch_strvec_push_owned(&all, ch_xasprintf("dispatch=%lld", gpu_min_size));
+    /* the first-call thresholds are in the unit too (none: the key of before they existed) */
+    if (cold->device_min_size || cold->buffers_min_size)
+        ch_strvec_push_owned(&all, ch_xasprintf("cold=%lld/%lld/%.17g/%.17g",
+                                                cold->buffers_min_size, cold->device_min_size,
+                                                cold->setup_ms, cold->first_use_ms_per));
     /* a static function's unit defines NAME__ch_dispatch instead of NAME */
     ch_strvec_push(&all, is_static ? "static" : "external");
     /* the unit pastes the runtime's interface: another interface, another object */
@@ -76,8 +82,8 @@ int ch_session_object_key(ch_session *s, const ch_outcome *o, int c_linkage, cha
     ch_strvec argv;
     ch_strvec_init(&argv);
     unit_argv(s, &argv);
-    int rc =
-        object_key(s, o->key, &argv, c_linkage, o->entry->is_static, o->gpu_min_size, key, err);
+    int rc = object_key(s, o->key, &argv, c_linkage, o->entry->is_static, o->gpu_min_size, &o->cold,
+                        key, err);
     ch_strvec_free(&argv);
     return rc;
 }
@@ -90,8 +96,8 @@ int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const c
     ch_strvec_init(&argv);
     unit_argv(s, &argv);
     char okey[33];
-    if (object_key(s, o->key, &argv, c_linkage, o->entry->is_static, o->gpu_min_size, okey, err) !=
-        0) {
+    if (object_key(s, o->key, &argv, c_linkage, o->entry->is_static, o->gpu_min_size, &o->cold,
+                   okey, err) != 0) {
         ch_strvec_free(&argv);
         return -1;
     }
@@ -117,8 +123,8 @@ int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const c
     if (!f && rc == 0) {
         char *plain = NULL, *size_expr = NULL;
         ch_emit_size_expr(o->entry, &plain, &size_expr);
-        ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src,    o->design,
-                            o->key,   size_expr,     o->gpu_min_size};
+        ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src,     o->design,
+                            o->key,   size_expr,     o->gpu_min_size, o->cold};
         ch_strbuf unit, log;
         ch_strbuf_init(&unit);
         ch_strbuf_init(&log);

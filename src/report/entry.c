@@ -144,6 +144,16 @@ static cJSON *dispatch_json(const ch_report_facts *f)
         cJSON_AddNumberToObject(d, "gpu_min_size", (double)f->gpu_min_size);
     else
         cJSON_AddNullToObject(d, "gpu_min_size");
+    /* a process's first calls (issue 14): while the entry's device buffers are to be allocated,
+     * and while the device is not set up, from the costs measured in a fresh process */
+    const ch_emit_cold *cold = f->cold;
+    if (f->gpu_min_size >= 0 && cold && (cold->buffers_min_size || cold->device_min_size)) {
+        cJSON *c = cJSON_AddObjectToObject(d, "first_calls");
+        cJSON_AddNumberToObject(c, "gpu_min_size_buffers", (double)cold->buffers_min_size);
+        cJSON_AddNumberToObject(c, "gpu_min_size_cold", (double)cold->device_min_size);
+        add_ms(c, "device_setup_ms", cold->setup_ms);
+        cJSON_AddNumberToObject(c, "first_use_ms_per_size", cold->first_use_ms_per);
+    }
     char *plain = NULL, *c_expr = NULL;
     if (ch_emit_size_expr(f->entry, &plain, &c_expr) == 0 && plain)
         cJSON_AddStringToObject(d, "size", plain);

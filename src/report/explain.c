@@ -113,6 +113,13 @@ static void dispatch_text(const cJSON *d, ch_strbuf *out)
         return;
     ch_strbuf_addf(out, "%-13s the GPU from %s = %.0f up, the host path below\n", "dispatch",
                    text_or(d, "size", "size"), min);
+    const cJSON *first = item(d, "first_calls");
+    if (first)
+        ch_strbuf_addf(out,
+                       "  first calls: from %.0f while its device buffers are to be allocated, "
+                       "from %.0f while the device is not set up (set-up %.1f ms)\n",
+                       number(first, "gpu_min_size_buffers"), number(first, "gpu_min_size_cold"),
+                       number(first, "device_setup_ms"));
     const cJSON *p;
     cJSON_ArrayForEach(p, item(d, "curve"))
         ch_strbuf_addf(out, "  size %-12.0f host %.4f ms  gpu call %.4f ms\n", number(p, "size"),

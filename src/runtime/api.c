@@ -81,20 +81,26 @@ int ch_rt_usable_v1(void)
     return ok;
 }
 
-/* CH_CC_DEVICE_INIT=load: the probe, the context (a one-byte allocation makes it) and one
- * staging set, before main. Failures here only mean the first call finds the device unusable,
- * as it would have without this. */
+int ch_rt_setup_v1(void)
+{
+    int ok = ch_rt_setup(ch_rt_global());
+    if (ok)
+        pthread_once(&exit_once, register_exit);
+    return ok;
+}
+
+int ch_rt_cold_v1(const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs)
+{
+    return ch_rt_cold(ch_rt_global(), site, bufs, n_bufs);
+}
+
+/* CH_CC_DEVICE_INIT=load: the set-up before main. A failure here only means the first call
+ * finds the device unusable, as it would have without this. */
 __attribute__((constructor)) static void device_init_at_load(void)
 {
     const char *when = getenv("CH_CC_DEVICE_INIT");
-    if (!when || strcmp(when, "load") != 0 || !ch_rt_usable_v1())
-        return;
-    void *one = NULL;
-    if (g_rt.ops.dev_alloc(g_rt.ops.ctx, &one, 1) == 0)
-        g_rt.ops.dev_free(g_rt.ops.ctx, one);
-    ch_rt_staging *s = ch_rt_staging_get(&g_rt);
-    if (s)
-        ch_rt_staging_put(&g_rt, s);
+    if (when && strcmp(when, "load") == 0)
+        ch_rt_setup_v1();
 }
 
 int ch_rt_call_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs, ch_rt_launch_fn launch,

@@ -40,6 +40,16 @@ void ch_rt_buffers_free(ch_rt *rt, ch_rt_site_state *st)
     }
 }
 
+int ch_rt_buffers_fit(const ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n)
+{
+    if (st->n_dev < (n ? n : 1))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!st->dev[i] || st->cap[i] < bufs[i].bytes)
+            return 0;
+    return 1;
+}
+
 /* Allocates what the buffers lack: grown capacities, or exactly what they need. */
 static int allocate(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n, int exact)
 {

@@ -153,10 +153,12 @@ int ch_rt_call(ch_rt *rt, ch_rt_site *site, const ch_rt_buffer *bufs, size_t n,
     if (rc == 0)
         rc = ch_rt_copy_out(rt, st, bufs, n, &stats);
     t[3] = now_ms();
-    if (rc != 0)
+    if (rc != 0) {
         rc = failed(rt, st, rc);
-    else
+    } else {
         st->failures = 0;
+        __atomic_store_n(&rt->set_up, 1, __ATOMIC_RELEASE);
+    }
     if (rt->trace)
         trace(rt, st, &stats, t, rc);
     pthread_mutex_unlock(&st->lock);

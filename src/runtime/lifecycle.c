@@ -122,6 +122,43 @@ int ch_rt_probe(ch_rt *rt)
     return ok;
 }
 
+int ch_rt_setup(ch_rt *rt)
+{
+    if (!ch_rt_probe(rt))
+        return 0;
+    if (__atomic_load_n(&rt->set_up, __ATOMIC_ACQUIRE))
+        return 1;
+    void *one = NULL;
+    if (rt->ops.dev_alloc(rt->ops.ctx, &one, 1) != 0) {
+        /* the first call will find out whether the device works; nothing is set up */
+        rt->ops.recover(rt->ops.ctx);
+        return 1;
+    }
+    rt->ops.dev_free(rt->ops.ctx, one);
+    ch_rt_staging *s = ch_rt_staging_get(rt);
+    if (s)
+        ch_rt_staging_put(rt, s);
+    __atomic_store_n(&rt->set_up, 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
+int ch_rt_cold(ch_rt *rt, const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n)
+{
+    if (!__atomic_load_n(&rt->set_up, __ATOMIC_ACQUIRE))
+        return CH_RT_COLD_DEVICE;
+    ch_rt_site_state *st = site ? __atomic_load_n(&site->state, __ATOMIC_ACQUIRE) : NULL;
+    if (!st)
+        return CH_RT_COLD_BUFFERS;
+    /* a call of the site holds its lock for the whole call: this one would queue behind it and
+     * mostly find buffers of that call's size (calls of one site tend to have one size), so a
+     * busy site counts as warm rather than making the caller wait to find out */
+    if (pthread_mutex_trylock(&st->lock) != 0)
+        return CH_RT_WARM;
+    int fit = ch_rt_buffers_fit(st, bufs, n);
+    pthread_mutex_unlock(&st->lock);
+    return fit ? CH_RT_WARM : CH_RT_COLD_BUFFERS;
+}
+
 int ch_rt_is_off(ch_rt *rt)
 {
     return __atomic_load_n(&rt->off, __ATOMIC_ACQUIRE) ||

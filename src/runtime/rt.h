@@ -212,6 +212,8 @@ typedef struct ch_rt {
     int fork_off;    /* this process is a child forked after the device was used */
     int trace;       /* CH_CC_TRACE: one line per call on stderr */
     int no_pinned;   /* pinned allocation failed once: plain copies from now on */
+    int set_up;      /* the device was set up in this process: a call succeeded, or
+                      * ch_rt_setup ran (atomic: read by ch_rt_cold without the lock) */
     ch_rt_site_state *sites;
     ch_rt_staging *staging;
     int n_staging; /* sets allocated or being allocated */
@@ -229,6 +231,12 @@ void ch_rt_destroy(ch_rt *rt);
 void ch_rt_release(ch_rt *rt);
 /* 1 when calls may use the device: probes it once, registering the fork handlers first. */
 int ch_rt_probe(ch_rt *rt);
+/* Sets the device up: the probe, the context (a one-byte allocation makes it) and one staging
+ * set; 1 when calls may use the device. */
+int ch_rt_setup(ch_rt *rt);
+/* CH_RT_WARM, CH_RT_COLD_BUFFERS or CH_RT_COLD_DEVICE (ch/runtime.h) for a call of site with
+ * bufs; no device operation. */
+int ch_rt_cold(ch_rt *rt, const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n);
 /* Whether the GPU path is off for this process (sticky error, forked child, released). */
 int ch_rt_is_off(ch_rt *rt);
 /* Turns the GPU path off for good, with one line on stderr saying why (only the first time). */
@@ -247,6 +255,9 @@ void ch_rt_fork_child(void);
  * more). 0, CH_RT_E_HOSTMEM, CH_RT_E_DEVMEM or a device error. */
 int ch_rt_buffers_ensure(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n);
 void ch_rt_buffers_free(ch_rt *rt, ch_rt_site_state *st);
+/* Whether st's buffers hold n buffers of the given sizes without an allocation (st's lock
+ * held). */
+int ch_rt_buffers_fit(const ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n);
 
 /* staging.c */
 /* A free staging set (allocated when fewer than tune.sets exist, else waits for one); NULL when

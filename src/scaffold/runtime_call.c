@@ -80,6 +80,16 @@ void ch_scaffold_runtime_call(ch_strbuf *o, const ch_checklist *c)
                    "    return %s_device_launcher != NULL && ch_rt_call_v1 != NULL &&\n"
                    "           ch_rt_usable_v1 != NULL && ch_rt_usable_v1();\n}\n\n",
                    c->name);
+    ch_strbuf_addf(o,
+                   "/* The device's set-up alone, as the dispatcher's first call pays it: the "
+                   "runtime's\n * (probe, context, staging) when the whole call goes through it, "
+                   "else the CUDA\n * context the launcher's first call makes. */\n"
+                   "static void ch_device_setup(void)\n{\n"
+                   "    if (%s_device_launcher != NULL && ch_rt_call_v1 != NULL && "
+                   "ch_rt_setup_v1 != NULL) {\n"
+                   "        ch_rt_setup_v1();\n        return;\n    }\n"
+                   "    cudaFree(0);\n    cudaGetLastError();\n}\n\n",
+                   c->name);
     char *proto = ch_scaffold_launcher_proto(c);
     /* the same parameters under the scaffold's own name */
     const char *params = proto + strcspn(proto, "(");

@@ -71,10 +71,11 @@ static const char *const reference_allowed[] = {
     "__stack_chk_fail", "__assert_fail", "abort",   NULL};
 
 /* What the emitted unit adds around a verified candidate (src/emit/emit.c): the dispatcher's
- * environment switches, its trace lines on stderr and its once-only decision. */
+ * environment switches, its trace lines on stderr, its once-only decision and the clock that
+ * times the host path of cold calls (the rent toward the device's set-up, issue 14). */
 static const char *const unit_allowed[] = {
-    "_GLOBAL_OFFSET_TABLE_", "getenv", "fprintf", "fputs", "fwrite", "stderr",
-    "pthread_once",          "strcmp", "atoi",    NULL};
+    "_GLOBAL_OFFSET_TABLE_", "getenv", "fprintf", "fputs",         "fwrite", "stderr",
+    "pthread_once",          "strcmp", "atoi",    "clock_gettime", NULL};
 
 /* libm functions, each also with the f and l suffixes (sinf, sinl). */
 static const char *const math[] = {

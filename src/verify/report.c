@@ -26,6 +26,7 @@ void ch_verify_report_init(ch_verify_report *r)
     memset(r, 0, sizeof *r);
     r->launcher_ms = r->kernel_ms = r->floor_ms = r->fraction = -1;
     r->host_ms = r->small_ms = -1;
+    r->setup_ms = r->first_use_ms = -1;
     r->call_runtime = -1;
     r->dram_floor_ms = r->pcie_floor_ms = r->call_fraction = r->peak_gflops = -1;
     r->details = cJSON_CreateObject();
@@ -114,6 +115,9 @@ cJSON *ch_verify_timing_json(const ch_verify_report *r)
     add_ms(p, "small_size_launcher_ms", r->small_ms);
     if (r->call_runtime >= 0)
         cJSON_AddStringToObject(p, "call_path", r->call_runtime ? "runtime" : "launcher");
+    /* a process's first call: the device's set-up and the first use of the entry's buffers */
+    add_ms(p, "device_setup_ms", r->setup_ms);
+    add_ms(p, "first_use_ms", r->first_use_ms);
     /* the floor evolution reads (kernel vs DRAM when resident, else the whole call) */
     add_ms(p, "floor_ms", r->floor_ms);
     add_ms(p, "fraction_of_floor", r->fraction);

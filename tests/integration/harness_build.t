@@ -187,6 +187,24 @@ mkdir -p "$TEST_DIR/small" && cp saxpy.c saxpy.h main.c "$TEST_DIR/small/" && (
 like "$(cat small.txt)" "below 0 [1-9]" \
     "below the GPU's size the host path runs without loading the CUDA driver"
 like "$(cat small.txt)" "forced [1-9]" "a call forced to the GPU does load it (the check can fail)"
+# a process's first calls (issue 14): above the warm threshold (1) but below the cold one, while
+# the device is not set up in the process, the host path runs; asking the runtime whether the
+# device is set up loads no driver either (the set-up's cost is never paid back by two calls)
+mkdir -p "$TEST_DIR/cold" && cp saxpy.c saxpy.h main.c "$TEST_DIR/cold/" && (
+    cd "$TEST_DIR/cold" && export CH_CC_CACHE_DIR="$TEST_DIR/.cache-cold"
+    "$seed" "$vkey" kernel.cu="$TEST_DIR/shared/cands/saxpy.0.cu" \
+        checklist.json="$TEST_DIR/shared/checklist.json" meta:status=verified meta:name=saxpy \
+        meta:kind=c-def meta:agent=builtin meta:gpu_min_size=1 meta:gpu_min_size_buffers=1 \
+        meta:gpu_min_size_cold=1000000000000 meta:cold_setup_ms=1000000 \
+        meta:cold_first_use_ms_per=0 "meta:design=seeded by the test"
+    "$CH_CC_BIN" -O2 main.c saxpy.c -o saxpy-cold -lm 2> build.err || cat build.err >&2
+    LD_DEBUG=libs CH_CC_TRACE=1 ./saxpy-cold > run.out 2> cold.err
+    echo "cold $(grep -c 'libcuda' cold.err) $(grep -c 'warm / 1e+12 cold (device not set up): host' cold.err)"
+    nm saxpy-cold | grep -c ' T ch_rt_cold_v1$'
+) > cold.txt
+like "$(cat cold.txt)" "cold 0 [1-9]" \
+    "above the warm threshold, below the cold one, a first call takes the host path without loading the CUDA driver"
+is "$(sed -n 2p cold.txt)" 1 "the program links the runtime's cold query (the real runtime was asked)"
 cc -O2 main.o saxpy.o -o saxpy-cc -lm $("$CH_CC_BIN" --harness-link-flags)
 ok $? "the objects link with plain cc and --harness-link-flags"
 ./saxpy-cc > /dev/null 2>&1; ok $? "and that program runs correctly"

@@ -217,7 +217,8 @@ Test(emit, dispatcher_uses_the_threshold_and_private_names)
     ch_entry_list l = scan_one("s.c", saxpy_src);
     const char *kernel = "extern \"C\" void saxpy_launcher(int n, float a, const float *x, "
                          "float *y) {}\n";
-    ch_emit_kernel k = {&l.items[0], kernel, NULL, "test", NULL, "((long long)n)", 4096};
+    ch_emit_kernel k = {&l.items[0], kernel,           NULL, "test",
+                        NULL,        "((long long)n)", 4096, {0, 0, 0, 0}};
     ch_strbuf out;
     ch_strbuf_init(&out);
     ch_error err;
@@ -303,7 +304,7 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
 {
     ch_entry_list l = scan_one("s.c", saxpy_src);
     ch_emit_kernel k = {&l.items[0], saxpy_device_kernel, NULL, "test",
-                        NULL,        "((long long)n)",    4096};
+                        NULL,        "((long long)n)",    4096, {0, 0, 0, 0}};
     ch_strbuf out;
     ch_strbuf_init(&out);
     ch_error err;
@@ -337,7 +338,7 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
     l = scan_one("j.c", jacobi_src);
     const char *jk = "extern \"C\" int jacobi_device_launcher(int steps, int n, double *A, "
                      "double *B) { return 0; }\n";
-    ch_emit_kernel kj = {&l.items[0], jk, NULL, NULL, NULL, NULL, 0};
+    ch_emit_kernel kj = {&l.items[0], jk, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
     ch_strbuf_init(&out);
     cr_assert_eq(ch_emit_entry_cu(&kj, 1, &out, &err), 0, "%s", err.msg);
     cr_assert(strstr(out.data, "const long long ch_count_A = (long long)n*(long long)n;"), "%s",
@@ -411,7 +412,7 @@ Test(emit, runtime_unit_compiles_links_and_runs)
     const ch_entry *e = &l.items[0];
     ch_error err;
     char *dir = ch_make_temp_dir("emit", &err);
-    ch_emit_kernel k = {e, saxpy_device_kernel, NULL, NULL, NULL, NULL, 0};
+    ch_emit_kernel k = {e, saxpy_device_kernel, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
     ch_strbuf unit, log, outb;
     ch_strbuf_init(&unit);
     ch_strbuf_init(&log);
@@ -538,7 +539,7 @@ Test(emit, unit_compiles_and_merges)
         "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
         "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
         "{ k<<<(n + 255) / 256, 256>>>(n, a, x, y); }\n";
-    ch_emit_kernel k = {e, kernel, NULL, NULL, NULL, NULL, 0};
+    ch_emit_kernel k = {e, kernel, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
     ch_strbuf unit, log;
     ch_strbuf_init(&unit);
     ch_strbuf_init(&log);

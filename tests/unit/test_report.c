@@ -78,9 +78,12 @@ static void fixture_close(fixture *f)
     ch_entry_list_free(&f->l);
 }
 
+static const ch_emit_cold measured_cold = {8192, 5000000, 250, 1e-6};
+
 static cJSON *report_of(fixture *f, const char *status, const char *reason, int with_ev)
 {
     ch_report_facts facts = {
+        .cold = with_ev ? &measured_cold : NULL,
         .entry = &f->l.items[0],
         .key = "0123456789abcdef0123456789abcdef",
         .hashed = "format 17:ch-cc-entry-key 1\n",
@@ -149,6 +152,19 @@ Test(report_json, verified_entry_has_every_part)
     cr_assert_str_eq(str(w, "precision"), "native");
     cr_assert_float_eq(num(cJSON_GetObjectItem(w, "timing"), "launcher_ms"), 1.0, 1e-9);
     cr_assert_float_eq(num(cJSON_GetObjectItem(r, "dispatch"), "gpu_min_size"), 4096, 1e-9);
+    /* a process's first calls (issue 14) */
+    const cJSON *first = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "dispatch"), "first_calls");
+    cr_assert_float_eq(num(first, "gpu_min_size_buffers"), 8192, 1e-9);
+    cr_assert_float_eq(num(first, "gpu_min_size_cold"), 5000000, 1e-9);
+    cr_assert_float_eq(num(first, "device_setup_ms"), 250, 1e-9);
+    ch_strbuf cold_text;
+    ch_strbuf_init(&cold_text);
+    ch_report_explain_text(r, "0123", "verified", NULL, &cold_text);
+    cr_assert_not_null(strstr(cold_text.data, "first calls: from 8192 while its device buffers "
+                                              "are to be allocated, from 5000000 while the "
+                                              "device is not set up (set-up 250.0 ms)"),
+                       "%s", cold_text.data);
+    ch_strbuf_free(&cold_text);
     cr_assert_null(cJSON_GetObjectItem(r, "reason"));
     cr_assert_not_null(strstr(str(r, "summary"), "4.0x"), "%s", str(r, "summary"));
     cJSON_Delete(r);

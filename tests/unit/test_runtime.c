@@ -921,6 +921,68 @@ Test(runtime_call, fork_children)
     ch_rt_destroy(&fake_rt);
 }
 
+/* The dispatcher's question before a call (issue 14): what would this call pay besides its warm
+ * cost? Asked without a device operation (it must not load the driver), answered from what this
+ * process has set up: the device, then the site's buffers, which grow with the calls. */
+Test(runtime_call, cold_costs_are_told_without_touching_the_device)
+{
+    fake_rt_init();
+    int probes = fk.probes, allocs = fk.dev_allocs;
+    ch_rt_site site = CH_RT_SITE_INIT("xyz");
+    host_data h;
+    host_make(&h, 100 * KIB, 0, 9);
+    ch_rt_buffer bufs[] = {{h.x, h.n, CH_RT_IN}, {h.y, h.n, CH_RT_INOUT}, {h.z, h.n, CH_RT_OUT}};
+    cr_assert_eq(ch_rt_cold(&fake_rt, &site, bufs, 3), CH_RT_COLD_DEVICE, "nothing set up yet");
+    cr_assert_eq(fk.probes, probes, "asking does not probe the device");
+    cr_assert_eq(fk.dev_allocs, allocs, "asking allocates nothing");
+    cr_assert_null(site.state, "asking creates no site state");
+    /* the set-up (CH_CC_DEVICE_INIT=load, or verification timing it): the device is warm, the
+     * site's buffers are not there yet */
+    cr_assert_eq(ch_rt_setup(&fake_rt), 1);
+    cr_assert_gt(fk.probes, probes, "the set-up probes");
+    cr_assert_eq(ch_rt_cold(&fake_rt, &site, bufs, 3), CH_RT_COLD_BUFFERS);
+    xyz_ctx ctx = {0};
+    cr_assert_eq(call_xyz(&fake_rt, &site, &h, &ctx), 0);
+    cr_assert_eq(ch_rt_cold(&fake_rt, &site, bufs, 3), CH_RT_WARM, "the call allocated them");
+    ch_rt_buffer smaller[] = {{h.x, 10, CH_RT_IN}, {h.y, 10, CH_RT_INOUT}, {h.z, 10, CH_RT_OUT}};
+    cr_assert_eq(ch_rt_cold(&fake_rt, &site, smaller, 3), CH_RT_WARM, "buffers are never shrunk");
+    host_data big;
+    host_make(&big, 2000 * KIB, 0, 10);
+    ch_rt_buffer larger[] = {
+        {big.x, big.n, CH_RT_IN}, {big.y, big.n, CH_RT_INOUT}, {big.z, big.n, CH_RT_OUT}};
+    cr_assert_eq(ch_rt_cold(&fake_rt, &site, larger, 3), CH_RT_COLD_BUFFERS, "they must grow");
+    ch_rt_buffer more[] = {bufs[0], bufs[1], bufs[2], {h.x, 8, CH_RT_IN}};
+    cr_assert_eq(ch_rt_cold(&fake_rt, &site, more, 4), CH_RT_COLD_BUFFERS, "a fourth buffer");
+    ch_rt_site other = CH_RT_SITE_INIT("other");
+    cr_assert_eq(ch_rt_cold(&fake_rt, &other, bufs, 3), CH_RT_COLD_BUFFERS,
+                 "another site has buffers of its own");
+    host_free(&h);
+    host_free(&big);
+    ch_rt_destroy(&fake_rt);
+
+    /* without the set-up, the first successful call is what sets the device up */
+    fake_rt_init();
+    ch_rt_site fresh = CH_RT_SITE_INIT("xyz");
+    host_make(&h, 50 * KIB, 0, 11);
+    cr_assert_eq(call_xyz(&fake_rt, &fresh, &h, &ctx), 0);
+    ch_rt_buffer again[] = {{h.x, h.n, CH_RT_IN}, {h.y, h.n, CH_RT_INOUT}, {h.z, h.n, CH_RT_OUT}};
+    cr_assert_eq(ch_rt_cold(&fake_rt, &fresh, again, 3), CH_RT_WARM);
+    host_free(&h);
+    ch_rt_destroy(&fake_rt);
+
+    /* a failed call sets nothing up */
+    fake_rt_init();
+    ch_rt_site failing = CH_RT_SITE_INIT("xyz");
+    host_make(&h, 50 * KIB, 0, 12);
+    fk.fail_all_allocs = 1;
+    cr_assert_neq(call_xyz(&fake_rt, &failing, &h, &ctx), 0);
+    fk.fail_all_allocs = 0;
+    ch_rt_buffer after[] = {{h.x, h.n, CH_RT_IN}, {h.y, h.n, CH_RT_INOUT}, {h.z, h.n, CH_RT_OUT}};
+    cr_assert_eq(ch_rt_cold(&fake_rt, &failing, after, 3), CH_RT_COLD_DEVICE);
+    host_free(&h);
+    ch_rt_destroy(&fake_rt);
+}
+
 Test(runtime_call, release_at_exit_frees_idle_state)
 {
     fake_rt_init();

@@ -82,6 +82,18 @@ Test(scaffold, host_convention_float_compiles)
     char *snap = strstr(s.data, "memcpy(y_snap");
     char *sync = strstr(s.data, "CH_CHECK(cudaDeviceSynchronize());\n        ch_buf_write");
     cr_assert(snap && sync && snap < sync, "snapshot before synchronisation");
+    /* time mode times a process's first call (issue 14): the device's set-up alone, through
+     * the runtime when the call goes through it, then the first whole call, both before
+     * anything else in the process touches the device */
+    const char *time_mode = strstr(s.data, "static int ch_time(");
+    cr_assert_not_null(time_mode);
+    const char *setup = strstr(time_mode, "    ch_device_setup();\n");
+    const char *first = strstr(time_mode, "    saxpy_ch_whole_call(n, a, x_set[0], y_set[0]);\n");
+    const char *cold = strstr(time_mode, "ch-cold: setup_ms=%.6f first_call_ms=%.6f");
+    const char *events = strstr(time_mode, "cudaEventCreate(&ch_start)");
+    cr_assert(setup && first && cold && events, "%s", time_mode);
+    cr_assert(setup < first && first < cold && cold < events, "set-up, first call, then the rest");
+    cr_assert_not_null(strstr(s.data, "ch_rt_setup_v1 != NULL) {\n        ch_rt_setup_v1();"));
     ch_strbuf_free(&s);
     ch_strbuf_free(&log);
     fx_free(&c);
