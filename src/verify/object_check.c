@@ -539,7 +539,7 @@ static int ends_with(const char *s, const char *suffix)
  * it, its memcmp compare its outputs, its cudaMemcpy copy them back), or NULL. A candidate's
  * only external C functions are its launchers; nvcc's kernels and stubs are C++ names. */
 static const char *replaced_by(ch_object_kind kind, unsigned libs, const Elf64_Sym *sym,
-                               const char *name)
+                               const char *name, int kernel)
 {
     if (name_allowed(kind, NULL, libs, name) || ch_object_symbol_allowed(name) ||
         matches_list(cuda_denied, name) || matches_list(verifier_used, name) ||
@@ -547,13 +547,30 @@ static const char *replaced_by(ch_object_kind kind, unsigned libs, const Elf64_S
         return "a function or object the program takes from the C library, the C++ runtime, "
                "CUDA or the verifier";
     int type = ELF64_ST_TYPE(sym->st_info);
-    if (kind == CH_OBJECT_CANDIDATE && !mangled(name) && !ends_with(name, "_launcher") &&
+    if (kind == CH_OBJECT_CANDIDATE && !mangled(name) && !ends_with(name, "_launcher") && !kernel &&
         (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE))
         return "an external C function other than a launcher (declare helpers static)";
     if (kind == CH_OBJECT_CANDIDATE && !mangled(name) && name[0] == '_' &&
         (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
         return "a name reserved to the implementation";
     return NULL;
+}
+
+/* Whether name is an extern "C" __global__ function's host side: nvcc gives each kernel a
+ * stub named __device_stub__Z<length><name>... (C++ linkage or not). */
+static int kernel_host_side(const elf_view *v, const Elf64_Sym *sym, size_t n, size_t strtab,
+                            const char *name)
+{
+    char stub[300];
+    int len = snprintf(stub, sizeof stub, "__device_stub__Z%zu%s", strlen(name), name);
+    for (size_t i = 1; len > 0 && (size_t)len < sizeof stub && i < n; i++) {
+        const char *other = ELF64_ST_TYPE(sym[i].st_info) == STT_FUNC && sym[i].st_shndx
+                                ? str_at(v, strtab, sym[i].st_name)
+                                : NULL;
+        if (other && strstr(other, stub))
+            return 1;
+    }
+    return 0;
 }
 
 /* What a candidate or reference defines with external linkage. A unit is privatized to its
@@ -569,7 +586,12 @@ static int check_definitions(const elf_view *v, ch_object_kind kind, unsigned li
             type == STT_SECTION || type == STT_FILE)
             continue;
         const char *name = str_at(v, strtab, sym[i].st_name);
-        const char *why = name && *name ? replaced_by(kind, libs, &sym[i], name) : NULL;
+        if (!name || !*name)
+            continue;
+        /* looked for only where it decides: a stub search per symbol would be quadratic */
+        int kernel = kind == CH_OBJECT_CANDIDATE && !mangled(name) &&
+                     !ends_with(name, "_launcher") && kernel_host_side(v, sym, n, strtab, name);
+        const char *why = replaced_by(kind, libs, &sym[i], name, kernel);
         if (!why)
             continue;
         ch_strbuf_addf(msg,

@@ -221,6 +221,20 @@ Test(object_check, replacing_definitions_rejected)
                     "an external C function other than a launcher");
 }
 
+/* An extern "C" kernel's host side has its plain name: a kernel, not a helper. */
+Test(object_check, extern_c_kernel_passes)
+{
+    char *obj = compile("c_kernel", "extern \"C\" __global__ void scale_k(int n, float *x) "
+                                    "{ int i = threadIdx.x; if (i < n) x[i] *= 2; }\n"
+                                    "extern \"C\" void twice_launcher(int n, float *x) "
+                                    "{ scale_k<<<1, 32>>>(n, x); }\n");
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check(obj, &msg), 0, "%s", msg.data);
+    ch_strbuf_free(&msg);
+    free(obj);
+}
+
 Test(object_check, not_an_object_rejected)
 {
     char *path = ch_xasprintf("%s/junk.o", dir);
