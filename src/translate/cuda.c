@@ -716,8 +716,10 @@ static void print_row_check(printer *pr, isl_ast_node *f, const char *name, cons
  * variant): groups of rows, grid-stride; the rows of a group are unrolled inside the c1 loop
  * (print_rows_body), so that nvcc reuses between them what neighbouring rows both load (a
  * stencil's rows above and below: on the H200 a 5-point stencil went from 38% to 72% of the
- * copy floor with 4). The loop's condition is an upper bound on the iterator (isl's for nodes
- * with a positive step): the first row that fails it ends the group, and the groups. */
+ * copy floor with 4). nvcc only sees that they are the same loads when the int counters are
+ * the group's first row, ch_r0, plus ch_t0 (is_row_counter). The loop's condition is an upper
+ * bound on the iterator (isl's for nodes with a positive step): the first row that fails it
+ * ends the group, and the groups. */
 static void print_rows_loop(printer *pr, isl_ast_node *node, const char *name, int indent)
 {
     ch_strbuf *out = pr->out;
