@@ -8,7 +8,8 @@
  * { "name", "kind", "signature", "description", "reference",
  *   "params": [ { "name", "type", "role", "elem", "direction", "extent",
  *                 "range": [lo, hi], "index_of": "p" | null, "index_lo": "expr" | null,
- *                 "index_hi": "expr" | null, "offsets_hi": "expr" | null, "rtol", "atol" } ],
+ *                 "index_hi": "expr" | null, "offsets_hi": "expr" | null, "rtol", "atol",
+ *                 "written_only": true (optional) } ],
  *   "sizes": { "smoke": [ {"n": 1}, ... ], "correctness": [ {...}, ... ], "tune": {...} },
  *   "device": bool, "budget": int | null, "sample": "fn" | null }
  * A size set assigns every size parameter: an integer scalar whose "range" is null (the ones
@@ -22,7 +23,10 @@
  * extent need); "rtol"/"atol" are numbers for outputs (out, inout; 0 for integer outputs:
  * exact) and null otherwise. "sample" names a function of the user's file that fills valid
  * inputs (a sample(fn) clause): the reference program calls it on every synthesized input set
- * (see ch_reference_inputs). Missing optional fields read as null; unknown fields are errors.
+ * (see ch_reference_inputs). "written_only" (inout buffers only; absent means false) says the
+ * body never reads an element it did not write first: inout only because it leaves some
+ * elements as they were, so the kernels' least traffic writes it and does not read it.
+ * Missing optional fields read as null; unknown fields are errors.
  *
  * Ownership: a ch_checklist owns everything it points to; ch_checklist_free. */
 #ifndef CH_CHECKLIST_H
@@ -49,6 +53,8 @@ typedef struct ch_ck_param {
     char *index_hi;    /* index arrays: exclusive upper bound expression; NULL: not one */
     char *offsets_hi;  /* offsets arrays: the last (largest) value's expression, else NULL */
     double rtol, atol; /* outputs: tolerance (0 for integers: exact) */
+    int written_only;  /* inout buffers: the body never reads an element it did not write
+                          first (ch_param.written_only); the kernels' bytes count it written */
 } ch_ck_param;
 
 /* One problem size: a value for every integer scalar parameter, by name. */

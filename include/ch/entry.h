@@ -58,6 +58,9 @@ typedef struct ch_param {
     int is_restrict;
     ch_dir dir;       /* CH_DIR_NONE for scalars */
     int dir_explicit; /* from an in/out/inout clause */
+    int written_only; /* written by the body, and no element read before the body wrote it:
+                         inout only because some elements are left as they were (a stencil's
+                         border), so the kernels' traffic writes it and never reads it */
     char *extent;     /* total element count as a C expression of scalar params; NULL: scalar */
     int extent_explicit;
     char **dims; /* ARRAY: each dimension's C expression, outermost first ("" if unsized) */

@@ -390,6 +390,18 @@ void ch_verify_plan_free(ch_verify_plan *p);
 void ch_verify_perf_counts(double set_bytes, double dram_gbs, int *warmup, int *min_repeats,
                            int *max_repeats);
 
+/* Bytes of one input set (count[i] elements of parameter i) by what moves them. */
+typedef struct ch_verify_bytes {
+    double in;       /* a host-pointer call copies in: every buffer but out ones */
+    double out;      /* copied back: every buffer but in ones (inout counts in both) */
+    double kernel;   /* the kernels' least DRAM traffic, the DRAM floor's bytes: each buffer
+                      * read once unless out or written only (an inout buffer whose body never
+                      * reads an element it did not write first), written once unless in */
+    double out_only; /* out buffers, which correctness proved are written whole */
+    double set;      /* one copy of every buffer */
+} ch_verify_bytes;
+void ch_verify_tune_bytes(const ch_checklist *c, const size_t *count, ch_verify_bytes *b);
+
 /* ---- the GPU lock --------------------------------------------------------------------------
  * Which race each part handles:
  * - a timing run (stage 5, the calibration) measured while another program uses the same GPU

@@ -645,6 +645,7 @@ static void derive_params(ch_checklist *c, const ch_entry *e, const ch_strvec *s
             continue;
         }
         p->dir = s->dir;
+        p->written_only = s->dir == CH_DIR_INOUT && s->written_only;
         p->extent = s->extent ? ch_xstrdup(s->extent) : NULL;
         if (s->is_index && s->index_hi && ch_scalar_is_integer(s->elem)) {
             const char *of = find_index_of(e->body, s->name);

@@ -69,6 +69,8 @@ static cJSON *param_to_json(const ch_ck_param *p)
         cJSON_AddNullToObject(o, "rtol");
         cJSON_AddNullToObject(o, "atol");
     }
+    if (p->written_only)
+        cJSON_AddTrueToObject(o, "written_only");
     return o;
 }
 
@@ -213,9 +215,9 @@ static int parse_size_list(const cJSON *a, const char *path, ch_ck_size **out, s
     return 0;
 }
 
-static const char *const param_keys[] = {"name",       "type",  "role",     "elem",     "direction",
-                                         "extent",     "range", "index_of", "index_lo", "index_hi",
-                                         "offsets_hi", "rtol",  "atol",     NULL};
+static const char *const param_keys[] = {
+    "name",     "type",     "role",       "elem", "direction", "extent",       "range", "index_of",
+    "index_lo", "index_hi", "offsets_hi", "rtol", "atol",      "written_only", NULL};
 
 static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_error *err)
 {
@@ -285,6 +287,18 @@ static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_erro
     if (!out && (has_rtol || has_atol))
         return ch_error_set(err, "%s.%s: only outputs (out, inout) have a tolerance", path,
                             has_rtol ? "rtol" : "atol");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "written_only");
+    p->written_only = 0;
+    if (w && !cJSON_IsNull(w)) {
+        if (!cJSON_IsBool(w))
+            return ch_error_set(err, "%s.written_only: expected true or false", path);
+        if (cJSON_IsTrue(w) && p->dir != CH_DIR_INOUT)
+            return ch_error_set(err,
+                                "%s.written_only: only inout buffers are written only (an in "
+                                "buffer is read, an out buffer written whole)",
+                                path);
+        p->written_only = cJSON_IsTrue(w);
+    }
     return 0;
 }
 

@@ -850,6 +850,8 @@ static int covers_all(const ch_param *p, const pinfo *pi)
 static void set_direction(ch_entry *e, ch_param *p, const pinfo *pi)
 {
     const ch_clauses *c = &e->clauses;
+    p->written_only =
+        e->has_body && pi->written && !pi->read_first && !pi->escapes && !pi->opaque_use;
     p->dir_explicit = 1;
     if (named_in(c->inout, c->n_inout, p->name))
         p->dir = CH_DIR_INOUT;

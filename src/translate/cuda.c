@@ -397,6 +397,24 @@ void tr_comment_text(ch_strbuf *out, const char *text)
     }
 }
 
+/* Whether the C counter of type t bound to v is an int that takes the row of a group of rows
+ * (the rows variant: v is the c0 loop's iterator, stepping by one). It is bound as the group's
+ * first row plus ch_t0 in int arithmetic: nvcc then sees that row t + 1's `i - 1` is row t's `i`
+ * and loads each row once for the group (a long long c0 truncated per row hides it: a 5-point
+ * stencil loaded 5 values an output with 4 rows, 3.5 now). The int cannot overflow where the
+ * long long one would not: the counter is an int in the C body. */
+static int is_row_counter(const printer *pr, isl_ast_expr *v, const char *t)
+{
+    if (!pr->rows_for || strcmp(t, "int") != 0 || isl_ast_expr_get_type(v) != isl_ast_expr_id)
+        return 0;
+    isl_ast_expr *it = isl_ast_node_for_get_iterator(pr->rows_for);
+    isl_ast_expr *inc = isl_ast_node_for_get_inc(pr->rows_for);
+    int same = isl_ast_expr_is_equal(v, it) == isl_bool_true && is_int(inc, 1);
+    isl_ast_expr_free(it);
+    isl_ast_expr_free(inc);
+    return same;
+}
+
 void tr_print_user(printer *pr, isl_ast_node *node, int indent)
 {
     ch_strbuf *out = pr->out;
@@ -419,6 +437,14 @@ void tr_print_user(printer *pr, isl_ast_node *node, int indent)
         isl_ast_expr *v = isl_ast_expr_op_get_arg(call, (int)i + 1);
         const char *t = tr_counter_type(pr, l);
         tr_indent_to(out, indent + 1);
+        if (is_row_counter(pr, v, t)) {
+            ch_strbuf_addf(out,
+                           "const int %s = (int)ch_r0 + ch_t0; /* rows as ints: nvcc shares "
+                           "the loads of neighbouring rows */\n",
+                           l->counter);
+            isl_ast_expr_free(v);
+            continue;
+        }
         ch_strbuf_addf(out, "const %s %s = (%s)", t, l->counter, t);
         tr_print_expr(pr, out, v);
         ch_strbuf_adds(out, ";\n");
@@ -663,7 +689,8 @@ static void print_row_value(printer *pr, isl_ast_node *f, const char *off)
     isl_ast_expr_free(inc);
 }
 
-/* `const long long c0 = <row>; if (!(cond)) break;` for the c0 loop f. */
+/* `const long long c0 = <row>; if (!(cond)) break;` for the c0 loop f; the row is row + off
+ * (off NULL: the group's first row, ch_r0). */
 static void print_row_check(printer *pr, isl_ast_node *f, const char *name, const char *off,
                             int indent)
 {
@@ -671,7 +698,10 @@ static void print_row_check(printer *pr, isl_ast_node *f, const char *name, cons
     isl_ast_expr *cond = isl_ast_node_for_get_cond(f);
     tr_indent_to(out, indent);
     ch_strbuf_addf(out, "const long long %s = ", name);
-    print_row_value(pr, f, off);
+    if (off)
+        print_row_value(pr, f, off);
+    else
+        ch_strbuf_adds(out, "ch_r0");
     ch_strbuf_adds(out, ";\n");
     tr_indent_to(out, indent);
     ch_strbuf_adds(out, "if (!(");
@@ -686,8 +716,10 @@ static void print_row_check(printer *pr, isl_ast_node *f, const char *name, cons
  * variant): groups of rows, grid-stride; the rows of a group are unrolled inside the c1 loop
  * (print_rows_body), so that nvcc reuses between them what neighbouring rows both load (a
  * stencil's rows above and below: on the H200 a 5-point stencil went from 38% to 72% of the
- * copy floor with 4). The loop's condition is an upper bound on the iterator (isl's for nodes
- * with a positive step): the first row that fails it ends the group, and the groups. */
+ * copy floor with 4). nvcc only sees that they are the same loads when the int counters are
+ * the group's first row, ch_r0, plus ch_t0 (is_row_counter). The loop's condition is an upper
+ * bound on the iterator (isl's for nodes with a positive step): the first row that fails it
+ * ends the group, and the groups. */
 static void print_rows_loop(printer *pr, isl_ast_node *node, const char *name, int indent)
 {
     ch_strbuf *out = pr->out;
@@ -697,8 +729,12 @@ static void print_rows_loop(printer *pr, isl_ast_node *node, const char *name, i
                    "thread (grid-stride) */\n",
                    pr->rows, name);
     tr_indent_to(out, indent + 1);
-    ch_strbuf_adds(out, "{ /* the group's first row */\n");
-    print_row_check(pr, node, name, "", indent + 2);
+    ch_strbuf_addf(out, "const long long ch_r0 = ");
+    print_row_value(pr, node, "");
+    ch_strbuf_adds(out, "; /* the group's first row */\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "{\n");
+    print_row_check(pr, node, name, NULL, indent + 2);
     tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "}\n");
     assert(!pr->rows_for);

@@ -1082,8 +1082,17 @@ static void print_point(gemm *g, ch_strbuf *out, const char *c0, const char *c1,
     bind(g, out, DIM_ROW | DIM_COL, indent + 1);
 }
 
+/* A thread's rows of a transpose's tile: the launch's blockDim.y is ty, so each thread takes
+ * a fixed count of rows, unrolled, and issues all its loads before its first store (a loop
+ * from threadIdx.y with a runtime trip count loaded, stored and loaded again). */
+#define TILE_ROWS_LOOP                                                                             \
+    "#pragma unroll\n"                                                                             \
+    "        for (int ch_k = 0; ch_k < %d; ch_k++) {\n"                                            \
+    "            const int ch_r = threadIdx.y + ch_k * %d;\n"
+
 static void print_transpose_kernel(gemm *g, size_t fn, const char *t)
 {
+    assert(g->tm % g->ty == 0 && g->tn % g->ty == 0);
     printer *pr = g->pr;
     ch_strbuf *out = &pr->kernels;
     const ch_tr_stmt *s = g->sum;
@@ -1110,17 +1119,25 @@ static void print_transpose_kernel(gemm *g, size_t fn, const char *t)
         "    for (long long ch_b0 = blockIdx.y; ch_b0 * %d < ch_e0; ch_b0 += gridDim.y) {\n"
         "        const long long ch_o0 = ch_lo0 + ch_b0 * %d, ch_o1 = ch_lo1 + "
         "(long long)blockIdx.x * %d;\n"
-        "        for (int ch_r = threadIdx.y; ch_r < %d; ch_r += %d) {\n",
-        t, g->tm, g->tn + 1, g->tm, g->tm, g->tn, g->tm, g->ty);
+        "        /* the thread's values, all loaded before the first goes to the tile (points "
+        "outside\n"
+        "         * the domain leave a 0 there, which no point inside reads) */\n"
+        "        %s ch_v[%d] = {0};\n"
+        "        " TILE_ROWS_LOOP,
+        t, g->tm, g->tn + 1, g->tm, g->tm, g->tn, t, g->tm / g->ty, g->tm / g->ty, g->ty);
     print_point(g, out, "ch_o0 + ch_r", "ch_o1 + threadIdx.x", 3);
     tr_indent_to(out, 4);
-    ch_strbuf_adds(out, "ch_tile[ch_r][threadIdx.x] = ");
+    ch_strbuf_adds(out, "ch_v[ch_k] = ");
     ch_cx cx = {.entry = pr->e, .out = out, .exact_mul = 1};
     ch_cx_expr(&cx, s->ir->kids[0]->kids[1]);
     ch_strbuf_addf(out,
-                   ";\n            }\n        }\n        __syncthreads();\n"
-                   "        for (int ch_r = threadIdx.y; ch_r < %d; ch_r += %d) {\n",
-                   g->tn, g->ty);
+                   ";\n            }\n        }\n"
+                   "        #pragma unroll\n"
+                   "        for (int ch_k = 0; ch_k < %d; ch_k++)\n"
+                   "            ch_tile[threadIdx.y + ch_k * %d][threadIdx.x] = ch_v[ch_k];\n"
+                   "        __syncthreads();\n"
+                   "        " TILE_ROWS_LOOP,
+                   g->tm / g->ty, g->ty, g->tn / g->ty, g->ty);
     print_point(g, out, "ch_o0 + threadIdx.x", "ch_o1 + ch_r", 3);
     tr_indent_to(out, 4);
     ch_cx_expr(&cx, g->target);

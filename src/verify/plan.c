@@ -76,6 +76,26 @@ void ch_verify_plan_free(ch_verify_plan *p)
     memset(p, 0, sizeof *p);
 }
 
+void ch_verify_tune_bytes(const ch_checklist *c, const size_t *count, ch_verify_bytes *b)
+{
+    memset(b, 0, sizeof *b);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role == CH_ROLE_SCALAR)
+            continue;
+        double n = (double)count[i] * (double)ch_scalar_size(p->elem);
+        int read = p->dir != CH_DIR_OUT, written = p->dir != CH_DIR_IN;
+        b->set += n;
+        b->in += read ? n : 0;
+        b->out += written ? n : 0;
+        b->out_only += p->dir == CH_DIR_OUT ? n : 0;
+        /* the launcher copies a written-only inout buffer in (its untouched elements must come
+         * back as they were), but no kernel needs to read it */
+        b->kernel +=
+            (read && !(p->dir == CH_DIR_INOUT && p->written_only) ? n : 0) + (written ? n : 0);
+    }
+}
+
 void ch_verify_perf_counts(double set_bytes_, double dram_gbs, int *warmup, int *min_repeats,
                            int *max_repeats)
 {

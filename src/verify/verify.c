@@ -1289,41 +1289,15 @@ static void perf_calibration(ch_verifier *v, const char *work, cJSON *st)
     pthread_mutex_unlock(&v->mu);
 }
 
-/* Bytes of the tune set: in (what the kernels read and a host-pointer call copies in), out
- * (written / copied back; inout counts in both), out_only (out buffers, which correctness
- * proved are written whole), set (one copy of every buffer). */
-typedef struct perf_bytes {
-    double in, out, out_only, set;
-} perf_bytes;
-
-static perf_bytes tune_bytes(const ch_checklist *c, const ch_dataset *ds)
-{
-    perf_bytes b = {0, 0, 0, 0};
-    for (size_t i = 0; i < c->n_params; i++) {
-        const ch_ck_param *p = &c->params[i];
-        if (p->role == CH_ROLE_SCALAR)
-            continue;
-        double n = (double)ds->count[i] * (double)ch_scalar_size(p->elem);
-        b.set += n;
-        if (p->dir != CH_DIR_OUT)
-            b.in += n;
-        if (p->dir != CH_DIR_IN)
-            b.out += n;
-        if (p->dir == CH_DIR_OUT)
-            b.out_only += n;
-    }
-    return b;
-}
-
 /* Floors, fractions and the "faster than physically possible" checks from the measured times
  * (rep) and the calibration. Returns 1 when a check failed (stage_fail done). */
-static int perf_floors(ch_verifier *v, const perf_bytes *b, cJSON *st, ch_verify_report *rep)
+static int perf_floors(ch_verifier *v, const ch_verify_bytes *b, cJSON *st, ch_verify_report *rep)
 {
     const ch_checklist *c = v->s.checklist;
     if (!v->have_calib)
         return 0;
     const ch_calib *cb = &v->calib;
-    double dram = (b->in + b->out) / (cb->d2d_gbs * 1e6);
+    double dram = b->kernel / (cb->d2d_gbs * 1e6);
     rep->dram_floor_ms = dram;
     if (!c->device && cb->h2d_gbs > 0 && cb->d2h_gbs > 0) {
         rep->pcie_floor_ms = b->in / (cb->h2d_gbs * 1e6) + b->out / (cb->d2h_gbs * 1e6);
@@ -1450,7 +1424,8 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
     ch_dataset ds;
     if (ch_reference_inputs(c, v->ref_exe, &c->tune, mix(seed, 5, 0, 0), &ds, err) != 0)
         return -1;
-    perf_bytes b = tune_bytes(c, &ds);
+    ch_verify_bytes b;
+    ch_verify_tune_bytes(c, ds.count, &b);
     char *case_dir = ch_path_join(work, "tune");
     char *sd = ch_path_join(case_dir, "0");
     int rc = ch_mkdir_p(sd, err) || ch_dataset_write(c, &ds, sd, err) ? -1 : 0;
@@ -1500,6 +1475,7 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
                     cJSON_AddNumberToObject(st, "small_size_launcher_ms", rep->small_ms);
                 cJSON_AddNumberToObject(st, "sets", nsets);
                 cJSON_AddNumberToObject(st, "bytes_moved", b.in + b.out);
+                cJSON_AddNumberToObject(st, "kernel_bytes", b.kernel);
                 failed = perf_floors(v, &b, st, rep);
             }
         }

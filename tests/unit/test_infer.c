@@ -84,6 +84,85 @@ Test(infer, stencil_offsets)
            "a:in:n b:inout:n-1");
 }
 
+/* The checklist of one annotated function (the caller frees c). */
+static void checklist_of(const char *fn, ch_checklist *c)
+{
+    ch_entry_list l;
+    ch_error err;
+    char *text = ch_xasprintf("#pragma harness\n%s\n", fn);
+    cr_assert_eq(scan_text("t.c", text, CH_LANG_C, &l, &err), 0, "scan failed: %s", err.msg);
+    cr_assert_eq(l.len, 1);
+    cr_assert_eq(ch_checklist_derive(&l.items[0], c, &err), 0, "derive: %s", err.msg);
+    free(text);
+    ch_entry_list_free(&l);
+}
+
+/* "written only": inout buffers the body never reads before writing (a stencil's b, inout
+ * because its border is left as it was) against ones it reads (an update, a read of another
+ * iteration's element, a compound assignment); in and out buffers never are. The JSON keeps
+ * the flag; an in buffer that claims it is refused. */
+Test(infer, written_only)
+{
+    static const struct {
+        const char *fn, *param;
+        int dir, written_only;
+    } cases[] = {
+        {"void f(int m, int n, const float *a, float *b)\n{ for (int i = 1; i < m - 1; i++) "
+         "for (int j = 1; j < n - 1; j++) b[i * n + j] = a[i * n + j] + a[i * n + j + 1]; }",
+         "b", CH_DIR_INOUT, 1},
+        {"void f(int n, const float *a, float *b)\n{ for (int i = 1; i < n - 1; i++) { b[i] = "
+         "a[i]; b[i] = b[i] * 2; } }",
+         "b", CH_DIR_INOUT, 1},
+        {"void f(int n, const float *a, float *b)\n{ for (int i = 1; i < n - 1; i++) b[i] = "
+         "a[i] + b[i]; }",
+         "b", CH_DIR_INOUT, 0},
+        {"void f(int n, float *b)\n{ for (int i = 1; i < n - 1; i++) b[i] = b[i - 1] + 1; }", "b",
+         CH_DIR_INOUT, 0},
+        {"void f(int n, float *b)\n{ for (int i = 1; i < n - 1; i++) b[i] *= 2; }", "b",
+         CH_DIR_INOUT, 0},
+        {"void f(int n, const float *a, float *b)\n{ for (int i = 0; i < n; i++) b[i] = a[i]; }",
+         "b", CH_DIR_OUT, 0},
+        {"void f(int n, const float *a, float *b)\n{ for (int i = 0; i < n; i++) b[i] = a[i]; }",
+         "a", CH_DIR_IN, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ch_checklist c;
+        checklist_of(cases[k].fn, &c);
+        const ch_ck_param *p = ch_checklist_param(&c, cases[k].param);
+        cr_assert(p);
+        cr_expect_eq((int)p->dir, cases[k].dir, "case %zu: direction %d", k, (int)p->dir);
+        cr_expect_eq(p->written_only, cases[k].written_only, "case %zu: %s", k, cases[k].fn);
+        char *json = ch_checklist_to_json(&c);
+        cr_expect_eq(strstr(json, "\"written_only\":") != NULL, cases[k].written_only, "%s", json);
+        ch_checklist back;
+        ch_error err;
+        cr_assert_eq(ch_checklist_from_json(json, &back, &err), 0, "%s", err.msg);
+        cr_expect_eq(ch_checklist_param(&back, cases[k].param)->written_only,
+                     cases[k].written_only);
+        ch_checklist_free(&back);
+        free(json);
+        ch_checklist_free(&c);
+    }
+}
+
+Test(infer, written_only_json_refused_on_in_buffers)
+{
+    ch_checklist c;
+    checklist_of("void f(int n, const float *a, float *b)\n{ for (int i = 0; i < n; i++) b[i] = "
+                 "a[i]; }",
+                 &c);
+    char *json = ch_checklist_to_json(&c);
+    ch_checklist_free(&c);
+    char *at = strstr(json, "\"direction\": \"in\"");
+    cr_assert(at, "%s", json);
+    char *bad = ch_xasprintf("%.*s\"written_only\": true, %s", (int)(at - json), json, at);
+    ch_error err;
+    cr_assert_eq(ch_checklist_from_json(bad, &c, &err), -1, "%s", bad);
+    cr_expect(strstr(err.msg, "written_only: only inout buffers"), "%s", err.msg);
+    free(bad);
+    free(json);
+}
+
 Test(infer, offset_read_past_loop)
 {
     expect("void f(int n, const double *a, double *d)"

@@ -3,6 +3,7 @@
  * kernel runs, which schedule dimensions go to threads, in the statements' own terms, and where
  * scalars live), as --harness-plan prints it, and the lines of CUDA that carry the mapping.
  * Each comment says why the answer is right. Line:col count from the pragma on line 1. */
+#include "ch/proc.h"
 #include "ch/translate.h"
 #include "scan_helpers.h"
 
@@ -81,6 +82,42 @@ static char *cuda_of(const char *clauses, const char *body, ch_tr_strategy s)
 static void expect_has(const char *src, const char *line)
 {
     cr_expect(strstr(src, line), "missing \"%s\" in:\n%s", line, src);
+}
+
+/* The PTX nvcc makes of a candidate (-arch=sm_90 -O3, warnings are errors), malloc'd: what the
+ * tests count loads and their order in. */
+static char *ptx_of(const char *src)
+{
+    ch_error err = {0};
+    char *dir = ch_make_temp_dir("tr_ptx", &err);
+    cr_assert(dir, "%s", err.msg);
+    char *cu = ch_path_join(dir, "k.cu"), *ptx = ch_path_join(dir, "k.ptx");
+    cr_assert_eq(ch_write_file_atomic(cu, src, strlen(src), 0, &err), 0, "%s", err.msg);
+    const char *nvcc =
+        ch_file_exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "nvcc";
+    char *argv[] = {(char *)nvcc, "-arch=sm_90", "-O3", "-Werror", "all-warnings", "-ptx",
+                    cu,           "-o",          ptx,   NULL};
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    int rc = ch_proc_capture(argv, &log, &err);
+    cr_assert_eq(rc, 0, "nvcc failed (rc %d): %s\n%s\n---\n%s", rc, err.msg, log.data, src);
+    char *text = NULL;
+    size_t n = 0;
+    cr_assert_eq(ch_read_file(ptx, &text, &n, &err), 0, "%s", err.msg);
+    ch_strbuf_free(&log);
+    ch_remove_tree(dir, &err);
+    free(cu);
+    free(ptx);
+    free(dir);
+    return text;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *at = strstr(text, what); at; at = strstr(at + 1, what))
+        n++;
+    return n;
 }
 
 /* A symmetric matrix filled from its upper triangle: iteration (i, j) writes cov[i][j] and
@@ -950,10 +987,74 @@ Test(translate_plan, stencil_rows)
     expect_has(src, "for (int ch_t0 = 0; ch_t0 < 4; ch_t0++) { /* the group's rows */");
     expect_has(src, "const long long c0 = 1 + (ch_b0 + ch_t0);");
     expect_has(src, "_blocks(ch_e0, 32, 65535LL)");
+    /* the rows' int counter counts from the group's first row in int arithmetic, so that nvcc
+     * sees row t + 1's `i - 1` is row t's `i`: the four rows load the six rows of a they touch
+     * once each, plus the two neighbours of each output (14 loads, not 4 x 4 = 16) */
+    expect_has(src, "const long long ch_r0 = 1 + (ch_b0); /* the group's first row */");
+    expect_has(src, "const int i = (int)ch_r0 + ch_t0;");
+    expect_has(src, "const int j = (int)c1;");
+    char *ptx = ptx_of(src);
+    int loads = count_of(ptx, "ld.global");
+    cr_expect_eq(loads, 6 + 2 * 4, "%d loads for 4 outputs:\n%s", loads, ptx);
+    cr_expect_eq(count_of(ptx, "st.global"), 4, "%s", ptx);
+    free(ptx);
     /* the rows are inside the column loop */
     const char *cols = strstr(src, "for (long long c1 = ");
     const char *rows = strstr(src, "for (int ch_t0 = 0;");
     cr_expect(cols && rows && cols < rows, "%s", src);
+    free(src);
+}
+
+/* Rows of a counter that is not an int (a long) keep the long long row value: the int form
+ * would wrap where the C body does not. */
+Test(translate_plan, long_counter_rows_stay_long)
+{
+    int n = 0;
+    char *src =
+        rows_cuda("",
+                  "void f(long m, long n, const float *a, float *b)\n{\n"
+                  "    for (long i = 1; i < m - 1; i++)\n"
+                  "        for (long j = 1; j < n - 1; j++)\n"
+                  "            b[i * n + j] = a[(i - 1) * n + j] + a[(i + 1) * n + j];\n}\n",
+                  &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "const long i = (long)c0;");
+    cr_expect(!strstr(src, "(int)ch_r0"), "%s", src);
+    free(ptx_of(src)); /* compiles without warnings (every variable is used) */
+    free(src);
+}
+
+/* A transpose goes through a 32 x 33 tile (a column of padding) on 32 x 8 threads, each
+ * moving 4 elements: a fixed count of rows a thread, unrolled, with all four loads issued
+ * before the first store to the tile, and the stores of the transposed tile along c0. */
+Test(translate_plan, transpose_tile)
+{
+    int n = 0;
+    char *src = tiled_cuda("",
+                           "void f(int m, int n, const float *a, float *b)\n{\n"
+                           "    for (int i = 0; i < m; i++)\n"
+                           "        for (int j = 0; j < n; j++)\n"
+                           "            b[j * m + i] = a[i * n + j];\n}\n",
+                           CH_TR_ISL_SCHEDULE, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "__shared__ float ch_tile[32][33];");
+    expect_has(src, "float ch_v[4] = {0};");
+    expect_has(src, "for (int ch_k = 0; ch_k < 4; ch_k++) {\n"
+                    "            const int ch_r = threadIdx.y + ch_k * 8;");
+    expect_has(src, "ch_v[ch_k] = a[i * n + j];");
+    expect_has(src, "ch_tile[threadIdx.y + ch_k * 8][threadIdx.x] = ch_v[ch_k];");
+    expect_has(src, "b[j * m + i] = ch_tile[threadIdx.x][ch_r];");
+    expect_has(src, "ch_block(32, 8)");
+    char *ptx = ptx_of(src);
+    const char *first_store = strstr(ptx, "st.shared");
+    cr_assert(first_store, "%s", ptx);
+    int loads = 0;
+    for (const char *at = strstr(ptx, "ld.global"); at && at < first_store;
+         at = strstr(at + 1, "ld.global"))
+        loads++;
+    cr_expect_eq(loads, 4, "loads before the first store to the tile:\n%s", ptx);
+    cr_expect_eq(count_of(ptx, "st.global"), 4, "%s", ptx);
+    free(ptx);
     free(src);
 }
 

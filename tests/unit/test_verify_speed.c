@@ -349,6 +349,35 @@ Test(plan, perf_counts_from_the_expected_time)
     cr_assert_eq(mx, 100);
 }
 
+/* The DRAM floor's bytes: a in (read), b inout and written only (a stencil's: written, never
+ * read, yet copied in by a host-pointer call), y inout (read and written), c out (written):
+ * the kernels move a + b + 2y + c, the call copies a + b + y in and b + y + c back. */
+Test(plan, tune_bytes_count_written_only_buffers_once)
+{
+    ch_checklist c = {0};
+    c.n_params = 5;
+    c.params = ch_xcalloc(5, sizeof(ch_ck_param));
+    c.params[0] = fx_scalar("n", CH_T_INT, 0, 0);
+    c.params[1] = fx_ptr("a", "const float *", CH_T_FLOAT, CH_DIR_IN, "n", -1, 1);
+    c.params[2] = fx_ptr("b", "float *", CH_T_FLOAT, CH_DIR_INOUT, "n", -1, 1);
+    c.params[2].written_only = 1;
+    c.params[3] = fx_ptr("y", "double *", CH_T_DOUBLE, CH_DIR_INOUT, "n", -1, 1);
+    c.params[4] = fx_ptr("c", "float *", CH_T_FLOAT, CH_DIR_OUT, "n", -1, 1);
+    size_t count[5] = {0, 100, 200, 300, 400};
+    ch_verify_bytes b;
+    ch_verify_tune_bytes(&c, count, &b);
+    cr_expect_float_eq(b.kernel, 400 + 800 + 2 * 2400 + 1600, 1e-9, "%g", b.kernel);
+    cr_expect_float_eq(b.in, 400 + 800 + 2400, 1e-9, "%g", b.in);
+    cr_expect_float_eq(b.out, 800 + 2400 + 1600, 1e-9, "%g", b.out);
+    cr_expect_float_eq(b.out_only, 1600, 1e-9);
+    cr_expect_float_eq(b.set, 400 + 800 + 2400 + 1600, 1e-9);
+    /* without the flag b is read too */
+    c.params[2].written_only = 0;
+    ch_verify_tune_bytes(&c, count, &b);
+    cr_expect_float_eq(b.kernel, 400 + 2 * 800 + 2 * 2400 + 1600, 1e-9, "%g", b.kernel);
+    fx_free(&c);
+}
+
 /* ---- the GPU lock ---------------------------------------------------------------------------- */
 
 static double mono_ms(void)
