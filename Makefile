@@ -280,7 +280,8 @@ gpu-carry: build asan
 # `make fuzz-build` builds every target for tests/fuzz/run-long.sh (all at once, for long runs,
 # also on another machine): xxHash is linked statically, libcjson and libsodium are copied into
 # $(BUILD)/fuzz/lib (found through the rpath $ORIGIN/lib), so a target needs only libc,
-# libstdc++ (libFuzzer) and, for archive and sign (the cache links its remote store), libcurl.
+# libstdc++ (libFuzzer) and, for archive and sign (the cache links its remote store), libcurl;
+# extract also needs the libraries ch-cc links (libclang, isl, seccomp, hiredis).
 FUZZ_TIME ?= 20
 FUZZ_ALL := pragma extent checklist config archive extract sign guard
 FUZZ_TARGETS ?= $(FUZZ_ALL)
@@ -297,6 +298,10 @@ FUZZ_SRC_sign := $(FUZZ_SRC_archive)
 FUZZ_SRC_guard := src/verify/source_guard.c $(FUZZ_BASE)
 FUZZ_SRC_extract := src/agent/extract.c src/verify/source_guard.c src/base/embed.c \
                     $(GEN_PROMPTS) $(FUZZ_BASE)
+# extract judges a reference with the host subset (libclang): the rest of the library comes from
+# the release build's archives, uninstrumented (the fuzzer's coverage is extract's own code)
+FUZZ_LINK_extract := $(BUILD)/lib/libharness.a $(BUILD)/lib/libchcache.a
+FUZZ_LIBS_extract := $(LDLIBS_ALL)
 FUZZ_LIBS := -Wl,--as-needed -Wl,-rpath,'$$ORIGIN/lib' -lcjson -l:libxxhash.a -lcurl -lsodium -l:libhiredis.a -lm
 FUZZ_CFLAGS := $(CPPFLAGS_ALL) -std=c11 -g -O1 -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined
@@ -313,14 +318,15 @@ fuzz-build: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_ALL))
 	for l in libcjson.so.1 libsodium.so.23; do cp -L /usr/lib/x86_64-linux-gnu/$$l $(BUILD)/fuzz/lib/$$l; done
 
 .SECONDEXPANSION:
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) $(GEN_PROMPTS) $$(FUZZ_SRC_$$*)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) $(GEN_PROMPTS) $$(FUZZ_SRC_$$*) $$(FUZZ_LINK_$$*)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SRC_$*) $(FUZZ_LIBS) -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_SRC_$*) \
+	  -Wl,--start-group $(FUZZ_LINK_$*) -Wl,--end-group $(FUZZ_LIBS) $(FUZZ_LIBS_$*) -o $@
 $(BUILD)/fuzz/repro_%: tests/fuzz/fuzz_%.c tests/fuzz/repro_main.c $(HEADERS) $(GEN_PROMPTS) \
-                       $$(FUZZ_SRC_$$*)
+                       $$(FUZZ_SRC_$$*) $$(FUZZ_LINK_$$*)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=address,undefined $< tests/fuzz/repro_main.c $(FUZZ_SRC_$*) \
-	  $(FUZZ_LIBS) -o $@
+	  -Wl,--start-group $(FUZZ_LINK_$*) -Wl,--end-group $(FUZZ_LIBS) $(FUZZ_LIBS_$*) -o $@
 
 clean:
 	rm -rf $(BUILD)
