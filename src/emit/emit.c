@@ -222,11 +222,6 @@ static void emit_cold_state(const ch_entry *e, int rt, const char *params, const
                    n, n);
 }
 
-/* The dispatcher's choice with the cold costs: the threshold for the state the call finds
- * (warm, buffers to allocate, device not set up), and the rent rule: a cold call the GPU would
- * have won warm runs the host path and its time is counted; once that time reaches what the
- * set-up costs, the next such call pays it, so a program calling many times is not kept on the
- * host path for good (it pays at most about twice the better choice in hindsight). */
 /* v as a C double literal ("100.0", "2.5e-06"): an integral value printed by %g alone would
  * be an int, which the trace's %g must not receive. */
 static void double_literal(double v, char buf[40])
@@ -236,6 +231,11 @@ static void double_literal(double v, char buf[40])
         strcat(buf, ".0");
 }
 
+/* The dispatcher's choice with the cold costs: the threshold for the state the call finds
+ * (warm, buffers to allocate, device not set up), and the rent rule: a cold call the GPU would
+ * have won warm runs the host path and its time is counted; once that time reaches what the
+ * set-up costs, the next such call pays it, so a program calling many times is not kept on the
+ * host path for good (it pays at most about twice the better choice in hindsight). */
 static void emit_cold_choice(const ch_emit_kernel *k, int rt, const char *args, ch_strbuf *out)
 {
     const char *n = k->entry->name;
