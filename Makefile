@@ -205,6 +205,8 @@ $(asan_DIR)/lib/libch_runtime_core.a: $(RT_CORE_OBJ)
 $(asan_DIR)/tests/unit/test_runtime: $(asan_DIR)/lib/libch_runtime_core.a $(RT_HEADERS)
 $(asan_DIR)/tests/unit/test_runtime: UNIT_INCLUDES := -Isrc/runtime
 $(asan_DIR)/tests/unit/test_runtime: UNIT_EXTRA := $(asan_DIR)/lib/libch_runtime_core.a
+# the sanitizer tool choice is internal to src/verify
+$(asan_DIR)/tests/unit/test_sanitize_tools: UNIT_INCLUDES := -Isrc/verify
 # the emit test links generated units against the runtime
 $(asan_DIR)/tests/unit/test_emit: $(asan_DIR)/lib/libch_runtime.a
 # the verifier's test links scaffold programs against the runtime

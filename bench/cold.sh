@@ -6,6 +6,10 @@
 # project built with plain gcc. The ratio divides the -j16 time by the slowest single measured
 # here: the singles are a subset of the sixteen, so the true slowest single is at least as long
 # and the real ratio at most the one printed. GPU only (without one nothing is verified).
+#
+# CH_CC_COLD_SINGLES (the single programs), CH_CC_COLD_LIMIT (seconds the -j16 build may take,
+# default none), CH_CC_COLD_KEEP (a directory: the -j16 build's stderr, each compile's start and
+# end, and every entry's report.json are copied there, to see where the time went).
 set -u
 src=${CH_CC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU); then
@@ -46,10 +50,26 @@ t0=$(now)
 make -s -C "$tmp/plain" -j16 CC=gcc CFLAGS= > /dev/null 2>&1
 t1=$(now)
 plain=$(secs "$t0" "$t1")
+# each compile's start and end (seconds since the build began), through a wrapper around ch-cc
+cat > "$tmp/cc" <<SH
+#!/bin/sh
+s=\$(date +%s.%N); "$bin" "\$@"; rc=\$?
+echo "\$s \$(date +%s.%N) \$rc \$*" >> "$tmp/compiles.log"; exit \$rc
+SH
+chmod +x "$tmp/cc"
+limit=${CH_CC_COLD_LIMIT:-0}
 t0=$(now)
-CH_CC_CACHE_DIR=$tmp/jcache make -s -C "$tmp/ed" -j16 CC="$bin" > "$tmp/j16.out" 2> "$tmp/j16.err"
+CH_CC_CACHE_DIR=$tmp/jcache timeout "$limit" make -s -C "$tmp/ed" -j16 CC="$tmp/cc" \
+    > "$tmp/j16.out" 2> "$tmp/j16.err"
 rc=$?
 t1=$(now)
+if [ -n "${CH_CC_COLD_KEEP:-}" ]; then
+    mkdir -p "$CH_CC_COLD_KEEP"
+    cp "$tmp/j16.err" "$CH_CC_COLD_KEEP/"
+    awk -v t0="$t0" '{ printf "%7.1f %7.1f %d %s\n", $1 - t0, $2 - t0, $3, $NF }' \
+        "$tmp/compiles.log" > "$CH_CC_COLD_KEEP/compiles.txt" 2>/dev/null
+    (cd "$tmp/jcache" 2>/dev/null && find . -name report.json | tar czf "$CH_CC_COLD_KEEP/reports.tgz" -T -)
+fi
 j16=$(secs "$t0" "$t1")
 nver=$(grep -c 'verified kernel linked' "$tmp/j16.err")
 nhost=$(grep -c 'host path linked' "$tmp/j16.err")

@@ -24,6 +24,7 @@
 #include "ch/sandbox.h"
 #include "ch/scaffold.h"
 #include "ch/verify.h"
+#include "sanitize_tools.h"
 #include "verify_internal.h"
 
 static void *scaffold_thread(void *arg);
@@ -883,17 +884,24 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
     return rc ? -1 : failed;
 }
 
-/* The sanitizer tools at size sz: 1 failed (stage_fail done), 0 passed, -1 internal. */
+/* The sanitizer tools of mask (CH_SAN_* bits) at size sz: 1 failed (stage_fail done), 0
+ * passed, -1 internal. The tools left out are listed in the stage's details. */
 static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
-                         const ch_ck_size *sz, ch_verify_report *rep, ch_error *err)
+                         const ch_ck_size *sz, unsigned mask, ch_verify_report *rep, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     cJSON *st = stage_obj(rep, CH_STAGE_SANITIZE);
     char *sizes = size_text(sz);
     cJSON_AddStringToObject(st, "size", sizes);
     static const char *const tools[] = {"memcheck", "racecheck", "synccheck"};
+    cJSON *ran = cJSON_AddArrayToObject(st, "tools");
+    cJSON *left = cJSON_AddArrayToObject(st, "tools_not_needed");
+    for (size_t t = 0; t < 3; t++)
+        cJSON_AddItemToArray(mask & (1u << t) ? ran : left, cJSON_CreateString(tools[t]));
     int failed = 0, rc = 0;
     for (size_t t = 0; t < 3 && !failed && rc == 0; t++) {
+        if (!(mask & (1u << t)))
+            continue;
         char *case_dir = ch_xasprintf("%s/sanitize-%s", work, tools[t]);
         char *sd = ch_path_join(case_dir, "0");
         ch_dataset ds;
@@ -1065,7 +1073,11 @@ static int stage_sanitize(ch_verifier *v, const char *work, const char *prog, ui
         free(file);
         return 0;
     }
-    int rc = run_sanitizer(v, work, prog, seed, sz, rep, err);
+    /* racecheck and synccheck only where the kernel has shared memory or synchronisation */
+    const cJSON *compile =
+        cJSON_GetObjectItemCaseSensitive(rep->details, ch_stage_name(CH_STAGE_COMPILE));
+    unsigned mask = ch_sanitizer_tools(src, cJSON_GetObjectItemCaseSensitive(compile, "resources"));
+    int rc = run_sanitizer(v, work, prog, seed, sz, mask, rep, err);
     if (rc >= 0)
         sanitized_record(v, key, rep);
     if (rc == 0 && file) {
