@@ -5,6 +5,7 @@
  * outputs, keyed by seed, stage and size so each is computed once); every candidate gets its
  * own work directory where each program run sees a fresh case directory holding only copies of
  * its inputs, under the sandbox. All comparisons happen here, in the parent. */
+#include <assert.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -63,6 +64,8 @@ struct ch_verifier {
     ch_calib calib;
     int host_timed; /* host_ms measured (it does not depend on the candidate) */
     double host_ms;
+    int curve_host_timed; /* the host path at the curve's smallest and middle sets, likewise */
+    double small_host_ms, mid_host_ms;
     pthread_mutex_t scaffold_mu; /* held while the scaffold object is made (seconds) */
     pthread_t scaffold_tid;      /* makes it from ch_verifier_open on, beside the first builds */
     int scaffold_started, scaffold_rc;
@@ -1130,25 +1133,37 @@ static double host_time(ch_verifier *v, const char *case_dir, const char *set_di
     return v->host_ms;
 }
 
+/* The inputs of set sz (seed) written into set_dir; when bytes is not NULL, the bytes a call
+ * at sz moves (ch_verify_tune_bytes). */
+static int write_set(ch_verifier *v, const char *set_dir, const ch_ck_size *sz, uint64_t seed,
+                     ch_verify_bytes *bytes, ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
+    ch_dataset ds;
+    if (ch_reference_inputs(c, v->ref_exe, sz, seed, &ds, err) != 0)
+        return -1;
+    if (bytes)
+        ch_verify_tune_bytes(c, ds.count, bytes);
+    int rc = ch_mkdir_p(set_dir, err) || ch_dataset_write(c, &ds, set_dir, err) ? -1 : 0;
+    ch_dataset_free(&ds);
+    return rc;
+}
+
 /* The whole call at size set sz (what a call of that size costs: launches, copies,
  * synchronisation) into *call_ms and, when host_ms is not NULL, the host path's time there;
  * the device's set-up in that fresh process into *setup_ms; -1 for what cannot be measured. tag
- * names the work directory. */
+ * names the work directory; its inputs are those perf_prepare wrote there, else made now. */
 static void point_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
                        const ch_ck_size *sz, const char *tag, double *call_ms, double *host_ms,
                        double *setup_ms)
 {
-    const ch_checklist *c = v->s.checklist;
     *call_ms = *setup_ms = -1;
     if (host_ms)
         *host_ms = -1;
-    ch_dataset ds;
     ch_error err;
-    if (ch_reference_inputs(c, v->ref_exe, sz, mix(seed, 6, 0, 0), &ds, &err) != 0)
-        return;
     char *case_dir = ch_path_join(work, tag);
     char *sd = ch_path_join(case_dir, "0");
-    if (ch_mkdir_p(sd, &err) == 0 && ch_dataset_write(c, &ds, sd, &err) == 0) {
+    if (ch_is_dir(sd) || write_set(v, sd, sz, mix(seed, 6, 0, 0), NULL, &err) == 0) {
         ch_sandbox_opts so;
         sandbox_opts_for(v, &so, case_dir);
         so.runner = v->s.runner;
@@ -1164,7 +1179,6 @@ static void point_time(ch_verifier *v, const char *work, const char *prog, uint6
         if (host_ms)
             *host_ms = oracle_ms(v, case_dir, sd);
     }
-    ch_dataset_free(&ds);
     if (!v->s.keep)
         ch_remove_tree(case_dir, &err);
     free(sd);
@@ -1208,6 +1222,15 @@ static const ch_ck_size *middle_set(const ch_checklist *c, double lo, double hi)
     return best;
 }
 
+/* The dispatch curve's middle set, or NULL. */
+static const ch_ck_size *curve_middle(const ch_checklist *c)
+{
+    if (c->n_smoke == 0)
+        return NULL;
+    double lo = set_elements(c, &c->smoke[0]), hi = set_elements(c, &c->tune);
+    return lo >= 0 && hi > lo ? middle_set(c, lo, hi) : NULL;
+}
+
 /* The dispatch curve into rep (host path and whole call at the smallest smoke set, a middle set
  * and tune; rep->host_ms and launcher_ms hold tune's); rep->small_ms is the smallest's call. */
 static void curve_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
@@ -1218,11 +1241,27 @@ static void curve_time(ch_verifier *v, const char *work, const char *prog, uint6
     if (c->n_smoke == 0 || rep->host_ms < 0 || rep->launcher_ms < 0)
         return;
     double small_host = -1, mid_host = -1, mid_call = -1, setup[2] = {-1, -1};
-    point_time(v, work, prog, seed, &c->smoke[0], "small", &rep->small_ms, &small_host, &setup[0]);
-    double lo = set_elements(c, &c->smoke[0]), hi = set_elements(c, &c->tune);
-    const ch_ck_size *mid = lo >= 0 && hi > lo ? middle_set(c, lo, hi) : NULL;
+    /* the host path's times do not depend on the candidate: measured for the first one */
+    pthread_mutex_lock(&v->mu);
+    int host_known = v->curve_host_timed;
+    if (host_known) {
+        small_host = v->small_host_ms;
+        mid_host = v->mid_host_ms;
+    }
+    pthread_mutex_unlock(&v->mu);
+    point_time(v, work, prog, seed, &c->smoke[0], "small", &rep->small_ms,
+               host_known ? NULL : &small_host, &setup[0]);
+    const ch_ck_size *mid = curve_middle(c);
     if (mid)
-        point_time(v, work, prog, seed, mid, "middle", &mid_call, &mid_host, &setup[1]);
+        point_time(v, work, prog, seed, mid, "middle", &mid_call, host_known ? NULL : &mid_host,
+                   &setup[1]);
+    if (!host_known) {
+        pthread_mutex_lock(&v->mu);
+        v->curve_host_timed = 1;
+        v->small_host_ms = small_host;
+        v->mid_host_ms = mid_host;
+        pthread_mutex_unlock(&v->mu);
+    }
     /* the set-up varies from process to process (0.15-0.4 s on the H200): the largest seen,
      * so that a first call is judged as it could cost */
     for (int k = 0; k < 2; k++)
@@ -1427,21 +1466,44 @@ static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev
     return NULL;
 }
 
-static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64_t seed, int dev,
-                      ch_verify_report *rep, ch_error *err)
+/* The timed runs' inputs (the tune set, and the dispatch curve's smallest and middle sets),
+ * synthesised and written before the GPU is taken alone: a tune set is often hundreds of MiB,
+ * and making it holds no GPU, so another entry's timing runs meanwhile instead of waiting. The
+ * tune set's bytes go into *bytes. */
+static int perf_prepare(ch_verifier *v, const char *work, uint64_t seed, ch_verify_bytes *bytes,
+                        ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
+    char *sd = ch_path_join(work, "tune/0");
+    int rc = write_set(v, sd, &c->tune, mix(seed, 5, 0, 0), bytes, err);
+    free(sd);
+    const ch_ck_size *mid = curve_middle(c);
+    const ch_ck_size *curve[2] = {c->n_smoke ? &c->smoke[0] : NULL, mid};
+    const char *tags[2] = {"small/0", "middle/0"};
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        if (!curve[k])
+            continue;
+        /* a set that cannot be made here is tried again (and left out) by point_time */
+        ch_error ignored;
+        char *dir = ch_path_join(work, tags[k]);
+        write_set(v, dir, curve[k], mix(seed, 6, 0, 0), NULL, &ignored);
+        free(dir);
+    }
+    return rc;
+}
+
+/* The performance stage on the inputs perf_prepare wrote (b: the tune set's bytes). */
+static int stage_perf(ch_verifier *v, const char *work, const char *prog, int dev,
+                      const ch_verify_bytes *tune_bytes, ch_verify_report *rep, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     cJSON *st = stage_obj(rep, CH_STAGE_PERF);
     perf_calibration(v, work, st);
-    ch_dataset ds;
-    if (ch_reference_inputs(c, v->ref_exe, &c->tune, mix(seed, 5, 0, 0), &ds, err) != 0)
-        return -1;
-    ch_verify_bytes b;
-    ch_verify_tune_bytes(c, ds.count, &b);
+    ch_verify_bytes b = *tune_bytes;
     char *case_dir = ch_path_join(work, "tune");
     char *sd = ch_path_join(case_dir, "0");
-    int rc = ch_mkdir_p(sd, err) || ch_dataset_write(c, &ds, sd, err) ? -1 : 0;
-    ch_dataset_free(&ds);
+    assert(ch_is_dir(sd)); /* perf_prepare wrote it */
+    int rc = 0;
     double l2 = v->have_calib && v->calib.l2_bytes > 0 ? (double)v->calib.l2_bytes : 60e6;
     int nsets = b.set > 0 ? (int)ceil(3 * l2 / b.set) : 2;
     if (nsets < 2)
@@ -1480,7 +1542,7 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, uint64
                 pthread_mutex_lock(&v->mu);
                 rep->host_ms = host_time(v, case_dir, sd);
                 pthread_mutex_unlock(&v->mu);
-                curve_time(v, work, prog, seed, rep, st);
+                curve_time(v, work, prog, rep->seed, rep, st);
                 if (rep->host_ms >= 0)
                     cJSON_AddNumberToObject(st, "host_ms", rep->host_ms);
                 if (rep->small_ms >= 0)
@@ -1509,6 +1571,7 @@ struct ch_verify_build {
     char *prog;          /* its scaffold program */
     int last;            /* the last stage to run */
     int device_launcher; /* the program has NAME_device_launcher and its outputs were judged */
+    ch_verify_bytes tune_bytes; /* what a call at the tune size moves (perf_prepare) */
 };
 
 static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int stage,
@@ -1576,7 +1639,8 @@ static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int st
             rep->status[stage] = CH_ST_SKIP;
             cJSON_AddStringToObject(stage_obj(rep, stage), "note", "no tune size");
         } else {
-            rc = (failed = stage_perf(v, b->work, b->prog, seed, b->device_launcher, rep, err)) < 0
+            rc = (failed = stage_perf(v, b->work, b->prog, b->device_launcher, &b->tune_bytes, rep,
+                                      err)) < 0
                      ? -1
                      : 0;
         }
@@ -1712,8 +1776,12 @@ int ch_verifier_test(ch_verifier *v, ch_verify_build *b, const char *src, ch_ver
     mem_reserve(v, need);
     int failed = run_locked(v, b, src, CH_STAGE_SMOKE, last_shared, 0, rep, err);
     mem_release(v, need);
-    if (failed == 0 && b->last >= CH_STAGE_PERF)
-        failed = run_locked(v, b, src, CH_STAGE_PERF, b->last, 1, rep, err);
+    if (failed == 0 && b->last >= CH_STAGE_PERF) {
+        /* inputs are made outside the exclusive hold (perf_prepare says why) */
+        failed = perf_prepare(v, b->work, rep->seed, &b->tune_bytes, err);
+        if (failed == 0)
+            failed = run_locked(v, b, src, CH_STAGE_PERF, b->last, 1, rep, err);
+    }
     if (failed < 0) {
         ch_verify_build_free(v, b, NULL);
         return -1;
