@@ -173,8 +173,9 @@ char *ch_emit_traced_host_name(const ch_emit_traced *t);
 /* Writes the trace unit of one file's kernel-less entries into out: C (c_linkage) or C++ of
  * the file's language, for the host compiler. For each entry it defines the function the
  * program calls (ch_emit_dispatch_name, or NAME for a reference), which prints
- * "ch-cc: NAME: host (no kernel linked, CLASS: REASON)" on stderr when CH_CC_TRACE is set
- * (read once per process) and calls the host path. file names the source in the header. */
+ * "ch-cc: NAME: host (size S, no kernel linked, CLASS: REASON)" on stderr when CH_CC_TRACE is
+ * set (read once per process; S the dispatcher's size measure, or "unknown") and calls the host
+ * path. file names the source in the header. */
 void ch_emit_trace_unit(const char *file, const ch_emit_traced *t, size_t n, int c_linkage,
                         ch_strbuf *out);
 

@@ -156,6 +156,48 @@ static char *declaration(const char *head, const char *params)
     return ch_strbuf_detach(&sb);
 }
 
+/* "    double ch_size = EXPR;" within UNIT_WIDTH, broken at spaces (the expression holds no
+ * literal) and continued eight columns in. */
+static char *size_statement(const char *expr)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    ch_strbuf_adds(&sb, "    double ch_size =");
+    size_t col = sb.len;
+    for (const char *p = expr; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        int last = p[n] == '\0';
+        if (col + 1 + n + last > UNIT_WIDTH) {
+            ch_strbuf_adds(&sb, "\n       ");
+            col = 7;
+        }
+        ch_strbuf_addf(&sb, " %.*s", (int)n, p);
+        col += 1 + n;
+        p += n;
+    }
+    ch_strbuf_addc(&sb, ';');
+    return ch_strbuf_detach(&sb);
+}
+
+/* The traced call's size: the GPU dispatcher's measure (ch_emit_size_expr) computed from the
+ * parameters, or -1 when no extent allows it. *about says what it measures (malloc'd). */
+static char *size_of_call(const ch_entry *e, char **about)
+{
+    char *plain = NULL, *c_expr = NULL;
+    if (ch_emit_size_expr(e, &plain, &c_expr) != 0) {
+        *about = ch_xstrdup("A traced call's size is unknown: an extent is not plain arithmetic "
+                            "of the parameters.");
+        return size_statement("-1.0");
+    }
+    *about = ch_xasprintf("A traced call's size is the GPU dispatcher's measure, %s.", plain);
+    char *statement = size_statement(c_expr);
+    free(plain);
+    free(c_expr);
+    return statement;
+}
+
 /* What the host path of t is, for the entry's comment (malloc'd). */
 static char *host_what(const ch_emit_traced *t, const char *host)
 {
@@ -192,12 +234,14 @@ static void emit_traced(const ch_emit_traced *t, int c_linkage, ch_strbuf *out)
     ch_entry_call_args(e, &args);
     char *reason = reason_line(t->reason);
     char *what = host_what(t, host);
-    char *about =
-        ch_xasprintf("No kernel linked (%s): %s. The host path is %s.", fallback, reason, what);
+    char *size_about = NULL;
+    char *size = size_of_call(e, &size_about);
+    char *about = ch_xasprintf("No kernel linked (%s): %s. The host path is %s. %s", fallback,
+                               reason, what, size_about);
     add_comment(&comment, about);
-    /* the GPU dispatcher's format: "ch-cc: NAME: PATH (WHY)" (bench/polybench.sh reads it) */
-    char *line =
-        ch_xasprintf("ch-cc: %s: host (no kernel linked, %s: %s)\n", e->name, fallback, reason);
+    /* the GPU dispatcher's format, "ch-cc: NAME: PATH (WHY)" (bench/polybench.sh reads the
+     * path): the unit's ch_trace puts "host (size S, " before this and ")" after it */
+    char *line = ch_xasprintf("no kernel linked, %s: %s", fallback, reason);
     add_c_literal(&literal, line);
     char *host_head = ch_xasprintf("%svoid %s", host_linkage, host);
     char *fn_head = ch_xasprintf("%svoid %s", fn_linkage, fn);
@@ -207,10 +251,10 @@ static void emit_traced(const ch_emit_traced *t, int c_linkage, ch_strbuf *out)
     char *traced_decl = declaration(traced_head, params.data);
     char *where_raw = ch_xasprintf("%s:%u", e->file, e->line);
     char *where = comment_text(where_raw);
-    const char *vars[] = {"name",       e->name,       "where",     where,     "comment",
-                          comment.data, "host_decl",   host_decl,   "fn_decl", fn_decl,
-                          "line",       literal.data,  "host",      host,      "args",
-                          args.data,    "traced_decl", traced_decl, NULL};
+    const char *vars[] = {"name",      e->name,   "where",   where,     "comment",     comment.data,
+                          "host_decl", host_decl, "fn_decl", fn_decl,   "line",        literal.data,
+                          "host",      host,      "args",    args.data, "traced_decl", traced_decl,
+                          "size",      size,      NULL};
     char *text = ch_template_fill(ch_embedded_text(ch_template_files, "trace_entry.c.in"), vars);
     ch_strbuf_adds(out, text);
     free(text);
@@ -224,6 +268,8 @@ static void emit_traced(const ch_emit_traced *t, int c_linkage, ch_strbuf *out)
     free(host_head);
     free(line);
     free(about);
+    free(size);
+    free(size_about);
     free(what);
     free(reason);
     ch_strbuf_free(&literal);

@@ -202,17 +202,80 @@ static void timeline(ch_strbuf *out, const cJSON *report)
     ch_strbuf_adds(out, "</div>");
 }
 
-/* ---- dispatch: host path and GPU call time by size (log-log), threshold dashed ---- */
+/* ---- dispatch: host path and GPU call time by size (log-log), thresholds dashed ---- */
+
+/* A threshold the GPU can reach: positive and finite (the dispatcher's LLONG_MAX, about
+ * 9.2e18, means the host path always runs). */
+static int reachable(double size)
+{
+    return size > 0 && size < 1e18;
+}
+
+/* The dispatcher's thresholds: warm, and for a process's first calls (report_format 2's
+ * dispatch.first_calls, issue 14) while the entry's device buffers are to be allocated and
+ * while the device is not set up. A missing one is -1. */
+typedef struct thresholds {
+    double warm, buffers, cold, setup_ms;
+} thresholds;
+
+static thresholds thresholds_of(const cJSON *d)
+{
+    const cJSON *first = item(d, "first_calls");
+    thresholds t = {number(d, "gpu_min_size"), -1, -1, -1};
+    if (first) {
+        t.buffers = number(first, "gpu_min_size_buffers");
+        t.cold = number(first, "gpu_min_size_cold");
+        t.setup_ms = number(first, "device_setup_ms");
+    }
+    return t;
+}
+
+/* "from SIZE", or that no size suffices (malloc'd). */
+static char *from_size(double size)
+{
+    return reachable(size) ? ch_xasprintf("from size %.0f", size) : ch_xstrdup("at no size");
+}
+
+/* The sentence under the plot: where the GPU path starts, for a warm call and for a process's
+ * first calls. */
+static void dispatch_sentence(ch_strbuf *out, const thresholds *t)
+{
+    if (t->warm < 0)
+        return;
+    if (!reachable(t->warm) && t->warm > 0) {
+        ch_strbuf_adds(out, "<p>The host path was measured faster at every size: the GPU path "
+                            "runs only when forced (CH_CC_FORCE_GPU=1).</p>");
+        return;
+    }
+    ch_strbuf_addf(out, "<p>The GPU is used from size %.0f up; below it the host path runs.",
+                   t->warm);
+    if (t->buffers >= 0 && t->cold >= 0) {
+        char *b = from_size(t->buffers), *c = from_size(t->cold);
+        ch_strbuf_addf(out,
+                       " A process's first calls pay more, so the GPU path starts later: %s "
+                       "while its device buffers are to be allocated, %s while the "
+                       "device is not set up",
+                       b, c);
+        if (t->setup_ms >= 0)
+            ch_strbuf_addf(out, " (its set-up: %.1f ms)", t->setup_ms);
+        ch_strbuf_adds(out, ".");
+        free(b);
+        free(c);
+    }
+    ch_strbuf_adds(out, "</p>");
+}
 
 static void dispatch_svg(ch_strbuf *out, const cJSON *report)
 {
     const cJSON *d = item(report, "dispatch");
     const cJSON *pts = item(d, "curve");
+    thresholds th = thresholds_of(d);
     int n = cJSON_GetArraySize(pts);
     if (n < 2) {
-        none(out, number(d, "gpu_min_size") >= 0
+        none(out, th.warm >= 0
                       ? "The dispatcher's threshold was set from the tune-size times alone."
                       : "No dispatch curve: no kernel was measured against the host path.");
+        dispatch_sentence(out, &th);
         return;
     }
     double lo_s = INFINITY, hi_s = 0, lo_t = INFINITY, hi_t = 0;
@@ -225,11 +288,21 @@ static void dispatch_svg(ch_strbuf *out, const cJSON *report)
         lo_t = fmin(lo_t, fmin(fmax(h, 1e-6), fmax(g, 1e-6)));
         hi_t = fmax(hi_t, fmax(h, g));
     }
+    /* every reachable threshold on the size axis, beyond the measured sizes if need be */
+    static const char *const names[] = {"warm", "buffers", "cold"};
+    const double at[] = {th.warm, th.buffers, th.cold};
+    for (int k = 0; k < 3; k++)
+        if (reachable(at[k])) {
+            lo_s = fmin(lo_s, at[k]);
+            hi_s = fmax(hi_s, at[k]);
+        }
     double sx = log10(hi_s / lo_s), sy = log10(fmax(hi_t, 1e-6) / lo_t);
 #define X(s) (PAD + (sx > 0 ? (PLOT_W - PAD - 20) * log10(fmax(s, 1) / lo_s) / sx : 0.0))
 #define Y(t)                                                                                       \
     (PLOT_H - PAD - (sy > 0 ? (PLOT_H - PAD - 20) * log10(fmax(t, 1e-6) / lo_t) / sy : 0.0))
-    svg_open(out, "plot-dispatch", "host path (brown) and GPU call (blue) time by size");
+    svg_open(out, "plot-dispatch",
+             "host path (brown) and GPU call (blue) time by size; dashed: where the GPU path "
+             "starts (warm, buffers to allocate, device not set up)");
     static const char *const series[][2] = {{"host", "host_ms"}, {"gpu", "call_ms"}};
     for (int k = 0; k < 2; k++) {
         ch_strbuf_addf(out, "<polyline class=\"%s\" points=\"", series[k][0]);
@@ -237,19 +310,22 @@ static void dispatch_svg(ch_strbuf *out, const cJSON *report)
             ch_strbuf_addf(out, "%.1f,%.1f ", X(number(p, "size")), Y(number(p, series[k][1])));
         ch_strbuf_adds(out, "\"/>");
     }
-    double th = number(d, "gpu_min_size");
-    if (th > 0)
+    for (int k = 0; k < 3; k++) {
+        if (!reachable(at[k]))
+            continue;
         ch_strbuf_addf(out,
-                       "<line class=\"threshold\" x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" y2=\"%d\"/>",
-                       X(th), X(th), PLOT_H - PAD);
+                       "<line class=\"threshold %s\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+                       "<text class=\"label %s\" x=\"%.1f\" y=\"%d\">%s</text>",
+                       names[k], X(at[k]), 10 + 12 * k, X(at[k]), PLOT_H - PAD, names[k],
+                       X(at[k]) + 3, 20 + 12 * k, names[k]);
+    }
     ch_strbuf_addf(out,
                    "<text class=\"label\" x=\"%d\" y=\"%d\">size %.0f .. %.0f (log)</text>"
                    "<text class=\"label\" x=\"4\" y=\"14\">%.4g ms</text></svg>",
                    PAD, PLOT_H - 12, lo_s, hi_s, hi_t);
 #undef X
 #undef Y
-    ch_strbuf_addf(out, "<p>The GPU is used from size %.0f up; below it the host path runs.</p>",
-                   th > 0 ? th : 0);
+    dispatch_sentence(out, &th);
 }
 
 /* ---- facts, kernel, the section and the page ---- */

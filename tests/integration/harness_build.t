@@ -326,8 +326,8 @@ cc -O2 main.c axpy.o -o prog && ./prog > run.out
 ok $? "the program links and runs"
 is "$(cat run.out)" "3 5 7 9 11" "with the reference's results"
 CH_CC_TRACE=1 ./prog > traced.out 2> trace.err
-like "$(cat trace.err)" "^ch-cc: axpy: host \(no kernel linked, pending: nothing can be verified here" \
-    "CH_CC_TRACE=1 traces the reference's calls too"
+like "$(cat trace.err)" "^ch-cc: axpy: host \(size 10, no kernel linked, pending: nothing can be verified here" \
+    "CH_CC_TRACE=1 traces the reference's calls too, with their size (x and y: 5 + 5)"
 is "$(wc -l < trace.err) $(cat traced.out)" "1 3 5 7 9 11" "one line for the one call, the same results"
 "$CH_CC_BIN" -O2 -c axpy.c -o axpy.o 2> axpy2.err
 is "$(wc -l < requests.jsonl)" 3 "the rebuild asks the model nothing"

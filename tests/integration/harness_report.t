@@ -70,6 +70,8 @@ print(json.dumps({"report_format": 2, "status": "verified", "name": "offset", "k
              "timing": {"launcher_ms": 0.5, "host_ms": 2.0, "kernel_ms": 0.05,
                         "floor_ms": 0.03, "fraction_of_floor": 0.6, "kernel_resident": True}},
   "dispatch": {"gpu_min_size": 30000, "size": "n",
+               "first_calls": {"gpu_min_size_buffers": 200000, "gpu_min_size_cold": 50000000,
+                               "device_setup_ms": 180.5, "first_use_ms_per_size": 1e-06},
                "curve": [{"size": 1000, "host_ms": 0.01, "call_ms": 0.2},
                          {"size": 100000, "host_ms": 0.5, "call_ms": 0.3},
                          {"size": 10000000, "host_ms": 40, "call_ms": 9}]}}))
@@ -121,6 +123,25 @@ is $? 1 "an ambiguous prefix is an error"
 like "$(cat ambiguous.out)" "ambiguous: 2 cache entries match" "it says so"
 grep -q "  $skey" ambiguous.out && grep -q "  $twin" ambiguous.out
 ok $? "and lists the candidates"
+"$CH_CC_BIN" --harness-explain offset > offset.out 2>&1
+like "$(cat offset.out)" "first calls: from 200000 while its device buffers are to be allocated, from 50000000 while the device is not set up \(set-up 180.5 ms\)" \
+    "explain shows the thresholds of a process's first calls"
+# an entry stored by an older ch-cc: its report.json has only status, evolution and the
+# verification line (no name, kind, key or report_format); the cache meta names it
+oldkey=0ddba11cafe0ddba11cafe0ddba11caf
+cat > old-report.json <<'JSON'
+{"status": "verified", "summary": "verified: 3.2x faster than the host path",
+ "evolution": {"candidates": [{"id": 0, "round": 0, "verdict": "correct", "rank_ms": 0.4}]}}
+JSON
+"$seed" "$oldkey" report.json=old-report.json meta:status=verified meta:name=oldie \
+    meta:kind=c-def meta:agent=builtin >/dev/null
+"$CH_CC_BIN" --harness-explain oldie > old.out 2>&1
+ok $? "explain by name of an entry whose report is from an older format"
+like "$(cat old.out)" "key +$oldkey" "the name finds its key"
+like "$(cat old.out)" "kind +c-def" "fields the old report lacks come from the cache meta"
+like "$(cat old.out)" "outcome +A verified GPU kernel \(1 candidate tried\)\." \
+    "the outcome sentence from what the old report holds"
+like "$(cat old.out)" "verification +verified: 3.2x faster" "and its verification line"
 "$CH_CC_BIN" --harness-explain nosuchfunction > none.out 2>&1
 is $? 1 "an unknown name is an error"
 like "$(cat none.out)" "no cache entry has the key, key prefix or function name 'nosuchfunction'" \
@@ -157,7 +178,7 @@ print("sections", p.tags.get("section", 0))
 print("svg", p.tags.get("svg", 0))
 print("script", p.tags.get("script", 0), "img", p.tags.get("img", 0), "b", p.tags.get("b", 0))
 for c in ["plot-evolution", "plot-dispatch", "fill", "stages", "tok-cuda", "tok-com", "outcome", "pragma",
-          "kernel-note"]:
+          "kernel-note", "threshold", "warm", "buffers", "cold"]:
     print(c, p.classes.get(c, 0))
 print("title", p.title)
 PY
@@ -167,6 +188,11 @@ PY
         "plots of the right kind"
     is "$(grep -E '^(fill|stages|outcome|pragma) ' dom.txt | tr '\n' ' ')" "fill 1 stages 2 outcome 3 pragma 3 " \
         "floor bar, stage timelines, outcome sentences and source lines"
+    is "$(grep -E '^(threshold|warm|buffers|cold) ' dom.txt | tr '\n' ' ')" \
+        "threshold 3 warm 2 buffers 2 cold 2 " \
+        "the dispatch plot draws and labels the warm, buffers and cold thresholds"
+    grep -q "from size 200000 while its device buffers are to be allocated, from size 50000000 while the device is not set up (its set-up: 180.5 ms)" dom.html
+    ok $? "and says where the GPU path starts for a process's first calls"
     [ "$(grep -E '^tok-cuda' dom.txt | cut -d' ' -f2)" -ge 4 ]
     ok $? "the kernels are highlighted"
     is "$(grep -E '^kernel-note' dom.txt)" "kernel-note 1" \

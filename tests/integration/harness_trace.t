@@ -65,9 +65,9 @@ int main()
 {
     float y[4] = {1, 2, 3, 4};
     for (int k = 0; k < 3; k++)
-        scale(4, y);
+        scale(4 - k, y);
     weird(4, y);
-    weird(4, y);
+    weird(3, y);
     run(y);
     scalecc(4, y);
     std::printf("%g %g %g %g\n", y[0], y[1], y[2], y[3]);
@@ -120,15 +120,35 @@ nm kc.o | grep -q ' T _Z13scalecc__host'; is $? 1 "and its host path is local"
 ok $? "the program runs"
 files_same plain.out expected.out "it computes what the plain build computes"
 is "$(cat plain.err)" "" "without CH_CC_TRACE nothing is printed"
+# the speed without the variable: the function the program calls is a load of the cached
+# flag, a compare and jumps (a tail jump to the host path): no call, no frame, no getenv
+if command -v objdump >/dev/null && [ "$(uname -m)" = x86_64 ]; then
+    objdump -d --no-show-raw-insn k.o | awk '/^[0-9a-f]+ <scale>:$/ { on = 1; next } on && /^$/ { exit }
+        on { print }' > scale.s
+    is "$(grep -cE '\s(call|push|sub)' scale.s)|$(grep -c getenv scale.s)" "0|0" \
+        "scale's entry point makes no call and keeps no frame"
+    is "$(grep -cE '\sj[a-z]+ ' scale.s)" 2 "one branch on the flag, one jump to the host path"
+    insns=$(grep -vc nop scale.s) # the alignment padding aside
+    [ "$insns" -le 5 ]; ok $? "at most five instructions ($insns)"
+else
+    skip "scale's entry point makes no call and keeps no frame" "objdump on x86_64 needed"
+    skip "one branch on the flag, one jump to the host path" "objdump on x86_64 needed"
+    skip "at most five instructions" "objdump on x86_64 needed"
+fi
 CH_CC_TRACE=0 ./prog > zero.out 2> zero.err
 is "$(cat zero.err)" "" "CH_CC_TRACE=0 prints nothing either"
 CH_CC_TRACE=1 ./prog > traced.out 2> traced.err
 ok $? "the traced program runs"
 files_same plain.out traced.out "stdout is the same with CH_CC_TRACE=1"
 is "$(wc -l < traced.err)" 7 "one line per call: 3 scale, 2 weird, 1 twice, 1 scalecc"
-count() { grep -c "^ch-cc: $1: host (no kernel linked, $2: .*)\$" traced.err; }
+count() { grep -c "^ch-cc: $1: host (size [0-9]*, no kernel linked, $2: .*)\$" traced.err; }
 is "$(count scale pending) $(count weird refused) $(count twice failed) $(count scalecc pending)" \
     "3 2 1 1" "each line names the entry, the host path and the class of the reason"
+# the size is the GPU dispatcher's measure (the elements of every buffer), per call
+sizes() { sed -n "s/^ch-cc: $1: host (size \([0-9]*\), .*/\1/p" traced.err | tr '\n' ' '; }
+is "$(sizes scale)" "4 3 2 " "scale's lines give each call's size (n = 4, 3, 2)"
+is "$(sizes weird)|$(sizes twice)|$(sizes scalecc)" "4 3 |4 |4 " \
+    "so do weird's, the static twice's (called by run) and the C++ scalecc's"
 like "$(grep -m1 '^ch-cc: scale:' traced.err)" "pending: nothing can be verified here \(.*\).*for a build with a GPU\)$" \
     "pending: the line says why (no GPU at build time)"
 like "$(grep -m1 '^ch-cc: weird:' traced.err)" "refused: .*mystery" "refused: the agent's reason"

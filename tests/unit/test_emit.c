@@ -694,8 +694,9 @@ static void run_traced(const char *prog, const char *trace, ch_strbuf *out, ch_s
 /* The trace unit of a file's kernel-less entries (an external and a static function) compiles
  * warning-free, passes the unit's object check, merges with the user's renamed code and links
  * into a program that computes as before; with CH_CC_TRACE=1 each call prints one line with
- * the reason exactly as given (quotes, a comment end, a percent sign and a question mark
- * survive; only the first line of the reason is used), and nothing without it. */
+ * the call's size (the dispatcher's measure) and the reason exactly as given (quotes, a comment
+ * end, a percent sign and a question mark survive; only the first line of the reason is used),
+ * and nothing without it. */
 Test(emit, trace_unit_traces_each_call_of_entries_without_a_kernel)
 {
     ch_entry_list l = scan_one("s.c", saxpy_src), ls = scan_one("t.c", static_src);
@@ -752,11 +753,14 @@ Test(emit, trace_unit_traces_each_call_of_entries_without_a_kernel)
     cr_expect_str_eq(errs.data ? errs.data : "", "", "untraced runs print nothing");
     run_traced(prog, "1", &out, &errs);
     cr_expect_str_eq(out.data, expected_out.data, "stdout is the same traced");
-    const char *line = "ch-cc: saxpy: host (no kernel linked, pending: no \"GPU\" */ here (100%s "
-                       "?\?=))\n";
-    char *expected = ch_xasprintf("%s%s%s%s", line, line, line,
-                                  "ch-cc: twice: host (no kernel linked, refused: t.c:4:5: a "
-                                  "loop)\n");
+    /* the size is the dispatcher's measure, the elements of x and y: 2 + 2, and 1 + 1 for the
+     * caller's call; twice's v has 2 */
+    const char *why_line = "no kernel linked, pending: no \"GPU\" */ here (100%s ?\?=))\n";
+    char *expected = ch_xasprintf("ch-cc: saxpy: host (size 4, %sch-cc: saxpy: host (size 4, %s"
+                                  "ch-cc: saxpy: host (size 2, %s"
+                                  "ch-cc: twice: host (size 2, no kernel linked, refused: "
+                                  "t.c:4:5: a loop)\n",
+                                  why_line, why_line, why_line);
     cr_expect_str_eq(errs.data, expected, "one line per call (2 calls, the caller's, run's)");
     run_traced(prog, "0", &out, &errs);
     cr_expect_str_eq(errs.data ? errs.data : "", "", "CH_CC_TRACE=0 prints nothing");
@@ -801,7 +805,66 @@ Test(emit, trace_line_of_a_long_reason_is_cut)
     for (const char *p = unit.data; *p; p++)
         ats += *p == '@';
     cr_expect_eq(ats, 2 * 240, "%s", unit.data);
-    cr_expect(strstr(unit.data, "@@@...)\\n\""), "%s", unit.data);
+    cr_expect(strstr(unit.data, "@@@...\";"), "%s", unit.data);
     ch_strbuf_free(&unit);
+    ch_entry_list_free(&l);
+}
+
+/* An entry whose size the dispatcher cannot measure (an extent uses max): its traced line says
+ * "size unknown", and the program, linked with the user's renamed body, computes as before. */
+Test(emit, trace_line_of_an_unmeasurable_entry_says_size_unknown)
+{
+    static const char pick_src[] = "#pragma harness extent(x: max(n, m))\n"
+                                   "void pick(int n, int m, const float *x, float *y)\n"
+                                   "{\n"
+                                   "    for (int i = 0; i < n; i++)\n"
+                                   "        y[i] = x[i] + x[m - 1];\n"
+                                   "}\n";
+    static const char pick_main[] = "#include <stdio.h>\n"
+                                    "void pick(int n, int m, const float *x, float *y);\n"
+                                    "int main(void)\n"
+                                    "{\n"
+                                    "    float x[3] = {1, 2, 3}, y[2];\n"
+                                    "    pick(2, 3, x, y);\n"
+                                    "    printf(\"%g %g\\n\", y[0], y[1]);\n"
+                                    "    return 0;\n"
+                                    "}\n";
+    ch_entry_list l = scan_one("p.c", pick_src);
+    char *plain = NULL, *c_expr = NULL;
+    cr_assert_neq(ch_emit_size_expr(&l.items[0], &plain, &c_expr), 0, "measurable: %s", plain);
+    ch_error err;
+    char *dir = ch_make_temp_dir("emit-trace-size", &err);
+    ch_emit_traced t = {&l.items[0], "refused", "no loop to map", 0};
+    ch_strbuf unit;
+    ch_strbuf_init(&unit);
+    ch_emit_trace_unit("p.c", &t, 1, 1, &unit);
+    cr_expect(strstr(unit.data, "size is unknown"), "the comment says so: %s", unit.data);
+    char *uc = ch_path_join(dir, "trace.c"), *uo = ch_path_join(dir, "trace.o");
+    char *mc = ch_path_join(dir, "main.c"), *prog = ch_path_join(dir, "prog");
+    cr_assert_eq(ch_write_file_atomic(uc, unit.data, unit.len, 0, &err), 0);
+    cr_assert_eq(ch_write_file_atomic(mc, pick_main, strlen(pick_main), 0, &err), 0);
+    char *unit_cc[] = {"cc", "-O2", "-Wall", "-Wextra", "-Werror", "-c", uc, "-o", uo, NULL};
+    cc_run(unit_cc);
+    char *ho = host_object(dir, "p", pick_src, &l.items[0]);
+    char *link[] = {"cc", mc, ho, uo, "-o", prog, NULL};
+    cc_run(link);
+    ch_strbuf out, errs;
+    ch_strbuf_init(&out);
+    ch_strbuf_init(&errs);
+    run_traced(prog, "1", &out, &errs);
+    cr_expect_str_eq(out.data, "4 5\n", "the user's body ran");
+    cr_expect_str_eq(errs.data,
+                     "ch-cc: pick: host (size unknown, no kernel linked, refused: no loop to "
+                     "map)\n");
+    ch_remove_tree(dir, &err);
+    ch_strbuf_free(&out);
+    ch_strbuf_free(&errs);
+    free(ho);
+    free(prog);
+    free(mc);
+    free(uo);
+    free(uc);
+    ch_strbuf_free(&unit);
+    free(dir);
     ch_entry_list_free(&l);
 }

@@ -281,6 +281,16 @@ Test(report_html, sections_plots_and_no_injection)
     cr_assert_eq(count(html, "<section"), 2);
     cr_assert_eq(count(html, "class=\"plot-evolution\""), 1, "the verified entry's plot");
     cr_assert_eq(count(html, "class=\"plot-dispatch\""), 1);
+    /* the dispatcher's three thresholds (warm 4096; a process's first calls: buffers 8192,
+     * device not set up 5000000, past the measured sizes) are drawn, labelled and said */
+    cr_assert_eq(count(html, "<line class=\"threshold warm\""), 1);
+    cr_assert_eq(count(html, "<line class=\"threshold buffers\""), 1);
+    cr_assert_eq(count(html, "<line class=\"threshold cold\""), 1);
+    cr_assert_eq(count(html, "size 1000 .. 5000000 (log)"), 1, "the axis reaches the cold one");
+    cr_assert_eq(count(html, "from size 8192 while its device buffers are to be allocated, from "
+                             "size 5000000 while the device is not set up (its set-up: 250.0 "
+                             "ms)."),
+                 1, "%s", html);
     cr_assert_eq(count(html, "<polyline class=\"best\""), 1);
     cr_assert_eq(count(html, "<path class=\"bad\""), 1, "one incorrect candidate");
     cr_assert_eq(count(html, "<circle class=\"ok\""), 2, "two correct candidates");
@@ -300,6 +310,33 @@ Test(report_html, sections_plots_and_no_injection)
     cJSON_Delete(r);
     cJSON_Delete(refused);
     fixture_close(&f);
+}
+
+/* A cold threshold the GPU never reaches (the dispatcher's LLONG_MAX: the set-up is never paid
+ * back by one call) is said, not drawn; a host path faster at every size says so. */
+Test(report_html, unreachable_thresholds_are_said_not_drawn)
+{
+    cJSON *r = cJSON_Parse("{\"status\": \"verified\", \"dispatch\": {\"gpu_min_size\": 4096, "
+                           "\"first_calls\": {\"gpu_min_size_buffers\": 8192, "
+                           "\"gpu_min_size_cold\": 9223372036854775807}, \"curve\": ["
+                           "{\"size\": 1000, \"host_ms\": 0.1, \"call_ms\": 0.3}, "
+                           "{\"size\": 100000, \"host_ms\": 9, \"call_ms\": 0.5}]}}");
+    cJSON *never = cJSON_Parse("{\"status\": \"verified\", \"dispatch\": "
+                               "{\"gpu_min_size\": 9223372036854775807}}");
+    cr_assert_not_null(r);
+    cr_assert_not_null(never);
+    ch_report_section s[2] = {{"a", "a.c:1", NULL, "verified", NULL, r, NULL, NULL},
+                              {"b", "b.c:1", NULL, "verified", NULL, never, NULL, NULL}};
+    char *html = ch_report_html("t", s, 2);
+    cr_expect_eq(count(html, "<line class=\"threshold "), 2, "warm and buffers only");
+    cr_expect_eq(count(html, "<line class=\"threshold cold\""), 0);
+    cr_expect_eq(count(html, "size 1000 .. 100000 (log)"), 1, "the axis is the measured one");
+    cr_expect_eq(count(html, "at no size while the device is not set up"), 1, "%s", html);
+    cr_expect_eq(count(html, "The host path was measured faster at every size"), 1, "%s", html);
+    cr_expect_eq(count(html, "9223372036854775807"), 0, "no sentinel reaches the page");
+    free(html);
+    cJSON_Delete(r);
+    cJSON_Delete(never);
 }
 
 Test(report_html, absent_entry_has_a_section_too)
