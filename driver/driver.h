@@ -28,6 +28,8 @@ typedef struct ch_driver {
 void ch_driver_report(const ch_error *err);
 /* Prints "ch-cc: warning: MSG" to stderr. */
 void ch_driver_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints each of w as a warning and frees w (what the library handed back). */
+void ch_driver_print_warnings(ch_strvec *w);
 
 /* Resolves the real compiler of a kind (config, PATH, never ch-cc itself); caller frees. */
 char *ch_real_compiler(const ch_driver *d, ch_real_kind kind, ch_error *err);
