@@ -1,6 +1,6 @@
 /* Direct mode's manifests: see include/ch/manifest.h for the format and what a key covers.
- * This file only reads, checks and writes manifests; which files and options go in is the
- * driver's business (driver/direct.c). */
+ * This file only reads, checks and writes manifests; which files and options go in is direct
+ * mode's business (src/pipeline/direct_mode.c, from the driver's description of the command). */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>

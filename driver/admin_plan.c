@@ -67,7 +67,7 @@ int ch_admin_plan(ch_driver *d)
     const ch_entry *first = NULL;
     ch_session s;
     ch_driver_session_open(d, &s);
-    int scanned = ch_admin_scan_entries(&s, in, name, 0, &l, &first, &err);
+    int scanned = ch_session_scan_named(&s, in->path, in->lang, name, 0, &l, &first, &err);
     ch_driver_session_close(&s);
     if (scanned != 0) {
         ch_driver_report(&err);

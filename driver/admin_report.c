@@ -1,53 +1,19 @@
 /* --harness-explain NAME|KEY|PREFIX [FILE] and --harness-report[=DIR] [options] FILE...: what
- * each entry became, as text or as a static HTML page (src/report). The page is also written
- * after a build when the report_dir setting names a directory (ch_admin_report_build). An
- * entry stored before report.json was complete is shown from its cache meta (status, reason,
- * agent), so older caches stay readable. */
+ * each entry became, as text or as a static HTML page (src/pipeline/page.c keys the entries
+ * and reads the cache, src/report renders). The page is also written after a build when the
+ * report_dir setting names a directory (ch_admin_report_build). This file resolves what the
+ * user names and prints. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ch/cache.h"
 #include "ch/fsutil.h"
-#include "ch/report.h"
-#include "ch/scan.h"
+#include "ch/page.h"
 #include "ch/pipeline.h"
+#include "ch/report.h"
 #include "driver.h"
-
-/* ---- one cache entry as a report ---- */
-
-static void created_text(const ch_cache_hit *hit, char *out, size_t n)
-{
-    time_t t = (time_t)hit->created;
-    struct tm tm;
-    out[0] = '\0';
-    if (hit->created && gmtime_r(&t, &tm))
-        strftime(out, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
-}
-
-/* report.json of the hit, with what the cache meta knows filled in where the report (older, or
- * a refusal from before report_format 2) lacks it. Caller deletes. */
-static cJSON *entry_report(const ch_cache_hit *hit)
-{
-    const ch_cache_file *f = ch_cache_hit_file(hit, "report.json");
-    cJSON *r = f ? cJSON_ParseWithLength((const char *)f->data, f->len) : NULL;
-    if (!cJSON_IsObject(r)) {
-        cJSON_Delete(r);
-        r = cJSON_CreateObject();
-    }
-    static const char *const fields[] = {"status", "name", "kind", "agent", "model", NULL};
-    for (size_t i = 0; fields[i]; i++)
-        if (!cJSON_GetObjectItemCaseSensitive(r, fields[i]) && ch_cache_hit_meta(hit, fields[i]))
-            cJSON_AddStringToObject(r, fields[i], ch_cache_hit_meta(hit, fields[i]));
-    const char *why = ch_cache_hit_meta(hit, "reason");
-    if (why && *why && !cJSON_GetObjectItemCaseSensitive(r, "reason")) {
-        cJSON *o = cJSON_AddObjectToObject(r, "reason");
-        cJSON_AddStringToObject(o, "text", why);
-    }
-    return r;
-}
 
 /* ---- explain ---- */
 
@@ -69,7 +35,7 @@ static int key_in_file(ch_driver *d, const ch_input *in, const char *name, char 
     /* the build's session: the same scan arguments and target rule give the same key */
     ch_session s;
     ch_driver_session_open(d, &s);
-    int rc = ch_admin_scan_entries(&s, in, name, 1, &l, &e, err);
+    int rc = ch_session_scan_named(&s, in->path, in->lang, name, 1, &l, &e, err);
     if (rc == 0)
         rc = ch_session_key(&s, e, key, err);
     ch_driver_session_close(&s);
@@ -170,9 +136,9 @@ static int explain_key(ch_cache *c, const char *key, ch_error *err)
                          ch_cache_dir(c));
         return -1;
     }
-    cJSON *report = entry_report(&hit);
+    cJSON *report = ch_page_entry_report(&hit);
     char when[64];
-    created_text(&hit, when, sizeof when);
+    ch_page_created_text(&hit, when, sizeof when);
     ch_strbuf out;
     ch_strbuf_init(&out);
     /* an entry present without a status meta is not "absent" */
@@ -227,91 +193,6 @@ int ch_admin_explain(ch_driver *d, const char *what)
 
 /* ---- the page ---- */
 
-/* Line `line` (1-based) of text, trimmed; caller frees. */
-static char *source_line(const char *text, unsigned line)
-{
-    for (unsigned i = 1; text && i < line; i++) {
-        text = strchr(text, '\n');
-        text = text ? text + 1 : NULL;
-    }
-    if (!text)
-        return NULL;
-    size_t n = strcspn(text, "\n");
-    return ch_xstrndup(text, n);
-}
-
-/* One page for entries of files[] (entry i's source text in texts[i]), into dir/<first
- * file's name>.html; *path (caller frees) is where; the page itself into *html (caller frees)
- * when html is not NULL. */
-static int write_page(ch_cache *c, const ch_entry_list *l, char *const *texts, char *const *archs,
-                      const char *dir, const char *title_files, char **path, char **html_out,
-                      ch_error *err)
-{
-    ch_report_section *s = ch_xcalloc(l->len + 1, sizeof *s);
-    ch_cache_hit *hits = ch_xcalloc(l->len + 1, sizeof *hits);
-    cJSON **reports = ch_xcalloc(l->len + 1, sizeof *reports);
-    char **owned = ch_xcalloc(3 * l->len + 1, sizeof *owned);
-    for (size_t i = 0; i < l->len; i++) {
-        const ch_entry *e = &l->items[i];
-        char key[33];
-        ch_cache_key(e, archs, key);
-        ch_cache_hit_init(&hits[i]);
-        ch_error peek_err;
-        int found = c ? ch_cache_peek(c, key, &hits[i], &peek_err) : 0;
-        char when[64] = "";
-        if (found == 1) {
-            reports[i] = entry_report(&hits[i]);
-            created_text(&hits[i], when, sizeof when);
-            s[i].status = ch_cache_hit_meta(&hits[i], "status");
-            const ch_cache_file *k = ch_cache_hit_file(&hits[i], "kernel.cu");
-            /* a pending entry's first candidate: what a GPU build will test first */
-            const ch_cache_file *pending = ch_cache_hit_file(&hits[i], "candidates/0.cu");
-            s[i].kernel = k ? (const char *)k->data : pending ? (const char *)pending->data : NULL;
-            if (!k && pending)
-                s[i].kernel_note = "Not verified: the first pending candidate, which the next "
-                                   "build on a machine with a GPU tests (the build links the "
-                                   "host path until one passes).";
-        }
-        s[i].name = e->name;
-        s[i].where = owned[3 * i] = ch_xasprintf("%s:%u", e->file, e->line);
-        s[i].source_line = owned[3 * i + 1] = source_line(texts[i], e->line);
-        s[i].cache_note = owned[3 * i + 2] =
-            found == 1 ? ch_xasprintf("In the kernel cache since %s (key %.12s..., "
-                                      "ch-cc --harness-explain %.12s).",
-                                      when, key, key)
-                       : ch_xasprintf("Not in the kernel cache: no build of this entry yet%s.",
-                                      found < 0 ? " (the cache could not be read)" : "");
-        s[i].report = reports[i];
-    }
-    char *title = ch_xasprintf("ch-cc report: %s", title_files);
-    char *html = ch_report_html(title, s, l->len);
-    int rc = ch_mkdir_p(dir, err);
-    if (rc == 0) {
-        const char *base = strrchr(l->len ? l->items[0].file : "entries", '/');
-        base = base ? base + 1 : (l->len ? l->items[0].file : "entries");
-        char *name = ch_xasprintf("%s.html", base);
-        *path = ch_path_join(dir, name);
-        free(name);
-        rc = ch_write_file_atomic(*path, html, strlen(html), 0, err);
-    }
-    if (rc == 0 && html_out)
-        *html_out = html;
-    else
-        free(html);
-    free(title);
-    for (size_t i = 0; i < l->len; i++) {
-        cJSON_Delete(reports[i]);
-        ch_cache_hit_free(&hits[i]);
-    }
-    for (size_t i = 0; i < 3 * l->len; i++)
-        free(owned[i]);
-    free(owned);
-    free(reports);
-    free(hits);
-    free(s);
-    return rc;
-}
-
 int ch_admin_report(ch_driver *d, const char *dir)
 {
     ch_error err;
@@ -321,15 +202,20 @@ int ch_admin_report(ch_driver *d, const char *dir)
     ch_strvec texts, names;
     ch_strvec_init(&texts);
     ch_strvec_init(&names);
+    /* the build's session: its scan arguments and target rule give the build's keys */
+    ch_session session;
+    ch_driver_session_open(d, &session);
     int rc = 0;
     for (size_t i = 0; i < d->args.n_inputs && rc == 0; i++) {
         const ch_input *in = &d->args.inputs[i];
-        ch_lang lang = in->lang == CH_LANG_CU || in->lang == CH_LANG_CXX ? in->lang : CH_LANG_C;
         size_t before = l.len;
         char *text = NULL;
-        rc = ch_read_file(in->path, &text, NULL, &err);
+        size_t len = 0;
+        rc = ch_read_file(in->path, &text, &len, &err);
+        /* the file is read once: the scan parses the text the page quotes */
+        ch_scan_source src = {text, len, NULL, 0};
         if (rc == 0)
-            rc = ch_scan_file(in->path, lang, d->args.scan_args.items, &l, &err);
+            rc = ch_session_scan(&session, in->path, in->lang, &src, &l, &err);
         for (size_t k = before; rc == 0 && k < l.len; k++)
             ch_strvec_push(&texts, text);
         free(text);
@@ -338,39 +224,33 @@ int ch_admin_report(ch_driver *d, const char *dir)
     if (rc == 0 && d->args.n_inputs == 0)
         rc = ch_error_set(&err, "--harness-report needs the annotated source files: "
                                 "--harness-report[=DIR] [options] FILE...");
-    ch_cache *c = NULL;
-    ch_error cache_err;
-    if (rc == 0 && ch_cache_open(&c, &d->cfg, &cache_err) != 0)
+    if (rc == 0 && !session.cache)
         ch_driver_warn("the kernel cache cannot be opened (%s): every entry shows as absent",
-                       cache_err.msg);
+                       session.cache_err.msg);
     char *path = NULL;
     if (rc == 0) {
-        ch_session session;
-        ch_driver_session_open(d, &session);
         ch_strbuf joined;
         ch_strbuf_init(&joined);
         for (size_t i = 0; i < names.len; i++)
             ch_strbuf_addf(&joined, "%s%s", i ? " " : "", names.items[i]);
-        rc = write_page(c, &l, texts.items, session.archs.items, dir && *dir ? dir : "ch-cc-report",
-                        joined.data, &path, NULL, &err);
+        ch_page_opts page = {&l, texts.items, dir && *dir ? dir : "ch-cc-report", joined.data};
+        rc = ch_session_page(&session, &page, &path, NULL, &err);
         ch_strbuf_free(&joined);
-        ch_driver_session_close(&session);
     }
+    ch_driver_session_close(&session);
     if (rc == 0)
         printf("report: %s (%zu entr%s)\n", path, l.len, l.len == 1 ? "y" : "ies");
     else
         ch_driver_report(&err);
     free(path);
-    if (c)
-        ch_cache_close(c);
     ch_strvec_free(&texts);
     ch_strvec_free(&names);
     ch_entry_list_free(&l);
     return rc == 0 ? 0 : 1;
 }
 
-char *ch_admin_report_build(ch_driver *d, ch_cache *c, const ch_entry_list *l, const char *text,
-                            char *const *archs, const char *file, char **name)
+char *ch_admin_report_build(ch_driver *d, ch_session *s, const ch_entry_list *l, const char *text,
+                            const char *file, char **name)
 {
     const char *dir = ch_config_get(&d->cfg, "report_dir");
     *name = NULL;
@@ -381,7 +261,8 @@ char *ch_admin_report_build(ch_driver *d, ch_cache *c, const ch_entry_list *l, c
         texts[i] = (char *)text;
     char *path = NULL, *html = NULL;
     ch_error err;
-    if (write_page(c, l, texts, archs, dir, file, &path, &html, &err) != 0)
+    ch_page_opts page = {l, texts, dir, file};
+    if (ch_session_page(s, &page, &path, &html, &err) != 0)
         ch_driver_warn("the report page was not written: %s", err.msg);
     else
         *name = ch_xstrdup(ch_path_base(path));

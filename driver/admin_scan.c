@@ -189,27 +189,3 @@ const ch_input *ch_admin_source(const ch_driver *d)
             in = &d->args.inputs[i];
     return in;
 }
-
-int ch_admin_scan_entries(ch_session *s, const ch_input *in, const char *name, int only_one,
-                          ch_entry_list *l, const ch_entry **first, ch_error *err)
-{
-    *first = NULL;
-    if (ch_session_scan(s, in->path, in->lang, NULL, l, err) != 0)
-        return -1;
-    int named = name && *name;
-    for (size_t i = 0; i < l->len; i++) {
-        if (named && strcmp(l->items[i].name, name) != 0)
-            continue;
-        if (*first && only_one && !named)
-            return ch_error_set(err,
-                                "%s has several harness entries: choose one with "
-                                "--harness-entry=NAME",
-                                in->path);
-        if (!*first)
-            *first = &l->items[i];
-    }
-    if (!*first)
-        return named ? ch_error_set(err, "%s has no harness entry named %s", in->path, name)
-                     : ch_error_set(err, "%s has no harness entry", in->path);
-    return 0;
-}

@@ -10,7 +10,6 @@
 #include "ch/checklist.h"
 #include "ch/entry.h"
 #include "ch/fsutil.h"
-#include "ch/emit.h"
 #include "ch/pipeline.h"
 #include "ch/verify.h"
 #include "driver.h"
@@ -78,8 +77,8 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
     ch_session session;
     ch_driver_session_open(d, &session);
     char *gpu_lock = NULL;
-    if (ch_admin_scan_entries(&session, in, ch_admin_option(d, "entry", &(int){0}), 1, &l, &e,
-                              &err) != 0 ||
+    if (ch_session_scan_named(&session, in->path, in->lang, ch_admin_option(d, "entry", &(int){0}),
+                              1, &l, &e, &err) != 0 ||
         ch_checklist_derive(e, &c, &err) != 0) {
         ch_driver_report(&err);
         goto done;
@@ -104,10 +103,7 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
         ch_driver_report(&err);
         goto done;
     }
-    char *runtime_lib = ch_emit_runtime_library(); /* the verifier copies it */
-    s.runtime_lib = runtime_lib;
     int opened = ch_verifier_open(&s, &v, &err);
-    free(runtime_lib);
     if (opened != 0) {
         ch_driver_report(&err);
         goto done;

@@ -28,6 +28,8 @@ typedef struct ch_driver {
 void ch_driver_report(const ch_error *err);
 /* Prints "ch-cc: warning: MSG" to stderr. */
 void ch_driver_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints each of w as a warning and frees w (what the library handed back). */
+void ch_driver_print_warnings(ch_strvec *w);
 
 /* Resolves the real compiler of a kind (config, PATH, never ch-cc itself); caller frees. */
 char *ch_real_compiler(const ch_driver *d, ch_real_kind kind, ch_error *err);
@@ -95,18 +97,13 @@ int ch_admin_link_flags(ch_driver *d);
 /* admin_report.c: --harness-explain NAME|KEY|PREFIX [FILE], --harness-report[=DIR] FILE... */
 int ch_admin_explain(ch_driver *d, const char *what);
 int ch_admin_report(ch_driver *d, const char *dir);
-/* After a build: the page of file's entries l (text: the file) into the report_dir setting's
- * directory, when it is set; a failure is a warning. Returns the page written (direct mode
- * keeps it for the builds it serves) and its file name in *name, both malloc'd; NULL (and
- * *name NULL) when none was written. */
-struct ch_cache;
-char *ch_admin_report_build(ch_driver *d, struct ch_cache *c, const ch_entry_list *l,
-                            const char *text, char *const *archs, const char *file, char **name);
+/* After a build: the page of file's entries l (text: the file) as the session's cache holds
+ * them, into the report_dir setting's directory, when it is set (ch_session_page); a failure
+ * is a warning. Returns the page written (direct mode keeps it for the builds it serves) and
+ * its file name in *name, both malloc'd; NULL (and *name NULL) when none was written. */
+char *ch_admin_report_build(ch_driver *d, ch_session *s, const ch_entry_list *l, const char *text,
+                            const char *file, char **name);
 /* The source file an admin command works on (the last C, C++ or CUDA input), or NULL. */
 const ch_input *ch_admin_source(const ch_driver *d);
-/* Scans in into l; *first is the entry called name (any entry when name is NULL or ""); with
- * only_one and no name, a file with several entries is an error. */
-int ch_admin_scan_entries(ch_session *s, const ch_input *in, const char *name, int only_one,
-                          ch_entry_list *l, const ch_entry **first, ch_error *err);
 
 #endif

@@ -31,6 +31,13 @@ void ch_driver_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+void ch_driver_print_warnings(ch_strvec *w)
+{
+    for (size_t i = 0; i < w->len; i++)
+        ch_driver_warn("%s", w->items[i]);
+    ch_strvec_free(w);
+}
+
 static int check_depth(ch_error *err)
 {
     const char *v = getenv("CH_CC_DEPTH");

@@ -81,20 +81,12 @@ void ch_driver_session_open(ch_driver *d, ch_session *s)
     ch_driver_session_warnings(s);
 }
 
-/* Prints and empties w. */
-static void print_warnings(ch_strvec *w)
-{
-    for (size_t i = 0; i < w->len; i++)
-        ch_driver_warn("%s", w->items[i]);
-    ch_strvec_free(w);
-}
-
 void ch_driver_session_warnings(ch_session *s)
 {
     ch_strvec warnings;
     ch_strvec_init(&warnings);
     ch_session_take_warnings(s, &warnings);
-    print_warnings(&warnings);
+    ch_driver_print_warnings(&warnings);
 }
 
 void ch_driver_session_close(ch_session *s)
@@ -103,5 +95,5 @@ void ch_driver_session_close(ch_session *s)
     ch_strvec_init(&warnings);
     /* with the cache's last warnings (the statistics update at close) */
     ch_session_close(s, &warnings);
-    print_warnings(&warnings);
+    ch_driver_print_warnings(&warnings);
 }

@@ -3,7 +3,7 @@
  *
  * A manifest is keyed by everything that decides the object apart from file contents: the
  * source path, the command line, the working directory, the toolchain's identity and ch-cc's
- * own (the driver computes the key: driver/direct.c). It holds the content hash of every file
+ * own (src/pipeline/direct_mode.c computes the key). It holds the content hash of every file
  * the preprocessor read for that command (source first), the dependency file the command wrote
  * (when it asked for one), the final object and the report page the build wrote (when the
  * report_dir setting asked for one). A lookup hits only when every listed file still has its

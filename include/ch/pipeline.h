@@ -109,6 +109,8 @@ typedef struct ch_session {
     ch_strvec ref_cc;     /* host compiler + the user's preprocessor flags and -O (the oracle) */
     ch_strvec ref_nvcc;   /* the same with nvcc, for the oracle of a .cu file */
     ch_strvec unit_flags; /* from the options */
+    char *runtime_lib;    /* libch_runtime.a (ch_emit_runtime_library), NULL when not found:
+                             every verifier's scaffold links it */
     ch_cfg_source budget_source;
     ch_agent *agent; /* opened on the first miss */
     int agent_failed;
@@ -154,8 +156,22 @@ typedef struct ch_scan_source {
 int ch_session_scan(const ch_session *s, const char *path, ch_lang lang, const ch_scan_source *src,
                     ch_entry_list *out, ch_error *err);
 
+/* An admin command's entry: scans path into l and sets *first to the entry called name (any
+ * entry when name is NULL or ""); with only_one and no name, a file with several entries is an
+ * error, as is a file without the entry. 0, or -1 with err. */
+int ch_session_scan_named(const ch_session *s, const char *path, ch_lang lang, const char *name,
+                          int only_one, ch_entry_list *l, const ch_entry **first, ch_error *err);
+
+/* --harness-propose's step: asks the session's agent for up to count candidates of e (fewer
+ * when it has nothing new) and writes each, unverified, as dir/NAME.K.cu (dir exists); wrote
+ * (may be NULL) is told each file and its design name ("" when none). 0, or -1 with err. */
+typedef void (*ch_session_proposed_fn)(void *ctx, const char *path, const char *design);
+int ch_session_propose(ch_session *s, const ch_entry *e, const char *dir, long count,
+                       ch_session_proposed_fn wrote, void *ctx, ch_error *err);
+
 /* The verifier's setup for an entry (the oracle compiled as the build compiles it: the user's
- * preprocessor flags and -O); *gpu_lock (caller frees) is the machine-wide GPU lock file. */
+ * preprocessor flags and -O; the session's nvcc, targets, runner and runtime library);
+ * *gpu_lock (caller frees) is the machine-wide GPU lock file. v borrows from s. */
 void ch_session_verify_setup(ch_session *s, const ch_entry *e, const char *tu,
                              const char *reference_c, ch_verify_setup *v, char **gpu_lock);
 

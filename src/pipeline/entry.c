@@ -413,13 +413,8 @@ static int evolve_entry(ch_session *s, const ch_entry *e, const char *tu, const 
     vs.checklist = c;
     char *gpu_lock = NULL;
     ch_session_verify_setup(s, e, tu, reference_c, &vs, &gpu_lock);
-    /* the whole call is timed through the runtime the dispatcher will use (the verifier copies
-     * the path) */
-    char *runtime_lib = ch_emit_runtime_library();
-    vs.runtime_lib = runtime_lib;
     ch_verifier *v = NULL;
     int opened = ch_verifier_open(&vs, &v, err);
-    free(runtime_lib);
     if (opened != 0) {
         free(gpu_lock);
         out->refusal = CH_REFUSAL_REFERENCE;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/emit.h"
 #include "ch/fsutil.h"
 #include "ch/pipeline.h"
 #include "ch/scan.h"
@@ -118,6 +119,8 @@ void ch_session_open(ch_session *s, const ch_session_opts *o)
         ch_strvec_push_owned(&s->ref_nvcc, ch_xasprintf("-O%s", o->opt));
     }
     push_all(&s->unit_flags, o->unit_flags);
+    /* found once (a path beside this binary): every verifier of the command links it */
+    s->runtime_lib = ch_emit_runtime_library();
     for (size_t i = 0; ch_settings[i].key; i++)
         if (strcmp(ch_settings[i].key, "budget") == 0)
             s->budget_source = o->cfg->src[i];
@@ -148,6 +151,7 @@ void ch_session_close(ch_session *s, ch_strvec *warnings)
     ch_strvec_free(&s->warnings);
     free(s->nvcc);
     free(s->nvcc_ident);
+    free(s->runtime_lib);
     pthread_mutex_destroy(&s->lock);
     memset(s, 0, sizeof *s);
 }
@@ -227,6 +231,30 @@ int ch_session_scan(const ch_session *s, const char *path, ch_lang lang, const c
     return ch_scan_file(path, scan_lang, s->scan_args.items, out, err);
 }
 
+int ch_session_scan_named(const ch_session *s, const char *path, ch_lang lang, const char *name,
+                          int only_one, ch_entry_list *l, const ch_entry **first, ch_error *err)
+{
+    *first = NULL;
+    if (ch_session_scan(s, path, lang, NULL, l, err) != 0)
+        return -1;
+    int named = name && *name;
+    for (size_t i = 0; i < l->len; i++) {
+        if (named && strcmp(l->items[i].name, name) != 0)
+            continue;
+        if (*first && only_one && !named)
+            return ch_error_set(err,
+                                "%s has several harness entries: choose one with "
+                                "--harness-entry=NAME",
+                                path);
+        if (!*first)
+            *first = &l->items[i];
+    }
+    if (!*first)
+        return named ? ch_error_set(err, "%s has no harness entry named %s", path, name)
+                     : ch_error_set(err, "%s has no harness entry", path);
+    return 0;
+}
+
 void ch_session_verify_setup(ch_session *s, const ch_entry *e, const char *tu,
                              const char *reference_c, ch_verify_setup *v, char **gpu_lock)
 {
@@ -237,6 +265,8 @@ void ch_session_verify_setup(ch_session *s, const ch_entry *e, const char *tu,
     v->oracle.cc_argv = v->oracle.cuda ? s->ref_nvcc.items : s->ref_cc.items;
     v->oracle.reference_c = reference_c;
     v->nvcc = s->nvcc;
+    /* the whole call is timed through the runtime the dispatcher will use */
+    v->runtime_lib = s->runtime_lib;
     v->arch = s->archs.items[0];
     const char *runner = ch_config_get(s->cfg, "runner");
     v->runner = *runner ? runner : NULL;

@@ -8,6 +8,7 @@
 
 #include "ch/config.h"
 #include "ch/fsutil.h"
+#include "ch/pipeline.h"
 
 /* Loads cfg and makes *tmp_dir (named after what) holding its cache; more settings, as
  * NULL-terminated name/value pairs, are set on the command line's level. */
@@ -36,5 +37,67 @@ static inline void fx_session_free(ch_config *cfg, char *tmp_dir)
     free(tmp_dir);
     ch_config_free(cfg);
 }
+
+/* Opens s over cfg with the given architecture options (NULL-terminated, NULL: none), quiet. */
+static inline void fx_session_open(ch_session *s, const ch_config *cfg,
+                                   const char *const *arch_opts)
+{
+    ch_strvec opts;
+    ch_strvec_init(&opts);
+    for (size_t i = 0; arch_opts && arch_opts[i]; i++)
+        ch_strvec_push(&opts, arch_opts[i]);
+    ch_session_opts o = {.cfg = cfg, .arch_opts = &opts, .nvcc = "nvcc", .quiet = 1};
+    ch_session_open(s, &o);
+    ch_strvec_free(&opts);
+}
+
+/* Closes s, dropping its warnings. */
+static inline void fx_session_close(ch_session *s)
+{
+    ch_strvec w;
+    ch_strvec_init(&w);
+    ch_session_close(s, &w);
+    ch_strvec_free(&w);
+}
+
+/* Writes text as dir/name and scans it through the session into l (initialised here), which
+ * must hold one entry. */
+static inline void fx_session_scan(ch_session *s, const char *dir, const char *name,
+                                   const char *text, ch_entry_list *l)
+{
+    char *path = ch_path_join(dir, name);
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(path, text, strlen(text), 0, &err), 0, "%s", err.msg);
+    ch_entry_list_init(l);
+    ch_scan_source src = {text, strlen(text), NULL, 0};
+    cr_assert_eq(ch_session_scan(s, path, CH_LANG_C, &src, l, &err), 0, "%s", err.msg);
+    cr_assert_eq(l->len, 1, "one entry in %s", name);
+    free(path);
+}
+
+/* Seeds the session's cache with an entry under key: status (NULL: none) and files (name,
+ * text pairs, NULL-terminated). */
+static inline void fx_session_seed(ch_session *s, const char *key, const char *status,
+                                   const char *const *files)
+{
+    ch_cache_txn *t = NULL;
+    ch_cache_hit hit;
+    ch_cache_hit_init(&hit);
+    ch_error err;
+    cr_assert_eq(ch_cache_begin(s->cache, key, &t, &hit, &err), 0, "%s", err.msg);
+    for (size_t i = 0; files && files[i]; i += 2)
+        cr_assert_eq(ch_cache_put(t, files[i], files[i + 1], strlen(files[i + 1]), &err), 0);
+    if (status)
+        ch_cache_txn_meta(t, "status", status);
+    cr_assert_eq(ch_cache_commit(t, &err), 0, "%s", err.msg);
+}
+
+/* A one-entry C file the builtin agent translates. */
+static const char fx_saxpy_c[] = "#pragma harness extent(x: n, y: n)\n"
+                                 "void saxpy(int n, float a, const float *x, float *y)\n"
+                                 "{\n"
+                                 "    for (int i = 0; i < n; i++)\n"
+                                 "        y[i] = a * x[i] + y[i];\n"
+                                 "}\n";
 
 #endif

@@ -25,45 +25,15 @@ static void teardown(void)
 
 TestSuite(session, .init = setup, .fini = teardown);
 
-/* A session over cfg with the given architecture options (NULL-terminated). */
 static void open_with(ch_session *s, const char *const *arch_opts)
 {
-    ch_strvec opts;
-    ch_strvec_init(&opts);
-    for (size_t i = 0; arch_opts && arch_opts[i]; i++)
-        ch_strvec_push(&opts, arch_opts[i]);
-    ch_session_opts o = {.cfg = &cfg, .arch_opts = &opts, .nvcc = "nvcc", .quiet = 1};
-    ch_session_open(s, &o);
-    ch_strvec_free(&opts);
+    fx_session_open(s, &cfg, arch_opts);
 }
 
-static void close_quietly(ch_session *s)
-{
-    ch_strvec w;
-    ch_strvec_init(&w);
-    ch_session_close(s, &w);
-    ch_strvec_free(&w);
-}
-
-/* Writes a source file under the test directory and scans it through the session. */
 static void scan(ch_session *s, const char *name, const char *text, ch_entry_list *l)
 {
-    char *path = ch_path_join(tmp_dir, name);
-    ch_error err;
-    cr_assert_eq(ch_write_file_atomic(path, text, strlen(text), 0, &err), 0, "%s", err.msg);
-    ch_entry_list_init(l);
-    ch_scan_source src = {text, strlen(text), NULL, 0};
-    cr_assert_eq(ch_session_scan(s, path, CH_LANG_C, &src, l, &err), 0, "%s", err.msg);
-    cr_assert_eq(l->len, 1, "one entry in %s", name);
-    free(path);
+    fx_session_scan(s, tmp_dir, name, text, l);
 }
-
-static const char saxpy_c[] = "#pragma harness extent(x: n, y: n)\n"
-                              "void saxpy(int n, float a, const float *x, float *y)\n"
-                              "{\n"
-                              "    for (int i = 0; i < n; i++)\n"
-                              "        y[i] = a * x[i] + y[i];\n"
-                              "}\n";
 
 /* the same target named by different nvcc spellings gives one key; another target another */
 Test(session, one_key_for_every_spelling_of_a_target)
@@ -82,7 +52,7 @@ Test(session, one_key_for_every_spelling_of_a_target)
         cr_assert_eq(s.archs.len, 1);
         cr_assert_str_eq(s.archs.items[0], "sm_80", "spelling %zu", k);
         ch_entry_list l;
-        scan(&s, "saxpy.c", saxpy_c, &l);
+        scan(&s, "saxpy.c", fx_saxpy_c, &l);
         char key[33];
         ch_error err;
         cr_assert_eq(ch_session_key(&s, &l.items[0], key, &err), 0, "%s", err.msg);
@@ -91,18 +61,18 @@ Test(session, one_key_for_every_spelling_of_a_target)
             memcpy(first, key, sizeof first);
         cr_assert_str_eq(key, first, "spelling %zu keys like -arch=compute_80", k);
         ch_entry_list_free(&l);
-        close_quietly(&s);
+        fx_session_close(&s);
     }
     ch_session s;
     open_with(&s, (const char *const[]){"-arch=sm_90", NULL});
     ch_entry_list l;
-    scan(&s, "saxpy.c", saxpy_c, &l);
+    scan(&s, "saxpy.c", fx_saxpy_c, &l);
     char key[33];
     ch_error err;
     cr_assert_eq(ch_session_key(&s, &l.items[0], key, &err), 0);
     cr_assert_str_neq(key, first, "another target, another key");
     ch_entry_list_free(&l);
-    close_quietly(&s);
+    fx_session_close(&s);
 }
 
 Test(session, status_names_round_trip)
@@ -130,20 +100,6 @@ Test(session, status_names_round_trip)
     }
 }
 
-/* Seeds the session's cache with an entry under key: status and files (name, text pairs). */
-static void seed(ch_session *s, const char *key, const char *status, const char *const *files)
-{
-    ch_cache_txn *t = NULL;
-    ch_cache_hit hit;
-    ch_cache_hit_init(&hit);
-    ch_error err;
-    cr_assert_eq(ch_cache_begin(s->cache, key, &t, &hit, &err), 0, "%s", err.msg);
-    for (size_t i = 0; files && files[i]; i += 2)
-        cr_assert_eq(ch_cache_put(t, files[i], files[i + 1], strlen(files[i + 1]), &err), 0);
-    ch_cache_txn_meta(t, "status", status);
-    cr_assert_eq(ch_cache_commit(t, &err), 0, "%s", err.msg);
-}
-
 /* a verified entry is served from the cache without a GPU probe or an agent */
 Test(session, verified_entry_is_a_hit_without_gpu_or_agent)
 {
@@ -151,12 +107,12 @@ Test(session, verified_entry_is_a_hit_without_gpu_or_agent)
     open_with(&s, (const char *const[]){"-arch=sm_80", NULL});
     cr_assert_not_null(s.cache, "%s", s.cache_err.msg);
     ch_entry_list l;
-    scan(&s, "saxpy.c", saxpy_c, &l);
+    scan(&s, "saxpy.c", fx_saxpy_c, &l);
     char key[33];
     ch_error err;
     cr_assert_eq(ch_session_key(&s, &l.items[0], key, &err), 0);
     const char *files[] = {"kernel.cu", "__global__ void k(void) {}\n", NULL};
-    seed(&s, key, "verified", files);
+    fx_session_seed(&s, key, "verified", files);
     ch_outcome o;
     cr_assert_eq(ch_session_entry(&s, &l.items[0], "saxpy.c", &o, &err), 0, "%s", err.msg);
     cr_assert_str_eq(o.key, key);
@@ -169,7 +125,7 @@ Test(session, verified_entry_is_a_hit_without_gpu_or_agent)
     cr_assert_eq(s.counts.host_fallbacks, 0);
     ch_outcome_free(&o);
     ch_entry_list_free(&l);
-    close_quietly(&s);
+    fx_session_close(&s);
 }
 
 /* a pending entry on a machine without a GPU: the host path, counted as pending */
@@ -178,16 +134,16 @@ Test(session, pending_entry_waits_for_a_gpu)
     ch_session s;
     open_with(&s, (const char *const[]){"-arch=sm_80", NULL});
     if (ch_session_gpu(&s)->have_gpu) {
-        close_quietly(&s);
+        fx_session_close(&s);
         cr_skip_test("a GPU is present: pending entries are verified (tests/gpu/)");
     }
     ch_entry_list l;
-    scan(&s, "saxpy.c", saxpy_c, &l);
+    scan(&s, "saxpy.c", fx_saxpy_c, &l);
     char key[33];
     ch_error err;
     cr_assert_eq(ch_session_key(&s, &l.items[0], key, &err), 0);
     const char *files[] = {"candidates/0.cu", "__global__ void k(void) {}\n", NULL};
-    seed(&s, key, "pending", files);
+    fx_session_seed(&s, key, "pending", files);
     ch_outcome o;
     cr_assert_eq(ch_session_entry(&s, &l.items[0], "saxpy.c", &o, &err), 0, "%s", err.msg);
     cr_assert_eq(o.status, CH_STATUS_PENDING);
@@ -201,7 +157,7 @@ Test(session, pending_entry_waits_for_a_gpu)
     cr_assert_eq(s.counts.pending_verified, 0);
     ch_outcome_free(&o);
     ch_entry_list_free(&l);
-    close_quietly(&s);
+    fx_session_close(&s);
 }
 
 static const char prefix_c[] = "#pragma harness extent(x: n, s: n)\n"
@@ -244,7 +200,7 @@ Test(session, refusal_is_recorded_and_served_from_the_cache, .timeout = 120)
         }
         ch_outcome_free(&o);
         ch_entry_list_free(&l);
-        close_quietly(&s);
+        fx_session_close(&s);
     }
     /* both sessions' counters reached the cache's statistics at close */
     ch_session s;
@@ -254,7 +210,7 @@ Test(session, refusal_is_recorded_and_served_from_the_cache, .timeout = 120)
     cr_assert_eq(st.refused_translator, 2);
     cr_assert_eq(st.fallback_refused, 2);
     cr_assert_eq(st.host_fallbacks, 2);
-    close_quietly(&s);
+    fx_session_close(&s);
     free(tu);
 }
 
@@ -266,7 +222,7 @@ Test(session, offline_miss_is_its_own_fallback_class)
     ch_session s;
     open_with(&s, NULL);
     ch_entry_list l;
-    scan(&s, "saxpy.c", saxpy_c, &l);
+    scan(&s, "saxpy.c", fx_saxpy_c, &l);
     ch_outcome o;
     cr_assert_eq(ch_session_entry(&s, &l.items[0], "saxpy.c", &o, &err), 0, "%s", err.msg);
     cr_assert_eq(o.fallback, CH_FALLBACK_OFFLINE);
@@ -275,5 +231,5 @@ Test(session, offline_miss_is_its_own_fallback_class)
     cr_assert_eq(s.counts.host_fallbacks, 1);
     ch_outcome_free(&o);
     ch_entry_list_free(&l);
-    close_quietly(&s);
+    fx_session_close(&s);
 }

@@ -1,0 +1,143 @@
+/* The report page of a build's entries (ch/page.h): each entry keyed by the session and read
+ * from its cache, rendered by src/report. An entry stored before report.json was complete is
+ * shown from its cache meta (status, reason, agent), so older caches stay readable. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ch/fsutil.h"
+#include "ch/page.h"
+#include "ch/report.h"
+
+void ch_page_created_text(const ch_cache_hit *hit, char *out, size_t n)
+{
+    time_t t = (time_t)hit->created;
+    struct tm tm;
+    out[0] = '\0';
+    if (hit->created && gmtime_r(&t, &tm))
+        strftime(out, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+cJSON *ch_page_entry_report(const ch_cache_hit *hit)
+{
+    const ch_cache_file *f = ch_cache_hit_file(hit, "report.json");
+    cJSON *r = f ? cJSON_ParseWithLength((const char *)f->data, f->len) : NULL;
+    if (!cJSON_IsObject(r)) {
+        cJSON_Delete(r);
+        r = cJSON_CreateObject();
+    }
+    static const char *const fields[] = {"status", "name", "kind", "agent", "model", NULL};
+    for (size_t i = 0; fields[i]; i++)
+        if (!cJSON_GetObjectItemCaseSensitive(r, fields[i]) && ch_cache_hit_meta(hit, fields[i]))
+            cJSON_AddStringToObject(r, fields[i], ch_cache_hit_meta(hit, fields[i]));
+    const char *why = ch_cache_hit_meta(hit, "reason");
+    if (why && *why && !cJSON_GetObjectItemCaseSensitive(r, "reason")) {
+        cJSON *o = cJSON_AddObjectToObject(r, "reason");
+        cJSON_AddStringToObject(o, "text", why);
+    }
+    return r;
+}
+
+/* Line `line` (1-based) of text; caller frees; NULL past the end. */
+static char *source_line(const char *text, unsigned line)
+{
+    for (unsigned i = 1; text && i < line; i++) {
+        text = strchr(text, '\n');
+        text = text ? text + 1 : NULL;
+    }
+    if (!text)
+        return NULL;
+    return ch_xstrndup(text, strcspn(text, "\n"));
+}
+
+/* What one section holds besides the section itself: freed after rendering. */
+typedef struct page_section {
+    ch_cache_hit hit;
+    cJSON *report;
+    char *where, *line, *cache_note;
+} page_section;
+
+/* Fills section s of entry e (its source text) from the session's cache. */
+static void fill_section(ch_session *s, const ch_entry *e, const char *text, ch_report_section *out,
+                         page_section *own)
+{
+    char key[33] = "";
+    ch_error err;
+    ch_cache_hit_init(&own->hit);
+    /* a key that cannot be computed is an entry the cache cannot hold */
+    int found = s->cache && ch_session_key(s, e, key, &err) == 0
+                    ? ch_cache_peek(s->cache, key, &own->hit, &err)
+                    : 0;
+    char when[64] = "";
+    if (found == 1) {
+        own->report = ch_page_entry_report(&own->hit);
+        ch_page_created_text(&own->hit, when, sizeof when);
+        out->status = ch_cache_hit_meta(&own->hit, "status");
+        const ch_cache_file *k = ch_cache_hit_file(&own->hit, "kernel.cu");
+        /* a pending entry's first candidate: what a GPU build will test first */
+        const ch_cache_file *pending = ch_cache_hit_file(&own->hit, "candidates/0.cu");
+        out->kernel = k ? (const char *)k->data : pending ? (const char *)pending->data : NULL;
+        if (!k && pending)
+            out->kernel_note = "Not verified: the first pending candidate, which the next "
+                               "build on a machine with a GPU tests (the build links the "
+                               "host path until one passes).";
+    }
+    out->name = e->name;
+    out->where = own->where = ch_xasprintf("%s:%u", e->file, e->line);
+    out->source_line = own->line = source_line(text, e->line);
+    out->cache_note = own->cache_note =
+        found == 1 ? ch_xasprintf("In the kernel cache since %s (key %.12s..., "
+                                  "ch-cc --harness-explain %.12s).",
+                                  when, key, key)
+                   : ch_xasprintf("Not in the kernel cache: no build of this entry yet%s.",
+                                  found < 0 ? " (the cache could not be read)" : "");
+    out->report = own->report;
+}
+
+/* dir/<base name of the first entry's file>.html; caller frees. */
+static char *page_path(const ch_page_opts *o)
+{
+    const ch_entry_list *l = o->entries;
+    const char *file = l->len ? l->items[0].file : "entries";
+    char *name = ch_xasprintf("%s.html", ch_path_base(file));
+    char *path = ch_path_join(o->dir, name);
+    free(name);
+    return path;
+}
+
+int ch_session_page(ch_session *s, const ch_page_opts *o, char **path, char **html, ch_error *err)
+{
+    const ch_entry_list *l = o->entries;
+    ch_report_section *sections = ch_xcalloc(l->len + 1, sizeof *sections);
+    page_section *own = ch_xcalloc(l->len + 1, sizeof *own);
+    for (size_t i = 0; i < l->len; i++)
+        fill_section(s, &l->items[i], o->texts[i], &sections[i], &own[i]);
+    char *title = ch_xasprintf("ch-cc report: %s", o->title);
+    char *page = ch_report_html(title, sections, l->len);
+    char *where = page_path(o);
+    int rc = ch_mkdir_p(o->dir, err);
+    if (rc == 0)
+        rc = ch_write_file_atomic(where, page, strlen(page), 0, err);
+    if (rc == 0) {
+        *path = where;
+        where = NULL;
+        if (html) {
+            *html = page;
+            page = NULL;
+        }
+    }
+    free(where);
+    free(page);
+    free(title);
+    for (size_t i = 0; i < l->len; i++) {
+        cJSON_Delete(own[i].report);
+        ch_cache_hit_free(&own[i].hit);
+        free(own[i].where);
+        free(own[i].line);
+        free(own[i].cache_note);
+    }
+    free(own);
+    free(sections);
+    return rc;
+}
