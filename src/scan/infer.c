@@ -13,9 +13,9 @@
  * subscript another buffer (directly or through a local) is an index array into its extent; one
  * whose values start or bound a loop over another buffer is an offsets array ending at its
  * extent (test data must respect both, or the user's own C reads out of bounds); an index array
- * whose element is the whole subscript of a plain store holds distinct values (a scatter through
- * a permutation: repeated values would make the writes race). Clauses (extent, in/out/inout,
- * range, offsets, perm) always win over inference. */
+ * whose element is the whole subscript of a plain store, with as many elements as values, is a
+ * permutation (a scatter through it: repeated values would make the writes race). Clauses
+ * (extent, in/out/inout, range, offsets, perm) always win over inference. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1179,12 +1179,11 @@ static int apply_perm(ch_entry *e, const ch_named_expr *o, ch_error *err)
     ch_param *p = param_named(e, o->name);
     if (!p)
         return 0;
-    if (p->role == CH_ROLE_SCALAR || !ch_scalar_is_integer(p->elem))
+    if (!ch_scalar_is_integer(p->elem))
         return ch_error_at(err, e->file, o->line, o->col,
-                           "perm(%s: ...): '%s' holds %s %s; a permutation's values are "
+                           "perm(%s: ...): '%s' holds %s values; a permutation's values are "
                            "positions, so perm() takes an integer array",
-                           o->name, o->name, ch_scalar_name(p->elem),
-                           p->role == CH_ROLE_SCALAR ? "(a scalar)" : "values");
+                           o->name, o->name, ch_scalar_name(p->elem));
     if (check_bound(e, "perm", o->name, o->expr, o->line, o->col, err) != 0)
         return -1;
     char *end;
@@ -1276,9 +1275,13 @@ static int finish(infer *x, ch_error *err)
         if (of < 0 || !ch_scalar_is_integer(p->elem))
             continue;
         p->is_index = 1;
-        p->is_perm = x->pi[i].scatters;
         free(p->index_hi);
         p->index_hi = e->params[of].extent ? ch_xstrdup(e->params[of].extent) : NULL;
+        /* distinct only when p has as many elements as there are values (a permutation): with
+         * independent sizes (`to` of n elements into `y` of m) some sizes have n > m, where no
+         * distinct values exist; perm(to: m) says it when the sizes are tied */
+        p->is_perm =
+            x->pi[i].scatters && p->extent && p->index_hi && strcmp(p->extent, p->index_hi) == 0;
     }
     for (size_t i = 0; i < e->n_params; i++) {
         ch_param *p = &e->params[i];
