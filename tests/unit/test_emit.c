@@ -424,19 +424,7 @@ Test(emit, runtime_unit_compiles_links_and_runs)
     ch_emit_kernel k = {e, saxpy_device_kernel, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
     ch_strbuf outb;
     ch_strbuf_init(&outb);
-    char *uo = compile_unit(&k, nvcc, dir);
-    size_t len;
-    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
-    char *hc = ch_path_join(dir, "h.c"), *ho = ch_path_join(dir, "h.o");
-    cr_assert_eq(ch_write_file_atomic(hc, host, len, 0, &err), 0);
-    char *cc[] = {"cc", "-c", hc, "-o", ho, NULL};
-    cr_assert_eq(run_capture(cc, &outb), 0, "%s", outb.data);
-    char *merged = ch_path_join(dir, "m.o");
-    const char *objs[] = {ho, uo};
-    ch_strvec priv;
-    ch_strvec_init(&priv);
-    ch_emit_private_symbols(e, &priv);
-    cr_assert_eq(ch_emit_merge(objs, 2, priv.items, merged, &err), 0, "%s", err.msg);
+    char *merged = merged_unit(&k, saxpy_src, nvcc, dir);
     const char *main_src =
         "#include <stdio.h>\n"
         "void saxpy(int n, float a, const float *x, float *y);\n"
@@ -492,12 +480,7 @@ Test(emit, runtime_unit_compiles_links_and_runs)
         free(prog);
     }
     ch_remove_tree(dir, &err);
-    ch_strvec_free(&priv);
     ch_strbuf_free(&outb);
-    free(host);
-    free(hc);
-    free(ho);
-    free(uo);
     free(mc);
     free(mo);
     free(merged);
