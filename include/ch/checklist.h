@@ -9,7 +9,7 @@
  *   "params": [ { "name", "type", "role", "elem", "direction", "extent",
  *                 "range": [lo, hi], "index_of": "p" | null, "index_lo": "expr" | null,
  *                 "index_hi": "expr" | null, "offsets_hi": "expr" | null, "rtol", "atol",
- *                 "written_only": true (optional) } ],
+ *                 "perm": true (optional), "written_only": true (optional) } ],
  *   "sizes": { "smoke": [ {"n": 1}, ... ], "correctness": [ {...}, ... ], "tune": {...} },
  *   "device": bool, "budget": int | null, "sample": "fn" | null }
  * A size set assigns every size parameter: an integer scalar whose "range" is null (the ones
@@ -20,11 +20,13 @@
  * [index_lo, index_hi), index_lo null meaning 0; "index_of" names the array they subscript when
  * known, else null) and for offsets arrays (CSR row pointers: non-decreasing values in
  * [0, offsets_hi], the first 0 and the last offsets_hi, as loop bounds over an array of that
- * extent need); "rtol"/"atol" are numbers for outputs (out, inout; 0 for integer outputs:
- * exact) and null otherwise. "sample" names a function of the user's file that fills valid
- * inputs (a sample(fn) clause): the reference program calls it on every synthesized input set
- * (see ch_reference_inputs). "written_only" (inout buffers only; absent means false) says the
- * body never reads an element it did not write first: inout only because it leaves some
+ * extent need); "perm" (index arrays only; absent means false) says their values are pairwise
+ * distinct: a permutation of [index_lo, index_hi) when the extent is that many values, as a
+ * scatter (`y[p[i]] = x[i]`) needs; "rtol"/"atol" are numbers for outputs (out, inout; 0 for
+ * integer outputs: exact) and null otherwise. "sample" names a function of the user's file that
+ * fills valid inputs (a sample(fn) clause): the reference program calls it on every synthesized
+ * input set (see ch_reference_inputs). "written_only" (inout buffers only; absent means false) says
+ * the body never reads an element it did not write first: inout only because it leaves some
  * elements as they were, so the kernels' least traffic writes it and does not read it.
  * Missing optional fields read as null; unknown fields are errors.
  *
@@ -52,6 +54,7 @@ typedef struct ch_ck_param {
     char *index_lo;    /* index arrays: lowest value expression; NULL: 0 */
     char *index_hi;    /* index arrays: exclusive upper bound expression; NULL: not one */
     char *offsets_hi;  /* offsets arrays: the last (largest) value's expression, else NULL */
+    int perm;          /* index arrays: values pairwise distinct (ch_param.is_perm) */
     double rtol, atol; /* outputs: tolerance (0 for integers: exact) */
     int written_only;  /* inout buffers: the body never reads an element it did not write
                           first (ch_param.written_only); the kernels' bytes count it written */
@@ -86,8 +89,8 @@ void ch_checklist_free(ch_checklist *c);
 /* Derives the checklist of an entry that has a body (spec-def, c-def) or, for spec-decl, the
  * parts the signature and clauses give (the agent completes description and ranges). */
 int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err);
-/* Puts what e's range(), offsets() and sample() clauses say into c (a checklist an agent wrote
- * for e): the user's word on valid inputs wins over the model's. Validates the result. */
+/* Puts what e's range(), offsets(), perm() and sample() clauses say into c (a checklist an agent
+ * wrote for e): the user's word on valid inputs wins over the model's. Validates the result. */
 int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err);
 /* Serialises to a cJSON-printed, 2-space-indented JSON object; caller frees. */
 char *ch_checklist_to_json(const ch_checklist *c);

@@ -76,7 +76,8 @@ int ch_emit_size_eval(const ch_entry *e, const ch_ck_size *at, double *size);
  * the host path costs host_ms at tune_size, the launcher small_ms (its fixed cost, copies and
  * launches) plus a per-element part that makes launcher_ms at tune_size. Returns the smallest
  * size at which the launcher wins; 0 (always the GPU) when a measurement is missing; LLONG_MAX
- * when the host is cheaper per element (the GPU never wins). */
+ * when the host won at the tune size (nothing beyond it was measured); the tune size when no
+ * fixed cost is known (small_ms missing, or not below launcher_ms). */
 long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher_ms,
                                double small_ms);
 
@@ -87,13 +88,14 @@ typedef struct ch_dispatch_point {
 } ch_dispatch_point;
 
 /* The dispatch threshold from a measured curve (any order; points with a negative time are
- * ignored): the advantage host_ms - gpu_ms is taken piecewise linear between the measured
- * sizes and extended beyond both ends with the end segments. Returns the smallest size from
- * which the GPU wins at every larger size: never at or below a measured point where the host
- * was as fast or faster. 0 (always the GPU) with no point; one point: the linear model of
- * ch_emit_gpu_min_size with no fixed cost; LLONG_MAX when the GPU does not win at the largest
- * size and the last segment does not cross. A GPU advantage that the last segment extrapolates
- * to shrink past the largest size is kept: the threshold is one size, not a set of ranges. */
+ * ignored; points of one size averaged). Conservative where nothing was measured (issue 14: no
+ * call slower than the host path): returns the smallest size from which the GPU won at every
+ * larger measured size, never at or below a measured point where the host was as fast or
+ * faster, never below the smallest measured size, and LLONG_MAX (never the GPU) when the host
+ * won at the largest. Between the last point the host won and the first of the GPU's, the later
+ * of two crossings: the advantage host_ms - gpu_ms linear in the size, and both times power
+ * laws of it. 0 (always the GPU) with no point. A GPU advantage that shrinks toward the largest
+ * size is kept past it: the threshold is one size, not a set of ranges. */
 long long ch_emit_dispatch_threshold(const ch_dispatch_point *points, size_t n);
 
 /* The threshold for a call that pays fixed_ms + per_ms * size on top of the warm curve (the

@@ -36,6 +36,8 @@ typedef struct ch_clauses {
     size_t n_ranges;
     ch_named_expr *offsets; /* offsets(p: last, ...): non-decreasing from 0 to last */
     size_t n_offsets;
+    ch_named_expr *perms; /* perm(p: n, ...): pairwise distinct values in [0, n) */
+    size_t n_perms;
     char *sample; /* sample(fn): a function of the file that fills valid inputs; NULL if none */
     unsigned sample_line, sample_col;
     ch_named_expr *tune; /* tune(n = expr, ...) */
@@ -69,11 +71,15 @@ typedef struct ch_param {
                             range() */
     char *index_lo;      /* is_index: lowest valid value (a C expression); NULL: 0 */
     char *index_hi;      /* is_index: valid values are [index_lo, index_hi) (a C expression) */
+    int is_perm;         /* is_index and pairwise distinct (a permutation when the extent is
+                            index_hi - index_lo): its values are the subscripts of a plain store
+                            (`y[p[i]] = ...`), where a repeated value would make the writes race,
+                            or a perm() clause says so */
     char *offsets_hi;    /* an offsets array (CSR row pointers): its elements start or bound a loop
                             whose counter subscripts an array of this extent, so its values are
                             non-decreasing positions in [0, offsets_hi]; else NULL */
     int values_explicit; /* index_lo/index_hi, offsets_hi or the value range below come from a
-                            range() or offsets() clause, not from inference */
+                            range(), offsets() or perm() clause, not from inference */
     int has_range;       /* floating arrays given range(p: lo, hi): values in [lo, hi] */
     double lo, hi;
 } ch_param;

@@ -60,8 +60,9 @@ typedef struct ch_dataset {
 /* Seeded, deterministic synthesis: integer scalars from the size set (others from their range),
  * buffer values uniform in [lo, hi] (defaults by type when lo >= hi) with edge values (0, ±1,
  * the range ends, large magnitudes when the range allows) at random positions, index arrays
- * uniform in [index_lo, index_hi) (index_lo NULL: 0), offsets arrays non-decreasing from 0 to
- * offsets_hi. A sample(fn) function is not run here: see ch_reference_inputs. */
+ * uniform in [index_lo, index_hi) (index_lo NULL: 0; pairwise distinct in random order when
+ * perm, an error when the extent exceeds the number of values), offsets arrays non-decreasing
+ * from 0 to offsets_hi. A sample(fn) function is not run here: see ch_reference_inputs. */
 int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                        ch_dataset *out, ch_error *err);
 void ch_dataset_free(ch_dataset *d);

@@ -247,6 +247,9 @@ static void render_checklist(ch_strbuf *sb, const ch_checklist *c, int with_size
             ch_strbuf_addf(sb, ", index values in [%s, %s)%s%s", p->index_lo ? p->index_lo : "0",
                            p->index_hi, p->index_of ? ", subscripts of " : "",
                            p->index_of ? p->index_of : "");
+        if (p->index_hi && p->perm)
+            ch_strbuf_adds(sb, ", pairwise distinct (a permutation: no two iterations write "
+                               "one element)");
         if (p->offsets_hi)
             ch_strbuf_addf(sb, ", offsets: non-decreasing from 0 to %s", p->offsets_hi);
         if ((p->dir == CH_DIR_OUT || p->dir == CH_DIR_INOUT) && (p->rtol > 0 || p->atol > 0))
@@ -386,6 +389,8 @@ static char *checklist_skeleton(const ch_entry *e)
                 cJSON_AddStringToObject(o, "index_hi", p->index_hi);
             if (p->offsets_hi)
                 cJSON_AddStringToObject(o, "offsets_hi", p->offsets_hi);
+            if (p->is_perm)
+                cJSON_AddTrueToObject(o, "perm");
         } else {
             cJSON *r = cJSON_AddArrayToObject(o, "range");
             cJSON_AddItemToArray(r, cJSON_CreateNumber(p->has_range ? p->lo : 0));

@@ -665,6 +665,7 @@ static void derive_params(ch_checklist *c, const ch_entry *e, const ch_strvec *s
                 p->index_of = of ? ch_xstrdup(of) : NULL;
                 p->index_lo = s->index_lo ? ch_xstrdup(s->index_lo) : NULL;
                 p->index_hi = ch_xstrdup(s->index_hi);
+                p->perm = s->is_perm;
             }
         }
         if (!p->index_hi && s->offsets_hi && ch_scalar_is_integer(s->elem))
@@ -797,9 +798,11 @@ static void take_values(ch_ck_param *p, const ch_param *s)
     free(p->offsets_hi);
     p->index_of = p->index_lo = p->index_hi = p->offsets_hi = NULL;
     p->has_range = 0;
+    p->perm = 0;
     if (s->index_hi) {
         p->index_lo = s->index_lo ? ch_xstrdup(s->index_lo) : NULL;
         p->index_hi = ch_xstrdup(s->index_hi);
+        p->perm = s->is_perm;
     } else if (s->offsets_hi) {
         p->offsets_hi = ch_xstrdup(s->offsets_hi);
     } else {
@@ -823,6 +826,7 @@ int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err
     free(c->sample);
     c->sample = e->clauses.sample ? ch_xstrdup(e->clauses.sample) : NULL;
     if (ch_checklist_validate(c, err) != 0)
-        return ch_error_prefix(err, "with the pragma's range(), offsets() and sample() clauses");
+        return ch_error_prefix(err,
+                               "with the pragma's range(), offsets(), perm() and sample() clauses");
     return 0;
 }

@@ -62,6 +62,8 @@ static cJSON *param_to_json(const ch_ck_param *p)
     cJSON_AddItemToObject(o, "index_lo", str_or_null(p->index_lo));
     cJSON_AddItemToObject(o, "index_hi", str_or_null(p->index_hi));
     cJSON_AddItemToObject(o, "offsets_hi", str_or_null(p->offsets_hi));
+    if (p->perm)
+        cJSON_AddTrueToObject(o, "perm");
     if (is_output(p)) {
         cJSON_AddNumberToObject(o, "rtol", p->rtol);
         cJSON_AddNumberToObject(o, "atol", p->atol);
@@ -217,7 +219,7 @@ static int parse_size_list(const cJSON *a, const char *path, ch_ck_size **out, s
 
 static const char *const param_keys[] = {
     "name",     "type",     "role",       "elem", "direction", "extent",       "range", "index_of",
-    "index_lo", "index_hi", "offsets_hi", "rtol", "atol",      "written_only", NULL};
+    "index_lo", "index_hi", "offsets_hi", "rtol", "atol",      "written_only", "perm",  NULL};
 
 static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_error *err)
 {
@@ -287,6 +289,13 @@ static int parse_param(const cJSON *o, const char *path, ch_ck_param *p, ch_erro
     if (!out && (has_rtol || has_atol))
         return ch_error_set(err, "%s.%s: only outputs (out, inout) have a tolerance", path,
                             has_rtol ? "rtol" : "atol");
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(o, "perm");
+    p->perm = 0;
+    if (pm && !cJSON_IsNull(pm)) {
+        if (!cJSON_IsBool(pm))
+            return ch_error_set(err, "%s.perm: expected true or false", path);
+        p->perm = cJSON_IsTrue(pm);
+    }
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "written_only");
     p->written_only = 0;
     if (w && !cJSON_IsNull(w)) {

@@ -177,6 +177,11 @@ static int check_param(const ch_checklist *c, size_t i, ch_error *err)
         if (p->has_range)
             return ch_error_set(
                 err, "%s.range: index arrays take values in [index_lo, index_hi); give null", path);
+    } else if (p->perm) {
+        return ch_error_set(err,
+                            "%s.perm: only index arrays are permutations; give index_hi (the "
+                            "number of distinct values) or drop perm",
+                            path);
     } else if (p->offsets_hi) {
         if (!ch_scalar_is_integer(p->elem))
             return ch_error_set(err, "%s.offsets_hi: offsets arrays need an integer element type",

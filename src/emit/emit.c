@@ -1,6 +1,7 @@
 /* Emit (ch/emit.h): the generated translation unit of one entry and the renaming of the user's
  * definitions. The unit holds the verified candidate unchanged, so what runs is exactly what
  * was verified; only the dispatcher below it is ours. */
+#include <assert.h>
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -231,11 +232,17 @@ static void double_literal(double v, char buf[40])
         strcat(buf, ".0");
 }
 
+/* How many times the set-up's cost the host path must have spent on cold calls the GPU would
+ * have won warm before one of them pays the set-up: a program that stops right after paying it
+ * has spent at most 1/(RENT_FACTOR + 1) of its harness time more than the host path alone
+ * would have (under 5%, issue 14's bound), and one that goes on calling gets the GPU. */
+#define RENT_FACTOR 20
+
 /* The dispatcher's choice with the cold costs: the threshold for the state the call finds
  * (warm, buffers to allocate, device not set up), and the rent rule: a cold call the GPU would
- * have won warm runs the host path and its time is counted; once that time reaches what the
- * set-up costs, the next such call pays it, so a program calling many times is not kept on the
- * host path for good (it pays at most about twice the better choice in hindsight). */
+ * have won warm runs the host path and its time is counted; once that time reaches
+ * RENT_FACTOR times what the set-up costs, the next such call pays it, so a program calling
+ * many times is not kept on the host path for good. */
 static void emit_cold_choice(const ch_emit_kernel *k, int rt, const char *args, ch_strbuf *out)
 {
     const char *n = k->entry->name;
@@ -243,7 +250,8 @@ static void emit_cold_choice(const ch_emit_kernel *k, int rt, const char *args, 
     double b = (double)(k->cold.buffers_min_size > k->gpu_min_size ? k->cold.buffers_min_size
                                                                    : k->gpu_min_size);
     double c = (double)(k->cold.device_min_size > b ? k->cold.device_min_size : b);
-    char ws[40], bs[40], cs[40], setup[40], per[40];
+    char ws[40], bs[40], cs[40], setup[40], per[40], rent[40];
+    double_literal(RENT_FACTOR * 1e3, rent);
     double_literal(w, ws);
     double_literal(b, bs);
     double_literal(c, cs);
@@ -261,7 +269,7 @@ static void emit_cold_choice(const ch_emit_kernel *k, int rt, const char *args, 
                    "    double ch_cost = (ch_cold == 2 ? %s : 0.0) + %s * ch_size;\n"
                    "    int ch_bought = ch_renting &&\n"
                    "                    (double)__atomic_load_n(&ch_%s_rent_us, "
-                   "__ATOMIC_RELAXED) >= ch_cost * 1e3;\n"
+                   "__ATOMIC_RELAXED) >= ch_cost * %s;\n"
                    "    int large = ch_%s_force || ch_size >= ch_from || ch_bought;\n"
                    "    ch_renting = ch_renting && !large;\n"
                    "    if (ch_%s_trace)\n"
@@ -275,7 +283,7 @@ static void emit_cold_choice(const ch_emit_kernel *k, int rt, const char *args, 
                    "                ch_bought ? \" (the host path has spent the set-up's cost)\" "
                    ": \"\");\n",
                    ws, bs, cs, k->cold.setup_ms, k->size_expr, ws, n, n, rt ? args : "", cs, bs, ws,
-                   ws, setup, per, n, n, n, n, ws, bs, cs);
+                   ws, setup, per, n, rent, n, n, n, ws, bs, cs);
 }
 
 int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_error *err)
@@ -531,12 +539,25 @@ int ch_emit_size_eval(const ch_entry *e, const ch_ck_size *at, double *size)
     return rc == 0 ? 0 : -1;
 }
 
+/* The first whole size at or above x, saturated. */
+static long long size_from(double x)
+{
+    double at = ceil(x);
+    return at < 1 ? 0 : at >= 9e18 ? LLONG_MAX : (long long)at;
+}
+
 long long ch_emit_gpu_min_size(double tune_size, double host_ms, double launcher_ms,
                                double small_ms)
 {
     if (tune_size <= 0 || host_ms < 0 || launcher_ms <= 0)
         return 0;
-    double fixed = small_ms > 0 && small_ms < launcher_ms ? small_ms : 0;
+    if (!(small_ms > 0 && small_ms < launcher_ms))
+        /* no fixed cost known (or a small call no cheaper than the tune one): the GPU only
+         * where it was measured to win, from the tune size */
+        return host_ms > launcher_ms ? size_from(tune_size) : LLONG_MAX;
+    if (host_ms <= launcher_ms)
+        return LLONG_MAX; /* the host won at the tune size; beyond it nothing was measured */
+    double fixed = small_ms;
     double gpu_per = (launcher_ms - fixed) / tune_size, host_per = host_ms / tune_size;
     if (host_per <= gpu_per)
         return LLONG_MAX;
@@ -573,6 +594,36 @@ static long long size_above(double x)
     return at < 1 ? 0 : at >= 9e18 ? LLONG_MAX : (long long)at;
 }
 
+/* Whether the GPU's whole call was faster than the host path at p. */
+static int gpu_wins(const ch_dispatch_point *p)
+{
+    return p->host_ms - p->gpu_ms > 0;
+}
+
+/* Where the GPU catches up between a, where the host won, and b, where the GPU won. Two models
+ * of the unmeasured stretch: the advantage linear in the size (exact when both paths cost a
+ * fixed part plus a part per element), and both times power laws of the size (straight lines
+ * on a log-log plot: for the GPU's fixed cost, a time above the true one, so a crossing at or
+ * past the true one). The later of the two: between measured points nothing is known, and a
+ * host path that is cheaper per element in the caches bends the curve toward the later. */
+static double crossing(const ch_dispatch_point *a, const ch_dispatch_point *b)
+{
+    double da = a->host_ms - a->gpu_ms, db = b->host_ms - b->gpu_ms;
+    assert(!gpu_wins(a) && gpu_wins(b) && b->size > a->size);
+    double linear = a->size + -da * (b->size - a->size) / (db - da);
+    /* times below a nanosecond are taken as one: a clock that read 0 still bounds them */
+    double s0 = a->size > 1 ? a->size : 1, s1 = b->size;
+    double h0 = fmax(a->host_ms, 1e-6), h1 = fmax(b->host_ms, 1e-6);
+    double g0 = fmax(a->gpu_ms, 1e-6), g1 = fmax(b->gpu_ms, 1e-6);
+    if (!(s1 > s0))
+        return b->size;
+    double span = log(s1 / s0), ph = log(h1 / h0) / span, pg = log(g1 / g0) / span;
+    /* the GPU won at b and not at a: its time grows slower than the host's (ph > pg) */
+    double power = ph > pg ? s0 * exp(log(g0 / h0) / (ph - pg)) : b->size;
+    double at = fmax(linear, power);
+    return at < b->size ? at : b->size;
+}
+
 long long ch_emit_dispatch_threshold(const ch_dispatch_point *points, size_t n)
 {
     /* valid points by size; points of one size are averaged */
@@ -582,39 +633,36 @@ long long ch_emit_dispatch_threshold(const ch_dispatch_point *points, size_t n)
         if (points[i].size >= 0 && points[i].host_ms >= 0 && points[i].gpu_ms > 0)
             p[m++] = points[i];
     qsort(p, m, sizeof *p, by_size);
-    double *s = ch_xcalloc(m ? m : 1, sizeof *s), *d = ch_xcalloc(m ? m : 1, sizeof *d);
+    ch_dispatch_point *c = ch_xcalloc(m ? m : 1, sizeof *c);
     size_t k = 0;
     for (size_t i = 0; i < m;) {
         size_t j = i;
-        double sum = 0;
-        for (; j < m && p[j].size == p[i].size; j++)
-            sum += p[j].host_ms - p[j].gpu_ms;
-        s[k] = p[i].size;
-        d[k++] = sum / (double)(j - i); /* > 0: the GPU wins here */
+        double host = 0, gpu = 0;
+        for (; j < m && p[j].size == p[i].size; j++) {
+            host += p[j].host_ms;
+            gpu += p[j].gpu_ms;
+        }
+        c[k++] = (ch_dispatch_point){p[i].size, host / (double)(j - i), gpu / (double)(j - i)};
         i = j;
     }
     long long at;
     if (k == 0)
         at = 0;
-    else if (k == 1)
-        at = d[0] > 0 ? 0 : LLONG_MAX;
-    else if (d[k - 1] <= 0) {
-        /* the host wins at the largest size: the GPU only where the last segment crosses */
-        double slope = (d[k - 1] - d[k - 2]) / (s[k - 1] - s[k - 2]);
-        at = slope > 0 ? size_above(s[k - 1] - d[k - 1] / slope) : LLONG_MAX;
-    } else {
+    else if (!gpu_wins(&c[k - 1]))
+        /* the host wins at the largest size: what lies beyond was not measured */
+        at = LLONG_MAX;
+    else {
         size_t j = k - 1;
-        while (j > 0 && d[j - 1] > 0)
+        while (j > 0 && gpu_wins(&c[j - 1]))
             j--;
-        if (j > 0) /* the host wins at s[j-1], the GPU from the crossing on */
-            at = size_above(s[j - 1] + -d[j - 1] * (s[j] - s[j - 1]) / (d[j] - d[j - 1]));
-        else { /* the GPU wins at every measured size: below, the first segment's crossing */
-            double slope = (d[1] - d[0]) / (s[1] - s[0]);
-            at = slope > 0 ? size_above(s[0] - d[0] / slope) : 0;
-        }
+        if (j > 0) { /* the host wins at c[j-1], the GPU from the crossing on */
+            long long x = size_above(crossing(&c[j - 1], &c[j])), won = size_from(c[j].size);
+            at = x < won ? x : won;
+        } else /* the GPU wins at every measured size; below the smallest, nothing was measured
+                * (its fixed costs are not paid back by the elements there) */
+            at = size_from(c[0].size);
     }
     free(p);
-    free(s);
-    free(d);
+    free(c);
     return at;
 }

@@ -37,6 +37,7 @@ void ch_entry_free(ch_entry *e)
     free_named(e->clauses.tune, e->clauses.n_tune);
     ch_range_exprs_free(e->clauses.ranges, e->clauses.n_ranges);
     free_named(e->clauses.offsets, e->clauses.n_offsets);
+    free_named(e->clauses.perms, e->clauses.n_perms);
     free(e->clauses.sample);
     free_names(e->clauses.in, e->clauses.n_in);
     free_names(e->clauses.out, e->clauses.n_out);

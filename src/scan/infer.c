@@ -12,8 +12,10 @@
  * body leaves alone must come back unchanged. Valid input values: an integer array whose values
  * subscript another buffer (directly or through a local) is an index array into its extent; one
  * whose values start or bound a loop over another buffer is an offsets array ending at its
- * extent (test data must respect both, or the user's own C reads out of bounds). Clauses
- * (extent, in/out/inout, range, offsets) always win over inference. */
+ * extent (test data must respect both, or the user's own C reads out of bounds); an index array
+ * whose element is the whole subscript of a plain store, with as many elements as values, is a
+ * permutation (a scatter through it: repeated values would make the writes race). Clauses
+ * (extent, in/out/inout, range, offsets, perm) always win over inference. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,7 @@ typedef struct pinfo {
     ch_poly **covers; /* element counts of writes that reach a dense range from element 0 */
     int n_covers;
     int index_of; /* is used inside a subscript of param index_of (-1: no) */
+    int scatters; /* an element is the whole subscript of a plain store (`y[p[i]] = v`) */
 } pinfo;
 
 typedef struct infer {
@@ -507,6 +510,37 @@ static void note_write(infer *x, const ch_ir *acc, int plain)
     ch_strvec_push_owned(&x->written, access_key(acc));
 }
 
+/* The integer buffer whose element n is (`p[i]`, `(long)p[i]`, or an index local set from one),
+ * or -1. */
+static int index_read_itself(const infer *x, const ch_ir *n)
+{
+    while (n && n->kind == CH_IR_CAST && n->nkids == 1)
+        n = n->kids[0];
+    if (n && n->kind == CH_IR_VAR && n->param_index < 0)
+        return index_local_of(x, n->text);
+    if (!n || n->kind != CH_IR_INDEX)
+        return -1;
+    const ch_ir *b = access_base(n);
+    return is_buffer(x, b) && ch_scalar_is_integer(x->e->params[b->param_index].elem)
+               ? b->param_index
+               : -1;
+}
+
+/* A plain store whose subscript is an element of an index array (`y[p[i]] = x[i]`): if two
+ * elements of p were equal, two iterations would write one element, and which value stays
+ * depends on their order; a parallel kernel cannot keep the sequential order, so test data
+ * must hold distinct values (a permutation), or the reference and every correct candidate
+ * disagree. A compound store (`h[b[i]] += 1`, a histogram) reads the old value: repeated values
+ * are its point. */
+static void note_scatter(infer *x, const ch_ir *acc)
+{
+    for (const ch_ir *s = acc; s->kind == CH_IR_INDEX; s = s->kids[0]) {
+        int q = index_read_itself(x, s->kids[1]);
+        if (q >= 0 && q != access_base(acc)->param_index)
+            x->pi[q].scatters = 1;
+    }
+}
+
 /* Reads inside the subscripts of an access (not the access itself). */
 static void walk_subscripts(infer *x, const ch_ir *acc)
 {
@@ -546,6 +580,8 @@ static void walk_update(infer *x, const ch_ir *lhs, int reads_old)
         note_access(x, lhs);
         if (reads_old)
             note_read(x, lhs);
+        else
+            note_scatter(x, lhs);
         note_write(x, lhs, !reads_old);
     } else if (is_buffer(x, lhs)) {
         /* the parameter itself moves (`p++` until a sentinel): no subscript bounds it */
@@ -1019,7 +1055,7 @@ static int check_given_extent(const ch_entry *e, const ch_named_expr *given, ch_
                        given->name, e->name, why);
 }
 
-/* --- range() and offsets(): what the user says valid input values are --- */
+/* --- range(), offsets() and perm(): what the user says valid input values are --- */
 
 static ch_param *param_named(ch_entry *e, const char *name)
 {
@@ -1054,14 +1090,18 @@ static int check_bound(const ch_entry *e, const char *clause, const char *name, 
                        expr, clause, name, why.msg);
 }
 
-/* A second range()/offsets() item for a parameter that already has one. */
-static int said_twice(const ch_entry *e, const char *name, size_t upto_range, size_t upto_offsets)
+/* A second range()/offsets()/perm() item for a parameter that already has one (counting the
+ * first upto_* items of each clause). */
+static int said_twice(const ch_entry *e, const char *name, size_t upto_range, size_t upto_offsets,
+                      size_t upto_perms)
 {
     int n = 0;
     for (size_t i = 0; i < upto_range; i++)
         n += strcmp(e->clauses.ranges[i].name, name) == 0;
     for (size_t i = 0; i < upto_offsets; i++)
         n += strcmp(e->clauses.offsets[i].name, name) == 0;
+    for (size_t i = 0; i < upto_perms; i++)
+        n += strcmp(e->clauses.perms[i].name, name) == 0;
     return n > 1;
 }
 
@@ -1072,6 +1112,7 @@ static void clear_values(ch_param *p)
     free(p->offsets_hi);
     p->index_lo = p->index_hi = p->offsets_hi = NULL;
     p->is_index = 0;
+    p->is_perm = 0;
     p->has_range = 0;
     p->values_explicit = 1;
 }
@@ -1131,26 +1172,64 @@ static int apply_offsets(ch_entry *e, const ch_named_expr *o, ch_error *err)
     return 0;
 }
 
+/* perm(p: n): distinct integers in [0, n); a permutation of 0..n-1 when p has n elements (the
+ * generator says so when p has more elements than there are distinct values). */
+static int apply_perm(ch_entry *e, const ch_named_expr *o, ch_error *err)
+{
+    ch_param *p = param_named(e, o->name);
+    if (!p)
+        return 0;
+    if (!ch_scalar_is_integer(p->elem))
+        return ch_error_at(err, e->file, o->line, o->col,
+                           "perm(%s: ...): '%s' holds %s values; a permutation's values are "
+                           "positions, so perm() takes an integer array",
+                           o->name, o->name, ch_scalar_name(p->elem));
+    if (check_bound(e, "perm", o->name, o->expr, o->line, o->col, err) != 0)
+        return -1;
+    char *end;
+    long long n = strtoll(o->expr, &end, 0);
+    if (!*end && n <= 0)
+        return ch_error_at(err, e->file, o->line, o->col,
+                           "perm(%s: %s) holds no value: the values are distinct in [0, %s), so "
+                           "the bound must be positive",
+                           o->name, o->expr, o->expr);
+    clear_values(p);
+    p->is_index = 1;
+    p->is_perm = 1;
+    p->index_hi = ch_xstrdup(o->expr);
+    return 0;
+}
+
 /* The clauses win over inference; each parameter may be described once. */
 static int apply_value_clauses(ch_entry *e, ch_error *err)
 {
     const ch_clauses *c = &e->clauses;
     for (size_t i = 0; i < c->n_ranges; i++) {
         const ch_range_expr *r = &c->ranges[i];
-        if (said_twice(e, r->name, i + 1, c->n_offsets))
+        if (said_twice(e, r->name, i + 1, c->n_offsets, c->n_perms))
             return ch_error_at(err, e->file, r->line, r->col,
-                               "the values of '%s' are described twice (by range() or offsets()); "
-                               "keep one",
+                               "the values of '%s' are described twice (by range(), offsets() or "
+                               "perm()); keep one",
                                r->name);
         if (apply_range(e, r, err) != 0)
             return -1;
     }
     for (size_t i = 0; i < c->n_offsets; i++) {
         const ch_named_expr *o = &c->offsets[i];
-        if (said_twice(e, o->name, 0, i + 1))
+        if (said_twice(e, o->name, 0, i + 1, c->n_perms))
             return ch_error_at(err, e->file, o->line, o->col,
-                               "offsets(%s: ...) given twice; keep one", o->name);
+                               "the values of '%s' are described twice (by offsets() or perm()); "
+                               "keep one",
+                               o->name);
         if (apply_offsets(e, o, err) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < c->n_perms; i++) {
+        const ch_named_expr *o = &c->perms[i];
+        if (said_twice(e, o->name, 0, 0, i + 1))
+            return ch_error_at(err, e->file, o->line, o->col, "perm(%s: ...) given twice; keep one",
+                               o->name);
+        if (apply_perm(e, o, err) != 0)
             return -1;
     }
     return 0;
@@ -1198,6 +1277,11 @@ static int finish(infer *x, ch_error *err)
         p->is_index = 1;
         free(p->index_hi);
         p->index_hi = e->params[of].extent ? ch_xstrdup(e->params[of].extent) : NULL;
+        /* distinct only when p has as many elements as there are values (a permutation): with
+         * independent sizes (`to` of n elements into `y` of m) some sizes have n > m, where no
+         * distinct values exist; perm(to: m) says it when the sizes are tied */
+        p->is_perm =
+            x->pi[i].scatters && p->extent && p->index_hi && strcmp(p->extent, p->index_hi) == 0;
     }
     for (size_t i = 0; i < e->n_params; i++) {
         ch_param *p = &e->params[i];

@@ -277,11 +277,13 @@ static const char *pairs_example(const char *clause)
         return "offsets(row_ptr: nnz)";
     if (strcmp(clause, "range") == 0)
         return "range(idx: 0, n)";
+    if (strcmp(clause, "perm") == 0)
+        return "perm(p: n)";
     return "extent(p: n)";
 }
 
-/* The `name SEP` that starts an item of extent(), tune(), offsets() or range(); the reader is
- * left after SEP. Returns the name (caller frees) or NULL with a located error. */
+/* The `name SEP` that starts an item of extent(), tune(), offsets(), perm() or range(); the
+ * reader is left after SEP. Returns the name (caller frees) or NULL with a located error. */
 static char *pair_name(reader *r, const char *clause, char sep, unsigned *line, unsigned *col)
 {
     char hint[160];
@@ -309,7 +311,8 @@ static char *pair_name(reader *r, const char *clause, char sep, unsigned *line, 
     return name;
 }
 
-/* extent(p: e, ...), offsets(p: e, ...) and tune(n = e, ...): name SEP expr pairs, appended
+/* extent(p: e, ...), offsets(p: e, ...), perm(p: e, ...) and tune(n = e, ...): name SEP expr
+ * pairs, appended
  * to (*v, *n). */
 static int parse_pairs(reader *r, ch_pragma *p, const char *clause, char sep, ch_named_expr **v,
                        size_t *n, ch_strbuf *norm)
@@ -451,8 +454,9 @@ static int parse_number(reader *r, ch_pragma *p, const char *clause, ch_strbuf *
     return 0;
 }
 
-static const char *const clause_names[] = {"extent", "in",     "out",   "inout",   "tune",  "tol",
-                                           "device", "budget", "range", "offsets", "sample"};
+static const char *const clause_names[] = {"extent", "in",      "out",    "inout",
+                                           "tune",   "tol",     "device", "budget",
+                                           "range",  "offsets", "perm",   "sample"};
 
 static int parse_clause(reader *r, ch_pragma *p, ch_strbuf *norm)
 {
@@ -465,7 +469,7 @@ static int parse_clause(reader *r, ch_pragma *p, ch_strbuf *norm)
     if (!clause) {
         ch_error_at(r->err, r->file, line, col,
                     "unknown harness clause '%s'; expected extent, in, out, inout, tune, tol, "
-                    "device, budget, range, offsets or sample",
+                    "device, budget, range, offsets, perm or sample",
                     word);
         free(word);
         return -1;
@@ -491,6 +495,8 @@ static int parse_clause(reader *r, ch_pragma *p, ch_strbuf *norm)
         return parse_pairs(r, p, clause, '=', &c->tune, &c->n_tune, norm);
     if (strcmp(clause, "offsets") == 0)
         return parse_pairs(r, p, clause, ':', &c->offsets, &c->n_offsets, norm);
+    if (strcmp(clause, "perm") == 0)
+        return parse_pairs(r, p, clause, ':', &c->perms, &c->n_perms, norm);
     if (strcmp(clause, "range") == 0)
         return parse_ranges(r, p, norm);
     if (strcmp(clause, "sample") == 0)
@@ -631,6 +637,7 @@ void ch_pragma_free(ch_pragma *p)
     free_named(p->clauses.tune, p->clauses.n_tune);
     free_ranges(p->clauses.ranges, p->clauses.n_ranges);
     free_named(p->clauses.offsets, p->clauses.n_offsets);
+    free_named(p->clauses.perms, p->clauses.n_perms);
     free(p->clauses.sample);
     free_strs(p->clauses.in, p->clauses.n_in);
     free_strs(p->clauses.out, p->clauses.n_out);

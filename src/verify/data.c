@@ -1,7 +1,8 @@
 /* Test-data synthesis: seeded, deterministic inputs for one checklist size (types, value ranges,
- * index arrays in [index_lo, index_hi), offsets arrays, edge values). The generator is splitmix64;
- * the same (checklist, size, seed) always gives the same bytes, and a new seed per verification run
- * keeps candidates honest. */
+ * index arrays in [index_lo, index_hi), permutations, offsets arrays, edge values). The generator
+ * is splitmix64; the same (checklist, size, seed) always gives the same bytes, and a new seed per
+ * verification run keeps candidates honest. */
+#include <assert.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -169,6 +170,31 @@ static void fill_offsets(uint64_t *s, ch_scalar t, void *buf, long long cnt, lon
     free(v);
 }
 
+/* cnt pairwise distinct values in [lo, hi), in random order: a permutation of lo..hi-1 when cnt
+ * is hi - lo (a scatter `y[p[i]] = x[i]` through them writes each element at most once). The
+ * values are chosen by selection sampling (each of the span values kept with the probability
+ * that leaves exactly cnt), then shuffled (Fisher-Yates): O(span) time, O(cnt) memory. The
+ * caller has checked cnt <= hi - lo. */
+static void fill_distinct(uint64_t *s, ch_scalar t, void *buf, long long cnt, long long lo,
+                          long long hi)
+{
+    if (cnt <= 0)
+        return;
+    long long *v = ch_xcalloc((size_t)cnt, sizeof *v), kept = 0;
+    for (long long x = lo; x < hi && kept < cnt; x++)
+        if ((double)(hi - x) * uniform(s) < (double)(cnt - kept))
+            v[kept++] = x;
+    assert(kept == cnt);
+    for (long long k = cnt - 1; k > 0; k--) {
+        long long j = (long long)(next(s) % (uint64_t)(k + 1)), tmp = v[k];
+        v[k] = v[j];
+        v[j] = tmp;
+    }
+    for (long long k = 0; k < cnt; k++)
+        store(t, buf, (size_t)k, (double)v[k]);
+    free(v);
+}
+
 /* Edge values inside [lo, hi]: 0, ±1, the ends, and large magnitudes when the range allows. */
 static size_t edge_values(double lo, double hi, double *out)
 {
@@ -297,8 +323,20 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
                                   ilo, ihi);
                 goto done;
             }
-            for (long long k = 0; k < cnt; k++)
-                store(p->elem, buf, (size_t)k, draw(&s, p->elem, (double)ilo, (double)(ihi - 1)));
+            if (p->perm && cnt > ihi - ilo) {
+                rc = ch_error_set(err,
+                                  "%s holds %lld elements, but its values are distinct in [%lld, "
+                                  "%lld): only %lld such values; make its extent at most the "
+                                  "bound of perm()",
+                                  p->name, cnt, ilo, ihi, ihi - ilo);
+                goto done;
+            }
+            if (p->perm)
+                fill_distinct(&s, p->elem, buf, cnt, ilo, ihi);
+            else
+                for (long long k = 0; k < cnt; k++)
+                    store(p->elem, buf, (size_t)k,
+                          draw(&s, p->elem, (double)ilo, (double)(ihi - 1)));
             continue;
         }
         if (p->offsets_hi && *p->offsets_hi) {

@@ -805,8 +805,9 @@ static void clause_advice(const ch_checklist *c, ch_strbuf *sb)
             ch_strbuf_addf(sb,
                            "range(%s: LO, HI) (values in [LO, HI), such as indices into "
                            "another array), offsets(%s: LAST) (non-decreasing from 0 to LAST, "
-                           "such as CSR row pointers), ",
-                           first_int, first_int);
+                           "such as CSR row pointers), perm(%s: N) (distinct values in [0, N), "
+                           "such as a permutation a scatter writes through), ",
+                           first_int, first_int, first_int);
         else if (first_float)
             ch_strbuf_addf(sb, "range(%s: LO, HI) (values between LO and HI), ", first_float);
         ch_strbuf_addf(sb,

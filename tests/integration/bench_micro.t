@@ -20,8 +20,10 @@ for s in "$CH_CC_SRC"/bench/*.sh; do
     ok $? "$(basename "$s") parses"
 done
 python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' \
-    "$CH_CC_SRC/bench/report.py" "$CH_CC_SRC/bench/timeit.py"
-ok $? "report.py and timeit.py compile"
+    "$CH_CC_SRC/bench/report.py" "$CH_CC_SRC/bench/timeit.py" "$CH_CC_SRC/bench/dispatch_main.py"
+ok $? "report.py, timeit.py and dispatch_main.py compile"
+sh "$CH_CC_SRC/bench/dispatch.sh" > /dev/null 2>&1
+is $? 2 "dispatch.sh without a directory: its usage"
 
 gcc -O3 -std=c11 -Wall -Wextra -Werror -Wno-unknown-pragmas main.c $(for m in $all; do echo "$m.c"; done) \
     -lm -o micro.gcc 2> gcc.log

@@ -81,7 +81,7 @@ bad() {
     is "$msg" "$2" "message: $3"
 }
 bad '#pragma harness "s" frob(1)\nvoid f(int n, float *x);\n' \
-    "bad.c:1:21: error: unknown harness clause 'frob'; expected extent, in, out, inout, tune, tol, device, budget, range, offsets or sample" "unknown clause"
+    "bad.c:1:21: error: unknown harness clause 'frob'; expected extent, in, out, inout, tune, tol, device, budget, range, offsets, perm or sample" "unknown clause"
 bad '#pragma harness "s" extent(x n)\nvoid f(int n, float *x);\n' \
     "bad.c:1:30: error: expected ':' after the parameter name in extent(); write extent(p: n)" "malformed clause"
 bad '#pragma harness "s" out(q)\nvoid f(int n, float *x);\n' \

@@ -9,10 +9,7 @@
 #include <xxhash.h>
 
 #include "ch/checklist.h"
-#include "ch/emit.h"
-#include "ch/fsutil.h"
-#include "ch/proc.h"
-#include "ch/verify.h"
+#include "emit_fixture.h"
 #include "scan_helpers.h"
 
 static const char saxpy_src[] = "#include <stddef.h>\n"
@@ -147,8 +144,14 @@ Test(emit, dispatch_threshold_from_the_measurements)
     /* the GPU wins from where its fixed cost is paid back: 0.05 / (10e-6 - 1.95e-6) = 6212 */
     long long at = ch_emit_gpu_min_size(1e6, 10.0, 2.0, 0.05);
     cr_assert(at >= 6200 && at <= 6220, "%lld", at);
-    /* a fixed cost above the tune time is noise: the whole call scales */
-    cr_assert_eq(ch_emit_gpu_min_size(1e6, 10.0, 2.0, 3.0), 0);
+    /* a small call no cheaper than the tune one, or none measured: no fixed cost is known, so
+     * the GPU only where it was measured to win (from the tune size), never extrapolated down */
+    cr_assert_eq(ch_emit_gpu_min_size(1e6, 10.0, 2.0, 3.0), 1000000);
+    cr_assert_eq(ch_emit_gpu_min_size(1e6, 10.0, 2.0, -1), 1000000);
+    cr_assert_eq(ch_emit_gpu_min_size(1e6, 1.0, 2.0, -1), LLONG_MAX);
+    /* the host won at the tune size though the GPU is cheaper per element: the crossing would
+     * lie past the tune size, where nothing was measured */
+    cr_assert_eq(ch_emit_gpu_min_size(1e6, 1.9, 2.0, 0.5), LLONG_MAX);
 }
 
 /* The host path's time and the whole GPU call at each size (ms). */
@@ -165,8 +168,11 @@ Test(emit, curve_threshold_at_the_crossing_between_measured_points)
     /* saxpy-like: the host wins at 1e3 (advantage -0.05), the GPU at 1e5 (+0.5) and 1e7 */
     double size[] = {1e7, 1e3, 1e5}, host[] = {40.0, 0.001, 0.6}, gpu[] = {17.0, 0.051, 0.1};
     long long at = curve(size, host, gpu, 3);
-    /* the advantage crosses 0 on the first segment: 1e3 + 0.05 * 99000 / 0.55 = 10000 */
-    cr_assert(at >= 9990 && at <= 10010, "%lld", at);
+    /* the advantage crosses 0 on the first segment: taken linear, at 1e3 + 0.05 * 99000 / 0.55
+     * = 10000; the times taken as power laws (host ~ s^1.389, GPU ~ s^0.146 between the two
+     * points) meet at 1e3 * 51^(1 / 1.243) = 23600: the later one, since nothing between the
+     * points was measured */
+    cr_assert(at >= 23400 && at <= 23800, "%lld", at);
     /* a straight line through two points would have said never the GPU here: the tune point
      * alone is not the curve */
     cr_assert(at > 1000 && at < 100000);
@@ -178,16 +184,36 @@ Test(emit, curve_host_always_faster_never_the_gpu)
     cr_assert_eq(curve(size, host, gpu, 3), LLONG_MAX);
 }
 
-Test(emit, curve_gpu_always_faster_from_the_start)
+Test(emit, curve_gpu_always_faster_from_the_smallest_measured_size)
 {
-    /* the advantage grows with the size and is positive everywhere measured: the first
-     * segment extended below crosses under 0, so always the GPU */
+    /* the GPU wins at every measured size: from the smallest one, not extrapolated below it
+     * (the first segment would cross under 0, but the GPU's fixed cost is not paid back by
+     * fewer elements than were measured) */
     double size[] = {1e3, 1e5, 1e7}, host[] = {1.0, 50.0, 5000.0}, gpu[] = {0.5, 1.0, 20.0};
-    cr_assert_eq(curve(size, host, gpu, 3), 0);
-    /* positive everywhere but shrinking toward small sizes: the first segment's crossing */
+    cr_assert_eq(curve(size, host, gpu, 3), 1000);
     double h2[] = {0.2, 2.0, 200.0}, g2[] = {0.1, 1.0, 100.0};
-    long long at = curve(size, h2, g2, 3);
-    cr_assert(at < 1000, "GPU at every measured size, got %lld", at);
+    cr_assert_eq(curve(size, h2, g2, 3), 1000);
+    /* one point: the GPU from its size if it won there, else never */
+    cr_assert_eq(curve(size + 1, host + 1, gpu + 1, 1), 100000);
+    cr_assert_eq(curve(size + 1, gpu + 1, host + 1, 1), LLONG_MAX);
+    /* a fractional size measure: the first whole size at or above it */
+    double s3[] = {2.5, 10}, h3[] = {1, 2}, g3[] = {0.5, 1};
+    cr_assert_eq(curve(s3, h3, g3, 2), 3);
+}
+
+/* A host path cheap per element in the caches (convex curve): measured at 1e3, 1e5, 1e6 the
+ * linear advantage between 1e3 and 1e5 crosses early, the power laws later; the threshold is
+ * never before the later one, and between the two crossings the linear model would have sent
+ * calls to a slower GPU. */
+Test(emit, curve_between_points_takes_the_later_crossing)
+{
+    double size[] = {1e3, 1e5, 1e6}, host[] = {0.0005, 0.2, 4.0}, gpu[] = {0.05, 0.1, 0.6};
+    long long at = curve(size, host, gpu, 3);
+    /* linear: 1e3 + 0.0495 * 99000 / 0.1495 = 33779; power: host ~ s^1.301, GPU ~ s^0.151,
+     * 1e3 * 100^(1 / 1.151) = 54700 */
+    cr_assert(at > 54000 && at < 55500, "%lld", at);
+    /* never past the point where the GPU was measured to win */
+    cr_assert_leq(at, 100000);
 }
 
 Test(emit, curve_noisy_points_never_gpu_where_the_host_measured_faster)
@@ -197,13 +223,12 @@ Test(emit, curve_noisy_points_never_gpu_where_the_host_measured_faster)
     double size[] = {1e3, 1e5, 1e6, 1e7}, host[] = {0.1, 0.5, 5.0, 50.0},
            gpu[] = {0.05, 0.6, 1.0, 10.0};
     long long at = curve(size, host, gpu, 4);
-    /* 1e5 + 0.1 * 9e5 / 4.1 = 121951 */
-    cr_assert(at > 100000 && at < 130000, "%lld", at);
-    /* the host wins at the largest size but the GPU's advantage grows: the last segment crosses
-     * past it */
+    /* linear 1e5 + 0.1 * 9e5 / 4.1 = 121951, power laws 1e5 * 1.2^(1 / 0.778) = 126400 */
+    cr_assert(at > 125000 && at < 128000, "%lld", at);
+    /* the host wins at the largest size, even if the GPU's advantage grows there: past the
+     * largest size nothing was measured, so never the GPU */
     double s2[] = {1e3, 1e5, 1e6}, h3[] = {0.1, 0.4, 4.0}, g3[] = {0.05, 1.0, 4.5};
-    long long beyond = curve(s2, h3, g3, 3);
-    cr_assert(beyond > 1000000 && beyond < LLONG_MAX, "%lld", beyond);
+    cr_assert_eq(curve(s2, h3, g3, 3), LLONG_MAX);
     /* the host wins at the largest size and the last segment does not cross: never */
     double g4[] = {0.05, 0.3, 6.0};
     cr_assert_eq(curve(s2, h3, g4, 3), LLONG_MAX);
@@ -329,8 +354,7 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
         "        saxpy_launcher(n, a, x, y);\n",
         "int large = ch_saxpy_force || ch_size >= 4096.0;",
     };
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-        cr_assert(strstr(out.data, want[i]), "missing: %s\nin:\n%s", want[i], out.data);
+    expect_all_in(out.data, want, sizeof want / sizeof *want);
     ch_strbuf_free(&out);
     ch_entry_list_free(&l);
 
@@ -380,28 +404,13 @@ static int run_capture(char **argv, ch_strbuf *out)
     return ch_proc_capture(argv, out, &err);
 }
 
-/* A unit as the cache would hand it back passes the object check the driver runs before linking
- * it (only the user's host function beyond the unit profile). */
-static void expect_unit_passes(const ch_entry *e, const char *obj)
-{
-    char *bridge = ch_emit_host_bridge_name(e);
-    const char *extra[] = {bridge, NULL};
-    ch_strbuf why;
-    ch_strbuf_init(&why);
-    cr_assert_eq(ch_object_check_as(obj, CH_OBJECT_UNIT, extra, 0, &why), 0, "%s", why.data);
-    ch_strbuf_free(&why);
-    free(bridge);
-}
-
 /* The generated unit with the runtime path compiles with nvcc, merges with the user's object
  * and links into a program both with libch_runtime.a (its references resolved) and without it
  * (they stay weak); both programs compute the right result (here without a GPU: the host
  * path). */
 Test(emit, runtime_unit_compiles_links_and_runs)
 {
-    char *nvcc = ch_find_executable("nvcc", 0);
-    if (!nvcc && ch_file_exists("/usr/local/cuda/bin/nvcc"))
-        nvcc = ch_xstrdup("/usr/local/cuda/bin/nvcc");
+    char *nvcc = find_nvcc();
     char *lib = test_runtime_library();
     if (!nvcc || !lib) {
         free(nvcc);
@@ -413,28 +422,9 @@ Test(emit, runtime_unit_compiles_links_and_runs)
     ch_error err;
     char *dir = ch_make_temp_dir("emit", &err);
     ch_emit_kernel k = {e, saxpy_device_kernel, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
-    ch_strbuf unit, log, outb;
-    ch_strbuf_init(&unit);
-    ch_strbuf_init(&log);
+    ch_strbuf outb;
     ch_strbuf_init(&outb);
-    cr_assert_eq(ch_emit_entry_cu(&k, 1, &unit, &err), 0, "%s", err.msg);
-    char *cu = ch_path_join(dir, "u.cu"), *uo = ch_path_join(dir, "u.o");
-    cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
-    char *argv[] = {nvcc, "-arch=sm_90", "-Xcompiler=-Wall,-Werror", NULL};
-    cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
-    expect_unit_passes(e, uo);
-    size_t len;
-    char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
-    char *hc = ch_path_join(dir, "h.c"), *ho = ch_path_join(dir, "h.o");
-    cr_assert_eq(ch_write_file_atomic(hc, host, len, 0, &err), 0);
-    char *cc[] = {"cc", "-c", hc, "-o", ho, NULL};
-    cr_assert_eq(run_capture(cc, &outb), 0, "%s", outb.data);
-    char *merged = ch_path_join(dir, "m.o");
-    const char *objs[] = {ho, uo};
-    ch_strvec priv;
-    ch_strvec_init(&priv);
-    ch_emit_private_symbols(e, &priv);
-    cr_assert_eq(ch_emit_merge(objs, 2, priv.items, merged, &err), 0, "%s", err.msg);
+    char *merged = merged_unit(&k, saxpy_src, nvcc, dir);
     const char *main_src =
         "#include <stdio.h>\n"
         "void saxpy(int n, float a, const float *x, float *y);\n"
@@ -490,15 +480,7 @@ Test(emit, runtime_unit_compiles_links_and_runs)
         free(prog);
     }
     ch_remove_tree(dir, &err);
-    ch_strvec_free(&priv);
-    ch_strbuf_free(&unit);
-    ch_strbuf_free(&log);
     ch_strbuf_free(&outb);
-    free(host);
-    free(hc);
-    free(ho);
-    free(cu);
-    free(uo);
     free(mc);
     free(mo);
     free(merged);
@@ -524,9 +506,7 @@ Test(emit, runtime_library_location)
  * name stays global. */
 Test(emit, unit_compiles_and_merges)
 {
-    char *nvcc = ch_find_executable("nvcc", 0);
-    if (!nvcc && ch_file_exists("/usr/local/cuda/bin/nvcc"))
-        nvcc = ch_xstrdup("/usr/local/cuda/bin/nvcc");
+    char *nvcc = find_nvcc();
     if (!nvcc)
         cr_skip("nvcc not installed");
     ch_entry_list l = scan_one("s.c", saxpy_src);
@@ -540,15 +520,7 @@ Test(emit, unit_compiles_and_merges)
         "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
         "{ k<<<(n + 255) / 256, 256>>>(n, a, x, y); }\n";
     ch_emit_kernel k = {e, kernel, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
-    ch_strbuf unit, log;
-    ch_strbuf_init(&unit);
-    ch_strbuf_init(&log);
-    cr_assert_eq(ch_emit_entry_cu(&k, 1, &unit, &err), 0, "%s", err.msg);
-    char *cu = ch_path_join(dir, "u.cu"), *uo = ch_path_join(dir, "u.o");
-    cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
-    char *argv[] = {nvcc, "-arch=sm_90", NULL};
-    cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
-    expect_unit_passes(e, uo);
+    char *uo = compile_unit(&k, nvcc, dir);
     /* the host half: the user's code with the body renamed */
     size_t len;
     char *host = ch_emit_host_source(saxpy_src, strlen(saxpy_src), &e, 1, 1, &len);
@@ -587,10 +559,7 @@ Test(emit, unit_compiles_and_merges)
     free(host);
     free(hc);
     free(ho);
-    free(cu);
     free(uo);
-    ch_strbuf_free(&unit);
-    ch_strbuf_free(&log);
     free(dir);
     free(nvcc);
     ch_entry_list_free(&l);

@@ -1,6 +1,6 @@
-/* Inputs with structure (issue 11): what inference and the range(), offsets() and sample()
- * clauses say valid input values are, scanned through libclang, carried into the checklist (the
- * derived one and an agent's), and test data that respects it at every size. */
+/* Inputs with structure (issue 11): what inference and the range(), offsets(), perm() and
+ * sample() clauses say valid input values are, scanned through libclang, carried into the checklist
+ * (the derived one and an agent's), and test data that respects it at every size. */
 #include "ch/cache.h"
 #include "ch/checklist.h"
 #include "ch/verify.h"
@@ -14,7 +14,8 @@ static void scan_one(const char *src, ch_entry_list *l)
 }
 
 /* "perm:idx[0,n) rp:off<=nnz" for every buffer with structured values (the lower bound of an
- * index array printed only when given), "x:[-2,3]" for a floating range from a clause. */
+ * index array printed only when given; "perm" instead of "idx" for distinct values),
+ * "x:[-2,3]" for a floating range from a clause. */
 static char *structure(const ch_entry *e)
 {
     ch_strbuf sb;
@@ -23,8 +24,8 @@ static char *structure(const ch_entry *e)
         const ch_param *p = &e->params[i];
         const char *sep = sb.len ? " " : "";
         if (p->is_index)
-            ch_strbuf_addf(&sb, "%s%s:idx[%s,%s)", sep, p->name, p->index_lo ? p->index_lo : "0",
-                           p->index_hi ? p->index_hi : "?");
+            ch_strbuf_addf(&sb, "%s%s:%s[%s,%s)", sep, p->name, p->is_perm ? "perm" : "idx",
+                           p->index_lo ? p->index_lo : "0", p->index_hi ? p->index_hi : "?");
         else if (p->offsets_hi)
             ch_strbuf_addf(&sb, "%s%s:off<=%s", sep, p->name, p->offsets_hi);
         else if (p->has_range)
@@ -82,11 +83,17 @@ static size_t check_set(const ch_checklist *c, const ch_ck_size *size, uint64_t 
         if (p->index_hi) {
             long long lo = p->index_lo ? eval_in(p->index_lo, &all) : 0;
             long long hi = eval_in(p->index_hi, &all);
+            char *seen = p->perm ? ch_xcalloc((size_t)(hi - lo) + 1, 1) : NULL;
             for (size_t k = 0; k < d.count[i]; k++, checked++) {
                 long long v = int_at(p->elem, d.data[i], k);
                 cr_assert(v >= lo && v < hi, "%s[%zu] = %lld outside [%lld, %lld)", p->name, k, v,
                           lo, hi);
+                if (seen) {
+                    cr_assert(!seen[v - lo], "%s[%zu] = %lld repeats a value", p->name, k, v);
+                    seen[v - lo] = 1;
+                }
             }
+            free(seen);
         } else if (p->offsets_hi && d.count[i]) {
             long long last = eval_in(p->offsets_hi, &all);
             if (d.count[i] > 1) /* one element is both the first and the last */
@@ -149,11 +156,41 @@ Test(inputs, gather_through_a_permutation)
                      "void gather(int n, const int *perm, const float *x, float *y)\n"
                      "{ for (int i = 0; i < n; i++) { int j = perm[i]; y[i] = x[j]; } }\n",
                      "perm:idx[0,n)");
-    /* a scatter target: the permutation subscripts the output */
+    /* a scatter target with its own size: in range, but n > m leaves no distinct values */
     expect_structure("#pragma harness extent(y: m)\n"
                      "void scatter(int n, int m, const long *to, const float *x, float *y)\n"
                      "{ for (int i = 0; i < n; i++) { long t; t = to[i]; y[t] = x[i]; } }\n",
                      "to:idx[0,m)");
+}
+
+/* A plain store through an index array of the target's extent is a scatter through a
+ * permutation: a repeated value would have two iterations write one element (the reference
+ * keeps the last, a kernel any), so the data holds distinct values; check_set asserts it at
+ * every size. Directly, through a local and through a cast; a compound store is not one. */
+Test(inputs, scatter_through_a_permutation)
+{
+    expect_structure("#pragma harness extent(x: n, y: n)\n"
+                     "void scatter(int n, const int *perm, const float *x, float *y)\n"
+                     "{ for (int i = 0; i < n; i++) y[perm[i]] = x[i]; }\n",
+                     "perm:perm[0,n)");
+    expect_structure("#pragma harness extent(x: n, y: n)\n"
+                     "void scatter(int n, const int *perm, const float *x, float *y)\n"
+                     "{ for (int i = 0; i < n; i++) { int j = perm[i]; y[j] = 2 * x[i]; } }\n",
+                     "perm:perm[0,n)");
+    expect_structure("#pragma harness extent(x: n, y: n)\n"
+                     "void scatter(int n, const unsigned *perm, const float *x, float *y)\n"
+                     "{ for (int i = 0; i < n; i++) y[(long)perm[i]] = x[i]; }\n",
+                     "perm:perm[0,n)");
+    /* a gather, an update that reads the old value, and a value computed from the index are
+     * not scatters through a permutation */
+    expect_structure("#pragma harness extent(x: n)\n"
+                     "void g(int n, const int *perm, const float *x, float *y)\n"
+                     "{ for (int i = 0; i < n; i++) y[i] = x[perm[i]]; }\n",
+                     "perm:idx[0,n)");
+    expect_structure("#pragma harness extent(x: n, y: n)\n"
+                     "void s(int n, const int *perm, const float *x, float *y)\n"
+                     "{ for (int i = 0; i < n; i++) y[perm[i]] += x[i]; }\n",
+                     "perm:idx[0,n)");
 }
 
 /* CSR with every value read through a local: the row bounds make rp an offsets array (the loop
@@ -220,9 +257,11 @@ static const char *const helper_index =
     "void gather1(int n, const int *ix, const double *x, double *y)\n"
     "{ for (int i = 0; i < n; i++) y[i] = x[at(ix, i) - 1]; }\n";
 
-Test(inputs, range_clause_describes_an_index_inference_cannot_see)
+/* fmt (a format with one %s for the clauses) without clauses: a helper hides the index, so
+ * inference finds no structure. */
+static void expect_nothing_inferred(const char *fmt)
 {
-    char *plain = ch_xasprintf(helper_index, "");
+    char *plain = ch_xasprintf(fmt, "");
     ch_entry_list l;
     scan_one(plain, &l);
     char *got = structure(&l.items[0]);
@@ -230,6 +269,12 @@ Test(inputs, range_clause_describes_an_index_inference_cannot_see)
     free(got);
     ch_entry_list_free(&l);
     free(plain);
+}
+
+Test(inputs, range_clause_describes_an_index_inference_cannot_see)
+{
+    expect_nothing_inferred(helper_index);
+    ch_entry_list l;
     /* one-based indices */
     char *ranged = ch_xasprintf(helper_index, "range(ix: 1, n + 1)");
     expect_structure(ranged, "ix:idx[1,n+1)");
@@ -237,6 +282,73 @@ Test(inputs, range_clause_describes_an_index_inference_cannot_see)
     cr_expect_eq(ch_entry_param(&l.items[0], "ix")->values_explicit, 1);
     ch_entry_list_free(&l);
     free(ranged);
+}
+
+/* perm(p: n): a helper hides the scatter's index; the clause makes p a permutation of 0..n-1
+ * (check_set asserts distinct values at every size). */
+Test(inputs, perm_clause_describes_a_scatter_inference_cannot_see)
+{
+    const char *fmt = "static int at(const int *p, int i) { return p[i]; }\n"
+                      "#pragma harness extent(p: n, x: n, y: n) %s\n"
+                      "void s(int n, const int *p, const double *x, double *y)\n"
+                      "{ for (int i = 0; i < n; i++) y[at(p, i)] = x[i]; }\n";
+    expect_nothing_inferred(fmt);
+    ch_entry_list l;
+    char *full = ch_xasprintf(fmt, "perm(p: n)");
+    expect_structure(full, "p:perm[0,n)");
+    scan_one(full, &l);
+    cr_expect_eq(ch_entry_param(&l.items[0], "p")->values_explicit, 1);
+    ch_checklist c;
+    ch_error err;
+    cr_assert_eq(ch_checklist_derive(&l.items[0], &c, &err), 0, "%s", err.msg);
+    cr_expect_eq(ch_checklist_param(&c, "p")->perm, 1);
+    char *json = ch_checklist_to_json(&c);
+    cr_expect(strstr(json, "\"perm\"") != NULL, "%s", json);
+    ch_checklist back;
+    cr_assert_eq(ch_checklist_from_json(json, &back, &err), 0, "%s", err.msg);
+    cr_expect_eq(ch_checklist_param(&back, "p")->perm, 1, "the JSON keeps perm");
+    ch_checklist_free(&back);
+    free(json);
+    ch_checklist_free(&c);
+    ch_entry_list_free(&l);
+    free(full);
+}
+
+/* Fewer elements than values: distinct ones drawn from the range; more elements than distinct
+ * values cannot be synthesized: an error naming the buffer. */
+Test(inputs, perm_with_fewer_or_more_elements_than_values)
+{
+    ch_entry_list l;
+    scan_one("static int at(const int *p, int i) { return p[i]; }\n"
+             "#pragma harness extent(p: n, x: n, y: n) perm(p: 3)\n"
+             "void s(int n, const int *p, const double *x, double *y)\n"
+             "{ for (int i = 0; i < n; i++) y[at(p, i) * 0 + i] = x[i]; }\n",
+             &l);
+    ch_checklist c;
+    ch_error err;
+    cr_assert_eq(ch_checklist_derive(&l.items[0], &c, &err), 0, "%s", err.msg);
+    ch_ck_size size = {0};
+    ch_dataset d;
+    for (long long n = 1; n <= 3; n++)
+        for (uint64_t seed = 1; seed <= 50; seed++) {
+            ch_ck_size_set(&size, "n", n);
+            cr_assert_eq(ch_data_synthesize(&c, &size, seed, &d, &err), 0, "%s", err.msg);
+            const int *v = d.data[1];
+            cr_assert_eq(d.count[1], (size_t)n);
+            for (long long a = 0; a < n; a++) {
+                cr_assert(v[a] >= 0 && v[a] < 3, "p[%lld] = %d", a, v[a]);
+                for (long long b = 0; b < a; b++)
+                    cr_assert_neq(v[a], v[b], "p[%lld] = p[%lld] at n = %lld", a, b, n);
+            }
+            ch_dataset_free(&d);
+        }
+    ch_ck_size_set(&size, "n", 4);
+    cr_assert_neq(ch_data_synthesize(&c, &size, 1, &d, &err), 0);
+    cr_expect_str_eq(err.msg, "p holds 4 elements, but its values are distinct in [0, 3): only 3 "
+                              "such values; make its extent at most the bound of perm()");
+    ch_ck_size_free(&size);
+    ch_checklist_free(&c);
+    ch_entry_list_free(&l);
 }
 
 Test(inputs, offsets_and_float_range_clauses)
@@ -287,7 +399,18 @@ Test(inputs, bad_clauses_are_located_errors)
         {"offsets(x: n)", "t.c:2:45: error: offsets(x: ...): 'x' holds double values; offsets "
                           "are positions, so offsets() takes an integer array"},
         {"range(ix: 0, n) offsets(ix: n)", "t.c:2:43: error: the values of 'ix' are described "
-                                           "twice (by range() or offsets()); keep one"},
+                                           "twice (by range(), offsets() or perm()); keep one"},
+        {"offsets(ix: n) perm(ix: n)", "t.c:2:45: error: the values of 'ix' are described "
+                                       "twice (by offsets() or perm()); keep one"},
+        {"perm(ix: n) perm(ix: n)", "t.c:2:54: error: perm(ix: ...) given twice; keep one"},
+        {"perm(ix: j)", "t.c:2:42: error: bad bound 'j' in perm(ix: ...): 'j' is not an integer "
+                        "parameter of 'g'; write it as a C expression of the integer parameters"},
+        {"perm(ix: 0)", "t.c:2:42: error: perm(ix: 0) holds no value: the values are distinct in "
+                        "[0, 0), so the bound must be positive"},
+        {"perm(x: n)", "t.c:2:42: error: perm(x: ...): 'x' holds double values; a permutation's "
+                       "values are positions, so perm() takes an integer array"},
+        {"perm(n: 4)", "t.c:2:42: error: 'n' in perm() names no pointer or array parameter of "
+                       "'g'; use one of: ix, x"},
         {"range(n: 0, 4)", "t.c:2:43: error: 'n' in range() names no pointer or array parameter "
                            "of 'g'; use one of: ix, x"},
         {"sample(nothere)", "t.c:2:44: error: sample(nothere): this file defines no function "
@@ -433,6 +556,15 @@ Test(inputs, checklist_rules_for_index_and_offsets_arrays)
     cr_expect_str_eq(err.msg, "params[1].index_hi: missing (index arrays need an exclusive bound)");
     perm->index_hi = ch_xstrdup("n + 1");
     cr_expect_eq(ch_checklist_validate(&c, &err), 0, "%s", err.msg);
+    /* distinct values: index arrays only */
+    perm->perm = 1;
+    cr_expect_eq(ch_checklist_validate(&c, &err), 0, "%s", err.msg);
+    ch_ck_param *x = (ch_ck_param *)ch_checklist_param(&c, "x");
+    x->perm = 1;
+    cr_expect_neq(ch_checklist_validate(&c, &err), 0);
+    cr_expect_str_eq(err.msg, "params[2].perm: only index arrays are permutations; give index_hi "
+                              "(the number of distinct values) or drop perm");
+    x->perm = 0;
     c.sample = ch_xstrdup("2fill");
     cr_expect_neq(ch_checklist_validate(&c, &err), 0);
     cr_expect_str_eq(err.msg, "sample: '2fill' is not a C function name");

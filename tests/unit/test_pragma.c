@@ -182,5 +182,5 @@ Test(pragma, input_structure_clause_errors)
                     "f.c:3:33: error: sample() given twice; one function fills all the inputs");
     expect_error_at("sampel(a)", "f.c:3:16: error: unknown harness clause 'sampel'; expected "
                                  "extent, in, out, inout, tune, tol, device, budget, range, "
-                                 "offsets or sample");
+                                 "offsets, perm or sample");
 }

@@ -274,7 +274,7 @@ Test(scan_errors, unknown_clause)
     expect_scan_error(
         "#pragma harness frob(x)\nvoid f(int n, float *x);\n",
         "t.c:1:17: error: unknown harness clause 'frob'; expected extent, in, out, inout, "
-        "tune, tol, device, budget, range, offsets or sample");
+        "tune, tol, device, budget, range, offsets, perm or sample");
 }
 
 Test(scan_errors, malformed)
