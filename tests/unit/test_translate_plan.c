@@ -1024,6 +1024,22 @@ Test(translate_plan, long_counter_rows_stay_long)
     free(src);
 }
 
+/* A transpose kernel's PTX issues its `per_thread` global loads before the first store to
+ * the tile, and stores per_thread elements. */
+static void expect_tile_loads_first(const char *src, int per_thread)
+{
+    char *ptx = ptx_of(src);
+    const char *first_store = strstr(ptx, "st.shared");
+    cr_assert(first_store, "%s", ptx);
+    int loads = 0;
+    for (const char *at = strstr(ptx, "ld.global"); at && at < first_store;
+         at = strstr(at + 1, "ld.global"))
+        loads++;
+    cr_expect_eq(loads, per_thread, "loads before the first store to the tile:\n%s", ptx);
+    cr_expect_eq(count_of(ptx, "st.global"), per_thread, "%s", ptx);
+    free(ptx);
+}
+
 /* A transpose goes through a 32 x 33 tile (a column of padding) on 32 x 8 threads, each
  * moving 4 elements: a fixed count of rows a thread, unrolled, with all four loads issued
  * before the first store to the tile, and the stores of the transposed tile along c0. */
@@ -1045,16 +1061,7 @@ Test(translate_plan, transpose_tile)
     expect_has(src, "ch_tile[threadIdx.y + ch_k * 8][threadIdx.x] = ch_v[ch_k];");
     expect_has(src, "b[j * m + i] = ch_tile[threadIdx.x][ch_r];");
     expect_has(src, "ch_block(32, 8)");
-    char *ptx = ptx_of(src);
-    const char *first_store = strstr(ptx, "st.shared");
-    cr_assert(first_store, "%s", ptx);
-    int loads = 0;
-    for (const char *at = strstr(ptx, "ld.global"); at && at < first_store;
-         at = strstr(at + 1, "ld.global"))
-        loads++;
-    cr_expect_eq(loads, 4, "loads before the first store to the tile:\n%s", ptx);
-    cr_expect_eq(count_of(ptx, "st.global"), 4, "%s", ptx);
-    free(ptx);
+    expect_tile_loads_first(src, 4);
     free(src);
 }
 
@@ -1086,16 +1093,7 @@ Test(translate_plan, transpose_tile_64)
     expect_has(src, "ch_block(64, 4)");
     expect_has(src, "ch_grid((unsigned)((ch_e1 + 63) / 64)");
     expect_has(src, "__launch_bounds__(256)");
-    char *ptx = ptx_of(src);
-    const char *first_store = strstr(ptx, "st.shared");
-    cr_assert(first_store, "%s", ptx);
-    int loads = 0;
-    for (const char *at = strstr(ptx, "ld.global"); at && at < first_store;
-         at = strstr(at + 1, "ld.global"))
-        loads++;
-    cr_expect_eq(loads, 16, "loads before the first store to the tile:\n%s", ptx);
-    cr_expect_eq(count_of(ptx, "st.global"), 16, "%s", ptx);
-    free(ptx);
+    expect_tile_loads_first(src, 16);
     free(src);
 
     static const char *const others[] = {

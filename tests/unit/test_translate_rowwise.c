@@ -50,32 +50,32 @@ static char *translate_rows(const char *clauses, const char *body, const ch_tr_c
     return ch_strbuf_detach(&rel);
 }
 
-/* The body printed a block per row when block_rows; how many kernels went a block per row. */
-static char *rows_cuda(const char *clauses, const char *body, int block_rows, int *n_block_rows)
+/* The body printed a block per row when block_rows, with 16 values of a row a thread in
+ * registers when regs (variant 12); how many kernels went a block per row, or kept their rows
+ * in registers when regs. */
+static char *rowwise_cuda(const char *clauses, const char *body, int block_rows, int regs,
+                          int *counted)
 {
-    *n_block_rows = 0;
+    *counted = 0;
     ch_tr_cuda_opts o = {.block1 = 256,
                          .block2_x = 32,
                          .block2_y = 8,
                          .grid_cap = 2147483647LL,
                          .block_rows = block_rows,
-                         .n_block_rows = n_block_rows};
+                         .n_block_rows = regs ? NULL : counted,
+                         .row_regs = regs ? 16 : 0,
+                         .n_row_regs = regs ? counted : NULL};
     return translate_rows(clauses, body, &o);
 }
 
-/* The body printed a block per row with 16 values of a row a thread in registers (variant 12);
- * how many kernels kept their rows so. */
+static char *rows_cuda(const char *clauses, const char *body, int block_rows, int *n_block_rows)
+{
+    return rowwise_cuda(clauses, body, block_rows, 0, n_block_rows);
+}
+
 static char *regs_cuda(const char *clauses, const char *body, int block_rows, int *n_row_regs)
 {
-    *n_row_regs = 0;
-    ch_tr_cuda_opts o = {.block1 = 256,
-                         .block2_x = 32,
-                         .block2_y = 8,
-                         .grid_cap = 2147483647LL,
-                         .block_rows = block_rows,
-                         .row_regs = 16,
-                         .n_row_regs = n_row_regs};
-    return translate_rows(clauses, body, &o);
+    return rowwise_cuda(clauses, body, block_rows, 1, n_row_regs);
 }
 
 /* The kernels and the device launcher of a candidate: from the first kernel's comment to the
