@@ -246,6 +246,17 @@ typedef struct ch_tr_cuda_opts {
      * block, and each reduction over the row is combined over the block (rowwise.c) */
     int block_rows;
     int *n_block_rows; /* when set, incremented per kernel printed a block per row */
+    /* block-per-row kernels whose loops over a row reach each array at the row's element j
+     * keep a thread's row_regs values of each in registers (rowregs.c): one pass over memory
+     * a row of up to row_regs x block1 elements, longer rows as block_rows. 0: none */
+    int row_regs;
+    int *n_row_regs; /* when set, incremented per kernel printed so */
+    /* kernels that transpose (tile.c: a write along c0, reads along c1) go through square
+     * shared-memory tiles of transpose_tile points a side (32 or 64) on blocks of
+     * transpose_tile x (block1 / transpose_tile) threads. 0: only as tile_m's variants print
+     * them (32 x 32 tiles on 32 x 8 threads) */
+    int transpose_tile;
+    int *n_transposed; /* when set, incremented per kernel printed as a tiled transpose */
 } ch_tr_cuda_opts;
 
 /* The candidate source of plan p: kernels, the NAME_launcher of the scaffold contract and

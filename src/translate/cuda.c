@@ -33,6 +33,7 @@
 #include "ch/embed.h"
 #include "ch/translate.h"
 #include "printer.h"
+#include "rowregs.h"
 #include "rowwise.h"
 
 void tr_indent_to(ch_strbuf *out, int n)
@@ -476,7 +477,12 @@ void tr_print_user(printer *pr, isl_ast_node *node, int indent)
         ch_strbuf_adds(out, "if (ch_lane == 0) {\n");
         inner++;
     }
-    ch_cx cx = {.entry = pr->e, .out = out, .rename = rename_var, .ctx = pr, .exact_mul = 1};
+    ch_cx cx = {.entry = pr->e,
+                .out = out,
+                .rename = rename_var,
+                .ctx = pr,
+                .exact_mul = 1,
+                .access = pr->regs_on ? tr_rowregs_access : NULL};
     for (size_t g = 0; g < s->n_guards; g++) {
         tr_indent_to(out, inner);
         ch_strbuf_adds(out, s->guard_neg[g] ? "if (!(" : "if (");
@@ -505,6 +511,12 @@ void tr_print_user(printer *pr, isl_ast_node *node, int indent)
     }
     tr_indent_to(out, indent);
     ch_strbuf_adds(out, "}\n");
+}
+
+void tr_print_plain_expr(printer *pr, const ch_ir *x, ch_strbuf *out)
+{
+    ch_cx cx = {.entry = pr->e, .out = out, .rename = rename_var, .ctx = pr, .exact_mul = 1};
+    ch_cx_expr(&cx, x);
 }
 
 /* --- loops, conditions, kernels --- */
@@ -794,6 +806,8 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
         ch_strbuf_addf(out, "const long long %s = ", name);
         tr_print_expr(pr, out, init);
         ch_strbuf_adds(out, ";\n");
+    } else if (lane && pr->regs_on) {
+        tr_rowregs_loop_open(pr, node, name, indent);
     } else if (q == 0 && pr->rows > 1) {
         print_rows_loop(pr, node, name, indent);
         isl_ast_expr_free(init);
@@ -866,8 +880,14 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
     pr->lanes += lane != 0;
     if (q == 1 && pr->rows_for)
         print_rows_body(pr, body, indent + 1);
+    else if (q == 0 && pr->regs)
+        tr_rowregs_row(pr, body, indent + 1);
+    else if (lane && pr->regs_on)
+        print_node(pr, body, indent + 2);
     else
         print_node(pr, body, indent + 1);
+    if (lane && pr->regs_on)
+        tr_rowregs_loop_close(pr, indent);
     pr->lanes -= lane != 0;
     if (q >= 0)
         pr->covered[q] = was;
@@ -995,6 +1015,8 @@ static void kernel_comment(printer *pr, ch_strbuf *out, isl_ast_node **marks, si
                             "device between the parallel kernels.\n");
     } else if (pr->block_rows) {
         tr_rowwise_comment(k, out);
+        if (pr->regs)
+            tr_rowregs_comment(pr, out);
     } else {
         for (int q = 0; q < k->n_mapped; q++)
             ch_strbuf_addf(out,
@@ -1339,6 +1361,11 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
             (*pr->o->n_tiled)++;
         return;
     }
+    if (n == 1 && pr->o->transpose_tile > 0 && tr_print_transpose(pr, marks[0], fn, indent)) {
+        if (pr->o->n_transposed)
+            (*pr->o->n_transposed)++;
+        return;
+    }
     const ch_entry *e = pr->e;
     int threads = k->n_mapped == 2   ? pr->o->block2_x * pr->o->block2_y
                   : k->n_mapped == 1 ? pr->o->block1
@@ -1346,6 +1373,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     pr->block_rows = tr_rowwise_applies(pr, k);
     if (pr->block_rows && pr->o->n_block_rows)
         (*pr->o->n_block_rows)++;
+    pr->regs = pr->block_rows && n == 1 ? tr_rowregs_plan(pr, k, marks[0]) : NULL;
 
     /* the kernel */
     ch_strbuf *out = &pr->kernels;
@@ -1516,6 +1544,13 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     tr_close_launch(out, indent);
     pr->rows = 0;
     pr->block_rows = 0;
+    tr_rowregs_free(pr->regs);
+    pr->regs = NULL;
+}
+
+void tr_print_node(printer *pr, isl_ast_node *node, int indent)
+{
+    print_node(pr, node, indent);
 }
 
 static void print_node(printer *pr, isl_ast_node *node, int indent)
@@ -1707,6 +1742,7 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
     free(reserve);
     if (reserves)
         emit_reserve(out, n);
+    tr_rowregs_support(out, code);
 }
 
 /* NAME_reserve: the launchers' device buffers kept across calls. */

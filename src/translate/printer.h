@@ -14,20 +14,23 @@ typedef struct printer {
     const ch_tr_model *m;
     const ch_entry *e;
     const ch_tr_cuda_opts *o;
-    ch_strbuf kernels;      /* the kernel functions, in the order their launches appear */
-    ch_strbuf *out;         /* where the node printer writes */
-    size_t n_functions;     /* kernel functions emitted */
-    ch_strvec host_iters;   /* the host loops' iterators in scope, outermost first */
-    const ch_tr_kernel *k;  /* inside a kernel: its plan entry, else NULL */
-    int covered[2];         /* inside the loop of mapped member q */
-    int any_device;         /* some scalar lives in device memory */
-    int lanes;              /* inside a loop whose iterations are spread over a warp's lanes */
-    const char *priv;       /* inside a kernel whose updates go to a block-private copy: the
-                               array's name (the copy is ch_priv), else NULL */
-    char rename[96];        /* ch_cx rename result */
-    int rows;               /* inside a kernel whose threads run several values of c0: how many */
-    isl_ast_node *rows_for; /* inside such a kernel's c0 loop: that loop (borrowed), else NULL */
-    int block_rows;         /* inside a warp-per-row kernel printed a block per row (rowwise.c) */
+    ch_strbuf kernels;       /* the kernel functions, in the order their launches appear */
+    ch_strbuf *out;          /* where the node printer writes */
+    size_t n_functions;      /* kernel functions emitted */
+    ch_strvec host_iters;    /* the host loops' iterators in scope, outermost first */
+    const ch_tr_kernel *k;   /* inside a kernel: its plan entry, else NULL */
+    int covered[2];          /* inside the loop of mapped member q */
+    int any_device;          /* some scalar lives in device memory */
+    int lanes;               /* inside a loop whose iterations are spread over a warp's lanes */
+    const char *priv;        /* inside a kernel whose updates go to a block-private copy: the
+                                array's name (the copy is ch_priv), else NULL */
+    char rename[96];         /* ch_cx rename result */
+    int rows;                /* inside a kernel whose threads run several values of c0: how many */
+    isl_ast_node *rows_for;  /* inside such a kernel's c0 loop: that loop (borrowed), else NULL */
+    int block_rows;          /* inside a warp-per-row kernel printed a block per row (rowwise.c) */
+    struct tr_rowregs *regs; /* such a kernel keeping its rows in registers (rowregs.c), owned
+                                while it prints, else NULL */
+    int regs_on;             /* inside its registers' path */
 } printer;
 
 void tr_indent_to(ch_strbuf *out, int n);
@@ -36,6 +39,10 @@ const char *tr_c_name(const printer *pr, const char *isl_name);
 void tr_print_expr(const printer *pr, ch_strbuf *out, isl_ast_expr *x);
 /* An isl piecewise expression over the parameters as C (consumes pa). */
 void tr_print_param_expr(printer *pr, ch_strbuf *out, isl_pw_aff *pa);
+/* An AST node inside a kernel or the host code, as print_marks and the loops print it. */
+void tr_print_node(printer *pr, isl_ast_node *node, int indent);
+/* An expression of the body as a statement's block prints it, without the access hooks. */
+void tr_print_plain_expr(printer *pr, const ch_ir *x, ch_strbuf *out);
 /* One statement instance (an isl AST user node) as a block binding its C loop counters. */
 void tr_print_user(printer *pr, isl_ast_node *node, int indent);
 /* Whether an isl expression, or a for node's bounds, mention the identifier `name`. */
@@ -70,5 +77,8 @@ void tr_comment_text(ch_strbuf *out, const char *text);
  * shared-memory tiles (GEMM-like nests). 1 when it printed the kernel and its launch for
  * `mark`, 0 when the kernel does not have that shape (nothing printed). */
 int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent);
+/* tile.c: a transpose (a write along c0, reads along c1) through shared-memory tiles of
+ * pr->o->transpose_tile points a side; 1 when it printed the kernel and its launch, 0 else. */
+int tr_print_transpose(printer *pr, isl_ast_node *mark, size_t fn, int indent);
 
 #endif

@@ -1146,15 +1146,18 @@ static void print_transpose_kernel(gemm *g, size_t fn, const char *t)
                         "    }\n}\n\n");
 }
 
-static int print_transposed(printer *pr, isl_ast_node *mark, size_t fn, int indent)
+/* A transpose through a side x side tile on blocks of side x ty threads (each thread moves
+ * side / ty elements each way). */
+static int print_transposed(printer *pr, isl_ast_node *mark, size_t fn, int indent, int side,
+                            int ty)
 {
     gemm g = {.pr = pr,
               .k = &pr->p->kernels[tr_mark_kernel(pr, mark)],
-              .tm = 32,
-              .tn = 32,
+              .tm = side,
+              .tn = side,
               .tk = 1,
-              .ty = 8,
-              .tx = 32};
+              .ty = ty,
+              .tx = side};
     int ok = match_transpose(&g, mark);
     if (ok) {
         ch_strbuf *saved = pr->out;
@@ -1183,7 +1186,7 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent)
     int ok = match(&g, mark);
     if (!ok) {
         gemm_free(&g);
-        return print_transposed(pr, mark, fn, indent);
+        return print_transposed(pr, mark, fn, indent, 32, 8);
     }
     if (ok) {
         ch_scalar t = g.scalar_target ? ch_cx_local_type(pr->e, g.scalar_target)
@@ -1210,4 +1213,15 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent)
     }
     gemm_free(&g);
     return ok;
+}
+
+/* Transposes alone, through tiles of o->transpose_tile points a side (64: a block of 64 x 4
+ * threads moves 64 x 64 elements, 16 a thread each way, where the GEMM variants' 32 x 32 tiles
+ * move 4: four times the loads in flight a thread, and a quarter of the blocks). */
+int tr_print_transpose(printer *pr, isl_ast_node *mark, size_t fn, int indent)
+{
+    int side = pr->o->transpose_tile, ty = side > 0 ? pr->o->block1 / side : 0;
+    if (side < 32 || side > 64 || ty < 1 || side % ty != 0 || side * ty > 1024)
+        return 0;
+    return print_transposed(pr, mark, fn, indent, side, ty);
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
-# A block per row (translator variant 11, src/translate/rowwise.c) through the real binary on a
-# machine without a GPU: the builtin agent proposes it for row-wise bodies (softmax, the
-# benchmark's own, layer norm, RMS norm, row sums and means, a row min, an integer row sum), right after the first
-# candidate, and not for bodies of other shapes; every candidate it proposes for them compiles
+# A block per row (translator variants 12 and 11, src/translate/rowregs.c and rowwise.c) through
+# the real binary on a machine without a GPU: the builtin agent proposes them for row-wise bodies
+# (softmax, the benchmark's own, layer norm, RMS norm, row sums and means, a row min, an integer
+# row sum), the row in registers right after the first candidate and the row read from memory
+# next, and neither for bodies of other shapes; every candidate it proposes for them compiles
 # with nvcc without a warning (as polybench.t compiles its candidates). The kernels' exact text is
 # tests/unit/test_translate_rowwise.c's business.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -110,13 +111,16 @@ for name in softmax layernorm rmsnorm rowmean rowmin introw exactsum scale; do
     ok $? "$name: the builtin agent proposes candidates" || diag "$(cat "$name.err")"
     case $name in
     exactsum | scale)
-        ! grep -q 'translator v11' "$name.list"
+        ! grep -q 'translator v1[12]' "$name.list"
         ok $? "$name: no block-per-row candidate (not a row-wise nest it may take)"
         ;;
     *)
         second=$(sed -n 2p "$name.list" | cut -f2)
-        like "$second" '^translator v11: original loop order, a block per row$' \
-            "$name: the second candidate is a block per row"
+        like "$second" '^translator v12: original loop order, rows in registers$' \
+            "$name: the second candidate is a block per row with the row in registers"
+        third=$(sed -n 3p "$name.list" | cut -f2)
+        like "$third" '^translator v11: original loop order, a block per row$' \
+            "$name: the third candidate is a block per row reading memory"
         ;;
     esac
 done

@@ -1024,6 +1024,22 @@ Test(translate_plan, long_counter_rows_stay_long)
     free(src);
 }
 
+/* A transpose kernel's PTX issues its `per_thread` global loads before the first store to
+ * the tile, and stores per_thread elements. */
+static void expect_tile_loads_first(const char *src, int per_thread)
+{
+    char *ptx = ptx_of(src);
+    const char *first_store = strstr(ptx, "st.shared");
+    cr_assert(first_store, "%s", ptx);
+    int loads = 0;
+    for (const char *at = strstr(ptx, "ld.global"); at && at < first_store;
+         at = strstr(at + 1, "ld.global"))
+        loads++;
+    cr_expect_eq(loads, per_thread, "loads before the first store to the tile:\n%s", ptx);
+    cr_expect_eq(count_of(ptx, "st.global"), per_thread, "%s", ptx);
+    free(ptx);
+}
+
 /* A transpose goes through a 32 x 33 tile (a column of padding) on 32 x 8 threads, each
  * moving 4 elements: a fixed count of rows a thread, unrolled, with all four loads issued
  * before the first store to the tile, and the stores of the transposed tile along c0. */
@@ -1045,17 +1061,57 @@ Test(translate_plan, transpose_tile)
     expect_has(src, "ch_tile[threadIdx.y + ch_k * 8][threadIdx.x] = ch_v[ch_k];");
     expect_has(src, "b[j * m + i] = ch_tile[threadIdx.x][ch_r];");
     expect_has(src, "ch_block(32, 8)");
-    char *ptx = ptx_of(src);
-    const char *first_store = strstr(ptx, "st.shared");
-    cr_assert(first_store, "%s", ptx);
-    int loads = 0;
-    for (const char *at = strstr(ptx, "ld.global"); at && at < first_store;
-         at = strstr(at + 1, "ld.global"))
-        loads++;
-    cr_expect_eq(loads, 4, "loads before the first store to the tile:\n%s", ptx);
-    cr_expect_eq(count_of(ptx, "st.global"), 4, "%s", ptx);
-    free(ptx);
+    expect_tile_loads_first(src, 4);
     free(src);
+}
+
+/* Transposes alone through 64 x 65 tiles (variant 13's transpose_tile) on 64 x 4 threads of a
+ * 256-thread block: 16 elements a thread each way, all 16 loads issued before the first store
+ * to the tile, a quarter of the blocks of 32 x 32 tiles; a GEMM-like nest or an elementwise one
+ * is not printed so (nothing counted). */
+Test(translate_plan, transpose_tile_64)
+{
+    static const char *const transpose = "void f(int m, int n, const float *a, float *b)\n{\n"
+                                         "    for (int i = 0; i < m; i++)\n"
+                                         "        for (int j = 0; j < n; j++)\n"
+                                         "            b[j * m + i] = a[i * n + j];\n}\n";
+    int n = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 8,
+                         .grid_cap = 1024,
+                         .transpose_tile = 64,
+                         .n_transposed = &n};
+    char *src = cuda_with("", transpose, CH_TR_ISL_SCHEDULE, &o);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "__shared__ float ch_tile[64][65];");
+    expect_has(src, "float ch_v[16] = {0};");
+    expect_has(src, "for (int ch_k = 0; ch_k < 16; ch_k++) {\n"
+                    "            const int ch_r = threadIdx.y + ch_k * 4;");
+    expect_has(src, "ch_tile[threadIdx.y + ch_k * 4][threadIdx.x] = ch_v[ch_k];");
+    expect_has(src, "b[j * m + i] = ch_tile[threadIdx.x][ch_r];");
+    expect_has(src, "ch_block(64, 4)");
+    expect_has(src, "ch_grid((unsigned)((ch_e1 + 63) / 64)");
+    expect_has(src, "__launch_bounds__(256)");
+    expect_tile_loads_first(src, 16);
+    free(src);
+
+    static const char *const others[] = {
+        "void f(int n, const float *A, const float *B, float *C)\n{\n"
+        "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
+        "            for (int k = 0; k < n; k++)\n"
+        "                C[i * n + j] += A[i * n + k] * B[k * n + j];\n}\n",
+        "void f(int m, int n, const float *a, float *b)\n{\n"
+        "    for (int i = 0; i < m; i++)\n        for (int j = 0; j < n; j++)\n"
+        "            b[i * n + j] = 2.0f * a[i * n + j];\n}\n",
+    };
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        n = 0;
+        src = cuda_with("", others[i], CH_TR_ISL_SCHEDULE, &o);
+        cr_expect_eq(n, 0, "body %zu:\n%s", i, src);
+        cr_expect(!strstr(src, "ch_tile"), "body %zu:\n%s", i, src);
+        free(src);
+    }
 }
 
 /* A triangle (j's bounds depend on i): the rows cannot move inside the column loop, so the

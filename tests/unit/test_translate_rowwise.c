@@ -12,10 +12,9 @@
 #include "ch/translate.h"
 #include "scan_helpers.h"
 
-/* The CUDA of the body in the C order with a warp per row where the plan allows it, printed a
- * block per row when block_rows; how many kernels went a block per row (malloc'd). Paths of
- * the temporary source read "t.c". */
-static char *rows_cuda(const char *clauses, const char *body, int block_rows, int *n_block_rows)
+/* The CUDA of the body in the C order with a warp per row where the plan allows it, printed
+ * under o (malloc'd). Paths of the temporary source read "t.c". */
+static char *translate_rows(const char *clauses, const char *body, const ch_tr_cuda_opts *o)
 {
     ch_entry_list l;
     ch_error err;
@@ -30,14 +29,7 @@ static char *rows_cuda(const char *clauses, const char *body, int block_rows, in
     cr_assert_eq(ch_tr_deps_compute(m, &d, &err), 0, "deps: %s", err.msg);
     cr_assert_eq(ch_tr_plan_build(m, d, CH_TR_ORIGINAL, CH_TR_WARP_ROWS, &p, &err), 0, "plan: %s",
                  err.msg);
-    *n_block_rows = 0;
-    ch_tr_cuda_opts o = {.block1 = 256,
-                         .block2_x = 32,
-                         .block2_y = 8,
-                         .grid_cap = 2147483647LL,
-                         .block_rows = block_rows,
-                         .n_block_rows = n_block_rows};
-    char *src = ch_tr_cuda(p, &o);
+    char *src = ch_tr_cuda(p, o);
     ch_strbuf rel;
     ch_strbuf_init(&rel);
     const char *file = l.items[0].file;
@@ -56,6 +48,34 @@ static char *rows_cuda(const char *clauses, const char *body, int block_rows, in
     ch_tr_model_free(m);
     ch_entry_list_free(&l);
     return ch_strbuf_detach(&rel);
+}
+
+/* The body printed a block per row when block_rows, with 16 values of a row a thread in
+ * registers when regs (variant 12); how many kernels went a block per row, or kept their rows
+ * in registers when regs. */
+static char *rowwise_cuda(const char *clauses, const char *body, int block_rows, int regs,
+                          int *counted)
+{
+    *counted = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 8,
+                         .grid_cap = 2147483647LL,
+                         .block_rows = block_rows,
+                         .n_block_rows = regs ? NULL : counted,
+                         .row_regs = regs ? 16 : 0,
+                         .n_row_regs = regs ? counted : NULL};
+    return translate_rows(clauses, body, &o);
+}
+
+static char *rows_cuda(const char *clauses, const char *body, int block_rows, int *n_block_rows)
+{
+    return rowwise_cuda(clauses, body, block_rows, 0, n_block_rows);
+}
+
+static char *regs_cuda(const char *clauses, const char *body, int block_rows, int *n_row_regs)
+{
+    return rowwise_cuda(clauses, body, block_rows, 1, n_row_regs);
 }
 
 /* The kernels and the device launcher of a candidate: from the first kernel's comment to the
@@ -292,4 +312,112 @@ Test(translate_rowwise, refused)
                   src);
         free(src);
     }
+}
+
+/* --- rows in registers (src/translate/rowregs.c, variant 12) --- */
+
+/* Softmax with its rows in registers: each loop over the row becomes 16 unrolled steps of
+ * element ch_k * blockDim.x + t under the loop's own bounds (from 1 for the max), x is read
+ * through its registers in both loops that read it (x[r][0] before them, outside any loop over
+ * the row, from memory), y is written to registers (a plain write: no load), read back by the
+ * sum, divided in place (an update: loaded first if it was not written) and stored once at the
+ * row's end. Rows longer than 16 x blockDim.x take the block-per-row path (variant 11's loops),
+ * chosen per row by a check of every loop's end. */
+Test(translate_rowwise, softmax_in_registers)
+{
+    int n = 0;
+    char *src = regs_cuda("extent(x: m * n, y: m * n) tol(1e-5)", softmax, 1, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "ch_fits = !(c1 < n) && !(c1 < n) && !(c1 < n);");
+    expect_has(src, "const long long c1 = (long long)16 * blockDim.x;");
+    expect_has(src, "float ch_reg_x[16] = {0};\n            unsigned ch_have_x = 0u;\n");
+    expect_has(src, "unsigned ch_have_y = 0u, ch_dirty_y = 0u;");
+    expect_has(src, "const long long c1 = (long long)ch_k * blockDim.x + ch_lane;\n"
+                    "                if (c1 >= 1 && (c1 < n)) {");
+    expect_has(src, "mx = fmaxf(mx, ch_row_get(ch_reg_x, ch_have_x, ch_k, &x[r * n + j]));");
+    expect_has(src, "ch_row_put(ch_reg_y, ch_have_y, ch_dirty_y, ch_k, &y[r * n + j], 0) = "
+                    "expf(ch_row_get(ch_reg_x, ch_have_x, ch_k, &x[r * n + j]) - mx);");
+    expect_has(src, "s += ch_row_get(ch_reg_y, ch_have_y, ch_k, &y[r * n + j]);");
+    expect_has(src, "ch_row_put(ch_reg_y, ch_have_y, ch_dirty_y, ch_k, &y[r * n + j], 1) /= s;");
+    expect_has(src, "if (ch_dirty_y >> ch_k & 1u) {");
+    expect_has(src, "y[((int)c0) * n + ((int)c1)] = ch_reg_y[ch_k];");
+    /* the fallback is the block-per-row kernel's loop */
+    expect_has(src, "for (long long c1 = 1 + ch_lane; (c1 < n); c1 += blockDim.x) {");
+    /* x[r][0], outside the loops over the row, from memory on both paths */
+    cr_expect_eq(count_of(src, "const int r = (int)c0;\n                mx = x[r * n];"), 2, "%s",
+                 src);
+    cr_expect_eq(count_of(src, "#pragma unroll"), 4, "%s", src);
+    /* the helpers once, the block's barriers on both paths */
+    cr_expect_eq(count_of(src, "static __device__ __forceinline__ T ch_row_get("), 1, "%s", src);
+    cr_expect_eq(count_of(src, "__syncthreads();"), 2 * (3 + 2 * 2), "%s", src);
+    expect_golden("softmax_regs", src);
+    free(src);
+
+    /* a warp per row keeps no registers */
+    src = regs_cuda("extent(x: m * n, y: m * n) tol(1e-5)", softmax, 0, &n);
+    cr_expect_eq(n, 0, "%s", src);
+    cr_expect(!strstr(src, "ch_row_"), "%s", src);
+    free(src);
+}
+
+/* A write of an element its own statement reads (y = y / s) is an update: the register is
+ * loaded before the read finds it marked, whichever side the compiler evaluates first. */
+Test(translate_rowwise, registers_read_before_write)
+{
+    int n = 0;
+    char *src = regs_cuda("extent(y: m * n) tol(1e-5)",
+                          "void f(int m, int n, float *y)\n{\n"
+                          "    for (int i = 0; i < m; i++) {\n        float s = 0;\n"
+                          "        for (int j = 0; j < n; j++)\n            s += y[i * n + j];\n"
+                          "        for (int j = 0; j < n; j++)\n"
+                          "            y[i * n + j] = y[i * n + j] / s;\n    }\n}\n",
+                          1, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "ch_row_put(ch_reg_y, ch_have_y, ch_dirty_y, ch_k, &y[i * n + j], 1) = "
+                    "ch_row_get(ch_reg_y, ch_have_y, ch_k, &y[i * n + j]) / s;");
+    free(src);
+}
+
+/* What stays out of registers: a written array that the loops over the row reach through two
+ * spellings of the element (y[i * n + j], then y[n * i + j]: each access of an array in registers
+ * must be the same, so that it is the thread's own element), an array read at a
+ * neighbour of the element (x[i][j + 1], another thread's), and a kernel whose arrays are all
+ * so (a column sum: a[j][i]) keeps none and is not counted. */
+Test(translate_rowwise, registers_refused)
+{
+    int n = 0;
+    char *src = regs_cuda("extent(x: m * n, y: m * n, out: m) tol(1e-5)",
+                          "void f(int m, int n, const float *x, float *y, float *out)\n{\n"
+                          "    for (int i = 0; i < m; i++) {\n        float s = 0;\n"
+                          "        for (int j = 0; j < n; j++)\n"
+                          "            y[i * n + j] = 2.0f * x[i * n + j];\n"
+                          "        for (int j = 0; j < n; j++)\n            s += y[n * i + j];\n"
+                          "        out[i] = s;\n    }\n}\n",
+                          1, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "float ch_reg_x[16] = {0};");
+    expect_has(src, "s += y[n * i + j];");
+    cr_expect(!strstr(src, "ch_reg_y"), "%s", src);
+    free(src);
+
+    src = regs_cuda("extent(x: m * n, out: m) tol(1e-5)",
+                    "void f(int m, int n, const float *x, float *out)\n{\n"
+                    "    for (int i = 0; i < m; i++) {\n        float s = 0;\n"
+                    "        for (int j = 0; j < n - 1; j++)\n"
+                    "            s += x[i * n + j] * x[i * n + j + 1];\n"
+                    "        out[i] = s;\n    }\n}\n",
+                    1, &n);
+    cr_expect_eq(n, 0, "%s", src);
+    cr_expect(!strstr(src, "ch_reg_x") && strstr(src, "ch_part"), "%s", src);
+    free(src);
+
+    src = regs_cuda("extent(a: m * n, out: m) tol(1e-5)",
+                    "void f(int m, int n, const float *a, float *out)\n{\n"
+                    "    for (int i = 0; i < n; i++) {\n        float s = 0;\n"
+                    "        for (int j = 0; j < m; j++)\n            s += a[j * n + i];\n"
+                    "        out[i] = s;\n    }\n}\n",
+                    1, &n);
+    cr_expect_eq(n, 0, "%s", src);
+    cr_expect(!strstr(src, "ch_row_"), "%s", src);
+    free(src);
 }

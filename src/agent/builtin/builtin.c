@@ -27,6 +27,8 @@ typedef struct tr_variant {
     int library;          /* a call to cuBLAS when the whole body is a GEMM (library.c) */
     ch_tr_precision prec; /* library: the arithmetic, proposed only when tol() admits it */
     int block_rows;       /* warp-per-row kernels on a block of block1 threads per row */
+    int row_regs;         /* and with row_regs values a thread of each row in registers */
+    int transpose_tile;   /* transposes alone, through tiles this many points a side */
     /* block sizes, capped grids (waves: threads loop more), register-blocked tiles of
      * GEMM-like kernels, rows a thread in plain 2-D kernels (stencils) */
     bi_shape shape;
@@ -79,6 +81,13 @@ static const tr_variant tr_variants[] = {
      .flags = CH_TR_WARP_ROWS,
      .block_rows = 1,
      .shape = {.block1 = 256, .bx = 32, .by = 8, .row_block = 1}},
+    {.id = 12,
+     .strategy = CH_TR_ORIGINAL,
+     .flags = CH_TR_WARP_ROWS,
+     .block_rows = 1,
+     .row_regs = 16,
+     .shape = {.block1 = 256, .bx = 32, .by = 8, .row_block = 1}},
+    {.id = 13, .strategy = CH_TR_ISL_SCHEDULE, .transpose_tile = 64, .shape = PLAIN_256},
 };
 /* The order they are proposed in, after the exact first variant: cuBLAS (the tenth and
  * eleventh, proposed only when the whole body is a GEMM, the eleventh only when tol() admits
@@ -90,8 +99,15 @@ static const tr_variant tr_variants[] = {
  * H200: 75% of the copy floor, 72% with 32x8, 64% with two rows a thread, 60% with eight).
  * A block per row (the twelfth, only when some kernel takes a row-wise shape) comes right after
  * the first: a thread per row reached 7-30% of the copy floor on a softmax, a block per row
- * 51% and more in hand-written tests. */
-static const size_t tr_order[] = {0, 11, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
+ * 51% and more in hand-written tests. The thirteenth, a block per row with the row in
+ * registers (rowregs.c: 16 values a thread, rows up to 4096 on 256 threads, longer ones as the
+ * twelfth), comes before it: a softmax then reads x once and writes y once, the floor's
+ * traffic, where the twelfth makes five passes over a row (only when some kernel's loops over
+ * a row reach its arrays at the same element). The fourteenth, transposes alone through 64x64
+ * tiles on 64x4 threads (16 elements a thread each way, where the sixth's 32x32 tiles on 32x8
+ * threads move 4: more loads in flight a thread, a quarter of the blocks), comes next, before
+ * the GEMM variants that also tile transposes (only when some kernel is a transpose). */
+static const size_t tr_order[] = {0, 12, 11, 13, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
 #define SHAPE_MARK    "ch-cc shape: "
@@ -202,7 +218,7 @@ static int tr_variant_of_source(const char *src)
 typedef struct tr_output {
     char *src;
     ch_tr_strategy strategy;
-    int warps, n_tiled, n_rows, n_mma, n_block_rows;
+    int warps, n_tiled, n_rows, n_mma, n_block_rows, n_row_regs, n_transposed;
 } tr_output;
 
 static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
@@ -221,20 +237,25 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                                         "of %dx%d threads, %d-deep; transposes in 32x32)",
                                         sh->tm, sh->tn, sh->ty, sh->tx, sh->tk)
                          : ch_xstrdup("");
-    char *rows = sh->rows > 1 ? ch_xasprintf(", %d rows a thread in 2-D kernels", sh->rows)
-                              : ch_xstrdup(tv->mma ? ", fp64 tile sums on tensor cores" : "");
+    char *rows =
+        sh->rows > 1 ? ch_xasprintf(", %d rows a thread in 2-D kernels", sh->rows)
+        : tv->transpose_tile
+            ? ch_xasprintf(", transposes in %dx%d tiles of %dx%d threads", tv->transpose_tile,
+                           tv->transpose_tile, tv->transpose_tile, sh->block1 / tv->transpose_tile)
+            : ch_xstrdup(tv->mma ? ", fp64 tile sums on tensor cores" : "");
     char *waves = sh->waves ? ch_xasprintf(", grids of %d waves", sh->waves) : ch_xstrdup("");
     char *shape = tv->walk ? bi_shape_text(sh) : NULL;
-    char *head =
-        ch_xasprintf(TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
-                             "of %dx%d%s%s%s",
-                     tv->id, ch_tr_strategy_name(strategy),
-                     tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
-                     : out->warps && tv->block_rows  ? ", a block per row"
-                     : out->warps                    ? ", a warp per row"
-                                                     : "",
-                     tv->block_private ? " (histograms per block)" : "", tiles, rows, sh->block1,
-                     sh->bx, sh->by, waves, shape ? "\n * " SHAPE_MARK : "", shape ? shape : "");
+    char *head = ch_xasprintf(
+        TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
+                "of %dx%d%s%s%s",
+        tv->id, ch_tr_strategy_name(strategy),
+        tv->flags & CH_TR_PARALLEL_SUMS                ? ", parallel sums"
+        : out->warps && tv->block_rows && tv->row_regs ? ", a block per row, rows in registers"
+        : out->warps && tv->block_rows                 ? ", a block per row"
+        : out->warps                                   ? ", a warp per row"
+                                                       : "",
+        tv->block_private ? " (histograms per block)" : "", tiles, rows, sh->block1, sh->bx, sh->by,
+        waves, shape ? "\n * " SHAPE_MARK : "", shape ? shape : "");
     free(tiles);
     free(rows);
     free(waves);
@@ -258,7 +279,11 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                          .tile_mma = tv->mma,
                          .n_mma = &out->n_mma,
                          .block_rows = tv->block_rows,
-                         .n_block_rows = &out->n_block_rows};
+                         .n_block_rows = &out->n_block_rows,
+                         .row_regs = tv->row_regs,
+                         .n_row_regs = &out->n_row_regs,
+                         .transpose_tile = tv->transpose_tile,
+                         .n_transposed = &out->n_transposed};
     out->src = ch_tr_cuda(plan, &o);
     free(head);
     ch_tr_plan_free(plan);
@@ -297,7 +322,8 @@ static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const
     }
     if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->shape.tm && !out->n_tiled) ||
         (tv->shape.rows > 1 && !out->n_rows) || (tv->mma && !out->n_mma) ||
-        (tv->block_rows && !out->n_block_rows)) {
+        (tv->block_rows && !out->n_block_rows) || (tv->row_regs && !out->n_row_regs) ||
+        (tv->transpose_tile && !out->n_transposed)) {
         free(out->src);
         out->src = NULL;
         return 2;
@@ -346,6 +372,8 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
                                                      out.n_tiled ? ", shared-memory tiles" : "",
                                                      out.n_mma          ? ", tensor cores"
                                                      : out.n_rows       ? ", rows a thread"
+                                                     : out.n_row_regs   ? ", rows in registers"
+                                                     : out.n_transposed ? ", transpose tiles"
                                                      : out.n_block_rows ? ", a block per row"
                                                                         : "");
             rc = 0;
