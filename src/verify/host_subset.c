@@ -865,6 +865,39 @@ static int own_storage(CXCursor e, int subscripts, CXCursor *root)
     }
 }
 
+/* Whether e is memory the candidate reached through a pointer (the caller's arrays, the heap,
+ * pinned buffers) or a string literal, rather than its own: its variables, parameters, *this
+ * and temporaries. *root: the variable or parameter a path of its own starts at, if any. */
+static int foreign(const subset_ctx *x, CXCursor e, CXCursor *root)
+{
+    *root = clang_getNullCursor();
+    for (;;) {
+        CXCursor p = peel(e, 0);
+        enum CXCursorKind k = clang_getCursorKind(p);
+        if (k == CXCursor_StringLiteral || (k == CXCursor_UnaryOperator && operator_is(x, p, "*")))
+            return 1;
+        CXCursor base = first_child(p);
+        if ((k == CXCursor_MemberRefExpr || k == CXCursor_ArraySubscriptExpr) &&
+            !clang_Cursor_isNull(base)) {
+            CXCursor b = peel(base, 0);
+            CXType t = clang_getCursorType(b);
+            if (k == CXCursor_MemberRefExpr && pointer_type(t))
+                return clang_getCursorKind(b) != CXCursor_CXXThisExpr;
+            if (k == CXCursor_ArraySubscriptExpr && !array_type(t))
+                return 1;
+            e = base;
+            continue;
+        }
+        if (k == CXCursor_DeclRefExpr) {
+            CXCursor r = clang_getCursorReferenced(p);
+            if (clang_getCursorKind(r) == CXCursor_VarDecl ||
+                clang_getCursorKind(r) == CXCursor_ParmDecl)
+                *root = r;
+        }
+        return 0;
+    }
+}
+
 static int own_root_is(CXCursor e, CXCursor var)
 {
     CXCursor root;
@@ -1226,7 +1259,8 @@ static int out_parameter(subset_ctx *x, CXCursor parm)
 
 static char *root_name(CXCursor root)
 {
-    return clang_Cursor_isNull(root) ? ch_xstrdup("this") : str_of(clang_getCursorSpelling(root));
+    return clang_Cursor_isNull(root) ? ch_xstrdup("a temporary or *this")
+                                     : str_of(clang_getCursorSpelling(root));
 }
 
 static int lock_class(CXType t)
@@ -1259,7 +1293,7 @@ static void judge_call_storage(subset_ctx *x, CXCursor call, CXCursor fn, const 
             first_arg = 1;
         }
     }
-    if (!clang_Cursor_isNull(object) && own_storage(object, 1, &root) &&
+    if (!clang_Cursor_isNull(object) && !foreign(x, object, &root) &&
         !(lock_class(clang_getCursorType(peel(object, 0))) &&
           !array_type(clang_getCursorType(peel(object, 0))))) {
         char *what = root_name(root), *name = str_of(clang_getCursorSpelling(fn));
@@ -1357,7 +1391,7 @@ static void judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k)
         return;
     }
     if (k == CXCursor_UnaryOperator && operator_is(x, c, "&") &&
-        own_storage(first_child(c), 1, &root)) {
+        !foreign(x, first_child(c), &root)) {
         char *what = root_name(root);
         refuse(x, c, "host-store",
                "host code takes the address of its own storage ('%s'): a pointer into its "
@@ -1370,8 +1404,7 @@ static void judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k)
     }
     if (k == CXCursor_UnexposedExpr && pointer_type(clang_getCursorType(c))) {
         kids ks = children(c);
-        if (ks.n == 1 && array_type(clang_getCursorType(ks.v[0])) &&
-            own_storage(ks.v[0], 1, &root)) {
+        if (ks.n == 1 && array_type(clang_getCursorType(ks.v[0])) && !foreign(x, ks.v[0], &root)) {
             char *what = root_name(root);
             refuse(x, c, "host-store",
                    "host code lets its array '%s' become a pointer (passed, assigned or "

@@ -190,11 +190,15 @@ static const subset_case host_stores[] = {
     {"a method of a std::array on the stack",
      STR "#include <array>\n" KERNEL OPEN "    std::array<float, 2> f;\n    f[n] = 1;\n" CLOSE,
      "host-store", "calls the method 'operator[]' on its own object 'f'", 9},
+    {"a method of a temporary handing out its storage",
+     STR "#include <array>\n" KERNEL OPEN
+         "    memset(std::array<float, 2>{}.data(), 0, (size_t)n);\n" CLOSE,
+     "host-store", "calls the method 'data' on its own object", 8},
     {"a constructor copying into its own array",
      STR KERNEL
      "struct s { float a[2]; s(int n, const float *x) { memcpy(a, x, (size_t)n); } };\n" OPEN
      "    s v(n, y);\n" CLOSE,
-     "host-store", "lets its array 'this' become a pointer", 5},
+     "host-store", "lets its array 'a temporary or *this' become a pointer", 5},
 };
 
 /* the device launcher: its pointers are device memory */
