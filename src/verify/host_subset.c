@@ -83,6 +83,10 @@ typedef struct subset_ctx {
     const char *rule;
     char *what;
     unsigned line, col;
+    /* the first host-store finding, held until the walk ends: any other rule's reason (a call
+     * off the allow-list, a callback) says more about the same code, and wins */
+    char *store_what;
+    unsigned store_line, store_col;
 } subset_ctx;
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -253,21 +257,28 @@ static int compatible_pointees(CXType a, CXType b)
 __attribute__((format(printf, 4, 5))) static void refuse(subset_ctx *x, CXCursor at,
                                                          const char *rule, const char *fmt, ...)
 {
-    if (x->refused)
+    int store = strcmp(rule, "host-store") == 0;
+    if (x->refused || (store && x->store_what))
         return;
-    x->refused = 1;
-    x->rule = rule;
     CXFile file;
     unsigned line = 0, col = 0, off = 0;
     clang_getExpansionLocation(clang_getCursorLocation(at), &file, &line, &col, &off);
-    x->line = line;
-    x->col = col;
     va_list ap;
     va_start(ap, fmt);
     ch_strbuf b;
     ch_strbuf_init(&b);
     ch_strbuf_vaddf(&b, fmt, ap);
     va_end(ap);
+    if (store) {
+        x->store_what = ch_strbuf_detach(&b);
+        x->store_line = line;
+        x->store_col = col;
+        return;
+    }
+    x->refused = 1;
+    x->rule = rule;
+    x->line = line;
+    x->col = col;
     x->what = ch_strbuf_detach(&b);
 }
 
@@ -1648,6 +1659,15 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     } else if (!parse_errors(&x)) {
         clang_visitChildren(clang_getTranslationUnitCursor(tu), top_level, &x);
     }
+    if (!x.refused && x.store_what) {
+        x.refused = 1;
+        x.rule = "host-store";
+        x.line = x.store_line;
+        x.col = x.store_col;
+        x.what = x.store_what;
+        x.store_what = NULL;
+    }
+    free(x.store_what);
     ch_strbuf_reset(msg);
     if (x.refused) {
         f->rule = x.rule;

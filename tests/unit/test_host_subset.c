@@ -175,7 +175,7 @@ static const subset_case host_stores[] = {
     {"a variable-length array", STR KERNEL OPEN "    float t[n];\n    t[0] = 1;\n" CLOSE,
      "host-store", "variable-length array", 7},
     {"alloca", STR KERNEL OPEN "    float *t = (float *)alloca((size_t)n);\n    (void)t;\n" CLOSE,
-     "host-store", "alloca", 7},
+     "call", "calls '__builtin_alloca'", 7},
     {"a reference to an element, written",
      STR KERNEL OPEN "    float f[2];\n    float &r = f[1];\n    r = 3;\n" CLOSE, "host-store",
      "writes through a pointer, a reference", 9},
