@@ -14,6 +14,10 @@
 
 #define MAGIC "ch-cc-direct 2\n"
 
+/* A manifest lists a command's inputs and their hashes: KiB. One far larger is damage, refused
+ * before it is read. */
+#define MANIFEST_MAX_BYTES ((size_t)16 << 20)
+
 void ch_manifest_key(char *const *parts, size_t n, char out_hex[33])
 {
     XXH3_state_t *st = XXH3_createState();
@@ -128,8 +132,13 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
     char *data;
     size_t len;
     ch_error err;
-    int rc = ch_file_exists(path) ? ch_read_file(path, &data, &len, &err) : -1;
+    int rc =
+        ch_file_exists(path) ? ch_read_file_max(path, MANIFEST_MAX_BYTES, &data, &len, &err) : -1;
     free(path);
+    if (rc == 1) {
+        *why = "a damaged manifest";
+        return 0;
+    }
     if (rc != 0) {
         *why = "no manifest for this command";
         return 0;

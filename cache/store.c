@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,10 @@ const char *ch_cache_hit_meta(const ch_cache_hit *h, const char *name)
     return meta_value(&h->meta, name);
 }
 
+/* An entry's index lists its files and a few lines of meta: a few KiB. One far larger is
+ * damage, refused before it is read. */
+#define CH_INDEX_MAX_BYTES ((size_t)16 << 20)
+
 /* Reads and verifies the entry in directory path. 1: valid (hit filled), 0: absent, -1: damaged
  * (why in err). Caller holds the key's lock. */
 static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_error *err)
@@ -245,7 +250,7 @@ static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_e
     char *ipath = ch_path_join(path, "index");
     char *text;
     size_t len;
-    int rc = ch_read_file(ipath, &text, &len, err);
+    int rc = ch_read_file_max(ipath, CH_INDEX_MAX_BYTES, &text, &len, err);
     free(ipath);
     if (rc != 0)
         return ch_error_set(err, "its index is missing or unreadable");
@@ -265,7 +270,14 @@ static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_e
         char *fp = ch_path_join(path, idx.files[i].name);
         char *data = NULL;
         size_t dlen;
-        if (ch_read_file(fp, &data, &dlen, err) != 0)
+        /* the index says how large the file is: a larger one is damage, and is never read */
+        int got = idx.files[i].size > SIZE_MAX
+                      ? 1
+                      : ch_read_file_max(fp, (size_t)idx.files[i].size, &data, &dlen, err);
+        if (got == 1)
+            rc = ch_error_set(err, "file '%s' is larger than its index says (%llu bytes)",
+                              idx.files[i].name, idx.files[i].size);
+        else if (got != 0)
             rc = ch_error_set(err, "file '%s' is missing", idx.files[i].name);
         else if (dlen != idx.files[i].size)
             rc = ch_error_set(err, "file '%s' has %zu bytes instead of %llu", idx.files[i].name,

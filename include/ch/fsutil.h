@@ -13,6 +13,11 @@
 /* Reads a whole file; *out is NUL-terminated and owned by the caller (free()). */
 int ch_read_file(const char *path, char **out, size_t *len, ch_error *err);
 
+/* ch_read_file of at most max bytes: a larger file returns 1 (err set) before its bytes are
+ * read (a regular file's size is checked first; anything else stops at max); -1: another
+ * failure. */
+int ch_read_file_max(const char *path, size_t max, char **out, size_t *len, ch_error *err);
+
 /* Writes bytes to path through a temp file + rename. fsync_data: fsync before the rename. */
 int ch_write_file_atomic(const char *path, const void *data, size_t len, int fsync_data,
                          ch_error *err);

@@ -20,7 +20,16 @@
  *    inline helpers, members of classes and namespaces of the C++, CUB, Thrust and libcu++
  *    headers, and the file's own functions and kernels; a reference only memory and math
  *    functions and its own functions;
- *  - NAME_device_launcher (its pointers are device pointers) never dereferences them. */
+ *  - NAME_device_launcher (its pointers are device pointers) never dereferences them;
+ *  - a candidate's host code writes only inside its own objects (a write past a local array
+ *    reaches the saved return address): a store goes to a variable, a field of one, an element
+ *    of its array at a constant index or at a for loop's counter bounded by the array's length,
+ *    or through an out-parameter (a T* of a static function that every call gives &v of a T);
+ *    its variables, parameters, *this and temporaries never become a pointer or a reference
+ *    (no &v but to a CUDA out-parameter of v's type or a library's pointer to const, no array
+ *    decaying, no method called but on the standard locks); no variable-length array, no
+ *    alloca. Memory reached through a pointer (the caller's arrays, pinned and malloc'd
+ *    buffers) is still written by the CUDA copies and memcpy, which the launchers need. */
 #ifndef CH_HOST_SUBSET_H
 #define CH_HOST_SUBSET_H
 
@@ -32,7 +41,8 @@ typedef enum { CH_SUBSET_CANDIDATE, CH_SUBSET_REFERENCE } ch_subset_kind;
 /* Which rule refused a source, and where. */
 typedef struct ch_subset_finding {
     const char *rule; /* "parse", "indirect-call", "function-pointer", "lambda", "virtual",
-                         "cast", "union", "builtin", "asm", "goto", "call", "device-deref" */
+                         "cast", "union", "builtin", "asm", "goto", "call", "device-deref",
+                         "host-store" */
     unsigned line, col;
 } ch_subset_finding;
 

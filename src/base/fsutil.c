@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,23 @@
 
 int ch_read_file(const char *path, char **out, size_t *len, ch_error *err)
 {
+    return ch_read_file_max(path, SIZE_MAX, out, len, err);
+}
+
+/* The size is judged twice: from fstat before anything is read (a huge regular file costs
+ * nothing), and while reading (a pipe, or a file that grows) without holding more than max. */
+int ch_read_file_max(const char *path, size_t max, char **out, size_t *len, ch_error *err)
+{
     int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ch_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+        close(fd);
+        ch_error_set(err, "'%s' has %lld bytes, more than the %zu this read allows", path,
+                     (long long)st.st_size, max);
+        return 1;
+    }
     ch_strbuf sb;
     ch_strbuf_init(&sb);
     char chunk[65536];
@@ -35,6 +50,12 @@ int ch_read_file(const char *path, char **out, size_t *len, ch_error *err)
         }
         if (n == 0)
             break;
+        if ((size_t)n > max - sb.len) {
+            close(fd);
+            ch_strbuf_free(&sb);
+            ch_error_set(err, "'%s' has more than the %zu bytes this read allows", path, max);
+            return 1;
+        }
         ch_strbuf_add(&sb, chunk, (size_t)n);
     }
     close(fd);

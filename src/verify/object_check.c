@@ -638,20 +638,21 @@ int ch_object_check_as(const char *path, ch_object_kind kind, const char *const 
     char *text = NULL;
     size_t len = 0;
     ch_error err;
-    if (ch_read_file(path, &text, &len, &err) != 0) {
-        ch_strbuf_addf(msg, "object check: %s", err.msg);
+    /* a larger file is refused by its size, before a byte of it is held in memory */
+    int rc = ch_read_file_max(path, MAX_OBJECT_BYTES, &text, &len, &err);
+    if (rc != 0) {
+        if (rc == 1)
+            ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
+        else
+            ch_strbuf_addf(msg, "object check: %s", err.msg);
         return 1;
     }
     elf_view v;
-    int rejected = len > MAX_OBJECT_BYTES;
-    if (rejected)
-        ch_strbuf_addf(msg, "object check: the object is over %u MiB", MAX_OBJECT_BYTES >> 20);
-    rejected = rejected || open_view(&v, text, len, msg) ||
-               check_undefined(&v, kind, extra_allowed, libs, msg) ||
-               check_definitions(&v, kind, libs, msg) || check_constructors(&v, kind, msg) ||
-               check_symbol_types(&v, msg) || check_exit_handlers(&v, msg) ||
-               check_code_sections(&v, msg) || check_syscalls(&v, msg) ||
-               check_static_size(&v, msg);
+    int rejected =
+        open_view(&v, text, len, msg) || check_undefined(&v, kind, extra_allowed, libs, msg) ||
+        check_definitions(&v, kind, libs, msg) || check_constructors(&v, kind, msg) ||
+        check_symbol_types(&v, msg) || check_exit_handlers(&v, msg) ||
+        check_code_sections(&v, msg) || check_syscalls(&v, msg) || check_static_size(&v, msg);
     free(text);
     return rejected;
 }

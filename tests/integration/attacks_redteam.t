@@ -1,13 +1,17 @@
 #!/bin/bash
 # Red-team attacks (issue 15), each rejected or contained with its reason:
-#  1. 30 hostile candidates (tests/data/attacks3/catalog.txt) through --harness-verify, judged
+#  1. 49 hostile candidates (tests/data/attacks3/catalog.txt) through --harness-verify, judged
 #     before anything runs: load-time code without a constructor entry (ifunc resolvers, .init,
 #     .fini, .preinit_array, .ctors/.dtors, static and thread_local destructors), CUDA runtime
 #     calls that reach past the launcher (device reset, export tables, IPC, device selection
 #     and limits), libc and loader data reached without a call (_r_debug, _DYNAMIC, the GOT,
 #     stdout's FILE, __libc_single_threaded), printf's %n, and definitions that would replace
 #     what the verifying program calls (malloc, clock_gettime, memcmp, cudaMemcpy, the trusted
-#     runtime's ch_rt_call_v1, main, weak memcpy). Each fails at its stage with its reason.
+#     runtime's ch_rt_call_v1, main, weak memcpy), and host writes past the candidate's own
+#     storage (p08's overrun of a local array over the return address; a negative index, a
+#     pointer walked past a struct, memset with a run-time length, a VLA, alloca, a temporary
+#     array, an out-parameter walked, an array by reference, a range-for reference: the host
+#     subset's host-store rule). Each fails at its stage with its reason.
 #  2. a hostile .ch-cc.conf that raises what a build costs (budget 1e18, time, tokens, jobs,
 #     retries), switches on a model provider, empties the user's cache (max_size = 0), turns off
 #     the user's offline, or writes logs outside the project: each ignored with a warning.

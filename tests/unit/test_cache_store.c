@@ -271,6 +271,30 @@ static void do_flip_index(const char *key)
     free(p);
 }
 
+/* A file grown to 1 TiB (sparse: it costs no disk): reading it whole would take the memory
+ * (1 TiB): a store that reads before it compares with the index crashes or times out. */
+static void do_grow_huge(const char *key)
+{
+    char *p = entry_file(key, "kernel.cu");
+    cr_assert_eq(truncate(p, (off_t)1 << 40), 0);
+    free(p);
+}
+
+static void do_grow_index_huge(const char *key)
+{
+    char *p = entry_file(key, "index");
+    cr_assert_eq(truncate(p, (off_t)1 << 40), 0);
+    free(p);
+}
+
+Test(cache_store, damage_huge_file_is_never_read, .timeout = 20)
+{
+    damage_case(do_grow_huge);
+}
+Test(cache_store, damage_huge_index_is_never_read, .timeout = 20)
+{
+    damage_case(do_grow_index_huge);
+}
 Test(cache_store, damage_truncated)
 {
     damage_case(do_truncate);

@@ -124,6 +124,83 @@ static const subset_case candidates[] = {
      "cannot be read as C++", 7},
 };
 
+/* host stores: a candidate's host code writes only inside its own objects (the p08 class) */
+#define STR "#include <cuda_runtime.h>\n#include <string.h>\n#include <alloca.h>\n"
+#define GROW                                                                                       \
+    "static int grow(void **buf, size_t *have, size_t bytes)\n{\n"                                 \
+    "    if (bytes <= *have)\n        return 0;\n"                                                 \
+    "    if (cudaMalloc(buf, bytes) != cudaSuccess) {\n        *buf = NULL;\n        return -1;\n" \
+    "    }\n    *have = bytes;\n    return 0;\n}\n"
+static const subset_case host_stores[] = {
+    {"variables, fields, bounded elements, out-parameters and CUDA out-parameters",
+     STR KERNEL GROW OPEN
+     "    static void *d = NULL;\n    static size_t have = 0;\n    cudaStream_t s;\n"
+     "    float *dx = 0;\n    cudaStreamCreate(&s);\n    cudaMalloc((void **)&dx, 4);\n"
+     "    if (grow(&d, &have, (size_t)n * 4) != 0)\n        return;\n"
+     "    static struct { void *buf[3]; int at; } st;\n"
+     "    for (size_t b = 0; b < 3; b++)\n        st.buf[b] = d;\n    st.at = 2;\n"
+     "    float sums[4] = {0};\n    sums[3] += 1;\n    n++;\n" CLOSE,
+     NULL, NULL, 0},
+    {"copies into memory it did not declare, and a library reading a constant",
+     STR KERNEL OPEN "    char *d = (char *)y;\n    memcpy(d + 4, y, 4);\n"
+                     "    const float one = 1.0f;\n"
+                     "    cudaMemcpy(y, &one, sizeof one, cudaMemcpyHostToDevice);\n" CLOSE,
+     NULL, NULL, 0},
+    {"a write past a local array (p08)",
+     STR KERNEL OPEN "    unsigned long f[2];\n    for (int i = 0; i < (n < 0 ? 8 : 2); i++)\n"
+                     "        f[i] = (unsigned long)y;\n" CLOSE,
+     "host-store", "an index it cannot bound", 9},
+    {"a negative constant index", STR KERNEL OPEN "    unsigned long f[2];\n    f[-3] = 0;\n" CLOSE,
+     "host-store", "an index it cannot bound", 8},
+    {"a loop bound past the array",
+     STR KERNEL OPEN "    int f[3];\n    for (int b = 0; b < 4; b++)\n        f[b] = 1;\n" CLOSE,
+     "host-store", "an index it cannot bound", 9},
+    {"a loop whose body moves its counter",
+     STR KERNEL OPEN "    int f[3];\n    for (int b = 0; b < 3; b++) {\n        b += n;\n"
+                     "        f[b] = 1;\n    }\n" CLOSE,
+     "host-store", "an index it cannot bound", 10},
+    {"a store into the caller's array", STR KERNEL OPEN "    y[n] = 1.0f;\n" CLOSE, "host-store",
+     "writes through a pointer", 7},
+    {"a pointer walk past a struct",
+     STR KERNEL "struct two { float a, b; };\n" OPEN
+                "    struct two t = {0, 0};\n    float *p = &t.a;\n    p[n] = 1.0f;\n" CLOSE,
+     "host-store", "takes the address of its own storage ('t')", 9},
+    {"memset into a local with a run-time length",
+     STR KERNEL OPEN "    char buf[16];\n    memset(buf, 0x41, (size_t)n);\n" CLOSE, "host-store",
+     "lets its array 'buf' become a pointer", 8},
+    {"a device-to-host copy into a local",
+     STR KERNEL OPEN
+     "    float keep;\n    cudaMemcpy(&keep, y, 64, cudaMemcpyDeviceToHost);\n" CLOSE,
+     "host-store", "takes the address of its own storage ('keep')", 8},
+    {"a variable-length array", STR KERNEL OPEN "    float t[n];\n    t[0] = 1;\n" CLOSE,
+     "host-store", "variable-length array", 7},
+    {"alloca", STR KERNEL OPEN "    float *t = (float *)alloca((size_t)n);\n    (void)t;\n" CLOSE,
+     "call", "calls '__builtin_alloca'", 7},
+    {"a reference to an element, written",
+     STR KERNEL OPEN "    float f[2];\n    float &r = f[1];\n    r = 3;\n" CLOSE, "host-store",
+     "writes through a pointer, a reference", 9},
+    {"an out-parameter given an element",
+     STR KERNEL "static void put(size_t *h, size_t v) { *h = v; }\n" OPEN
+                "    size_t h[2] = {0, 0};\n    put(&h[1], 5);\n" CLOSE,
+     "host-store", "out-parameter", 5},
+    {"an out-parameter written as an array",
+     STR KERNEL "static void put(size_t *h, size_t v) { h[1] = v; }\n" OPEN
+                "    size_t h = 0;\n    put(&h, 5);\n" CLOSE,
+     "host-store", "writes through a pointer", 5},
+    {"a method of a std::array on the stack",
+     STR "#include <array>\n" KERNEL OPEN "    std::array<float, 2> f;\n    f[n] = 1;\n" CLOSE,
+     "host-store", "calls the method 'operator[]' on its own object 'f'", 9},
+    {"a method of a temporary handing out its storage",
+     STR "#include <array>\n" KERNEL OPEN
+         "    memset(std::array<float, 2>{}.data(), 0, (size_t)n);\n" CLOSE,
+     "host-store", "calls the method 'data' on its own object", 8},
+    {"a constructor copying into its own array",
+     STR KERNEL
+     "struct s { float a[2]; s(int n, const float *x) { memcpy(a, x, (size_t)n); } };\n" OPEN
+     "    s v(n, y);\n" CLOSE,
+     "host-store", "lets its array 'a temporary or *this' become a pointer", 5},
+};
+
 /* the device launcher: its pointers are device memory */
 #define DEVL "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
 static const subset_case device_launchers[] = {
@@ -211,6 +288,13 @@ Test(host_subset, device_launcher_never_dereferences)
         cr_skip("the CUDA headers are not installed");
     judge(device_launchers, sizeof device_launchers / sizeof *device_launchers, CH_SUBSET_CANDIDATE,
           "f");
+}
+
+Test(host_subset, host_code_writes_only_inside_its_own_objects)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(host_stores, sizeof host_stores / sizeof *host_stores, CH_SUBSET_CANDIDATE, "f");
 }
 
 Test(host_subset, references)

@@ -252,6 +252,55 @@ Test(object_check, not_an_object_rejected)
     free(path);
 }
 
+/* A 1 TiB object (sparse: no disk): judged by its size before a byte is read. Reading it first
+ * (as the check did) needs 1 TiB of memory: a crash or the timeout fails that. */
+Test(object_check, huge_object_refused_before_it_is_read, .timeout = 20)
+{
+    char *path = ch_xasprintf("%s/huge.o", dir);
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(path,
+                                      "\x7f"
+                                      "ELF",
+                                      4, 0, &err),
+                 0);
+    cr_assert_eq(truncate(path, (off_t)1 << 40), 0);
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_expect_eq(ch_object_check(path, &msg), 1);
+    cr_expect(strstr(msg.data, "the object is over 256 MiB"), "%s", msg.data);
+    ch_strbuf_free(&msg);
+    free(path);
+}
+
+/* The bounded read itself: a file at the limit is read, one byte over is not; a pipe (no size
+ * to look at first) stops at the limit. */
+Test(object_check, bounded_read)
+{
+    char *path = ch_xasprintf("%s/eight", dir);
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(path, "12345678", 8, 0, &err), 0);
+    char *text = NULL;
+    size_t len = 0;
+    cr_expect_eq(ch_read_file_max(path, 8, &text, &len, &err), 0, "%s", err.msg);
+    cr_expect_eq(len, 8);
+    free(text);
+    text = NULL;
+    cr_expect_eq(ch_read_file_max(path, 7, &text, &len, &err), 1);
+    cr_expect(strstr(err.msg, "more than the 7"), "%s", err.msg);
+    cr_expect_null(text);
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    char big[4096] = {0};
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(write(fds[1], big, sizeof big), (ssize_t)sizeof big);
+    close(fds[1]);
+    char *fdpath = ch_xasprintf("/proc/self/fd/%d", fds[0]);
+    cr_expect_eq(ch_read_file_max(fdpath, 10000, &text, &len, &err), 1);
+    close(fds[0]);
+    free(fdpath);
+    free(path);
+}
+
 Test(object_check, allow_list)
 {
     cr_expect(ch_object_symbol_allowed("cudaMemcpyAsync"));
