@@ -18,11 +18,16 @@ void ch_rt_tuning_default(ch_rt_tuning *t, int ncpu)
     /* Measured on the H200 host: one thread copying into pinned memory is no faster than a
      * pageable cudaMemcpy, eight reach 25-35 GB/s; the DMA runs at 55 GB/s. So: up to twelve
      * threads on a chunk (with streaming stores, which spare the memory a read of every line
-     * written), chunks large enough that waking them is noise, three in flight. The GPU test's
-     * sweep (CH_CC_RT_SWEEP=1 tests/gpu/runtime_gpu.t) measures the alternatives. */
-    t->chunk = 16 * MIB;
-    t->minchk = 1 * MIB;
-    t->slots = 3;
+     * written), chunks large enough that waking them is noise. The chunk and slot counts are
+     * the best of a sweep of five shapes on the H200 (2026-12-05, one run, 12 threads): 8 MiB
+     * chunks, four in flight, a short buffer cut into chunks of at least 512 KiB moved 64, 256 and
+     * 1024 MiB at 43.2/45.7, 40.6/47.0 and 41.4/48.5 GB/s in/out, where 16 MiB x 3 gave 40.9/34.2,
+     * 39.1/47.0 and 38.6/52.0. (That run had one staging set; a single caller only ever uses
+     * one, ch_rt_staging_get reuses a free set before it makes another.) The GPU test's sweep
+     * (CH_CC_RT_SWEEP=1 tests/gpu/runtime_gpu.t) measures the alternatives. */
+    t->chunk = 8 * MIB;
+    t->minchk = 512 * KIB;
+    t->slots = 4;
     t->threads = ncpu < 1 ? 1 : ncpu > 12 ? 12 : ncpu;
     t->piece = 512 * KIB;
     t->small = 256 * KIB;

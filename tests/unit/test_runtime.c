@@ -147,11 +147,11 @@ Test(runtime_plan, tuning_from_the_environment)
     ch_rt_tuning_env(&t, fake_env);
     cr_assert_eq(t.threads, 12);
     cr_assert_eq(t.chunk, 4096 * KIB);
-    cr_assert_eq(t.slots, 3, "out of range: ignored");
+    cr_assert_eq(t.slots, 4, "out of range: ignored");
     cr_assert_eq(t.small, small, "not a number: ignored");
     cr_assert_eq(t.nt, 2, "streaming stores draining only");
     cr_assert_eq(t.sets, 3);
-    cr_assert_eq(t.minchk, 1024 * KIB, "below 64 KiB: ignored");
+    cr_assert_eq(t.minchk, 512 * KIB, "below 64 KiB: ignored");
     ch_rt_tuning_default(&t, 0);
     cr_assert_eq(t.threads, 1);
 }
