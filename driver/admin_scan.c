@@ -37,6 +37,8 @@ static cJSON *param_json(const ch_param *p)
         if (p->index_hi)
             cJSON_AddStringToObject(o, "index_hi", p->index_hi);
     }
+    if (p->is_perm)
+        cJSON_AddBoolToObject(o, "perm", 1);
     if (p->offsets_hi)
         cJSON_AddStringToObject(o, "offsets_hi", p->offsets_hi);
     if (p->has_range) {
@@ -94,6 +96,8 @@ static cJSON *clauses_json(const ch_clauses *c)
     }
     if (c->n_offsets)
         cJSON_AddItemToObject(o, "offsets", pairs_json(c->offsets, c->n_offsets));
+    if (c->n_perms)
+        cJSON_AddItemToObject(o, "perm", pairs_json(c->perms, c->n_perms));
     if (c->sample)
         cJSON_AddStringToObject(o, "sample", c->sample);
     return o;

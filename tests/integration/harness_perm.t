@@ -108,6 +108,12 @@ ok $? "a compound store's indices are in range, not distinct (a histogram)"
 # --- a scatter through a helper: perm() says the values are a permutation
 entry scatter_h "y[at(perm, i)] = x[i]" "perm(perm: n)" > scatter_h.c
 is "$(perm_fields scatter_h.c)" "n True" "perm(perm: n) makes perm a permutation of 0..n-1"
+"$CH_CC_BIN" --harness-list scatter_h.c | python3 -c '
+import json, sys
+e = json.load(sys.stdin)[0]
+p = {q["name"]: q for q in e["params"]}["perm"]
+assert e["clauses"]["perm"] == {"perm": "n"} and p["perm"] is True, e'
+ok $? "--harness-list shows the perm() clause and the parameter it makes a permutation"
 verifies scatter_h "y[perm[i]] = x[i]" "scatter through a helper, perm()"
 "$CH_CC_BIN" -O2 -c scatter_h.c -o scatter_h.o 2> sh.err; s=$?
 is "$s" 0 "the build with perm() succeeds"
