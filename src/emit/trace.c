@@ -4,6 +4,7 @@
  * call, in the GPU dispatcher's format, and calls the host path. One unit serves every
  * kernel-less entry of a file (one compile); its text comes from the embedded templates
  * src/emit/templates/trace_*.c.in. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,12 +182,113 @@ static char *size_statement(const char *expr)
     return ch_strbuf_detach(&sb);
 }
 
+/* Whether name is one of e's parameters. */
+static int is_param(const ch_entry *e, const char *name, size_t len)
+{
+    for (size_t i = 0; i < e->n_params; i++)
+        if (strlen(e->params[i].name) == len && strncmp(e->params[i].name, name, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* A reader of plain integer arithmetic over an entry's parameters (plain_arithmetic). */
+typedef struct arith {
+    const ch_entry *e;
+    const char *p;
+    int depth;
+} arith;
+
+static void arith_space(arith *a)
+{
+    while (*a->p == ' ' || *a->p == '\t')
+        a->p++;
+}
+
+static int arith_expr(arith *a);
+
+/* term := number | parameter | ( expr ) | - term | + term */
+static int arith_term(arith *a)
+{
+    arith_space(a);
+    const char *b = a->p;
+    if (*b == '-' || *b == '+') {
+        a->p++;
+        return arith_term(a);
+    }
+    if (*b == '(') {
+        if (++a->depth > 64)
+            return 0;
+        a->p++;
+        if (!arith_expr(a))
+            return 0;
+        arith_space(a);
+        if (*a->p != ')')
+            return 0;
+        a->p++;
+        a->depth--;
+        return 1;
+    }
+    if (isdigit((unsigned char)*b)) {
+        while (isalnum((unsigned char)*a->p))
+            a->p++;
+        return 1;
+    }
+    if (isalpha((unsigned char)*b) || *b == '_') {
+        while (isalnum((unsigned char)*a->p) || *a->p == '_')
+            a->p++;
+        return is_param(a->e, b, (size_t)(a->p - b));
+    }
+    return 0;
+}
+
+/* expr := term (op term)*, op one of + - * / % << >> */
+static int arith_expr(arith *a)
+{
+    if (!arith_term(a))
+        return 0;
+    for (;;) {
+        arith_space(a);
+        const char *op = a->p;
+        if ((op[0] == '<' && op[1] == '<') || (op[0] == '>' && op[1] == '>'))
+            a->p += 2;
+        else if (*op && strchr("+-*/%", *op))
+            a->p++;
+        else
+            return 1;
+        if (!arith_term(a))
+            return 0;
+    }
+}
+
+/* Whether expr is plain integer arithmetic of e's parameters: numbers, parameter names,
+ * + - * / % << >> and parentheses. An entry without a kernel was never checked (a refused or
+ * pending one, or one whose pragma is garbage), so its extents may hold anything; pasted into
+ * the trace unit they must not stop the build. */
+static int plain_arithmetic(const ch_entry *e, const char *expr)
+{
+    arith a = {e, expr, 0};
+    if (!arith_expr(&a))
+        return 0;
+    arith_space(&a);
+    return *a.p == '\0';
+}
+
+/* Whether every buffer's extent is plain arithmetic of the parameters. */
+static int extents_plain(const ch_entry *e)
+{
+    for (size_t i = 0; i < e->n_params; i++)
+        if (e->params[i].role != CH_ROLE_SCALAR && e->params[i].extent &&
+            !plain_arithmetic(e, e->params[i].extent))
+            return 0;
+    return 1;
+}
+
 /* The traced call's size: the GPU dispatcher's measure (ch_emit_size_expr) computed from the
  * parameters, or -1 when no extent allows it. *about says what it measures (malloc'd). */
 static char *size_of_call(const ch_entry *e, char **about)
 {
     char *plain = NULL, *c_expr = NULL;
-    if (ch_emit_size_expr(e, &plain, &c_expr) != 0) {
+    if (!extents_plain(e) || ch_emit_size_expr(e, &plain, &c_expr) != 0) {
         *about = ch_xstrdup("A traced call's size is unknown: an extent is not plain arithmetic "
                             "of the parameters.");
         return size_statement("-1.0");
