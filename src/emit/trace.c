@@ -182,13 +182,15 @@ static char *size_statement(const char *expr)
     return ch_strbuf_detach(&sb);
 }
 
-/* Whether name is one of e's parameters. */
+/* Whether the len bytes at name are one of e's parameters (ch_entry_param). */
 static int is_param(const ch_entry *e, const char *name, size_t len)
 {
-    for (size_t i = 0; i < e->n_params; i++)
-        if (strlen(e->params[i].name) == len && strncmp(e->params[i].name, name, len) == 0)
-            return 1;
-    return 0;
+    char word[256];
+    if (len >= sizeof word)
+        return 0;
+    memcpy(word, name, len);
+    word[len] = '\0';
+    return ch_entry_param(e, word) != NULL;
 }
 
 /* A reader of plain integer arithmetic over an entry's parameters (plain_arithmetic). */

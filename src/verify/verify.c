@@ -357,6 +357,29 @@ static int sandbox_run(ch_verifier *v, const ch_sandbox_opts *so, char *const *a
     return rc;
 }
 
+/* Takes the GPU lock (shared or exclusive) into *lk for rep's candidate and adds the wait to
+ * its details (gpu_lock.shared_wait_seconds or exclusive_wait_seconds). A lock file that cannot
+ * be had is noted once and the run goes on (its times may be off); the process-wide part is
+ * held either way, so the caller always releases *lk. */
+static void gpu_lock_take(ch_verifier *v, int exclusive, ch_verify_report *rep, ch_gpu_lock *lk)
+{
+    double t0 = now();
+    ch_error lerr;
+    int failed = ch_gpu_lock_acquire(v->s.gpu_lock, exclusive, lk, &lerr) != 0;
+    double waited = now() - t0;
+    cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
+    if (!gl)
+        gl = cJSON_AddObjectToObject(rep->details, "gpu_lock");
+    if (failed && !cJSON_GetObjectItemCaseSensitive(gl, "error"))
+        cJSON_AddStringToObject(gl, "error", lerr.msg);
+    const char *key = exclusive ? "exclusive_wait_seconds" : "shared_wait_seconds";
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(gl, key);
+    if (w)
+        cJSON_SetNumberValue(w, w->valuedouble + waited);
+    else
+        cJSON_AddNumberToObject(gl, key, waited);
+}
+
 /* A functional run on the GPU (smoke, correctness, sanitizer) under a shared hold of the GPU
  * lock, taken for this run alone: the work around it (reference outputs, inputs written,
  * outputs compared) holds nothing. A shared hold keeps a timing run off the GPU meanwhile, and
@@ -367,24 +390,10 @@ static int sandbox_run(ch_verifier *v, const ch_sandbox_opts *so, char *const *a
 static int gpu_shared_run(ch_verifier *v, const ch_sandbox_opts *so, char *const *argv,
                           ch_proc_result *pr, ch_verify_report *rep, ch_error *err)
 {
-    double t0 = now();
     ch_gpu_lock lk;
-    ch_error lerr;
-    int locked = ch_gpu_lock_acquire(v->s.gpu_lock, 0, &lk, &lerr) == 0;
-    double waited = now() - t0;
+    gpu_lock_take(v, 0, rep, &lk);
     int rc = sandbox_run(v, so, argv, pr, err);
-    if (locked)
-        ch_gpu_lock_release(&lk);
-    cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
-    if (!gl)
-        gl = cJSON_AddObjectToObject(rep->details, "gpu_lock");
-    if (!locked && !cJSON_GetObjectItemCaseSensitive(gl, "error"))
-        cJSON_AddStringToObject(gl, "error", lerr.msg); /* ran anyway: times may be off */
-    cJSON *w = cJSON_GetObjectItemCaseSensitive(gl, "shared_wait_seconds");
-    if (w)
-        cJSON_SetNumberValue(w, w->valuedouble + waited);
-    else
-        cJSON_AddNumberToObject(gl, "shared_wait_seconds", waited);
+    ch_gpu_lock_release(&lk);
     return rc;
 }
 
@@ -1523,7 +1532,8 @@ static int perf_prepare(ch_verifier *v, const char *work, uint64_t seed, ch_veri
     return rc;
 }
 
-/* The performance stage on the inputs perf_prepare wrote (b: the tune set's bytes). */
+/* The performance stage on the inputs perf_prepare wrote (tune_bytes: what a call at the tune
+ * size moves). */
 static int stage_perf(ch_verifier *v, const char *work, const char *prog, int dev,
                       const ch_verify_bytes *tune_bytes, ch_verify_report *rep, ch_error *err)
 {
@@ -1779,20 +1789,13 @@ static void mem_release(ch_verifier *v, double bytes)
     pthread_mutex_unlock(&v->mu);
 }
 
-/* Stages from..to under the GPU lock (shared or exclusive); the wait goes into the details. */
-static int run_locked(ch_verifier *v, ch_verify_build *b, const char *src, int from, int to,
-                      int exclusive, ch_verify_report *rep, ch_error *err)
+/* Stages from..to with the GPU alone (the timing stages; functional runs take shared holds of
+ * their own, gpu_shared_run); the wait goes into the details. */
+static int run_exclusive(ch_verifier *v, ch_verify_build *b, const char *src, int from, int to,
+                         ch_verify_report *rep, ch_error *err)
 {
-    cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
-    if (!gl)
-        gl = cJSON_AddObjectToObject(rep->details, "gpu_lock");
-    double t0 = now();
     ch_gpu_lock lk;
-    ch_error lerr;
-    if (ch_gpu_lock_acquire(v->s.gpu_lock, exclusive, &lk, &lerr) != 0)
-        cJSON_AddStringToObject(gl, "error", lerr.msg); /* runs anyway: times may be off */
-    cJSON_AddNumberToObject(gl, exclusive ? "exclusive_wait_seconds" : "shared_wait_seconds",
-                            now() - t0);
+    gpu_lock_take(v, 1, rep, &lk);
     int failed = run_stages(v, b, src, from, to, rep, err);
     ch_gpu_lock_release(&lk);
     return failed;
@@ -1812,7 +1815,7 @@ int ch_verifier_test(ch_verifier *v, ch_verify_build *b, const char *src, ch_ver
         /* inputs are made outside the exclusive hold (perf_prepare says why) */
         failed = perf_prepare(v, b->work, rep->seed, &b->tune_bytes, err);
         if (failed == 0)
-            failed = run_locked(v, b, src, CH_STAGE_PERF, b->last, 1, rep, err);
+            failed = run_exclusive(v, b, src, CH_STAGE_PERF, b->last, rep, err);
     }
     if (failed < 0) {
         ch_verify_build_free(v, b, NULL);
