@@ -2,6 +2,7 @@
  * value ranges and tolerances by type, the reference snippet, and the size sets (smoke 1/2/3,
  * odd correctness sizes, a tune size of about 256 MiB of buffers with bounded reference work,
  * the work estimated from loop trip counts in the body IR). Same entry, same checklist. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,10 +303,129 @@ static double estimate_work(const ch_checklist *c, const ch_ir *body, const ch_c
 /* ---- size sets ---- */
 
 typedef struct sizeplan {
-    ch_strvec ext;  /* size parameters used by extents / index bounds, in parameter order */
-    ch_strvec loop; /* size parameters used only by loop bounds (time steps, repeats) */
-    int degree;     /* most size parameters in one extent: the entry's dimensionality */
+    ch_strvec ext;       /* size parameters used by extents / index bounds, in parameter order */
+    ch_strvec loop;      /* size parameters used only by loop bounds (time steps, repeats) */
+    long long *loop_cap; /* per loop: the largest tune value (loop_caps) */
+    int degree;          /* most size parameters in one extent: the entry's dimensionality */
 } sizeplan;
+
+/* ---- loop-only sizes bounded by fixed dimensions ---- */
+
+/* A loop-only size is either a count of repeats (time steps: nothing bounds it, the tune set
+ * takes LOOP_ONLY_TUNE) or the length of a loop whose counter subscripts a dimension of a
+ * fixed-size array (PolyBench's `for (i = 0; i < ni; i++) C[i][j]` with `double C[1000][1100]`):
+ * then the array's dimension is its largest valid value, and the size a caller uses. Taking
+ * 100 there made the tune set a thousand times less work than the calls (gemm timed at
+ * ni = nj = nk = 100 against copies of the whole fixed arrays), so the GPU never won a measured
+ * point and the dispatcher kept the host path at every size. */
+
+/* The constant value of a dimension expression, or -1. */
+static long long const_dim(const char *dim)
+{
+    ch_ck_size none = {0};
+    long long v = -1;
+    ch_error ignored;
+    if (!dim || !*dim || ch_checklist_eval(dim, &none, &v, &ignored) != 0)
+        return -1;
+    return v;
+}
+
+/* The offset c when ir is VAR var, var + c or var - c (c a literal); 0 when it is not. */
+static int counter_offset(const ch_ir *ir, const char *var, long long *c)
+{
+    if (ir && ir->kind == CH_IR_VAR && ir->text && strcmp(ir->text, var) == 0) {
+        *c = 0;
+        return 1;
+    }
+    if (!ir || ir->kind != CH_IR_BINARY || ir->nkids != 2 || !ir->text || !ir->kids[0] ||
+        !ir->kids[1] || ir->kids[0]->kind != CH_IR_VAR || !ir->kids[0]->text ||
+        strcmp(ir->kids[0]->text, var) != 0 || ir->kids[1]->kind != CH_IR_INT_LIT)
+        return 0;
+    if (strcmp(ir->text, "+") == 0)
+        *c = ir->kids[1]->ival;
+    else if (strcmp(ir->text, "-") == 0)
+        *c = -ir->kids[1]->ival;
+    else
+        return 0;
+    return 1;
+}
+
+/* The smallest bound on var's values from its uses as a subscript of a fixed dimension of a
+ * parameter array within ir (var + c < dim: var < dim - c), into *cap (unchanged when none). */
+static void subscript_cap(const ch_entry *e, const ch_ir *ir, const char *var, long long *cap)
+{
+    if (!ir)
+        return;
+    if (ir->kind == CH_IR_INDEX) {
+        /* A[i0][i1]...: the chain's depth from its base gives each subscript's dimension */
+        size_t depth = 0;
+        const ch_ir *base = ir;
+        while (base && base->kind == CH_IR_INDEX && base->nkids == 2) {
+            depth++;
+            base = base->kids[0];
+        }
+        const ch_param *p = base && base->kind == CH_IR_VAR && base->param_index >= 0 &&
+                                    (size_t)base->param_index < e->n_params
+                                ? &e->params[base->param_index]
+                                : NULL;
+        size_t d = depth;
+        for (const ch_ir *at = ir; at && at->kind == CH_IR_INDEX && at->nkids == 2;
+             at = at->kids[0]) {
+            d--; /* at's subscript is dimension d */
+            long long c, dim;
+            if (p && p->ndims == depth && counter_offset(at->kids[1], var, &c) &&
+                (dim = const_dim(p->dims[d])) > 0 && dim - c < *cap)
+                *cap = dim - c;
+        }
+    }
+    for (size_t i = 0; i < ir->nkids; i++)
+        subscript_cap(e, ir->kids[i], var, cap);
+}
+
+/* For each `for (v = start; v < P; ...)` (or `<=`) in ir whose bound is the loop-only size P
+ * (sp->loop[k]), the caps that v's subscripts of fixed dimensions put on P. */
+static void loop_caps_in(const ch_entry *e, const ch_ir *ir, sizeplan *sp)
+{
+    if (!ir)
+        return;
+    const ch_ir *cond = ir->kind == CH_IR_FOR && ir->nkids > 3 ? ir->kids[1] : NULL;
+    if (cond && cond->kind == CH_IR_BINARY && cond->nkids == 2 && cond->text && cond->kids[0] &&
+        cond->kids[0]->kind == CH_IR_VAR && cond->kids[1] && cond->kids[1]->kind == CH_IR_VAR &&
+        (strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0)) {
+        const char *var = cond->kids[0]->text, *bound = cond->kids[1]->text;
+        for (size_t k = 0; k < sp->loop.len; k++) {
+            if (strcmp(sp->loop.items[k], bound) != 0)
+                continue;
+            long long cap = LLONG_MAX;
+            subscript_cap(e, ir->kids[3], var, &cap);
+            if (cap != LLONG_MAX && strcmp(cond->text, "<=") == 0)
+                cap--; /* v takes P itself */
+            if (cap != LLONG_MAX && (sp->loop_cap[k] == LOOP_ONLY_TUNE || cap < sp->loop_cap[k]))
+                sp->loop_cap[k] = cap < 1 ? 1 : cap;
+        }
+    }
+    for (size_t i = 0; i < ir->nkids; i++)
+        loop_caps_in(e, ir->kids[i], sp);
+}
+
+/* sp->loop_cap: LOOP_ONLY_TUNE for repeats, a fixed dimension for a loop length over one. */
+static void loop_caps(const ch_entry *e, sizeplan *sp)
+{
+    sp->loop_cap = ch_xcalloc(sp->loop.len ? sp->loop.len : 1, sizeof *sp->loop_cap);
+    for (size_t k = 0; k < sp->loop.len; k++)
+        sp->loop_cap[k] = LOOP_ONLY_TUNE;
+    loop_caps_in(e, e->body, sp);
+}
+
+/* The largest loop cap (the bisection's upper end for loop-only sizes). */
+static long long largest_loop_cap(const sizeplan *sp)
+{
+    long long hi = 1;
+    for (size_t k = 0; k < sp->loop.len; k++)
+        if (sp->loop_cap[k] > hi)
+            hi = sp->loop_cap[k];
+    return hi;
+}
 
 static void make_set(const sizeplan *sp, long long ext_base, int ext_stride, long long loop_v,
                      ch_ck_size *out)
@@ -314,7 +434,7 @@ static void make_set(const sizeplan *sp, long long ext_base, int ext_stride, lon
     for (size_t i = 0; i < sp->ext.len; i++)
         ch_ck_size_set(out, sp->ext.items[i], ext_base + (long long)i * ext_stride);
     for (size_t i = 0; i < sp->loop.len; i++)
-        ch_ck_size_set(out, sp->loop.items[i], loop_v);
+        ch_ck_size_set(out, sp->loop.items[i], loop_v < sp->loop_cap[i] ? loop_v : sp->loop_cap[i]);
 }
 
 static int set_ok(const ch_checklist *c, const ch_ck_size *s)
@@ -389,7 +509,8 @@ static void tune_set(const ch_ck_size *given, const sizeplan *sp, long long ext_
             ch_ck_size_set(out, sp->ext.items[i], ext_v);
     for (size_t i = 0; i < sp->loop.len; i++)
         if (ch_ck_size_get(given, sp->loop.items[i], NULL) != 0)
-            ch_ck_size_set(out, sp->loop.items[i], loop_v);
+            ch_ck_size_set(out, sp->loop.items[i],
+                           loop_v < sp->loop_cap[i] ? loop_v : sp->loop_cap[i]);
     for (size_t i = 0; i < given->n; i++)
         ch_ck_size_set(out, given->names[i], given->values[i]);
 }
@@ -436,7 +557,7 @@ static int derive_tune(ch_checklist *c, const ch_entry *e, const sizeplan *sp, c
         free_ext |= ch_ck_size_get(&given, sp->ext.items[i], NULL) != 0;
     for (size_t i = 0; i < sp->loop.len; i++)
         free_loop |= ch_ck_size_get(&given, sp->loop.items[i], NULL) != 0;
-    long long ext_v = 1, loop_v = LOOP_ONLY_TUNE;
+    long long ext_v = 1, loop_v = largest_loop_cap(sp);
     if (free_ext) {
         /* buffers about 256 MiB, then the work cap (with loop-only sizes at their default) */
         ext_v = fit(c, e->body, &given, sp, FIT_EXT, loop_v, 1LL << 40, TUNE_BYTES, INFINITY);
@@ -444,7 +565,8 @@ static int derive_tune(ch_checklist *c, const ch_entry *e, const sizeplan *sp, c
                     TUNE_WORK);
     }
     if (free_loop)
-        loop_v = fit(c, e->body, &given, sp, FIT_LOOP, ext_v, LOOP_ONLY_TUNE, INFINITY, TUNE_WORK);
+        loop_v =
+            fit(c, e->body, &given, sp, FIT_LOOP, ext_v, largest_loop_cap(sp), INFINITY, TUNE_WORK);
     tune_set(&given, sp, ext_v, loop_v, &c->tune);
     ch_ck_size_free(&given);
     return 0;
@@ -724,6 +846,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
     ch_strvec_init(&sp.ext);
     ch_strvec_init(&sp.loop);
     sp.degree = 0;
+    sp.loop_cap = NULL;
     ch_strvec all, tmp;
     ch_strvec_init(&all);
     for (size_t i = 0; i < e->n_params; i++) {
@@ -766,6 +889,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
     }
     ch_strvec_free(&tmp);
     ch_strvec_free(&all);
+    loop_caps(e, &sp);
 
     ch_strvec sizes;
     ch_strvec_init(&sizes);
@@ -780,6 +904,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
     rc = derive_tune(c, e, &sp, err);
     ch_strvec_free(&sp.ext);
     ch_strvec_free(&sp.loop);
+    free(sp.loop_cap);
     if (rc == 0 && ch_checklist_validate(c, err) != 0)
         rc = ch_error_prefix(err, "derived checklist of %s", e->name);
     if (rc != 0)

@@ -232,6 +232,38 @@ static void make_gather(ch_entry *e)
     e->body = block(loop("i", lit(0), var("n", 0), b));
 }
 
+/* PolyBench's shape: fixed arrays, sizes that only bound loops, and a time loop.
+ * void fixed(int tsteps, int ni, int nj, double C[40][1100], double A[40][1100]):
+ *   for t < tsteps: for i < ni: for j <= nj: C[i][j] += A[i + 1][j - 1] */
+static void make_fixed(ch_entry *e)
+{
+    start(e, "fixed", CH_KIND_C_DEF,
+          "void fixed(int tsteps, int ni, int nj, double C[40][1100], double A[40][1100])", NULL);
+    add_param(e, "tsteps", "int", CH_ROLE_SCALAR, CH_T_INT, CH_DIR_NONE, NULL);
+    add_param(e, "ni", "int", CH_ROLE_SCALAR, CH_T_INT, CH_DIR_NONE, NULL);
+    add_param(e, "nj", "int", CH_ROLE_SCALAR, CH_T_INT, CH_DIR_NONE, NULL);
+    const char *names[2] = {"C", "A"};
+    for (int k = 0; k < 2; k++) {
+        ch_param *a = add_param(e, names[k], "double [40][1100]", CH_ROLE_ARRAY, CH_T_DOUBLE,
+                                k ? CH_DIR_IN : CH_DIR_INOUT, "44000");
+        a->dims = ch_xcalloc(2, sizeof *a->dims);
+        a->dims[0] = ch_xstrdup("40");
+        a->dims[1] = ch_xstrdup("1100");
+        a->ndims = 2;
+    }
+    e->has_body = 1;
+    e->body_tokens = ch_xstrdup("{ for ( int t = 0 ; t < tsteps ; t ++ ) for ( int i = 0 ; i < ni "
+                                "; i ++ ) for ( int j = 0 ; j <= nj ; j ++ ) C [ i ] [ j ] += A [ "
+                                "i + 1 ] [ j - 1 ] ; }");
+    ch_ir *s = assign(
+        "+=", idx(idx(var("C", 3), var("i", -1)), var("j", -1)),
+        idx(idx(var("A", 4), bin("+", var("i", -1), lit(1))), bin("-", var("j", -1), lit(1))));
+    ch_ir *jl = loop("j", lit(0), var("nj", 2), s);
+    free(jl->kids[1]->text);
+    jl->kids[1]->text = ch_xstrdup("<=");
+    e->body = block(loop("t", lit(0), var("tsteps", 0), loop("i", lit(0), var("ni", 1), jl)));
+}
+
 static void make_vadd_decl(ch_entry *e)
 {
     start(e, "vadd", CH_KIND_SPEC_DECL,
@@ -503,6 +535,25 @@ Test(derive, gemm_work_cap)
     add_tune(&e, "n", "1 << 12");
     derive_ok(&e, &c);
     cr_assert_eq(sz(&c.tune, "n"), 4096); /* tune() wins over the cap */
+    ch_checklist_free(&c);
+    ch_entry_free(&e);
+}
+
+/* Sizes that bound loops over fixed dimensions tune at the largest valid value (the size a
+ * caller passes), not at the 100 of a time loop: ni < 40 - 1 (A[i + 1]), nj <= 1100 - 1 (C[i][j]
+ * with j <= nj); tsteps bounds no subscript and stays a count of repeats. */
+Test(derive, loop_sizes_over_fixed_dimensions)
+{
+    ch_entry e;
+    make_fixed(&e);
+    ch_checklist c;
+    derive_ok(&e, &c);
+    cr_assert_eq(sz(&c.tune, "ni"), 39);
+    cr_assert_eq(sz(&c.tune, "nj"), 1099);
+    cr_assert_eq(sz(&c.tune, "tsteps"), 100);
+    /* the small sets stay within the same bounds */
+    for (size_t i = 0; i < c.n_correctness; i++)
+        cr_assert_leq(sz(&c.correctness[i], "ni"), 39);
     ch_checklist_free(&c);
     ch_entry_free(&e);
 }
