@@ -141,4 +141,11 @@ C
 "$CH_CC_BIN" -O2 -c segsum.c -o segsum.o 2> seg.err; s=$?
 is "$s" 0 "the segmented sum builds"
 grep -q "inputs need a clause\|reference program" seg.err; is $? 1 "its reference runs on the synthesized segments"
+if have_gpu; then
+    grep -q "segsum: verified kernel linked" seg.err
+    is $? 0 "the segmented sum's kernel verifies on the inferred offsets"
+else
+    grep -q "segsum: host path linked: nothing can be verified here" seg.err
+    is $? 0 "the segmented sum's candidate waits for a GPU"
+fi
 done_testing
