@@ -43,7 +43,7 @@ typedef struct sanitized {
  * Which race each lock handles:
  * - mu: the memory budget of concurrent tests (mem_used, waited on with mem_cv), the
  *   calibration and host time measured once (both also run under the exclusive GPU lock, mu
- *   only makes the result visible to every thread), the fastest time so far (best_rank_ms),
+ *   only makes the result visible to every thread), the fastest times so far (best_*_ms),
  *   and the sanitizer verdicts (san);
  * - scaffold_mu: the scaffold object, compiled by the first build that needs it while the others
  *   wait (seconds: not under mu, so tests are not held up);
@@ -67,7 +67,8 @@ struct ch_verifier {
     double host_ms;
     int curve_host_timed; /* the host path at the curve's smallest and middle sets, likewise */
     double small_host_ms, mid_host_ms;
-    double best_rank_ms;         /* the fastest candidate timed so far (rank_ms), -1 before one */
+    double best_kernel_ms; /* the least resident kernel time and whole call timed so far, -1 */
+    double best_call_ms;   /* before one (fastest_so_far) */
     pthread_mutex_t scaffold_mu; /* held while the scaffold object is made (seconds) */
     pthread_t scaffold_tid;      /* makes it from ch_verifier_open on, beside the first builds */
     int scaffold_started, scaffold_rc;
@@ -137,7 +138,7 @@ int ch_verifier_open(const ch_verify_setup *s, ch_verifier **out, ch_error *err)
     ch_verifier *v = ch_xcalloc(1, sizeof *v);
     v->s = *s;
     pthread_mutex_init(&v->mu, NULL);
-    v->best_rank_ms = -1;
+    v->best_kernel_ms = v->best_call_ms = -1;
     pthread_mutex_init(&v->scaffold_mu, NULL);
     pthread_cond_init(&v->mem_cv, NULL);
     ch_verify_plan_make(s->checklist, &v->plan);
@@ -1583,19 +1584,22 @@ static int perf_prepare(ch_verifier *v, const char *work, uint64_t seed, ch_veri
     return rc;
 }
 
-/* Whether rep's time (what the evolution ranks by: the kernel's when resident, else the whole
- * call's) is the fastest this verifier has timed, recording it. The dispatch curve (two more
- * processes with the GPU alone) is measured only then: the winner, the only candidate whose
- * curve the dispatcher reads, is the fastest, so it was the fastest when it was timed. */
+/* Whether rep could be the evolution's winner by what it has timed so far, recording its times.
+ * The evolution ranks two candidates by their kernels' times when both were timed on resident
+ * data, else by their whole calls: so a winner had the least kernel time of the resident ones
+ * timed before it, or the least whole call of all of them. The dispatch curve (two more
+ * processes with the GPU alone) is measured only for such a candidate, and only the winner's
+ * curve is read. */
 static int fastest_so_far(ch_verifier *v, const ch_verify_report *rep)
 {
-    double ms = rep->kernel_resident ? rep->kernel_ms : rep->launcher_ms;
-    if (ms < 0)
-        return 1;
+    double kernel = rep->kernel_resident ? rep->kernel_ms : -1, call = rep->launcher_ms;
     pthread_mutex_lock(&v->mu);
-    int fastest = v->best_rank_ms < 0 || ms <= v->best_rank_ms;
-    if (fastest)
-        v->best_rank_ms = ms;
+    int fastest = (kernel >= 0 && (v->best_kernel_ms < 0 || kernel <= v->best_kernel_ms)) ||
+                  call < 0 || v->best_call_ms < 0 || call <= v->best_call_ms;
+    if (kernel >= 0 && (v->best_kernel_ms < 0 || kernel < v->best_kernel_ms))
+        v->best_kernel_ms = kernel;
+    if (call >= 0 && (v->best_call_ms < 0 || call < v->best_call_ms))
+        v->best_call_ms = call;
     pthread_mutex_unlock(&v->mu);
     return fastest;
 }
