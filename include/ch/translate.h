@@ -236,6 +236,10 @@ typedef struct ch_tr_cuda_opts {
      * multiply-adds (sm_80 and later) */
     int tile_mma;
     int *n_mma; /* when set, incremented per kernel printed so */
+    /* with tile_mma: tile_mma_stages tiles of each operand in flight (2 or more), copied to
+     * shared memory by cp.async, each warp's accumulators in its registers (tile_mma_pipe.c);
+     * 0: the tiles through registers, the sums through shared memory (tile_mma.c) */
+    int tile_mma_stages;
     /* 2-D kernels without block-wide steps: each thread runs `rows` consecutive values of the
      * outer mapped dimension (0 or 1: one), unrolled, so that loads shared by neighbouring
      * rows (a stencil's) are made once */

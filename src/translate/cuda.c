@@ -1743,6 +1743,7 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
     if (reserves)
         emit_reserve(out, n);
     tr_rowregs_support(out, code);
+    tr_mma_pipe_support(out, code);
 }
 
 /* NAME_reserve: the launchers' device buffers kept across calls. */

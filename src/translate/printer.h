@@ -81,4 +81,7 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent);
  * pr->o->transpose_tile points a side; 1 when it printed the kernel and its launch, 0 else. */
 int tr_print_transpose(printer *pr, isl_ast_node *mark, size_t fn, int indent);
 
+/* tile_mma_pipe.c's device helpers (cp.async, the fp64 mma) when code calls them. */
+void tr_mma_pipe_support(ch_strbuf *out, const char *code);
+
 #endif

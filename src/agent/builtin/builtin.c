@@ -24,6 +24,7 @@ typedef struct tr_variant {
     int flags;            /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS, CH_TR_WARP_ROWS */
     int block_private;    /* histograms through a per-block copy in shared memory */
     int mma;              /* fp64 tile sums on the tensor cores */
+    int mma_stages;       /* and their tiles in flight through cp.async (tile_mma_pipe.c) */
     int library;          /* a call to cuBLAS when the whole body is a GEMM (library.c) */
     ch_tr_precision prec; /* library: the arithmetic, proposed only when tol() admits it */
     int block_rows;       /* warp-per-row kernels on a block of block1 threads per row */
@@ -88,6 +89,12 @@ static const tr_variant tr_variants[] = {
      .row_regs = 16,
      .shape = {.block1 = 256, .bx = 32, .by = 8, .row_block = 1}},
     {.id = 13, .strategy = CH_TR_ISL_SCHEDULE, .transpose_tile = 64, .shape = PLAIN_256},
+    {.id = 14,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .mma = 1,
+     .mma_stages = 3,
+     .shape =
+         {.block1 = 256, .bx = 32, .by = 8, .tm = 128, .tn = 128, .tk = 16, .ty = 16, .tx = 16}},
 };
 /* The order they are proposed in, after the exact first variant: cuBLAS (the tenth and
  * eleventh, proposed only when the whole body is a GEMM, the eleventh only when tol() admits
@@ -106,8 +113,12 @@ static const tr_variant tr_variants[] = {
  * a row reach its arrays at the same element). The fourteenth, transposes alone through 64x64
  * tiles on 64x4 threads (16 elements a thread each way, where the sixth's 32x32 tiles on 32x8
  * threads move 4: more loads in flight a thread, a quarter of the blocks), comes next, before
- * the GEMM variants that also tile transposes (only when some kernel is a transpose). */
-static const size_t tr_order[] = {0, 12, 11, 13, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
+ * the GEMM variants that also tile transposes (only when some kernel is a transpose). The
+ * fifteenth, fp64 tile sums on the tensor cores in 128 x 128 tiles with three 16-deep tiles of
+ * each operand in flight (tile_mma_pipe.c: cp.async copies, each warp's 32 x 64 accumulators in
+ * registers), comes right before the ninth, where it applies (the ninth, one tile in flight
+ * through registers and the sums through shared memory, reached 36% of cuBLAS on the H200). */
+static const size_t tr_order[] = {0, 12, 11, 13, 9, 10, 14, 8, 5, 6, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
 #define SHAPE_MARK    "ch-cc shape: "
@@ -242,6 +253,9 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
         : tv->transpose_tile
             ? ch_xasprintf(", transposes in %dx%d tiles of %dx%d threads", tv->transpose_tile,
                            tv->transpose_tile, tv->transpose_tile, sh->block1 / tv->transpose_tile)
+        : tv->mma_stages
+            ? ch_xasprintf(", fp64 tile sums on tensor cores, %d tiles in flight (cp.async)",
+                           tv->mma_stages)
             : ch_xstrdup(tv->mma ? ", fp64 tile sums on tensor cores" : "");
     char *waves = sh->waves ? ch_xasprintf(", grids of %d waves", sh->waves) : ch_xstrdup("");
     char *shape = tv->walk ? bi_shape_text(sh) : NULL;
@@ -277,6 +291,7 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                          .rows = sh->rows,
                          .n_rows = &out->n_rows,
                          .tile_mma = tv->mma,
+                         .tile_mma_stages = tv->mma_stages,
                          .n_mma = &out->n_mma,
                          .block_rows = tv->block_rows,
                          .n_block_rows = &out->n_block_rows,
