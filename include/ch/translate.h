@@ -245,6 +245,12 @@ typedef struct ch_tr_cuda_opts {
      * rows (a stencil's) are made once */
     int rows;
     int *n_rows; /* when set, incremented per kernel printed with rows > 1 */
+    /* with rows > 1: each thread also runs a group of 16 bytes' worth of consecutive values of
+     * c1 (from a multiple of the group's size), its loads and stores 16-byte vectors where the
+     * addresses allow it (cols.c); only for a statement `X = e` whose accesses are at constant
+     * offsets from the column. 0: one value of c1 */
+    int cols;
+    int *n_cols; /* when set, incremented per kernel printed so */
     /* warp-per-row kernels (CH_TR_WARP_ROWS) run a block of block1 threads per row instead of
      * a warp: long rows (softmax over thousands of columns) get the loads in flight of a
      * block, and each reduction over the row is combined over the block (rowwise.c) */

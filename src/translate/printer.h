@@ -31,6 +31,10 @@ typedef struct printer {
     struct tr_rowregs *regs; /* such a kernel keeping its rows in registers (rowregs.c), owned
                                 while it prints, else NULL */
     int regs_on;             /* inside its registers' path */
+    struct tr_cols *colplan; /* a rows kernel whose threads also run groups of values of c1
+                                with vector loads (cols.c), owned while it prints, else NULL */
+    isl_ast_node *cols_for;  /* inside its c1 loop: that loop (borrowed), else NULL */
+    int cols_on;             /* inside its vector path */
 } printer;
 
 void tr_indent_to(ch_strbuf *out, int n);

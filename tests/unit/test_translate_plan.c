@@ -1314,3 +1314,88 @@ Test(translate_plan, no_pipelined_tensor_cores)
         free(src);
     }
 }
+
+/* The CUDA of a body with four rows a thread and 16 bytes of columns a thread (cols.c); how
+ * many kernels took the columns (malloc'd). */
+static char *cols_cuda(const char *clauses, const char *body, int *n_cols)
+{
+    int n_rows = 0;
+    *n_cols = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 4,
+                         .grid_cap = 1024,
+                         .rows = 4,
+                         .n_rows = &n_rows,
+                         .cols = 1,
+                         .n_cols = n_cols};
+    return cuda_with(clauses, body, CH_TR_ISL_SCHEDULE, &o);
+}
+
+static const char *const stencil5 =
+    "void f(int m, int n, const float *a, float *b)\n{\n"
+    "    for (int i = 1; i < m - 1; i++)\n"
+    "        for (int j = 1; j < n - 1; j++)\n"
+    "            b[i * n + j] = 0.2f * (a[i * n + j] + a[(i - 1) * n + j] + a[(i + 1) * n + j] +\n"
+    "                                   a[i * n + j - 1] + a[i * n + j + 1]);\n}\n";
+
+/* A 5-point stencil: groups of 4 columns from a multiple of 4, each access's window of float4
+ * vectors from the group's first column (the row's left neighbour: the vector before too, the
+ * right one: the vector after), the checks of alignment and bounds at run time, the results as
+ * one float4 store, and the value-by-value path; the grid's x counts 128 columns a block. In
+ * the PTX: 16-byte loads and stores, and no local memory (the windows are registers). */
+Test(translate_plan, stencil_columns_vectors)
+{
+    int n = 0;
+    char *src = cols_cuda("", stencil5, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "for (long long ch_q1 = ((1) >= 0 ? (1) / 4 : -((4 - 1 - (1)) / 4)) + ch_g1;; "
+                    "ch_q1 += ch_n1)");
+    expect_has(src, "ch_p3 = &a[i * n + j - 1] - (-1);");
+    expect_has(src, "((size_t)ch_p3 & 15) == 0 && ch_p3 + -4 >= a && ch_p3 + 4 <= a + ");
+    expect_has(src, "((size_t)ch_p4 & 15) == 0 && ch_p4 + 0 >= a && ch_p4 + 8 <= a + ");
+    expect_has(src, "const float4 ch_v = *(const float4 *)(ch_p3 + -4);");
+    expect_has(src, "ch_o[ch_t1] = __fmul_rn(0.2f, ch_w0[ch_t1 + 0] + ch_w1[ch_t1 + 0] + "
+                    "ch_w2[ch_t1 + 0] + ch_w3[ch_t1 + 3] + ch_w4[ch_t1 + 1]);");
+    expect_has(src, "*(float4 *)ch_q = make_float4(ch_o[0], ch_o[1], ch_o[2], ch_o[3]);");
+    expect_has(src, "b[i * n + j] = __fmul_rn(0.2f, a[i * n + j] + ");
+    expect_has(src, "ch_grid(f_blocks(ch_e1, 128, 1024LL), f_blocks(ch_e0, 16, 65535LL))");
+    char *ptx = ptx_of(src);
+    cr_expect(strstr(ptx, "ld.global.nc.v4.f32"), "%s", ptx);
+    cr_expect(strstr(ptx, "st.global.v4.f32"), "%s", ptx);
+    cr_expect(!strstr(ptx, ".local"), "%s", ptx);
+    free(ptx);
+    free(src);
+}
+
+/* Not in columns (the rows variant's kernel instead, nothing counted): a statement that reads
+ * the array it writes, a column subscript scaled (2 * j), a counter read outside a subscript,
+ * device pointers (which may alias), and a write at an offset from the column. */
+Test(translate_plan, no_stencil_columns)
+{
+    static const char *const bodies[] = {
+        "void f(int m, int n, float *b)\n{\n    for (int i = 1; i < m - 1; i++)\n"
+        "        for (int j = 1; j < n - 1; j++)\n"
+        "            b[i * n + j] = 0.5f * b[i * n + j];\n}\n",
+        "void f(int m, int n, const float *a, float *b)\n{\n    for (int i = 0; i < m; i++)\n"
+        "        for (int j = 0; j < n; j++)\n"
+        "            b[i * n + j] = a[i * 2 * n + 2 * j];\n}\n",
+        "void f(int m, int n, const float *a, float *b)\n{\n    for (int i = 0; i < m; i++)\n"
+        "        for (int j = 0; j < n; j++)\n"
+        "            b[i * n + j] = a[i * n + j] * j;\n}\n",
+        "void f(int m, int n, const float *a, float *b)\n{\n    for (int i = 0; i < m; i++)\n"
+        "        for (int j = 0; j < n - 1; j++)\n"
+        "            b[i * n + j + 1] = a[i * n + j];\n}\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+        int n = 0;
+        char *src = cols_cuda("", bodies[i], &n);
+        cr_expect_eq(n, 0, "body %zu:\n%s", i, src);
+        cr_expect(!strstr(src, "ch_q1"), "body %zu:\n%s", i, src);
+        free(src);
+    }
+    int n = 0;
+    char *src = cols_cuda("device", stencil5, &n);
+    cr_expect_eq(n, 0, "%s", src);
+    free(src);
+}
