@@ -1204,7 +1204,7 @@ Test(translate_plan, no_tensor_cores)
 /* The CUDA of a GEMM-like body in 128x128 tiles of 16x16 threads, 16 deep, with fp64 tile sums
  * on the tensor cores and `stages` tiles in flight (tile_mma_pipe.c); how many kernels went to
  * them (malloc'd). */
-static char *mma_pipe_cuda(const char *body, int stages, int *n_mma)
+static char *mma_pipe_cuda_m(const char *body, int tile_m, int stages, int *n_mma)
 {
     int n_tiled = 0;
     *n_mma = 0;
@@ -1212,7 +1212,7 @@ static char *mma_pipe_cuda(const char *body, int stages, int *n_mma)
                          .block2_x = 32,
                          .block2_y = 8,
                          .grid_cap = 1024,
-                         .tile_m = 128,
+                         .tile_m = tile_m,
                          .tile_n = 128,
                          .tile_k = 16,
                          .tile_ty = 16,
@@ -1222,6 +1222,11 @@ static char *mma_pipe_cuda(const char *body, int stages, int *n_mma)
                          .tile_mma_stages = stages,
                          .n_mma = n_mma};
     return cuda_with("", body, CH_TR_ISL_SCHEDULE, &o);
+}
+
+static char *mma_pipe_cuda(const char *body, int stages, int *n_mma)
+{
+    return mma_pipe_cuda_m(body, 128, stages, n_mma);
 }
 
 static const char *const dgemm_body =
@@ -1285,6 +1290,15 @@ Test(translate_plan, gemm_tensor_cores_pipelined_layouts)
     expect_has(src, "ch_fb[ch_j] = ch_sb[(ch_wn + ch_j * 8 + ch_lane / 4) * 20 + ch_kk + "
                     "ch_lane % 4];");
     expect_has(src, "+= ch_acc[ch_r][ch_c];");
+    free(src);
+    /* a neighbour the walk may ask for: 64 x 128 tiles (2 x 8 fragments a warp), 4 stages */
+    src = mma_pipe_cuda_m(dgemm_body, 64, 4, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "double ch_acc[2][16];");
+    char *ptx = ptx_of(src);
+    cr_expect_eq(count_of(ptx, "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"), 64, "%s", ptx);
+    cr_expect(!strstr(ptx, ".local"), "%s", ptx);
+    free(ptx);
     free(src);
 }
 
