@@ -13,8 +13,11 @@
  *
  * The checks at run time (cuda.c prints them): every vector's start is 16-byte aligned (the base
  * pointer and the row pitch) and every vector lies inside its array (a window past the first or
- * last element of an array would load elements the C code never reads), else the group's
- * values run one by one as in the rows variant. Legal: the points of a group are independent
+ * last element of an array would load elements the C code never reads). They are made first for
+ * the thread's whole group of rows: when all pass, the rows run in one unrolled loop without a
+ * branch, so that nvcc loads once the vectors neighbouring rows share (the row below's window is
+ * the next row's own); else row by row, and a row that fails runs its values one by one as in
+ * the rows variant. Legal: the points of a group are independent
  * (c1 carries no dependence, checked by isl), the statement writes X only, which it does not
  * read, and the arrays do not alias (host-pointer convention; device entries are not taken).
  * The statement must be `X = e` with X at offset 0 of the column, and e must read the counters

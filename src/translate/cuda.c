@@ -854,9 +854,11 @@ static void print_cols_windows(printer *pr, const tr_cols *c, int indent)
     }
 }
 
-/* The addresses of the group's first column and whether they allow the vector path: 16-byte
- * aligned, every vector of a window inside its array. */
-static void print_cols_addresses(printer *pr, isl_ast_node *node, const tr_cols *c, int indent)
+/* The addresses of the group's first column (declared when `decl`, else assigned) and whether
+ * they allow the vector path, and'ed into `flag`: 16-byte aligned, every vector of a window
+ * inside its array. */
+static void print_cols_addresses(printer *pr, isl_ast_node *node, const tr_cols *c, int indent,
+                                 int decl, const char *flag)
 {
     ch_strbuf *out = pr->out;
     const char *t = ch_scalar_name(c->elem);
@@ -865,20 +867,28 @@ static void print_cols_addresses(printer *pr, isl_ast_node *node, const tr_cols 
     isl_ast_expr_free(call);
     for (size_t i = 0; i < c->n_reads; i++) {
         tr_indent_to(out, indent);
-        ch_strbuf_addf(out, "ch_p%zu = &", i);
+        if (decl)
+            ch_strbuf_addf(out, "const %s *ch_p%zu = &", t, i);
+        else
+            ch_strbuf_addf(out, "ch_p%zu = &", i);
         tr_print_plain_expr(pr, c->reads[i].node, out);
         ch_strbuf_addf(out, " - (%ld);\n", c->reads[i].d);
     }
     tr_indent_to(out, indent);
-    ch_strbuf_adds(out, "ch_q = &");
+    if (decl)
+        ch_strbuf_addf(out, "%s *ch_q = &", t);
+    else
+        ch_strbuf_adds(out, "ch_q = &");
     tr_print_plain_expr(pr, c->target.node, out);
     ch_strbuf_adds(out, ";\n");
+    if (!flag)
+        return;
     tr_indent_to(out, indent);
-    ch_strbuf_adds(out, "ch_vec = ((size_t)ch_q & 15) == 0");
+    ch_strbuf_addf(out, "%s = %s && ((size_t)ch_q & 15) == 0", flag, flag);
     for (size_t i = 0; i < c->n_reads; i++) {
         const tr_cols_access *a = &c->reads[i];
         char *ext = tr_extent_text(a->pa);
-        ch_strbuf_addf(out, " &&\n");
+        ch_strbuf_adds(out, " &&\n");
         tr_indent_to(out, indent + 2);
         ch_strbuf_addf(out,
                        "((size_t)ch_p%zu & 15) == 0 && ch_p%zu + %d >= %s && ch_p%zu + %d <= %s + "
@@ -887,7 +897,36 @@ static void print_cols_addresses(printer *pr, isl_ast_node *node, const tr_cols 
         free(ext);
     }
     ch_strbuf_adds(out, ";\n");
-    (void)t;
+}
+
+/* The vector path: the windows' loads, the values of the group's columns, one 16-byte store. */
+static void print_cols_vector(printer *pr, const tr_cols *c, int indent)
+{
+    ch_strbuf *out = pr->out;
+    const char *t = ch_scalar_name(c->elem), *vt = c->elem == CH_T_DOUBLE ? "double2" : "float4";
+    print_cols_windows(pr, c, indent);
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "%s ch_o[%d];\n", t, c->v);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "#pragma unroll\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "for (int ch_t1 = 0; ch_t1 < %d; ch_t1++) {\n", c->v);
+    pr->cols_on = 1;
+    ch_cx cx = {.entry = pr->e,
+                .out = out,
+                .rename = rename_var,
+                .ctx = pr,
+                .exact_mul = 1,
+                .access = tr_cols_access_hook};
+    ch_cx_stmt(&cx, c->stmt->ir, indent + 1);
+    pr->cols_on = 0;
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "*(%s *)ch_q = make_%s(", vt, vt);
+    for (int e = 0; e < c->v; e++)
+        ch_strbuf_addf(out, "%sch_o[%d]", e ? ", " : "", e);
+    ch_strbuf_adds(out, ");\n");
 }
 
 /* The statement for the thread's group of values of c1 (from ch_c1): 16-byte loads and store
@@ -897,7 +936,7 @@ static void print_cols_user(printer *pr, isl_ast_node *node, int indent)
     ch_strbuf *out = pr->out;
     const tr_cols *c = pr->colplan;
     const ch_tr_stmt *s = c->stmt;
-    const char *t = ch_scalar_name(c->elem), *vt = c->elem == CH_T_DOUBLE ? "double2" : "float4";
+    const char *t = ch_scalar_name(c->elem);
     tr_indent_to(out, indent);
     ch_strbuf_addf(out,
                    "{ /* %s (%s:%u) for %d values of c1 from ch_c1: 16-byte loads and stores "
@@ -905,8 +944,6 @@ static void print_cols_user(printer *pr, isl_ast_node *node, int indent)
                    s->name, pr->e->file, s->line, c->v);
     tr_indent_to(out, indent);
     ch_strbuf_adds(out, "   * group is whole and the addresses allow them, else one by one */\n");
-    tr_indent_to(out, indent + 1);
-    ch_strbuf_addf(out, "const long long ch_c1 = ch_q1 * %d;\n", c->v);
     tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "int ch_vec = 1;\n");
     print_cols_in_loop(pr, "ch_c1", "ch_vec", 1, indent + 1);
@@ -925,34 +962,12 @@ static void print_cols_user(printer *pr, isl_ast_node *node, int indent)
     isl_id *id = isl_ast_expr_get_id(it);
     tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out, "const long long %s = ch_c1;\n", isl_id_get_name(id));
-    print_cols_addresses(pr, node, c, indent + 2);
+    print_cols_addresses(pr, node, c, indent + 2, 0, "ch_vec");
     tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "}\n");
     tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "if (ch_vec) {\n");
-    print_cols_windows(pr, c, indent + 2);
-    tr_indent_to(out, indent + 2);
-    ch_strbuf_addf(out, "%s ch_o[%d];\n", t, c->v);
-    tr_indent_to(out, indent + 2);
-    ch_strbuf_adds(out, "#pragma unroll\n");
-    tr_indent_to(out, indent + 2);
-    ch_strbuf_addf(out, "for (int ch_t1 = 0; ch_t1 < %d; ch_t1++) {\n", c->v);
-    pr->cols_on = 1;
-    ch_cx cx = {.entry = pr->e,
-                .out = out,
-                .rename = rename_var,
-                .ctx = pr,
-                .exact_mul = 1,
-                .access = tr_cols_access_hook};
-    ch_cx_stmt(&cx, s->ir, indent + 3);
-    pr->cols_on = 0;
-    tr_indent_to(out, indent + 2);
-    ch_strbuf_adds(out, "}\n");
-    tr_indent_to(out, indent + 2);
-    ch_strbuf_addf(out, "*(%s *)ch_q = make_%s(", vt, vt);
-    for (int e = 0; e < c->v; e++)
-        ch_strbuf_addf(out, "%sch_o[%d]", e ? ", " : "", e);
-    ch_strbuf_adds(out, ");\n");
+    print_cols_vector(pr, c, indent + 2);
     tr_indent_to(out, indent + 1);
     ch_strbuf_adds(out, "} else {\n");
     tr_indent_to(out, indent + 2);
@@ -979,6 +994,71 @@ static void print_cols_user(printer *pr, isl_ast_node *node, int indent)
     ch_strbuf_adds(out, "}\n");
     isl_id_free(id);
     isl_ast_expr_free(it);
+}
+
+/* The group's rows: when every row of the group is inside and every address allows it, the
+ * vector path of all rows in one unrolled loop without checks, so that nvcc loads once what
+ * neighbouring rows both read (the row below's window is this row's); else row by row, each
+ * checking its own (print_cols_user). */
+static void print_cols_rows(printer *pr, isl_ast_node *body, int indent)
+{
+    ch_strbuf *out = pr->out;
+    const tr_cols *c = pr->colplan;
+    isl_ast_node *f = pr->rows_for;
+    isl_ast_expr *cond = isl_ast_node_for_get_cond(f), *it = isl_ast_node_for_get_iterator(f);
+    isl_ast_expr *it1 = isl_ast_node_for_get_iterator(pr->cols_for);
+    isl_id *id = isl_ast_expr_get_id(it), *id1 = isl_ast_expr_get_id(it1);
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "const long long ch_c1 = ch_q1 * %d;\n", c->v);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "int ch_all = 1; /* the whole group, every address 16-byte aligned */\n");
+    print_cols_in_loop(pr, "ch_c1", "ch_all", 1, indent);
+    char *last = ch_xasprintf("ch_c1 + %d", c->v - 1);
+    print_cols_in_loop(pr, last, "ch_all", 0, indent);
+    free(last);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "#pragma unroll\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "for (int ch_t0 = 0; ch_t0 < %d; ch_t0++) {\n", pr->rows);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "const long long %s = ", isl_id_get_name(id));
+    print_row_value(pr, f, " + ch_t0");
+    ch_strbuf_adds(out, ";\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "ch_all = ch_all && (");
+    tr_print_expr(pr, out, cond);
+    ch_strbuf_adds(out, ");\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "if (ch_all) {\n");
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "const long long %s = ch_c1;\n", isl_id_get_name(id1));
+    print_cols_addresses(pr, body, c, indent + 2, 1, "ch_all");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "if (ch_all) { /* the group's rows without checks */\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "#pragma unroll\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "for (int ch_t0 = 0; ch_t0 < %d; ch_t0++) {\n", pr->rows);
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "const long long %s = ch_c1;\n", isl_id_get_name(id1));
+    print_cols_addresses(pr, body, c, indent + 2, 1, NULL);
+    print_cols_vector(pr, c, indent + 2);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "} else {\n");
+    print_rows_body(pr, body, indent + 1);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    isl_id_free(id);
+    isl_id_free(id1);
+    isl_ast_expr_free(it);
+    isl_ast_expr_free(it1);
+    isl_ast_expr_free(cond);
 }
 
 /* The c1 loop of a columns kernel: each thread runs groups of v values of c1 that start at a
@@ -1011,7 +1091,7 @@ static void print_cols_loop(printer *pr, isl_ast_node *node, const char *name, i
     isl_ast_node *body = isl_ast_node_for_get_body(node);
     int was = pr->covered[1];
     pr->covered[1] = 1;
-    print_rows_body(pr, body, indent + 1);
+    print_cols_rows(pr, body, indent + 1);
     pr->covered[1] = was;
     pr->cols_for = NULL;
     isl_ast_node_free(body);

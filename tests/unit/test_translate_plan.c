@@ -1355,8 +1355,9 @@ static const char *const stencil5 =
 
 /* A 5-point stencil: groups of 4 columns from a multiple of 4, each access's window of float4
  * vectors from the group's first column (the row's left neighbour: the vector before too, the
- * right one: the vector after), the checks of alignment and bounds at run time, the results as
- * one float4 store, and the value-by-value path; the grid's x counts 128 columns a block. In
+ * right one: the vector after), the checks of alignment and bounds at run time (for the whole
+ * group of rows, then row by row), the results as one float4 store, and the value-by-value
+ * path; the grid's x counts 128 columns a block. In
  * the PTX: 16-byte loads and stores, and no local memory (the windows are registers). */
 Test(translate_plan, stencil_columns_vectors)
 {
@@ -1372,6 +1373,9 @@ Test(translate_plan, stencil_columns_vectors)
     expect_has(src, "ch_o[ch_t1] = __fmul_rn(0.2f, ch_w0[ch_t1 + 0] + ch_w1[ch_t1 + 0] + "
                     "ch_w2[ch_t1 + 0] + ch_w3[ch_t1 + 3] + ch_w4[ch_t1 + 1]);");
     expect_has(src, "*(float4 *)ch_q = make_float4(ch_o[0], ch_o[1], ch_o[2], ch_o[3]);");
+    /* the rows of a whole group in one loop without checks (nvcc shares their windows) */
+    expect_has(src, "ch_all = ch_all && ((c0 < (m - 1)));");
+    expect_has(src, "if (ch_all) { /* the group's rows without checks */");
     expect_has(src, "b[i * n + j] = __fmul_rn(0.2f, a[i * n + j] + ");
     expect_has(src, "ch_grid(f_blocks(ch_e1, 128, 1024LL), f_blocks(ch_e0, 16, 65535LL))");
     char *ptx = ptx_of(src);
