@@ -236,11 +236,21 @@ typedef struct ch_tr_cuda_opts {
      * multiply-adds (sm_80 and later) */
     int tile_mma;
     int *n_mma; /* when set, incremented per kernel printed so */
+    /* with tile_mma: tile_mma_stages tiles of each operand in flight (2 or more), copied to
+     * shared memory by cp.async, each warp's accumulators in its registers (tile_mma_pipe.c);
+     * 0: the tiles through registers, the sums through shared memory (tile_mma.c) */
+    int tile_mma_stages;
     /* 2-D kernels without block-wide steps: each thread runs `rows` consecutive values of the
      * outer mapped dimension (0 or 1: one), unrolled, so that loads shared by neighbouring
      * rows (a stencil's) are made once */
     int rows;
     int *n_rows; /* when set, incremented per kernel printed with rows > 1 */
+    /* with rows > 1: each thread also runs a group of 16 bytes' worth of consecutive values of
+     * c1 (from a multiple of the group's size), its loads and stores 16-byte vectors where the
+     * addresses allow it (cols.c); only for a statement `X = e` whose accesses are at constant
+     * offsets from the column. 0: one value of c1 */
+    int cols;
+    int *n_cols; /* when set, incremented per kernel printed so */
     /* warp-per-row kernels (CH_TR_WARP_ROWS) run a block of block1 threads per row instead of
      * a warp: long rows (softmax over thousands of columns) get the loads in flight of a
      * block, and each reduction over the row is combined over the block (rowwise.c) */

@@ -33,6 +33,7 @@
 #include "ch/embed.h"
 #include "ch/translate.h"
 #include "printer.h"
+#include "cols.h"
 #include "rowregs.h"
 #include "rowwise.h"
 
@@ -416,21 +417,10 @@ static int is_row_counter(const printer *pr, isl_ast_expr *v, const char *t)
     return same;
 }
 
-void tr_print_user(printer *pr, isl_ast_node *node, int indent)
+/* The statement's C loop counters that it reads, bound from the instance's arguments. */
+static void print_bindings(printer *pr, isl_ast_expr *call, const ch_tr_stmt *s, int indent)
 {
     ch_strbuf *out = pr->out;
-    isl_ast_expr *call = isl_ast_node_user_get_expr(node);
-    isl_ast_expr *fn = isl_ast_expr_op_get_arg(call, 0);
-    isl_id *id = isl_ast_expr_get_id(fn);
-    size_t si = stmt_named(pr->m, isl_id_get_name(id));
-    isl_id_free(id);
-    isl_ast_expr_free(fn);
-    assert(si != (size_t)-1);
-    const ch_tr_stmt *s = &pr->m->stmts[si];
-    tr_indent_to(out, indent);
-    ch_strbuf_addf(out, "{ /* %s (%s:%u): ", s->name, pr->e->file, s->line);
-    tr_comment_text(out, s->text);
-    ch_strbuf_adds(out, " */\n");
     for (size_t i = 0; i < s->n_loops; i++) {
         const ch_tr_loop *l = &pr->m->loops[s->loops[i]];
         if (!uses_var(s, l->counter))
@@ -451,6 +441,30 @@ void tr_print_user(printer *pr, isl_ast_node *node, int indent)
         ch_strbuf_adds(out, ";\n");
         isl_ast_expr_free(v);
     }
+}
+
+static void print_cols_user(printer *pr, isl_ast_node *node, int indent);
+
+void tr_print_user(printer *pr, isl_ast_node *node, int indent)
+{
+    if (pr->colplan && pr->cols_for && !pr->cols_on) {
+        print_cols_user(pr, node, indent);
+        return;
+    }
+    ch_strbuf *out = pr->out;
+    isl_ast_expr *call = isl_ast_node_user_get_expr(node);
+    isl_ast_expr *fn = isl_ast_expr_op_get_arg(call, 0);
+    isl_id *id = isl_ast_expr_get_id(fn);
+    size_t si = stmt_named(pr->m, isl_id_get_name(id));
+    isl_id_free(id);
+    isl_ast_expr_free(fn);
+    assert(si != (size_t)-1);
+    const ch_tr_stmt *s = &pr->m->stmts[si];
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "{ /* %s (%s:%u): ", s->name, pr->e->file, s->line);
+    tr_comment_text(out, s->text);
+    ch_strbuf_adds(out, " */\n");
+    print_bindings(pr, call, s, indent);
     isl_ast_expr_free(call);
     int inner = indent + 1;
     /* a mapped dimension with a single value here: the thread at index 0 of it runs this */
@@ -780,6 +794,312 @@ static void print_rows_body(printer *pr, isl_ast_node *body, int indent)
     isl_ast_expr_free(it);
 }
 
+/* --- groups of values of c1 with 16-byte loads (the columns variant, cols.c) --- */
+
+/* `const long long c1 = <value>; ch_vec = ch_vec && (cond);` in a block: whether that value of
+ * the group's c1 loop passes the loop's bounds (lower ones too when `lower`). */
+static void print_cols_in_loop(printer *pr, const char *value, const char *flag, int lower,
+                               int indent)
+{
+    ch_strbuf *out = pr->out;
+    isl_ast_node *f = pr->cols_for;
+    isl_ast_expr *it = isl_ast_node_for_get_iterator(f), *init = isl_ast_node_for_get_init(f);
+    isl_ast_expr *cond = isl_ast_node_for_get_cond(f);
+    isl_id *id = isl_ast_expr_get_id(it);
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "{\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "const long long %s = %s;\n", isl_id_get_name(id), value);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "%s = %s && ", flag, flag);
+    if (lower) {
+        ch_strbuf_addf(out, "%s >= ", isl_id_get_name(id));
+        tr_print_expr(pr, out, init);
+        ch_strbuf_adds(out, " && ");
+    }
+    ch_strbuf_adds(out, "(");
+    tr_print_expr(pr, out, cond);
+    ch_strbuf_adds(out, ");\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    isl_id_free(id);
+    isl_ast_expr_free(it);
+    isl_ast_expr_free(init);
+    isl_ast_expr_free(cond);
+}
+
+/* The vector path's loads: each read's window, vectors lo .. hi from its first column. */
+static void print_cols_windows(printer *pr, const tr_cols *c, int indent)
+{
+    ch_strbuf *out = pr->out;
+    const char *t = ch_scalar_name(c->elem), *vt = c->elem == CH_T_DOUBLE ? "double2" : "float4";
+    for (size_t i = 0; i < c->n_reads; i++) {
+        const tr_cols_access *a = &c->reads[i];
+        tr_indent_to(out, indent);
+        ch_strbuf_addf(out, "%s ch_w%zu[%d];\n", t, i, (a->hi - a->lo + 1) * c->v);
+        for (int m = a->lo; m <= a->hi; m++) {
+            tr_indent_to(out, indent);
+            ch_strbuf_addf(out, "{\n");
+            tr_indent_to(out, indent + 1);
+            ch_strbuf_addf(out, "const %s ch_v = *(const %s *)(ch_p%zu + %d);\n", vt, vt, i,
+                           m * c->v);
+            for (int e = 0; e < c->v; e++) {
+                tr_indent_to(out, indent + 1);
+                ch_strbuf_addf(out, "ch_w%zu[%d] = ch_v.%c;\n", i, (m - a->lo) * c->v + e,
+                               "xyzw"[e]);
+            }
+            tr_indent_to(out, indent);
+            ch_strbuf_addf(out, "}\n");
+        }
+    }
+}
+
+/* The addresses of the group's first column (declared when `decl`, else assigned) and whether
+ * they allow the vector path, and'ed into `flag`: 16-byte aligned, every vector of a window
+ * inside its array. */
+static void print_cols_addresses(printer *pr, isl_ast_node *node, const tr_cols *c, int indent,
+                                 int decl, const char *flag)
+{
+    ch_strbuf *out = pr->out;
+    const char *t = ch_scalar_name(c->elem);
+    isl_ast_expr *call = isl_ast_node_user_get_expr(node);
+    print_bindings(pr, call, c->stmt, indent - 1);
+    isl_ast_expr_free(call);
+    for (size_t i = 0; i < c->n_reads; i++) {
+        tr_indent_to(out, indent);
+        if (decl)
+            ch_strbuf_addf(out, "const %s *ch_p%zu = &", t, i);
+        else
+            ch_strbuf_addf(out, "ch_p%zu = &", i);
+        tr_print_plain_expr(pr, c->reads[i].node, out);
+        ch_strbuf_addf(out, " - (%ld);\n", c->reads[i].d);
+    }
+    tr_indent_to(out, indent);
+    if (decl)
+        ch_strbuf_addf(out, "%s *ch_q = &", t);
+    else
+        ch_strbuf_adds(out, "ch_q = &");
+    tr_print_plain_expr(pr, c->target.node, out);
+    ch_strbuf_adds(out, ";\n");
+    if (!flag)
+        return;
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "%s = %s && ((size_t)ch_q & 15) == 0", flag, flag);
+    for (size_t i = 0; i < c->n_reads; i++) {
+        const tr_cols_access *a = &c->reads[i];
+        char *ext = tr_extent_text(a->pa);
+        ch_strbuf_adds(out, " &&\n");
+        tr_indent_to(out, indent + 2);
+        ch_strbuf_addf(out,
+                       "((size_t)ch_p%zu & 15) == 0 && ch_p%zu + %d >= %s && ch_p%zu + %d <= %s + "
+                       "(size_t)(%s)",
+                       i, i, a->lo * c->v, a->pa->name, i, (a->hi + 1) * c->v, a->pa->name, ext);
+        free(ext);
+    }
+    ch_strbuf_adds(out, ";\n");
+}
+
+/* The vector path: the windows' loads, the values of the group's columns, one 16-byte store. */
+static void print_cols_vector(printer *pr, const tr_cols *c, int indent)
+{
+    ch_strbuf *out = pr->out;
+    const char *t = ch_scalar_name(c->elem), *vt = c->elem == CH_T_DOUBLE ? "double2" : "float4";
+    print_cols_windows(pr, c, indent);
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "%s ch_o[%d];\n", t, c->v);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "#pragma unroll\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "for (int ch_t1 = 0; ch_t1 < %d; ch_t1++) {\n", c->v);
+    pr->cols_on = 1;
+    ch_cx cx = {.entry = pr->e,
+                .out = out,
+                .rename = rename_var,
+                .ctx = pr,
+                .exact_mul = 1,
+                .access = tr_cols_access_hook};
+    ch_cx_stmt(&cx, c->stmt->ir, indent + 1);
+    pr->cols_on = 0;
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "*(%s *)ch_q = make_%s(", vt, vt);
+    for (int e = 0; e < c->v; e++)
+        ch_strbuf_addf(out, "%sch_o[%d]", e ? ", " : "", e);
+    ch_strbuf_adds(out, ");\n");
+}
+
+/* The statement for the thread's group of values of c1 (from ch_c1): 16-byte loads and store
+ * where the group is whole and the addresses allow it, else value by value (cols.c). */
+static void print_cols_user(printer *pr, isl_ast_node *node, int indent)
+{
+    ch_strbuf *out = pr->out;
+    const tr_cols *c = pr->colplan;
+    const ch_tr_stmt *s = c->stmt;
+    const char *t = ch_scalar_name(c->elem);
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out,
+                   "{ /* %s (%s:%u) for %d values of c1 from ch_c1: 16-byte loads and stores "
+                   "where the\n",
+                   s->name, pr->e->file, s->line, c->v);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "   * group is whole and the addresses allow them, else one by one */\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "int ch_vec = 1;\n");
+    print_cols_in_loop(pr, "ch_c1", "ch_vec", 1, indent + 1);
+    char *last = ch_xasprintf("ch_c1 + %d", c->v - 1);
+    print_cols_in_loop(pr, last, "ch_vec", 0, indent + 1);
+    free(last);
+    for (size_t i = 0; i < c->n_reads; i++) {
+        tr_indent_to(out, indent + 1);
+        ch_strbuf_addf(out, "const %s *ch_p%zu = NULL;\n", t, i);
+    }
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "%s *ch_q = NULL;\n", t);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "if (ch_vec) {\n");
+    isl_ast_expr *it = isl_ast_node_for_get_iterator(pr->cols_for);
+    isl_id *id = isl_ast_expr_get_id(it);
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "const long long %s = ch_c1;\n", isl_id_get_name(id));
+    print_cols_addresses(pr, node, c, indent + 2, 0, "ch_vec");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "if (ch_vec) {\n");
+    print_cols_vector(pr, c, indent + 2);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "} else {\n");
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_adds(out, "#pragma unroll\n");
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "for (int ch_t1 = 0; ch_t1 < %d; ch_t1++) {\n", c->v);
+    tr_indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "int ch_in = 1;\n");
+    print_cols_in_loop(pr, "ch_c1 + ch_t1", "ch_in", 1, indent + 3);
+    tr_indent_to(out, indent + 3);
+    ch_strbuf_addf(out, "if (ch_in) {\n");
+    tr_indent_to(out, indent + 4);
+    ch_strbuf_addf(out, "const long long %s = ch_c1 + ch_t1;\n", isl_id_get_name(id));
+    pr->cols_on = 2; /* the statement as the rows variant prints it */
+    tr_print_user(pr, node, indent + 4);
+    pr->cols_on = 0;
+    tr_indent_to(out, indent + 3);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    isl_id_free(id);
+    isl_ast_expr_free(it);
+}
+
+/* The group's rows: when every row of the group is inside and every address allows it, the
+ * vector path of all rows in one unrolled loop without checks, so that nvcc loads once what
+ * neighbouring rows both read (the row below's window is this row's); else row by row, each
+ * checking its own (print_cols_user). */
+static void print_cols_rows(printer *pr, isl_ast_node *body, int indent)
+{
+    ch_strbuf *out = pr->out;
+    const tr_cols *c = pr->colplan;
+    isl_ast_node *f = pr->rows_for;
+    isl_ast_expr *cond = isl_ast_node_for_get_cond(f), *it = isl_ast_node_for_get_iterator(f);
+    isl_ast_expr *it1 = isl_ast_node_for_get_iterator(pr->cols_for);
+    isl_id *id = isl_ast_expr_get_id(it), *id1 = isl_ast_expr_get_id(it1);
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "const long long ch_c1 = ch_q1 * %d;\n", c->v);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "int ch_all = 1; /* the whole group, every address 16-byte aligned */\n");
+    print_cols_in_loop(pr, "ch_c1", "ch_all", 1, indent);
+    char *last = ch_xasprintf("ch_c1 + %d", c->v - 1);
+    print_cols_in_loop(pr, last, "ch_all", 0, indent);
+    free(last);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "#pragma unroll\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "for (int ch_t0 = 0; ch_t0 < %d; ch_t0++) {\n", pr->rows);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "const long long %s = ", isl_id_get_name(id));
+    print_row_value(pr, f, " + ch_t0");
+    ch_strbuf_adds(out, ";\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "ch_all = ch_all && (");
+    tr_print_expr(pr, out, cond);
+    ch_strbuf_adds(out, ");\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "if (ch_all) {\n");
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "const long long %s = ch_c1;\n", isl_id_get_name(id1));
+    print_cols_addresses(pr, body, c, indent + 2, 1, "ch_all");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "if (ch_all) { /* the group's rows without checks */\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "#pragma unroll\n");
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_addf(out, "for (int ch_t0 = 0; ch_t0 < %d; ch_t0++) {\n", pr->rows);
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_addf(out, "const long long %s = ch_c1;\n", isl_id_get_name(id1));
+    print_cols_addresses(pr, body, c, indent + 2, 1, NULL);
+    print_cols_vector(pr, c, indent + 2);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "}\n");
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "} else {\n");
+    print_rows_body(pr, body, indent + 1);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    isl_id_free(id);
+    isl_id_free(id1);
+    isl_ast_expr_free(it);
+    isl_ast_expr_free(it1);
+    isl_ast_expr_free(cond);
+}
+
+/* The c1 loop of a columns kernel: each thread runs groups of v values of c1 that start at a
+ * multiple of v (ch_q1 numbers them), grid-stride; a group whose first value fails the loop's
+ * upper bound ends them. Inside, the group's rows as in the rows variant. */
+static void print_cols_loop(printer *pr, isl_ast_node *node, const char *name, int indent)
+{
+    ch_strbuf *out = pr->out;
+    int v = pr->colplan->v;
+    isl_ast_expr *init = isl_ast_node_for_get_init(node);
+    ch_strbuf lo;
+    ch_strbuf_init(&lo);
+    tr_print_expr(pr, &lo, init);
+    isl_ast_expr_free(init);
+    ch_strbuf_addf(out,
+                   "for (long long ch_q1 = ((%s) >= 0 ? (%s) / %d : -((%d - 1 - (%s)) / %d)) + "
+                   "ch_g1;; ch_q1 += ch_n1) { /* %d values of %s a thread from a multiple of %d "
+                   "(grid-stride) */\n",
+                   lo.data, lo.data, v, v, lo.data, v, v, name, v);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "int ch_go = 1;\n");
+    pr->cols_for = node;
+    char *first = ch_xasprintf("ch_q1 * %d < (%s) ? (%s) : ch_q1 * %d", v, lo.data, lo.data, v);
+    print_cols_in_loop(pr, first, "ch_go", 0, indent + 1);
+    free(first);
+    tr_indent_to(out, indent + 1);
+    ch_strbuf_adds(out, "if (!ch_go)\n");
+    tr_indent_to(out, indent + 2);
+    ch_strbuf_adds(out, "break;\n");
+    isl_ast_node *body = isl_ast_node_for_get_body(node);
+    int was = pr->covered[1];
+    pr->covered[1] = 1;
+    print_cols_rows(pr, body, indent + 1);
+    pr->covered[1] = was;
+    pr->cols_for = NULL;
+    isl_ast_node_free(body);
+    tr_indent_to(out, indent);
+    ch_strbuf_adds(out, "}\n");
+    ch_strbuf_free(&lo);
+}
+
 static void print_for(printer *pr, isl_ast_node *node, int indent)
 {
     ch_strbuf *out = pr->out;
@@ -808,6 +1128,13 @@ static void print_for(printer *pr, isl_ast_node *node, int indent)
         ch_strbuf_adds(out, ";\n");
     } else if (lane && pr->regs_on) {
         tr_rowregs_loop_open(pr, node, name, indent);
+    } else if (q == 1 && pr->rows_for && pr->colplan) {
+        print_cols_loop(pr, node, name, indent);
+        isl_ast_expr_free(init);
+        isl_ast_node_free(body);
+        isl_ast_expr_free(it);
+        isl_id_free(id);
+        return;
     } else if (q == 0 && pr->rows > 1) {
         print_rows_loop(pr, node, name, indent);
         isl_ast_expr_free(init);
@@ -1344,6 +1671,74 @@ static int rows_of(const printer *pr, const ch_tr_kernel *k, isl_ast_node **mark
     return pr->o->rows;
 }
 
+/* What the columns variant needs of the kernel under mark (cols.c): its c1 loop steps by one
+ * and holds one statement instance, which reaches its arrays at constant offsets from the C
+ * counter bound to c1. */
+typedef struct cols_scan {
+    char c1[16];
+    int n_for, n_user, ok;
+    isl_ast_node *user; /* borrowed from the visit */
+} cols_scan;
+
+static isl_bool cols_visit(isl_ast_node *node, void *user)
+{
+    cols_scan *cs = user;
+    if (isl_ast_node_get_type(node) == isl_ast_node_user) {
+        cs->n_user++;
+        isl_ast_node_free(cs->user);
+        cs->user = isl_ast_node_copy(node);
+        return isl_bool_false;
+    }
+    if (isl_ast_node_get_type(node) != isl_ast_node_for)
+        return isl_bool_true;
+    isl_ast_expr *it = isl_ast_node_for_get_iterator(node);
+    isl_id *id = isl_ast_expr_get_id(it);
+    if (strcmp(isl_id_get_name(id), cs->c1) == 0) {
+        cs->n_for++;
+        isl_ast_expr *inc = isl_ast_node_for_get_inc(node);
+        isl_ast_node *body = isl_ast_node_for_get_body(node);
+        cs->ok = cs->ok && is_int(inc, 1) && isl_ast_node_get_type(body) == isl_ast_node_user;
+        isl_ast_expr_free(inc);
+        isl_ast_node_free(body);
+    }
+    isl_id_free(id);
+    isl_ast_expr_free(it);
+    return isl_bool_true;
+}
+
+static tr_cols *cols_plan_of(const printer *pr, const ch_tr_kernel *k, isl_ast_node *mark)
+{
+    cols_scan cs = {.ok = 1};
+    snprintf(cs.c1, sizeof cs.c1, "c%zu", k->depth + 1);
+    tr_cols *c = NULL;
+    if (isl_ast_node_foreach_descendant_top_down(mark, cols_visit, &cs) >= 0 && cs.ok &&
+        cs.n_for == 1 && cs.n_user == 1) {
+        isl_ast_expr *call = isl_ast_node_user_get_expr(cs.user);
+        isl_ast_expr *fn = isl_ast_expr_op_get_arg(call, 0);
+        isl_id *id = isl_ast_expr_get_id(fn);
+        size_t si = stmt_named(pr->m, isl_id_get_name(id));
+        const ch_tr_stmt *s = &pr->m->stmts[si];
+        const char *col = NULL;
+        for (size_t i = 0; i < s->n_loops; i++) {
+            isl_ast_expr *v = isl_ast_expr_op_get_arg(call, (int)i + 1);
+            if (isl_ast_expr_get_type(v) == isl_ast_expr_id) {
+                isl_id *vid = isl_ast_expr_get_id(v);
+                if (strcmp(isl_id_get_name(vid), cs.c1) == 0)
+                    col = pr->m->loops[s->loops[i]].counter;
+                isl_id_free(vid);
+            }
+            isl_ast_expr_free(v);
+        }
+        if (col)
+            c = tr_cols_plan(pr, s, col, 4);
+        isl_id_free(id);
+        isl_ast_expr_free(fn);
+        isl_ast_expr_free(call);
+    }
+    isl_ast_node_free(cs.user);
+    return c;
+}
+
 /* Emits one kernel function for marks[0..n) (several only when they are consecutive kernels
  * of one thread: one launch instead of many) into pr->kernels, and its launch at `indent`. */
 static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
@@ -1394,6 +1789,9 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     pr->rows = rows_of(pr, k, marks, n);
     if (pr->rows > 1 && pr->o->n_rows)
         (*pr->o->n_rows)++;
+    pr->colplan = pr->rows > 1 && pr->o->cols ? cols_plan_of(pr, k, marks[0]) : NULL;
+    if (pr->colplan && pr->o->n_cols)
+        (*pr->o->n_cols)++;
     for (int q = 0; q < k->n_mapped && !k->warp_rows; q++) {
         const char *ax = axis_of(k, q);
         if (q == 0 && pr->rows > 1) {
@@ -1529,7 +1927,8 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
         ch_strbuf_addf(out,
                        "const dim3 ch_block(%d, %d), ch_grid(%s_blocks(ch_e1, %d, %lldLL), "
                        "%s_blocks(ch_e0, %d, 65535LL));\n",
-                       pr->o->block2_x, pr->o->block2_y, e->name, pr->o->block2_x, pr->o->grid_cap,
+                       pr->o->block2_x, pr->o->block2_y, e->name,
+                       pr->o->block2_x * (pr->colplan ? pr->colplan->v : 1), pr->o->grid_cap,
                        e->name, pr->o->block2_y * (pr->rows > 1 ? pr->rows : 1));
     else if (k->n_mapped == 1)
         ch_strbuf_addf(out, "const dim3 ch_block(%d), ch_grid(%s_blocks(ch_e0%s, %d, %lldLL));\n",
@@ -1544,6 +1943,8 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     tr_close_launch(out, indent);
     pr->rows = 0;
     pr->block_rows = 0;
+    free(pr->colplan);
+    pr->colplan = NULL;
     tr_rowregs_free(pr->regs);
     pr->regs = NULL;
 }
@@ -1743,6 +2144,7 @@ static void emit_support(printer *pr, ch_strbuf *out, const char *code)
     if (reserves)
         emit_reserve(out, n);
     tr_rowregs_support(out, code);
+    tr_mma_pipe_support(out, code);
 }
 
 /* NAME_reserve: the launchers' device buffers kept across calls. */

@@ -31,6 +31,10 @@ typedef struct printer {
     struct tr_rowregs *regs; /* such a kernel keeping its rows in registers (rowregs.c), owned
                                 while it prints, else NULL */
     int regs_on;             /* inside its registers' path */
+    struct tr_cols *colplan; /* a rows kernel whose threads also run groups of values of c1
+                                with vector loads (cols.c), owned while it prints, else NULL */
+    isl_ast_node *cols_for;  /* inside its c1 loop: that loop (borrowed), else NULL */
+    int cols_on;             /* inside its vector path */
 } printer;
 
 void tr_indent_to(ch_strbuf *out, int n);
@@ -80,5 +84,8 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent);
 /* tile.c: a transpose (a write along c0, reads along c1) through shared-memory tiles of
  * pr->o->transpose_tile points a side; 1 when it printed the kernel and its launch, 0 else. */
 int tr_print_transpose(printer *pr, isl_ast_node *mark, size_t fn, int indent);
+
+/* tile_mma_pipe.c's device helpers (cp.async, the fp64 mma) when code calls them. */
+void tr_mma_pipe_support(ch_strbuf *out, const char *code);
 
 #endif

@@ -444,7 +444,7 @@ static const char *sum_rename(void *ctx, const char *name)
 }
 
 /* `const int i = (int)c0;` for the counters of the sum among `dims`. */
-static void bind(const gemm *g, ch_strbuf *out, int dims, int indent)
+void tile_bind(const gemm *g, ch_strbuf *out, int dims, int indent)
 {
     for (int d = 0; d < 3; d++)
         if ((dims & (1 << d)) && g->counter[d]) {
@@ -461,6 +461,10 @@ static void bind(const gemm *g, ch_strbuf *out, int dims, int indent)
  * two ways (on the H200 the 128 x 128 SGEMM tile went from 51% to 53% of cuBLAS by this alone). */
 static void print_offset(const gemm *g, ch_strbuf *out, int d)
 {
+    if (g->stages) {
+        tile_mma_pipe_offset(g, out, d);
+        return;
+    }
     const char *thread = d ? "threadIdx.x" : "threadIdx.y", *point = d ? "ch_c" : "ch_r";
     int threads = d ? g->tx : g->ty, per = d ? g->tn / g->tx : g->tm / g->ty;
     if (per <= g->run || per % g->run)
@@ -485,11 +489,13 @@ static void open_points(const gemm *g, ch_strbuf *out, int indent)
     tr_indent_to(out, indent);
     ch_strbuf_addf(out, "#pragma unroll\n");
     tr_indent_to(out, indent);
-    ch_strbuf_addf(out, "for (int ch_r = 0; ch_r < %d; ch_r++) {\n", g->tm / g->ty);
+    ch_strbuf_addf(out, "for (int ch_r = 0; ch_r < %d; ch_r++) {\n",
+                   g->stages ? tile_mma_pipe_points(g, 0) : g->tm / g->ty);
     tr_indent_to(out, indent + 1);
     ch_strbuf_addf(out, "#pragma unroll\n");
     tr_indent_to(out, indent + 1);
-    ch_strbuf_addf(out, "for (int ch_c = 0; ch_c < %d; ch_c++) {\n", g->tn / g->tx);
+    ch_strbuf_addf(out, "for (int ch_c = 0; ch_c < %d; ch_c++) {\n",
+                   g->stages ? tile_mma_pipe_points(g, 1) : g->tn / g->tx);
     print_offset_decl(g, out, 0, indent + 2);
     print_offset_decl(g, out, 1, indent + 2);
     tr_indent_to(out, indent + 2);
@@ -547,7 +553,7 @@ static int keeps_acc(const gemm *g)
 }
 
 /* The statements before the sum, X into the register and the block's range of c2. */
-static void print_prologue(gemm *g, ch_strbuf *out, const char *t)
+void tile_print_prologue(gemm *g, ch_strbuf *out, const char *t)
 {
     open_points(g, out, 2);
     if (keeps_acc(g)) {
@@ -559,7 +565,7 @@ static void print_prologue(gemm *g, ch_strbuf *out, const char *t)
     if (keeps_acc(g)) {
         tr_indent_to(out, 5);
         ch_strbuf_adds(out, "{ /* X into the register */\n");
-        bind(g, out, target_dims(g), 6);
+        tile_bind(g, out, target_dims(g), 6);
         tr_indent_to(out, 6);
         ch_strbuf_adds(out, "ch_acc[ch_r][ch_c] = ");
         ch_cx cx = {.entry = g->pr->e, .out = out};
@@ -680,7 +686,7 @@ static void print_vector_fetch(gemm *g, ch_strbuf *out, size_t i, const char *k0
         "                    if (%s <= ch_khi && ch_dx%s + ch_o%d - ch_lo%d < ch_e%d) {\n",
         t, w, w, g->it[2], k0, along_k, g->it[side], side, along_x, g->it[2], along_x, side, side,
         side);
-    bind(g, out, r->dims, 6);
+    tile_bind(g, out, r->dims, 6);
     tr_indent_to(out, 6);
     ch_strbuf_adds(out, "ch_p[ch_u] = &");
     ch_cx cx = {.entry = g->pr->e, .out = out};
@@ -731,7 +737,7 @@ static void print_fetch(gemm *g, ch_strbuf *out, size_t i, const char *k0)
     if (side >= 0)
         ch_strbuf_addf(out, " && ch_dx + ch_o%d - ch_lo%d < ch_e%d", side, side, side);
     ch_strbuf_adds(out, ") {\n");
-    bind(g, out, r->dims, 5);
+    tile_bind(g, out, r->dims, 5);
     ch_cx cx = {.entry = g->pr->e, .out = out};
     if (tile_is_box(g)) {
         tr_indent_to(out, 5);
@@ -838,7 +844,7 @@ static void print_step(gemm *g, ch_strbuf *out, int indent)
         tr_indent_to(out, indent + 2);
         ch_strbuf_addf(out, "if (%s) {\n", pred.data);
     }
-    bind(g, out, used, inner);
+    tile_bind(g, out, used, inner);
     ch_strbuf_add(out, stmt.data, stmt.len);
     if (!g->sum_rect) {
         tr_indent_to(out, indent + 2);
@@ -849,7 +855,7 @@ static void print_step(gemm *g, ch_strbuf *out, int indent)
     ch_strbuf_free(&pred);
 }
 
-static void print_epilogue(gemm *g, ch_strbuf *out)
+void tile_print_epilogue(gemm *g, ch_strbuf *out)
 {
     open_points(g, out, 2);
     const char *f = g->factor ? g->factor : "", *times = g->factor ? " * " : "";
@@ -861,14 +867,15 @@ static void print_epilogue(gemm *g, ch_strbuf *out)
     tr_indent_to(out, 5);
     ch_strbuf_adds(out,
                    keeps_acc(g) ? "{ /* the register into X */\n" : "{ /* the sum into X */\n");
-    bind(g, out, target_dims(g), 6);
+    tile_bind(g, out, target_dims(g), 6);
     tr_indent_to(out, 6);
     ch_cx cx = {.entry = g->pr->e, .out = out};
     ch_cx_expr(&cx, g->target);
     if (keeps_acc(g))
         ch_strbuf_adds(out, " = ch_acc[ch_r][ch_c];\n");
-    else
-        ch_strbuf_addf(out, " += %s%sch_sum[ch_di][ch_dj];\n", f, times);
+    else /* the pipelined kernel's sums are its registers (tile_mma_pipe.c) */
+        ch_strbuf_addf(out, " += %s%s%s;\n", f, times,
+                       g->stages ? "ch_acc[ch_r][ch_c]" : "ch_sum[ch_di][ch_dj]");
     tr_indent_to(out, 5);
     ch_strbuf_adds(out, "}\n");
     print_items(g, out, g->sum_item + 1, isl_ast_node_list_n_ast_node(g->items), 5);
@@ -877,17 +884,26 @@ static void print_epilogue(gemm *g, ch_strbuf *out)
     close_points(out, 2);
 }
 
-static void print_kernel(gemm *g, size_t fn, const char *t)
+void tile_print_stmt_names(const gemm *g, ch_strbuf *out)
 {
-    printer *pr = g->pr;
-    ch_strbuf *out = &pr->kernels;
-    ch_strbuf_addf(out, "/* Kernel %zu runs", fn);
     for (int i = 0; i < isl_ast_node_list_n_ast_node(g->items); i++) {
         isl_ast_node *item = isl_ast_node_list_get_ast_node(g->items, i);
-        const ch_tr_stmt *s = user_stmt(pr, i == g->sum_item ? g->sum_user : item);
+        const ch_tr_stmt *s = user_stmt(g->pr, i == g->sum_item ? g->sum_user : item);
         ch_strbuf_addf(out, " %s (line %u)", s->name, s->line);
         isl_ast_node_free(item);
     }
+}
+
+static void print_kernel(gemm *g, size_t fn, const char *t)
+{
+    if (g->stages) {
+        tile_print_mma_pipe_kernel(g, fn, t);
+        return;
+    }
+    printer *pr = g->pr;
+    ch_strbuf *out = &pr->kernels;
+    ch_strbuf_addf(out, "/* Kernel %zu runs", fn);
+    tile_print_stmt_names(g, out);
     ch_strbuf_addf(out,
                    " in tiles: a GEMM-like nest.\n"
                    " * %s (c0) and %s (c1) carry no dependence (checked with isl); the sum over "
@@ -956,7 +972,7 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
         "            ch_khi = LLONG_MIN;\n        }\n        __syncthreads();\n",
         g->tm, g->tm, g->tn);
     pr->out = out;
-    print_prologue(g, out, t);
+    tile_print_prologue(g, out, t);
     ch_strbuf_adds(out, "        __syncthreads();\n        {\n");
     for (size_t i = 0; i < g->n_reads; i++)
         print_fetch(g, out, i, "ch_klo");
@@ -980,7 +996,7 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
         tile_print_mma_step(g, out);
         ch_strbuf_adds(out, "            __syncthreads();\n        }\n");
         tile_print_mma_fragments_loop(g, out, 1);
-        print_epilogue(g, out);
+        tile_print_epilogue(g, out);
         ch_strbuf_adds(out,
                        "        __syncthreads(); /* ch_klo and the tiles are reused by the next "
                        "row of tiles */\n    }\n}\n\n");
@@ -998,7 +1014,7 @@ static void print_kernel(gemm *g, size_t fn, const char *t)
     print_step(g, out, 5);
     ch_strbuf_adds(out,
                    "                }\n            }\n            __syncthreads();\n        }\n");
-    print_epilogue(g, out);
+    tile_print_epilogue(g, out);
     ch_strbuf_adds(out, "        __syncthreads(); /* ch_klo is reset for the next row of tiles */\n"
                         "    }\n}\n\n");
 }
@@ -1035,8 +1051,17 @@ static void print_launch(gemm *g, size_t fn, int indent)
                    "const dim3 ch_block(%d, %d), ch_grid((unsigned)((ch_e1 + %d) / %d), "
                    "(unsigned)(ch_gy < 65535 ? ch_gy : 65535));\n",
                    g->tx, g->ty, g->tn - 1, g->tn);
+    char *smem = g->stages ? ch_xasprintf(", %d", tile_mma_pipe_smem(g)) : ch_xstrdup("");
+    if (g->stages) { /* the stages' dynamic shared memory: past 48 KiB only when asked for */
+        tr_indent_to(out, indent + 2);
+        ch_strbuf_addf(out,
+                       "(void)cudaFuncSetAttribute(%s_k%zu, "
+                       "cudaFuncAttributeMaxDynamicSharedMemorySize, %d);\n",
+                       pr->e->name, fn, tile_mma_pipe_smem(g));
+    }
     tr_indent_to(out, indent + 2);
-    ch_strbuf_addf(out, "%s_k%zu<<<ch_grid, ch_block>>>(", pr->e->name, fn);
+    ch_strbuf_addf(out, "%s_k%zu<<<ch_grid, ch_block%s>>>(", pr->e->name, fn, smem);
+    free(smem);
     tr_kernel_params(pr, out, 0);
     ch_strbuf_adds(out, ", ch_lo0, ch_lo1, ch_e0, ch_e1);\n");
     tr_close_launch(out, indent);
@@ -1079,7 +1104,7 @@ static void print_point(gemm *g, ch_strbuf *out, const char *c0, const char *c1,
     tr_indent_to(out, indent);
     ch_strbuf_addf(out, "const long long %s = %s, %s = %s;\n", g->it[0], c0, g->it[1], c1);
     open_valid(g, out, indent);
-    bind(g, out, DIM_ROW | DIM_COL, indent + 1);
+    tile_bind(g, out, DIM_ROW | DIM_COL, indent + 1);
 }
 
 /* A thread's rows of a transpose's tile: the launch's blockDim.y is ty, so each thread takes
@@ -1201,7 +1226,10 @@ int tr_print_tiled(printer *pr, isl_ast_node *mark, size_t fn, int indent)
             g.run = (int)(16 / ch_scalar_size(t));
             for (size_t i = 0; i < g.n_reads; i++)
                 g.reads[i].vec = vector_width(&g, &g.reads[i]);
+            g.stages = o->tile_mma ? o->tile_mma_stages : 0;
             g.mma = o->tile_mma && tile_match_mma(&g);
+            if (!g.mma)
+                g.stages = 0;
             if (g.mma && o->n_mma)
                 (*o->n_mma)++;
             print_kernel(&g, fn, ch_scalar_name(t));

@@ -44,6 +44,8 @@ typedef struct gemm {
     int run;                /* a thread's consecutive points in a mapped dimension, at most */
     ch_scalar acc;          /* the sum's type */
     int mma;                /* the sum through tensor cores (see "tensor cores" below) */
+    int stages;             /* with mma: tiles in flight through cp.async (tile_mma_pipe.c); 0:
+                             * tile_mma.c's kernel */
     char *factor;           /* with mma: the product's factors besides the two tiles, or NULL */
     /* while printing the sum: */
     int in_sum;
@@ -59,6 +61,12 @@ const tile_read *tile_read_of(const gemm *g, const ch_ir *node, size_t *index);
 int tile_is_box(const gemm *g);
 
 /* ---- tile_mma.c: the sum through tensor cores ---- */
+enum { MMA_WX = 2 }; /* warps side by side along c1 */
+/* The warps' grid over the block's points: wy rows of MMA_WX warps, each fm x fn fragments. */
+typedef struct mma_shape {
+    int wy, fm, fn;
+} mma_shape;
+mma_shape mma_shape_of(const gemm *g);
 /* Whether the sum goes through tensor cores; sets g->factor. */
 int tile_match_mma(gemm *g);
 /* The parts of an mma kernel print_kernel puts where the scalar kernel has its own. */
@@ -66,5 +74,27 @@ void tile_print_mma_shared(const gemm *g, ch_strbuf *out);
 void tile_print_mma_fragments(const gemm *g, ch_strbuf *out);
 void tile_print_mma_step(const gemm *g, ch_strbuf *out);
 void tile_print_mma_fragments_loop(const gemm *g, ch_strbuf *out, int store);
+
+/* ---- tile_mma_pipe.c: the same sum, tiles in flight through cp.async (g->stages) ---- */
+/* Whether the pipelined kernel takes g's shape (its fragments, copies and shared memory). */
+int tile_mma_pipe_fits(const gemm *g);
+/* A thread's points along mapped dimension d (0: rows, 1: columns). */
+int tile_mma_pipe_points(const gemm *g, int d);
+/* The offset in the block of a thread's point (ch_r, ch_c) along d: its place in a fragment. */
+void tile_mma_pipe_offset(const gemm *g, ch_strbuf *out, int d);
+/* The dynamic shared memory of a block, in bytes. */
+int tile_mma_pipe_smem(const gemm *g);
+/* The kernel, into g->pr->kernels. */
+void tile_print_mma_pipe_kernel(gemm *g, size_t fn, const char *t);
+
+/* ---- tile.c, for tile_mma_pipe.c ---- */
+/* The kernel's statements, " S0 (line 3) S1 (line 5)", into out. */
+void tile_print_stmt_names(const gemm *g, ch_strbuf *out);
+/* The statements before the sum and the block's range of c2; those after it and the sum into X,
+ * for each of a thread's points. */
+void tile_print_prologue(gemm *g, ch_strbuf *out, const char *t);
+void tile_print_epilogue(gemm *g, ch_strbuf *out);
+/* `const int i = (int)c0;` for the counters of the sum among `dims`. */
+void tile_bind(const gemm *g, ch_strbuf *out, int dims, int indent);
 
 #endif

@@ -20,7 +20,6 @@
  * outside the block's range of c2 and the hull, so whole steps are always right. Only for box
  * tiles (every point sums over the same c2). Rounding differs from the C code's (one product
  * sum, then f): the entry's tolerance judges it, as for every candidate. */
-enum { MMA_WX = 2 }; /* warps side by side along c1 */
 
 /* The leaves of a product tree (a * b * c), at most max; 0 when there are more. */
 static int product_leaves(const ch_ir *x, const ch_ir **leaves, size_t *n, size_t max)
@@ -61,12 +60,7 @@ static const ch_ir *sum_terms(const gemm *g)
     return same ? r->kids[1] : NULL;
 }
 
-/* The warps' grid over the block's points: wy rows of MMA_WX warps, each fm x fn fragments. */
-typedef struct mma_shape {
-    int wy, fm, fn;
-} mma_shape;
-
-static mma_shape mma_shape_of(const gemm *g)
+mma_shape mma_shape_of(const gemm *g)
 {
     int wy = g->tx * g->ty / 32 / MMA_WX;
     mma_shape sh = {wy, g->tm / wy / 8, g->tn / MMA_WX / 8};
@@ -83,8 +77,8 @@ int tile_match_mma(gemm *g)
         threads % 64 || g->tk % 4)
         return 0;
     mma_shape sh = mma_shape_of(g);
-    if (g->tm % (8 * sh.wy) || g->tn % (8 * MMA_WX) || sh.fm * sh.fn > 16 ||
-        g->tm * (g->tn + 4) * 8 > 48 * 1024)
+    if (g->tm % (8 * sh.wy) || g->tn % (8 * MMA_WX) ||
+        (!g->stages && (sh.fm * sh.fn > 16 || g->tm * (g->tn + 4) * 8 > 48 * 1024)))
         return 0;
     const ch_ir *e = sum_terms(g), *leaves[8];
     size_t n = 0;
@@ -107,7 +101,7 @@ int tile_match_mma(gemm *g)
         } else
             rows = -8;
     }
-    if (rows != 1 || cols != 1) {
+    if (rows != 1 || cols != 1 || (g->stages && !tile_mma_pipe_fits(g))) {
         ch_strbuf_free(&f);
         return 0;
     }

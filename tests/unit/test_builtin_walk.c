@@ -95,7 +95,7 @@ typedef struct cand {
 } cand;
 
 typedef struct script {
-    const char *start_mark; /* the first-round design the walk starts from ("variant 7:") */
+    const char *start_mark; /* the first-round design the walk starts from ("variant 15:") */
     bi_shape start;         /* its shape (its header names only the variant) */
     bi_shape opt;           /* the fastest shape */
     double weight[BI_AX_COUNT_];
@@ -268,7 +268,7 @@ Test(builtin_walk, evolution_loop_walks_and_stops_at_the_plateau)
                                "+ j] + a[(i + 1) * m + j] + a[i * m + j - 1] + a[i * m + j + "
                                "1]);\n"
                                "}\n");
-    script s = {.start_mark = "ch-cc translator variant 7:",
+    script s = {.start_mark = "ch-cc translator variant 15:",
                 .start = {.block1 = 256, .bx = 32, .by = 4, .rows = 4},
                 .opt = {.block1 = 256, .bx = 32, .by = 4, .rows = 8}};
     s.weight[BI_AX_ROWS] = 0.3;
@@ -289,7 +289,7 @@ Test(builtin_walk, evolution_loop_walks_and_stops_at_the_plateau)
     cr_assert_eq(ev.n, 5, "two designs, then rows 8, rows 16 and a taller block");
     cr_assert_eq(ev.best, 2);
     cr_assert_str_eq(ev.cands[2].design,
-                     "translator v7 (walk): rows up from 4 to 8; block1=256 block2=32x4 waves=0 "
+                     "translator v15 (walk): rows up from 4 to 8; block1=256 block2=32x4 waves=0 "
                      "rows=8 tile=0x0x0 threads=0x0 row_block=0");
     cr_assert_eq(ev.cands[2].parent, 1, "the walk starts from the best design of round 1");
     cr_assert_eq(ev.cands[3].parent, 2, "and moves on from the neighbour that gained");
@@ -327,8 +327,8 @@ Test(builtin_walk, evolution_loop_walks_and_stops_at_the_plateau)
 
 /* ---- bodies ------------------------------------------------------------------------------- */
 
-/* A 5-point stencil: the first round's designs are the exact schedule and 4 rows a thread (the
- * fixed list's order); the walk moves the rows from 4 to 8 and stops. */
+/* A 5-point stencil: the first round's designs are the exact schedule and 4 rows and a float4
+ * of columns a thread (the fixed list's order); the walk moves the rows from 4 to 8 and stops. */
 Test(builtin_walk, stencil_rows)
 {
     ch_entry_list l = scan_one("#pragma harness extent(a: n * m, b: n * m)\n"
@@ -340,7 +340,7 @@ Test(builtin_walk, stencil_rows)
                                "+ j] + a[(i + 1) * m + j] + a[i * m + j - 1] + a[i * m + j + "
                                "1]);\n"
                                "}\n");
-    script s = {.start_mark = "ch-cc translator variant 7:",
+    script s = {.start_mark = "ch-cc translator variant 15:",
                 .start = {.block1 = 256, .bx = 32, .by = 4, .rows = 4},
                 .opt = {.block1 = 256, .bx = 32, .by = 4, .rows = 8}};
     s.weight[BI_AX_ROWS] = 0.3;
@@ -349,12 +349,14 @@ Test(builtin_walk, stencil_rows)
     played p;
     play(ag, &l.items[0], &s, 2, &p);
     cr_assert_str_eq(p.c[0].design, "translator v0: isl scheduler");
-    cr_assert_str_eq(p.c[1].design, "translator v7: isl scheduler, rows a thread");
+    cr_assert_str_eq(p.c[1].design,
+                     "translator v15: isl scheduler, rows and vector columns a thread");
     cr_assert_str_eq(p.c[2].design,
-                     "translator v7 (walk): rows up from 4 to 8; block1=256 block2=32x4 waves=0 "
+                     "translator v15 (walk): rows up from 4 to 8; block1=256 block2=32x4 waves=0 "
                      "rows=8 tile=0x0x0 threads=0x0 row_block=0");
     cr_assert(strstr(p.c[2].src, "each thread runs 8 consecutive values of c0"), "%s", p.c[2].src);
-    cr_assert(strstr(p.c[2].src, ", 8 rows a thread in 2-D kernels, 1-D blocks of 256 threads"));
+    cr_assert(strstr(p.c[2].src, ", 8 rows and 16 bytes of columns a thread in 2-D kernels "
+                                 "(vector loads), 1-D blocks of 256 threads"));
     cr_assert_eq(p.best, 2, "the best is %s", p.c[p.best].design);
     cr_assert_eq(walked(&p), 3, "rows 8, then rows 16 and a taller block without a gain");
     cr_assert(strstr(p.stop, "plateau"), "%s", p.stop);

@@ -1200,3 +1200,220 @@ Test(translate_plan, no_tensor_cores)
     cr_expect(!strstr(src, "wmma"), "%s", src);
     free(src);
 }
+
+/* The CUDA of a GEMM-like body in 128x128 tiles of 16x16 threads, 16 deep, with fp64 tile sums
+ * on the tensor cores and `stages` tiles in flight (tile_mma_pipe.c); how many kernels went to
+ * them (malloc'd). */
+static char *mma_pipe_cuda_m(const char *body, int tile_m, int stages, int *n_mma)
+{
+    int n_tiled = 0;
+    *n_mma = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 8,
+                         .grid_cap = 1024,
+                         .tile_m = tile_m,
+                         .tile_n = 128,
+                         .tile_k = 16,
+                         .tile_ty = 16,
+                         .tile_tx = 16,
+                         .n_tiled = &n_tiled,
+                         .tile_mma = 1,
+                         .tile_mma_stages = stages,
+                         .n_mma = n_mma};
+    return cuda_with("", body, CH_TR_ISL_SCHEDULE, &o);
+}
+
+static char *mma_pipe_cuda(const char *body, int stages, int *n_mma)
+{
+    return mma_pipe_cuda_m(body, 128, stages, n_mma);
+}
+
+static const char *const dgemm_body =
+    "void f(int n, double alpha, const double *A, const double *B, double *C)\n"
+    "{\n    for (int i = 0; i < n; i++)\n"
+    "        for (int k = 0; k < n; k++)\n"
+    "            for (int j = 0; j < n; j++)\n"
+    "                C[i * n + j] += alpha * A[i * n + k] * B[k * n + j];\n}\n";
+
+/* Three tiles in flight: the copies are cp.async (16 bytes where aligned, zero-filled outside
+ * the range), the tiles keep the operands' layouts with rows padded to 4 mod 16 doubles (A's
+ * 128 rows of 16 + 4, B's 16 rows of 128 + 4), each warp's 4 x 8 fragments are its registers,
+ * C gets alpha times them straight, and the launch asks for the three stages' dynamic shared
+ * memory. The PTX has the m8n8k4 multiply-adds (4 steps of 32 a tile), both kinds of copies,
+ * and no local memory (the accumulators stay in registers). */
+Test(translate_plan, gemm_tensor_cores_pipelined)
+{
+    int n = 0;
+    char *src = mma_pipe_cuda(dgemm_body, 3, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "__device__ __forceinline__ void ch_dmma(double &c0, double &c1, double a, "
+                    "double b)");
+    expect_has(src, "extern __shared__ __align__(16) double ch_smem[];");
+    expect_has(src, "double ch_acc[4][16];");
+    expect_has(src, "double *ch_d = ch_s + ch_dx * 20 + ch_dk;");
+    expect_has(src, "double *ch_d = ch_s + ch_dk * 132 + ch_dx;");
+    expect_has(src, "ch_fa[ch_i] = ch_sa[(ch_wm + ch_i * 8 + ch_lane / 4) * 20 + ch_kk + "
+                    "ch_lane % 4];");
+    expect_has(src, "ch_fb[ch_j] = ch_sb[(ch_kk + ch_lane % 4) * 132 + ch_wn + ch_j * 8 + "
+                    "ch_lane / 4];");
+    expect_has(src, "ch_cp_async_wait<1>();");
+    expect_has(src, "+= alpha * ch_acc[ch_r][ch_c];");
+    /* 3 x (128 x 20 + 16 x 132) doubles */
+    expect_has(src, "cudaFuncAttributeMaxDynamicSharedMemorySize, 112128);");
+    expect_has(src, "f_k0<<<ch_grid, ch_block, 112128>>>(");
+    cr_expect(!strstr(src, "wmma::"), "%s", src);
+    char *ptx = ptx_of(src);
+    cr_expect_eq(count_of(ptx, "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"), 128, "%s", ptx);
+    cr_expect(strstr(ptx, "cp.async.cg.shared.global"), "%s", ptx);
+    cr_expect(strstr(ptx, "cp.async.ca.shared.global"), "%s", ptx);
+    cr_expect(!strstr(ptx, ".local"), "%s", ptx);
+    free(ptx);
+    free(src);
+}
+
+/* Four stages wait for two groups less; the tiles' layout follows each operand (B[j][k] keeps
+ * c2 fastest: 128 rows of 16 + 4). */
+Test(translate_plan, gemm_tensor_cores_pipelined_layouts)
+{
+    int n = 0;
+    char *src = mma_pipe_cuda("void f(int n, const double *A, const double *B, double *C)\n"
+                              "{\n    for (int i = 0; i < n; i++)\n"
+                              "        for (int j = 0; j < n; j++)\n"
+                              "            for (int k = 0; k < n; k++)\n"
+                              "                C[i * n + j] += A[k * n + i] * B[j * n + k];\n}\n",
+                              4, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "ch_cp_async_wait<2>();");
+    expect_has(src, "ch_fa[ch_i] = ch_sa[(ch_kk + ch_lane % 4) * 132 + ch_wm + ch_i * 8 + "
+                    "ch_lane / 4];");
+    expect_has(src, "ch_fb[ch_j] = ch_sb[(ch_wn + ch_j * 8 + ch_lane / 4) * 20 + ch_kk + "
+                    "ch_lane % 4];");
+    expect_has(src, "+= ch_acc[ch_r][ch_c];");
+    free(src);
+    /* a neighbour the walk may ask for: 64 x 128 tiles (2 x 8 fragments a warp), 4 stages */
+    src = mma_pipe_cuda_m(dgemm_body, 64, 4, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "double ch_acc[2][16];");
+    char *ptx = ptx_of(src);
+    cr_expect_eq(count_of(ptx, "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"), 64, "%s", ptx);
+    cr_expect(!strstr(ptx, ".local"), "%s", ptx);
+    free(ptx);
+    free(src);
+}
+
+/* Not pipelined: a sum into a local scalar (its register is the point's, not a fragment's),
+ * floats; nothing counted and no cp.async printed. */
+Test(translate_plan, no_pipelined_tensor_cores)
+{
+    static const char *const bodies[] = {
+        "void f(int n, const double *A, const double *B, double *C)\n"
+        "{\n    for (int i = 0; i < n; i++)\n"
+        "        for (int j = 0; j < n; j++) {\n"
+        "            double s = 0.0;\n"
+        "            for (int k = 0; k < n; k++)\n"
+        "                s += A[i * n + k] * B[k * n + j];\n"
+        "            C[i * n + j] = s;\n        }\n}\n",
+        "void f(int n, const float *A, const float *B, float *C)\n"
+        "{\n    for (int i = 0; i < n; i++)\n"
+        "        for (int k = 0; k < n; k++)\n"
+        "            for (int j = 0; j < n; j++)\n"
+        "                C[i * n + j] += A[i * n + k] * B[k * n + j];\n}\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+        int n = 0;
+        char *src = mma_pipe_cuda(bodies[i], 3, &n);
+        cr_expect_eq(n, 0, "body %zu:\n%s", i, src);
+        cr_expect(!strstr(src, "ch_cp_async") && !strstr(src, "ch_dmma"), "body %zu:\n%s", i, src);
+        free(src);
+    }
+}
+
+/* The CUDA of a body with four rows a thread and 16 bytes of columns a thread (cols.c); how
+ * many kernels took the columns (malloc'd). */
+static char *cols_cuda(const char *clauses, const char *body, int *n_cols)
+{
+    int n_rows = 0;
+    *n_cols = 0;
+    ch_tr_cuda_opts o = {.block1 = 256,
+                         .block2_x = 32,
+                         .block2_y = 4,
+                         .grid_cap = 1024,
+                         .rows = 4,
+                         .n_rows = &n_rows,
+                         .cols = 1,
+                         .n_cols = n_cols};
+    return cuda_with(clauses, body, CH_TR_ISL_SCHEDULE, &o);
+}
+
+static const char *const stencil5 =
+    "void f(int m, int n, const float *a, float *b)\n{\n"
+    "    for (int i = 1; i < m - 1; i++)\n"
+    "        for (int j = 1; j < n - 1; j++)\n"
+    "            b[i * n + j] = 0.2f * (a[i * n + j] + a[(i - 1) * n + j] + a[(i + 1) * n + j] +\n"
+    "                                   a[i * n + j - 1] + a[i * n + j + 1]);\n}\n";
+
+/* A 5-point stencil: groups of 4 columns from a multiple of 4, each access's window of float4
+ * vectors from the group's first column (the row's left neighbour: the vector before too, the
+ * right one: the vector after), the checks of alignment and bounds at run time (for the whole
+ * group of rows, then row by row), the results as one float4 store, and the value-by-value
+ * path; the grid's x counts 128 columns a block. In
+ * the PTX: 16-byte loads and stores, and no local memory (the windows are registers). */
+Test(translate_plan, stencil_columns_vectors)
+{
+    int n = 0;
+    char *src = cols_cuda("", stencil5, &n);
+    cr_expect_eq(n, 1, "%s", src);
+    expect_has(src, "for (long long ch_q1 = ((1) >= 0 ? (1) / 4 : -((4 - 1 - (1)) / 4)) + ch_g1;; "
+                    "ch_q1 += ch_n1)");
+    expect_has(src, "ch_p3 = &a[i * n + j - 1] - (-1);");
+    expect_has(src, "((size_t)ch_p3 & 15) == 0 && ch_p3 + -4 >= a && ch_p3 + 4 <= a + ");
+    expect_has(src, "((size_t)ch_p4 & 15) == 0 && ch_p4 + 0 >= a && ch_p4 + 8 <= a + ");
+    expect_has(src, "const float4 ch_v = *(const float4 *)(ch_p3 + -4);");
+    expect_has(src, "ch_o[ch_t1] = __fmul_rn(0.2f, ch_w0[ch_t1 + 0] + ch_w1[ch_t1 + 0] + "
+                    "ch_w2[ch_t1 + 0] + ch_w3[ch_t1 + 3] + ch_w4[ch_t1 + 1]);");
+    expect_has(src, "*(float4 *)ch_q = make_float4(ch_o[0], ch_o[1], ch_o[2], ch_o[3]);");
+    /* the rows of a whole group in one loop without checks (nvcc shares their windows) */
+    expect_has(src, "ch_all = ch_all && ((c0 < (m - 1)));");
+    expect_has(src, "if (ch_all) { /* the group's rows without checks */");
+    expect_has(src, "b[i * n + j] = __fmul_rn(0.2f, a[i * n + j] + ");
+    expect_has(src, "ch_grid(f_blocks(ch_e1, 128, 1024LL), f_blocks(ch_e0, 16, 65535LL))");
+    char *ptx = ptx_of(src);
+    cr_expect(strstr(ptx, "ld.global.nc.v4.f32"), "%s", ptx);
+    cr_expect(strstr(ptx, "st.global.v4.f32"), "%s", ptx);
+    cr_expect(!strstr(ptx, ".local"), "%s", ptx);
+    free(ptx);
+    free(src);
+}
+
+/* Not in columns (the rows variant's kernel instead, nothing counted): a statement that reads
+ * the array it writes, a column subscript scaled (2 * j), a counter read outside a subscript,
+ * device pointers (which may alias), and a write at an offset from the column. */
+Test(translate_plan, no_stencil_columns)
+{
+    static const char *const bodies[] = {
+        "void f(int m, int n, float *b)\n{\n    for (int i = 1; i < m - 1; i++)\n"
+        "        for (int j = 1; j < n - 1; j++)\n"
+        "            b[i * n + j] = 0.5f * b[i * n + j];\n}\n",
+        "void f(int m, int n, const float *a, float *b)\n{\n    for (int i = 0; i < m; i++)\n"
+        "        for (int j = 0; j < n; j++)\n"
+        "            b[i * n + j] = a[i * 2 * n + 2 * j];\n}\n",
+        "void f(int m, int n, const float *a, float *b)\n{\n    for (int i = 0; i < m; i++)\n"
+        "        for (int j = 0; j < n; j++)\n"
+        "            b[i * n + j] = a[i * n + j] * j;\n}\n",
+        "void f(int m, int n, const float *a, float *b)\n{\n    for (int i = 0; i < m; i++)\n"
+        "        for (int j = 0; j < n - 1; j++)\n"
+        "            b[i * n + j + 1] = a[i * n + j];\n}\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+        int n = 0;
+        char *src = cols_cuda("", bodies[i], &n);
+        cr_expect_eq(n, 0, "body %zu:\n%s", i, src);
+        cr_expect(!strstr(src, "ch_q1"), "body %zu:\n%s", i, src);
+        free(src);
+    }
+    int n = 0;
+    char *src = cols_cuda("device", stencil5, &n);
+    cr_expect_eq(n, 0, "%s", src);
+    free(src);
+}

@@ -24,11 +24,13 @@ typedef struct tr_variant {
     int flags;            /* ch_tr_plan_build's: CH_TR_PARALLEL_SUMS, CH_TR_WARP_ROWS */
     int block_private;    /* histograms through a per-block copy in shared memory */
     int mma;              /* fp64 tile sums on the tensor cores */
+    int mma_stages;       /* and their tiles in flight through cp.async (tile_mma_pipe.c) */
     int library;          /* a call to cuBLAS when the whole body is a GEMM (library.c) */
     ch_tr_precision prec; /* library: the arithmetic, proposed only when tol() admits it */
     int block_rows;       /* warp-per-row kernels on a block of block1 threads per row */
     int row_regs;         /* and with row_regs values a thread of each row in registers */
     int transpose_tile;   /* transposes alone, through tiles this many points a side */
+    int cols;             /* with rows: 16 bytes of values of c1 a thread, vector loads (cols.c) */
     /* block sizes, capped grids (waves: threads loop more), register-blocked tiles of
      * GEMM-like kernels, rows a thread in plain 2-D kernels (stencils) */
     bi_shape shape;
@@ -88,6 +90,16 @@ static const tr_variant tr_variants[] = {
      .row_regs = 16,
      .shape = {.block1 = 256, .bx = 32, .by = 8, .row_block = 1}},
     {.id = 13, .strategy = CH_TR_ISL_SCHEDULE, .transpose_tile = 64, .shape = PLAIN_256},
+    {.id = 14,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .mma = 1,
+     .mma_stages = 3,
+     .shape =
+         {.block1 = 256, .bx = 32, .by = 8, .tm = 128, .tn = 128, .tk = 16, .ty = 16, .tx = 16}},
+    {.id = 15,
+     .strategy = CH_TR_ISL_SCHEDULE,
+     .cols = 1,
+     .shape = {.block1 = 256, .bx = 32, .by = 4, .rows = 4}},
 };
 /* The order they are proposed in, after the exact first variant: cuBLAS (the tenth and
  * eleventh, proposed only when the whole body is a GEMM, the eleventh only when tol() admits
@@ -106,8 +118,16 @@ static const tr_variant tr_variants[] = {
  * a row reach its arrays at the same element). The fourteenth, transposes alone through 64x64
  * tiles on 64x4 threads (16 elements a thread each way, where the sixth's 32x32 tiles on 32x8
  * threads move 4: more loads in flight a thread, a quarter of the blocks), comes next, before
- * the GEMM variants that also tile transposes (only when some kernel is a transpose). */
-static const size_t tr_order[] = {0, 12, 11, 13, 9, 10, 8, 5, 6, 7, 1, 2, 3, 4};
+ * the GEMM variants that also tile transposes (only when some kernel is a transpose). The
+ * fifteenth, fp64 tile sums on the tensor cores in 128 x 128 tiles with three 16-deep tiles of
+ * each operand in flight (tile_mma_pipe.c: cp.async copies, each warp's 32 x 64 accumulators in
+ * registers), comes right before the ninth, where it applies (the ninth, one tile in flight
+ * through registers and the sums through shared memory, reached 36% of cuBLAS on the H200).
+ * The sixteenth, the eighth's four rows a thread with 16 bytes of consecutive columns a thread
+ * too, loaded and stored as 16-byte vectors where the addresses allow (cols.c: a 32x4 block
+ * covers 128 columns of floats by 16 rows), comes right before the eighth, where a kernel's
+ * statement reaches its arrays at constant offsets from the column (stencils). */
+static const size_t tr_order[] = {0, 12, 11, 13, 9, 10, 14, 8, 5, 6, 15, 7, 1, 2, 3, 4};
 #define N_TR_VARIANTS (sizeof tr_variants / sizeof *tr_variants)
 #define TR_MARK       "ch-cc translator variant "
 #define SHAPE_MARK    "ch-cc shape: "
@@ -218,7 +238,7 @@ static int tr_variant_of_source(const char *src)
 typedef struct tr_output {
     char *src;
     ch_tr_strategy strategy;
-    int warps, n_tiled, n_rows, n_mma, n_block_rows, n_row_regs, n_transposed;
+    int warps, n_tiled, n_rows, n_cols, n_mma, n_block_rows, n_row_regs, n_transposed;
 } tr_output;
 
 static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_tr_deps *deps,
@@ -238,10 +258,17 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                                         sh->tm, sh->tn, sh->ty, sh->tx, sh->tk)
                          : ch_xstrdup("");
     char *rows =
-        sh->rows > 1 ? ch_xasprintf(", %d rows a thread in 2-D kernels", sh->rows)
+        sh->rows > 1 && tv->cols
+            ? ch_xasprintf(", %d rows and 16 bytes of columns a thread in 2-D kernels (vector "
+                           "loads)",
+                           sh->rows)
+        : sh->rows > 1 ? ch_xasprintf(", %d rows a thread in 2-D kernels", sh->rows)
         : tv->transpose_tile
             ? ch_xasprintf(", transposes in %dx%d tiles of %dx%d threads", tv->transpose_tile,
                            tv->transpose_tile, tv->transpose_tile, sh->block1 / tv->transpose_tile)
+        : tv->mma_stages
+            ? ch_xasprintf(", fp64 tile sums on tensor cores, %d tiles in flight (cp.async)",
+                           tv->mma_stages)
             : ch_xstrdup(tv->mma ? ", fp64 tile sums on tensor cores" : "");
     char *waves = sh->waves ? ch_xasprintf(", grids of %d waves", sh->waves) : ch_xstrdup("");
     char *shape = tv->walk ? bi_shape_text(sh) : NULL;
@@ -276,7 +303,10 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
                          .n_tiled = &out->n_tiled,
                          .rows = sh->rows,
                          .n_rows = &out->n_rows,
+                         .cols = tv->cols,
+                         .n_cols = &out->n_cols,
                          .tile_mma = tv->mma,
+                         .tile_mma_stages = tv->mma_stages,
                          .n_mma = &out->n_mma,
                          .block_rows = tv->block_rows,
                          .n_block_rows = &out->n_block_rows,
@@ -321,9 +351,9 @@ static int tr_variant_source(const ch_agent *ag, const ch_tr_model *model, const
         }
     }
     if ((tv->flags & CH_TR_WARP_ROWS && !out->warps) || (tv->shape.tm && !out->n_tiled) ||
-        (tv->shape.rows > 1 && !out->n_rows) || (tv->mma && !out->n_mma) ||
-        (tv->block_rows && !out->n_block_rows) || (tv->row_regs && !out->n_row_regs) ||
-        (tv->transpose_tile && !out->n_transposed)) {
+        (tv->shape.rows > 1 && !out->n_rows) || (tv->cols && !out->n_cols) ||
+        (tv->mma && !out->n_mma) || (tv->block_rows && !out->n_block_rows) ||
+        (tv->row_regs && !out->n_row_regs) || (tv->transpose_tile && !out->n_transposed)) {
         free(out->src);
         out->src = NULL;
         return 2;
@@ -365,17 +395,19 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
             *cuda_src = out.src;
             bi_walk_mark(&mem->walk, bi_code_hash(out.src));
             if (design)
-                *design = tv->library ? ch_xasprintf("translator v%d: cuBLAS GEMM (%s)", tv->id,
-                                                     ch_tr_precision_name(tv->prec))
-                                      : ch_xasprintf("translator v%d: %s%s%s", tv->id,
-                                                     ch_tr_strategy_name(out.strategy),
-                                                     out.n_tiled ? ", shared-memory tiles" : "",
-                                                     out.n_mma          ? ", tensor cores"
-                                                     : out.n_rows       ? ", rows a thread"
-                                                     : out.n_row_regs   ? ", rows in registers"
-                                                     : out.n_transposed ? ", transpose tiles"
-                                                     : out.n_block_rows ? ", a block per row"
-                                                                        : "");
+                *design = tv->library
+                              ? ch_xasprintf("translator v%d: cuBLAS GEMM (%s)", tv->id,
+                                             ch_tr_precision_name(tv->prec))
+                              : ch_xasprintf("translator v%d: %s%s%s", tv->id,
+                                             ch_tr_strategy_name(out.strategy),
+                                             out.n_tiled ? ", shared-memory tiles" : "",
+                                             out.n_mma        ? ", tensor cores"
+                                             : out.n_cols     ? ", rows and vector columns a thread"
+                                             : out.n_rows     ? ", rows a thread"
+                                             : out.n_row_regs ? ", rows in registers"
+                                             : out.n_transposed ? ", transpose tiles"
+                                             : out.n_block_rows ? ", a block per row"
+                                                                : "");
             rc = 0;
         }
     ch_tr_deps_free(deps);
