@@ -77,7 +77,7 @@ int hs_array_type(CXType t)
            t.kind == CXType_VariableArray || t.kind == CXType_DependentSizedArray;
 }
 
-static CXCursor first_child(CXCursor c)
+CXCursor hs_first_child(CXCursor c)
 {
     kids k = hs_children(c);
     CXCursor first = k.n ? k.v[0] : clang_getNullCursor();
@@ -120,7 +120,7 @@ static char *operator_of(const subset_ctx *x, CXCursor c)
                 break;
         }
     } else {
-        CXCursor lhs = first_child(c);
+        CXCursor lhs = hs_first_child(c);
         unsigned end = 0;
         clang_getExpansionLocation(clang_getRangeEnd(file_extent(x, lhs)), NULL, NULL, NULL, &end);
         for (unsigned i = 0; i < n && !op; i++) {
@@ -134,7 +134,7 @@ static char *operator_of(const subset_ctx *x, CXCursor c)
     return op ? op : ch_xstrdup("");
 }
 
-static int operator_is(const subset_ctx *x, CXCursor c, const char *spelling)
+int hs_operator_is(const subset_ctx *x, CXCursor c, const char *spelling)
 {
     char *op = operator_of(x, c);
     int yes = strcmp(op, spelling) == 0;
@@ -149,14 +149,14 @@ static CXCursor store_target(const subset_ctx *x, CXCursor c)
 {
     enum CXCursorKind k = clang_getCursorKind(c);
     if (k == CXCursor_CompoundAssignOperator)
-        return first_child(c);
+        return hs_first_child(c);
     char *op =
         (k == CXCursor_BinaryOperator || k == CXCursor_UnaryOperator) ? operator_of(x, c) : NULL;
     int store =
         op && (k == CXCursor_BinaryOperator ? strcmp(op, "=") == 0 || !*op
                                             : strcmp(op, "++") == 0 || strcmp(op, "--") == 0);
     free(op);
-    return store ? first_child(c) : clang_getNullCursor();
+    return store ? hs_first_child(c) : clang_getNullCursor();
 }
 
 /* Whether e is the candidate's own storage, or a part of it: a variable or parameter (one of
@@ -179,7 +179,7 @@ static int own_storage(CXCursor e, int subscripts, CXCursor *root)
         }
         if (k == CXCursor_CXXThisExpr)
             return 1;
-        CXCursor base = first_child(p);
+        CXCursor base = hs_first_child(p);
         if (k == CXCursor_MemberRefExpr) {
             if (clang_Cursor_isNull(base))
                 return clang_getCursorKind(clang_getCursorReferenced(p)) == CXCursor_FieldDecl;
@@ -207,9 +207,10 @@ static int foreign(const subset_ctx *x, CXCursor e, CXCursor *root)
     for (;;) {
         CXCursor p = hs_peel(e, 0);
         enum CXCursorKind k = clang_getCursorKind(p);
-        if (k == CXCursor_StringLiteral || (k == CXCursor_UnaryOperator && operator_is(x, p, "*")))
+        if (k == CXCursor_StringLiteral ||
+            (k == CXCursor_UnaryOperator && hs_operator_is(x, p, "*")))
             return 1;
-        CXCursor base = first_child(p);
+        CXCursor base = hs_first_child(p);
         if ((k == CXCursor_MemberRefExpr || k == CXCursor_ArraySubscriptExpr) &&
             !clang_Cursor_isNull(base)) {
             CXCursor b = hs_peel(base, 0);
@@ -257,14 +258,15 @@ static int modifies(const subset_ctx *x, CXCursor c, CXCursor var)
     CXCursor target = store_target(x, c);
     if (!clang_Cursor_isNull(target) && own_root_is(target, var))
         return 1;
-    if (k == CXCursor_UnaryOperator && operator_is(x, c, "&") && own_root_is(first_child(c), var))
+    if (k == CXCursor_UnaryOperator && hs_operator_is(x, c, "&") &&
+        own_root_is(hs_first_child(c), var))
         return 1;
     kids ks = hs_children(c);
     int yes = 0;
     for (size_t i = 0; i < ks.n && !yes; i++) {
         CXCursor a = ks.v[i];
         while (clang_getCursorKind(a) == CXCursor_ParenExpr)
-            a = first_child(a);
+            a = hs_first_child(a);
         if (k == CXCursor_CallExpr && clang_getCursorKind(a) == CXCursor_DeclRefExpr &&
             hs_same_decl(clang_getCursorReferenced(a), var))
             yes = 1;
@@ -309,8 +311,8 @@ static int loop_bounds(const subset_ctx *x, CXCursor loop, CXCursor var, long lo
     }
     if (ok) { /* increment: v++ or ++v */
         CXCursor inc = k.v[2];
-        CXCursor operand = first_child(inc);
-        ok = clang_getCursorKind(inc) == CXCursor_UnaryOperator && operator_is(x, inc, "++") &&
+        CXCursor operand = hs_first_child(inc);
+        ok = clang_getCursorKind(inc) == CXCursor_UnaryOperator && hs_operator_is(x, inc, "++") &&
              clang_getCursorKind(hs_peel(operand, 0)) == CXCursor_DeclRefExpr &&
              hs_same_decl(clang_getCursorReferenced(hs_peel(operand, 0)), var);
     }
@@ -361,7 +363,7 @@ static int store_in_bounds(subset_ctx *x, CXCursor e)
         return t.kind == CXType_ConstantArray && !clang_Cursor_isNull(idx) &&
                index_in_bounds(x, idx, clang_getArraySize(t)) && store_in_bounds(x, base);
     }
-    if (k == CXCursor_UnaryOperator && operator_is(x, p, "*"))
+    if (k == CXCursor_UnaryOperator && hs_operator_is(x, p, "*"))
         return clang_getCursorKind(base) == CXCursor_DeclRefExpr &&
                clang_getCursorKind(clang_getCursorReferenced(base)) == CXCursor_ParmDecl &&
                out_parameter(x, clang_getCursorReferenced(base));
@@ -373,9 +375,9 @@ static int store_in_bounds(subset_ctx *x, CXCursor e)
 static int address_of_variable(const subset_ctx *x, CXCursor e, CXCursor *v)
 {
     CXCursor p = hs_peel(e, 1);
-    if (clang_getCursorKind(p) != CXCursor_UnaryOperator || !operator_is(x, p, "&"))
+    if (clang_getCursorKind(p) != CXCursor_UnaryOperator || !hs_operator_is(x, p, "&"))
         return 0;
-    *v = first_child(p);
+    *v = hs_first_child(p);
     CXCursor root;
     return own_storage(*v, 0, &root) && !clang_Cursor_isNull(root) &&
            !reference_type(clang_getCursorType(root));
@@ -501,7 +503,7 @@ static void judge_parameter_use(use_scan *s, const chain *here)
         s->bad = 1;
         return;
     }
-    if (clang_getCursorKind(u->c) == CXCursor_UnaryOperator && operator_is(s->x, u->c, "*"))
+    if (clang_getCursorKind(u->c) == CXCursor_UnaryOperator && hs_operator_is(s->x, u->c, "*"))
         return;
     if (clang_getCursorKind(u->c) == CXCursor_CallExpr) {
         /* the argument is the chain's cursor just under the call */
@@ -618,7 +620,7 @@ void hs_judge_call_storage(subset_ctx *x, CXCursor call, CXCursor fn, const kids
     if (method) {
         CXCursor callee = k->n ? hs_peel(k->v[0], 0) : clang_getNullCursor();
         if (clang_getCursorKind(callee) == CXCursor_MemberRefExpr) {
-            object = first_child(callee);
+            object = hs_first_child(callee);
             if (clang_Cursor_isNull(object))
                 object = callee; /* an implicit this->method() */
         } else if (clang_Cursor_getNumArguments(call) > 0) {
@@ -642,7 +644,7 @@ void hs_judge_call_storage(subset_ctx *x, CXCursor call, CXCursor fn, const kids
     for (int i = (int)first_arg; i < n && !x->refused; i++) {
         CXCursor a = clang_Cursor_getArgument(call, (unsigned)i);
         while (clang_getCursorKind(a) == CXCursor_ParenExpr)
-            a = first_child(a);
+            a = hs_first_child(a);
         enum CXCursorKind ak = clang_getCursorKind(a);
         if (ak != CXCursor_DeclRefExpr && ak != CXCursor_MemberRefExpr &&
             ak != CXCursor_ArraySubscriptExpr)
@@ -723,8 +725,8 @@ void hs_judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k)
         free(name);
         return;
     }
-    if (k == CXCursor_UnaryOperator && operator_is(x, c, "&") &&
-        !foreign(x, first_child(c), &root)) {
+    if (k == CXCursor_UnaryOperator && hs_operator_is(x, c, "&") &&
+        !foreign(x, hs_first_child(c), &root)) {
         char *what = root_name(root);
         hs_refuse(x, c, "host-store",
                   "host code takes the address of its own storage ('%s'): a pointer into its "

@@ -19,6 +19,11 @@
 static const char *const trusted_namespaces[] = {
     "std", "cub", "thrust", "cuda", "cooperative_groups", "nvcuda", "__gnu_cxx", NULL};
 
+int hs_trusted_namespace(const char *ns)
+{
+    return hs_in_list(trusted_namespaces, ns);
+}
+
 /* Builtins that hand out a code or stack address, or jump to one: what a walk to libc starts
  * from, and what a computed jump ends with. */
 static const char *const address_builtins[] = {"__builtin_return_address",
@@ -109,7 +114,7 @@ static int is_function_decl(enum CXCursorKind k)
            k == CXCursor_FunctionTemplate;
 }
 
-static int is_cast(enum CXCursorKind k)
+int hs_is_cast(enum CXCursorKind k)
 {
     return k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
            k == CXCursor_CXXReinterpretCastExpr || k == CXCursor_CXXConstCastExpr ||
@@ -232,8 +237,8 @@ static int compatible_pointees(CXType a, CXType b)
 
 void hs_refuse(subset_ctx *x, CXCursor at, const char *rule, const char *fmt, ...)
 {
-    int store = strcmp(rule, "host-store") == 0;
-    if (x->refused || (store && x->store_what))
+    int held = strcmp(rule, "host-store") == 0 || strcmp(rule, "pointer-value") == 0;
+    if (x->refused || (held && x->held_what))
         return;
     CXFile file;
     unsigned line = 0, col = 0, off = 0;
@@ -244,10 +249,11 @@ void hs_refuse(subset_ctx *x, CXCursor at, const char *rule, const char *fmt, ..
     ch_strbuf_init(&b);
     ch_strbuf_vaddf(&b, fmt, ap);
     va_end(ap);
-    if (store) {
-        x->store_what = ch_strbuf_detach(&b);
-        x->store_line = line;
-        x->store_col = col;
+    if (held) {
+        x->held_rule = rule;
+        x->held_what = ch_strbuf_detach(&b);
+        x->held_line = line;
+        x->held_col = col;
         return;
     }
     x->refused = 1;
@@ -266,7 +272,7 @@ static const char *code_name(const subset_ctx *x)
 
 /* The outermost namespace c is declared in ("" at file scope); *in_class set when a class
  * encloses it. */
-static char *outer_namespace(CXCursor c, int *in_class)
+char *hs_outer_namespace(CXCursor c, int *in_class)
 {
     char *ns = ch_xstrdup("");
     *in_class = 0;
@@ -320,7 +326,7 @@ static void judge_callee(subset_ctx *x, CXCursor call, CXCursor fn)
         return; /* the file's own function or kernel: walked itself */
     char *name = hs_str_of(clang_getCursorSpelling(fn));
     int in_class = 0;
-    char *ns = outer_namespace(fn, &in_class);
+    char *ns = hs_outer_namespace(fn, &in_class);
     int ok;
     if (hs_in_list(address_builtins, name)) {
         hs_refuse(x, call, "builtin",
@@ -362,7 +368,7 @@ CXCursor hs_peel(CXCursor c, int casts)
 {
     for (;;) {
         enum CXCursorKind k = clang_getCursorKind(c);
-        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && !(casts && is_cast(k)))
+        if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && !(casts && hs_is_cast(k)))
             return c;
         kids ks = hs_children(c);
         CXCursor next = ks.n ? ks.v[ks.n - 1] : clang_getNullCursor();
@@ -520,7 +526,7 @@ static int to_reference(const subset_ctx *x, CXCursor c)
     return ref;
 }
 
-static int null_constant(CXCursor e)
+int hs_null_constant(CXCursor e)
 {
     CXEvalResult r = clang_Cursor_Evaluate(e);
     if (!r)
@@ -553,7 +559,7 @@ static void judge_conversion(subset_ctx *x, CXCursor c, int is_implicit)
     }
     if (!hs_pointer_type(to) || hs_function_like(to))
         return;
-    if (hs_integer_type(from) && !null_constant(operand))
+    if (hs_integer_type(from) && !hs_null_constant(operand))
         hs_refuse(x, c, "cast",
                   "%s turns an integer into a pointer%s: pointers may not be forged (only a null "
                   "constant may become one)",
@@ -724,6 +730,7 @@ static void walk(subset_ctx *x, CXCursor c)
         break;
     case CXCursor_CallExpr:
         hs_judge_host_store(x, c, k);
+        hs_judge_pointer_value(x, c, k);
         walk_call(x, c);
         return;
     case CXCursor_ForStmt:
@@ -748,8 +755,8 @@ static void walk(subset_ctx *x, CXCursor c)
         break;
     }
     judge_declaration(x, c, k);
-    if (is_cast(k) || (k == CXCursor_UnexposedExpr && x->kind == CH_SUBSET_REFERENCE))
-        judge_conversion(x, c, !is_cast(k));
+    if (hs_is_cast(k) || (k == CXCursor_UnexposedExpr && x->kind == CH_SUBSET_REFERENCE))
+        judge_conversion(x, c, !hs_is_cast(k));
     if (clang_isExpression(k) && hs_function_like(clang_getCursorType(c)))
         hs_refuse(x, c, "function-pointer",
                   "%s uses a function as a value (its address taken, or passed as a callback): "
@@ -757,6 +764,7 @@ static void walk(subset_ctx *x, CXCursor c)
                   code_name(x));
     judge_dereference(x, c, k);
     hs_judge_host_store(x, c, k);
+    hs_judge_pointer_value(x, c, k);
     if (k == CXCursor_ArraySubscriptExpr && x->kind == CH_SUBSET_CANDIDATE)
         walk_subscript(x, c);
     else
@@ -889,15 +897,15 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     } else if (!parse_errors(&x)) {
         clang_visitChildren(clang_getTranslationUnitCursor(tu), top_level, &x);
     }
-    if (!x.refused && x.store_what) {
+    if (!x.refused && x.held_what) {
         x.refused = 1;
-        x.rule = "host-store";
-        x.line = x.store_line;
-        x.col = x.store_col;
-        x.what = x.store_what;
-        x.store_what = NULL;
+        x.rule = x.held_rule;
+        x.line = x.held_line;
+        x.col = x.held_col;
+        x.what = x.held_what;
+        x.held_what = NULL;
     }
-    free(x.store_what);
+    free(x.held_what);
     ch_strbuf_reset(msg);
     if (x.refused) {
         f->rule = x.rule;
