@@ -2,7 +2,8 @@
  * "ch-cc:<name>" (an entry "ch-cc:<key>", its objects "ch-cc:<key>.o.<hash>", their record
  * "ch-cc:<key>.objects.<hash>"; backend.h). A get asks STRLEN first (an item over remote_max_size
  * is refused before any byte moves) and then streams the value with GETRANGE in chunks into the
- * file, counting against the limit, so a large value is never held whole in memory; a put is one
+ * file, counting against the limit, so a large value is never held whole in memory (and no reply
+ * over a chunk is buffered: a server answering with more is cut off); a put is one
  * SET, which Redis applies atomically; when an existing item must be kept, EXISTS first (the bytes
  * of an object already there are not sent) and SET NX (a writer racing in between keeps the first).
  * URL: redis://[:password@]host[:port][/db]; remote_token, when set, is the password. The
@@ -18,6 +19,11 @@
 #include "ch/strbuf.h"
 
 #define REDIS_CHUNK (1024 * 1024)
+/* The most a reply may hold in hiredis' buffer: a GETRANGE chunk and its framing. hiredis
+ * hands over a reply only once it is buffered whole, so a server that answers with more than
+ * asked (a hostile one sending a bulk of gigabytes to GETRANGE or STRLEN) is cut off here,
+ * before it is in memory. */
+#define REDIS_MAX_REPLY (REDIS_CHUNK + 4096)
 
 typedef struct redis_store {
     redisContext *ctx; /* NULL until connected (owned) */
@@ -151,6 +157,41 @@ static int ensure_connected(redis_store *r, ch_storage_fault *fault, ch_error *e
     return 0;
 }
 
+/* The reply to the command just appended: hiredis' redisGetReply, except that reading stops
+ * once more than REDIS_MAX_REPLY bytes of an unfinished reply are buffered (a too-large fault;
+ * the connection is dropped, its stream being mid-reply). NULL with *fault and err on failure. */
+static redisReply *bounded_reply(redis_store *r, ch_storage_fault *fault, ch_error *err)
+{
+    redisContext *c = r->ctx;
+    int written = 0;
+    while (!written)
+        if (redisBufferWrite(c, &written) != REDIS_OK) {
+            context_error(r, fault, err);
+            return NULL;
+        }
+    for (;;) {
+        void *reply = NULL;
+        if (redisGetReplyFromReader(c, &reply) != REDIS_OK) {
+            context_error(r, fault, err);
+            return NULL;
+        }
+        if (reply)
+            return reply;
+        if (c->reader->len - c->reader->pos > REDIS_MAX_REPLY) {
+            *fault = CH_STORAGE_TOO_LARGE;
+            ch_error_set(err, "%s: a reply larger than %d bytes (more than was asked): not read",
+                         r->shown, REDIS_MAX_REPLY);
+            redisFree(r->ctx);
+            r->ctx = NULL;
+            return NULL;
+        }
+        if (redisBufferRead(c) != REDIS_OK) {
+            context_error(r, fault, err);
+            return NULL;
+        }
+    }
+}
+
 static redisReply *command(redis_store *r, ch_storage_fault *fault, ch_error *err, const char *fmt,
                            ...)
 {
@@ -158,12 +199,15 @@ static redisReply *command(redis_store *r, ch_storage_fault *fault, ch_error *er
         return NULL;
     va_list ap;
     va_start(ap, fmt);
-    redisReply *rep = redisvCommand(r->ctx, fmt, ap);
+    int queued = redisvAppendCommand(r->ctx, fmt, ap);
     va_end(ap);
-    if (!rep) {
+    if (queued != REDIS_OK) {
         context_error(r, fault, err);
         return NULL;
     }
+    redisReply *rep = bounded_reply(r, fault, err);
+    if (!rep)
+        return NULL;
     if (rep->type == REDIS_REPLY_ERROR) {
         *fault = CH_STORAGE_BAD_REPLY;
         ch_error_set(err, "%s: %.*s", r->shown, (int)rep->len, rep->str);

@@ -14,6 +14,11 @@
  *  - no integer turned into a pointer (a null constant aside), no cast between unrelated
  *    pointer types (void, character types and void** <-> T** are allowed), no union holding a
  *    pointer;
+ *  - in a candidate, no pointer turned into a number either (the pointer-value rule), since
+ *    a real pointer plus (target - its value) is any address: no cast of a pointer to an
+ *    integer type but bool, no difference of two pointers, no arithmetic on the null pointer,
+ *    no pointer's bytes handed to a library call that reads them (memcpy(h, &p, 8)), no call
+ *    of the C++ headers that returns a number for a pointer (std::hash<T *>);
  *  - no return-address or frame builtin, no asm, no computed goto;
  *  - calls only to the object check's allow-list (ch/verify.h: CUDA runtime, cuBLAS when
  *    declared, memory and math functions), the trusted runtime (ch_rt_*), the CUDA headers'
@@ -42,7 +47,7 @@ typedef enum { CH_SUBSET_CANDIDATE, CH_SUBSET_REFERENCE } ch_subset_kind;
 typedef struct ch_subset_finding {
     const char *rule; /* "parse", "indirect-call", "function-pointer", "lambda", "virtual",
                          "cast", "union", "builtin", "asm", "goto", "call", "device-deref",
-                         "host-store" */
+                         "host-store", "pointer-value" */
     unsigned line, col;
 } ch_subset_finding;
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Red-team attacks (issue 15), each rejected or contained with its reason:
-#  1. 49 hostile candidates (tests/data/attacks3/catalog.txt) through --harness-verify, judged
+#  1. 54 hostile candidates (tests/data/attacks3/catalog.txt) through --harness-verify, judged
 #     before anything runs: load-time code without a constructor entry (ifunc resolvers, .init,
 #     .fini, .preinit_array, .ctors/.dtors, static and thread_local destructors), CUDA runtime
 #     calls that reach past the launcher (device reset, export tables, IPC, device selection
@@ -11,7 +11,9 @@
 #     storage (p08's overrun of a local array over the return address; a negative index, a
 #     pointer walked past a struct, memset with a run-time length, a VLA, alloca, a temporary
 #     array, an out-parameter walked, an array by reference, a range-for reference: the host
-#     subset's host-store rule). Each fails at its stage with its reason.
+#     subset's host-store rule), and pointers made numbers to forge others by arithmetic (n02's
+#     cast, a template's cast, std::distance, a struct's bytes to memcpy, __builtin_bit_cast: its
+#     pointer-value rule). Each fails at its stage with its reason.
 #  2. a hostile .ch-cc.conf that raises what a build costs (budget 1e18, time, tokens, jobs,
 #     retries), switches on a model provider, empties the user's cache (max_size = 0), turns off
 #     the user's offline, or writes logs outside the project: each ignored with a warning.

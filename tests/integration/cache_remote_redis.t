@@ -2,7 +2,8 @@
 # The redis:// remote against a real redis-server on a free loopback port (its data in the test
 # directory): a team of two cache directories sharing it (the second build is a hit through the
 # remote with no agent, no GPU run and no generation), a list of remotes with a bad URL in it, an
-# entry over remote_max_size, a server that never answers, a server killed between builds and
+# entry over remote_max_size, a server that never answers, one that answers with more than asked
+# (cut off before hiredis holds it), a server killed between builds and
 # one killed in the middle of a build: each a working build, one warning and the counter of its
 # kind (remote_too_large, remote_timeouts, remote_unreachable). Objects are keys of their own:
 # adding one to an entry SETs that object and the entry's record only (redis MONITOR shows it);
@@ -44,7 +45,7 @@ stop_redis() {
     REDIS_PID=
 }
 SLOW_PID=
-trap 'stop_redis; [ -n "$SLOW_PID" ] && kill $SLOW_PID 2>/dev/null; [ -n "${MON_PID:-}" ] && kill $MON_PID 2>/dev/null; _tap_cleanup' EXIT
+trap 'stop_redis; [ -n "$SLOW_PID" ] && kill $SLOW_PID 2>/dev/null; [ -n "${HUGE_PID:-}" ] && kill $HUGE_PID 2>/dev/null; [ -n "${MON_PID:-}" ] && kill $MON_PID 2>/dev/null; _tap_cleanup' EXIT
 start_redis
 ok $? "redis-server serves on 127.0.0.1:$PORT"
 # what the server holds, asked over its own protocol (no redis-cli needed)
@@ -217,6 +218,53 @@ is "$(warnings_in "$TEST_DIR/err.S")" 1 "a silent server is one warning"
 is "$(stat_of "$TEST_DIR/S" remote_timeouts)" 1 "counted in remote_timeouts"
 is "$(stat_of "$TEST_DIR/S" entries)" 1 "the generated entry is local"
 kill $SLOW_PID 2>/dev/null; wait $SLOW_PID 2>/dev/null; SLOW_PID=
+
+# --- a server that answers with more than asked: cut off before it is in memory ---------------
+# a hostile remote: STRLEN says 1000 bytes, then every GETRANGE (1 MiB asked) is answered with a
+# bulk of 400 MB; hiredis buffers a reply whole, so without the bound the get would hold it all
+HUGE=$(free_port)
+python3 - "$HUGE" <<'PY' &
+import socket, sys
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", int(sys.argv[1])))
+srv.listen(8)
+zeros = b"\0" * (1 << 20)
+while True:
+    conn, _ = srv.accept()
+    data = b""
+    try:
+        while True:
+            got = conn.recv(65536)
+            if not got:
+                break
+            data += got
+            for word, answer in ((b"STRLEN", b":1000\r\n"), (b"EXISTS", b":1\r\n"),
+                                 (b"GETRANGE", None)):
+                while word in data:
+                    data = data.split(word, 1)[1]
+                    if answer:
+                        conn.sendall(answer)
+                        continue
+                    conn.sendall(b"$400000000\r\n")
+                    for _ in range(400000000 >> 20):
+                        conn.sendall(zeros)
+    except OSError:
+        pass
+    conn.close()
+PY
+HUGE_PID=$!
+wait_port "$HUGE"
+CH_CC_REMOTE="redis://127.0.0.1:$HUGE" CH_CC_CACHE_DIR="$TEST_DIR/HUGE" \
+    /usr/bin/time -f '%M' -o "$TEST_DIR/rss.HUGE" "$T" get $K1 >/dev/null 2>"$TEST_DIR/err.HUGE"
+is "$?" 1 "an entry whose GETRANGE is answered with 400 MB is a miss"
+like "$(cat "$TEST_DIR/err.HUGE")" "a reply larger than [0-9]+ bytes \(more than was asked\): not read" \
+    "the warning says the reply was larger than asked"
+is "$(stat_of "$TEST_DIR/HUGE" remote_too_large)" 1 "counted in remote_too_large"
+rss=$(tail -1 "$TEST_DIR/rss.HUGE")
+[ "$rss" -lt 200000 ]
+ok $? "the reply is never held: peak memory ${rss} KiB, under 200 MB"
+kill $HUGE_PID 2>/dev/null; wait $HUGE_PID 2>/dev/null; HUGE_PID=
 
 # --- redis killed in the middle of a build ----------------------------------------------------
 K5=0000000000000000000000000000c005

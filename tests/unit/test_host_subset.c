@@ -64,7 +64,7 @@ static const subset_case candidates[] = {
      "lambda", 7},
     {"cast from uintptr_t",
      HEAD KERNEL OPEN
-     "    uintptr_t a = (uintptr_t)y;\n    float *p = (float *)(a + 4096);\n" CLOSE,
+     "    uintptr_t a = (uintptr_t)n;\n    float *p = (float *)(a + 4096);\n" CLOSE,
      "cast", "turns an integer into a pointer", 8},
     {"null pointer constant", HEAD KERNEL OPEN "    float *p = (float *)0;\n    (void)p;\n" CLOSE,
      NULL, NULL, 0},
@@ -148,7 +148,7 @@ static const subset_case host_stores[] = {
      NULL, NULL, 0},
     {"a write past a local array (p08)",
      STR KERNEL OPEN "    unsigned long f[2];\n    for (int i = 0; i < (n < 0 ? 8 : 2); i++)\n"
-                     "        f[i] = (unsigned long)y;\n" CLOSE,
+                     "        f[i] = 0x41414141ul + (unsigned long)n;\n" CLOSE,
      "host-store", "an index it cannot bound", 9},
     {"a negative constant index", STR KERNEL OPEN "    unsigned long f[2];\n    f[-3] = 0;\n" CLOSE,
      "host-store", "an index it cannot bound", 8},
@@ -199,6 +199,65 @@ static const subset_case host_stores[] = {
      "struct s { float a[2]; s(int n, const float *x) { memcpy(a, x, (size_t)n); } };\n" OPEN
      "    s v(n, y);\n" CLOSE,
      "host-store", "lets its array 'a temporary or *this' become a pointer", 5},
+};
+
+/* pointer values: a pointer never becomes a number in host code (n02's class: a real pointer
+ * plus (target - its value) is any address) */
+#define PTR "#include <cuda_runtime.h>\n#include <string.h>\n#include <stdint.h>\n"
+static const subset_case pointer_values[] = {
+    {"pointers passed, offset by counts, viewed as bytes and tested against null",
+     PTR KERNEL OPEN
+     "    float *d = NULL;\n    cudaMalloc((void **)&d, 8 * sizeof(float));\n"
+     "    const char *s = (const char *)y;\n    bool set = (bool)y;\n"
+     "    if (d != NULL && set) {\n        cudaMemcpy(d, s + 4, 4, cudaMemcpyHostToDevice);\n"
+     "        k<<<1, 1>>>(n, d + 1);\n    }\n    cudaFree(d);\n}\n",
+     NULL, NULL, 0},
+    {"n02: a pointer's value by a cast, then arithmetic on the pointer",
+     PTR KERNEL OPEN "    char *q = (char *)y + ((uintptr_t)0x10000 - (uintptr_t)y);\n"
+                     "    memcpy(q, y, 8);\n" CLOSE,
+     "pointer-value", "converts the pointer type 'float *' to the integer 'uintptr_t'", 7},
+    {"reinterpret_cast to intptr_t",
+     PTR KERNEL OPEN "    intptr_t a = reinterpret_cast<intptr_t>(y);\n    n += (int)a;\n" CLOSE,
+     "pointer-value", "to the integer 'intptr_t'", 7},
+    {"a functional cast to long", PTR KERNEL OPEN "    long a = long(y);\n    n += (int)a;\n" CLOSE,
+     "pointer-value", "to the integer 'long'", 7},
+    {"ptrdiff arithmetic, then back onto the pointer",
+     PTR KERNEL OPEN
+     "    ptrdiff_t d = (char *)y - (char *)0;\n    char *q = (char *)y + (4096 - d);\n"
+     "    memcpy(q, y, 8);\n" CLOSE,
+     "pointer-value", "subtracts two pointers", 7},
+    {"arithmetic on the null pointer",
+     PTR KERNEL OPEN "    char *q = (char *)0 + 4096;\n    memcpy(q, y, 8);\n" CLOSE,
+     "pointer-value", "arithmetic on the null pointer", 7},
+    {"a union type pun of a pointer and an integer",
+     PTR "union pun { uintptr_t i; float *p; };\n" KERNEL OPEN CLOSE, "union",
+     "union holding a pointer", 4},
+    {"memcpy of a pointer's bytes into an integer",
+     PTR "#include <stdlib.h>\n" KERNEL OPEN
+         "    uintptr_t *h = (uintptr_t *)malloc(sizeof(uintptr_t));\n"
+         "    memcpy(h, &y, sizeof y);\n    free(h);\n" CLOSE,
+     "pointer-value", "hands the bytes of a pointer to 'memcpy'", 9},
+    {"%p and strtoull",
+     PTR "#include <stdio.h>\n#include <stdlib.h>\n" KERNEL OPEN
+         "    char s[32] = {0};\n    snprintf(s, sizeof s, \"%p\", (void *)y);\n"
+         "    unsigned long long a = strtoull(s, 0, 16);\n    n += (int)a;\n" CLOSE,
+     "call", "calls 'snprintf'", 10},
+    {"intptr_t through a helper",
+     PTR "static intptr_t addr(const float *p) { return (intptr_t)p; }\n" KERNEL OPEN
+         "    char *q = (char *)y + (4096 - addr(y));\n    memcpy(q, y, 8);\n" CLOSE,
+     "pointer-value", "converts the pointer type 'const float *' to the integer 'intptr_t'", 4},
+    {"a bit cast of a number to a pointer",
+     PTR KERNEL OPEN
+     "    float *p = __builtin_bit_cast(float *, (unsigned long)n);\n    (void)p;\n" CLOSE,
+     "pointer-value", "bit-casts with __builtin_bit_cast", 7},
+    {"a number made in a template, whose type may be a pointer",
+     PTR "template <class T> static long num(T v) { return (long)v; }\n" KERNEL OPEN
+         "    n += (int)num(y);\n" CLOSE,
+     "pointer-value", "a value of a template's type to the integer 'long'", 4},
+    {"std::hash of a pointer",
+     PTR "#include <functional>\n" KERNEL OPEN
+         "    size_t a = std::hash<float *>{}(y);\n    n += (int)a;\n" CLOSE,
+     "pointer-value", "with a pointer and gets a number back", 8},
 };
 
 /* the device launcher: its pointers are device memory */
@@ -295,6 +354,13 @@ Test(host_subset, host_code_writes_only_inside_its_own_objects)
     if (!have_cuda())
         cr_skip("the CUDA headers are not installed");
     judge(host_stores, sizeof host_stores / sizeof *host_stores, CH_SUBSET_CANDIDATE, "f");
+}
+
+Test(host_subset, pointer_values_never_become_numbers)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(pointer_values, sizeof pointer_values / sizeof *pointer_values, CH_SUBSET_CANDIDATE, "f");
 }
 
 Test(host_subset, references)

@@ -1,0 +1,87 @@
+/* Internals shared by the host subset check's files (private to src/verify): the walk's state,
+ * the libclang helpers every rule uses, and the host-store rule's entry points
+ * (host_store.c), which the walk in host_subset.c calls. */
+#ifndef CH_HOST_SUBSET_INTERNAL_H
+#define CH_HOST_SUBSET_INTERNAL_H
+
+#include <clang-c/Index.h>
+#include <stddef.h>
+
+#include "ch/host_subset.h"
+
+typedef struct subset_ctx {
+    CXTranslationUnit tu;
+    ch_subset_kind kind;
+    unsigned libs;         /* libraries the source declares (ch_object_libraries_declared) */
+    char *device_launcher; /* NAME_device_launcher, or NULL */
+    CXCursor launcher;     /* the device launcher being walked, or null */
+    CXCursor loops[32];    /* the for statements around the cursor walked, innermost last */
+    size_t n_loops;
+    const char *cuda_include; /* the CUDA toolkit's include directory */
+    int refused;
+    const char *rule;
+    char *what;
+    unsigned line, col;
+    /* the first host-store or pointer-value finding, held until the walk ends: any other
+     * rule's reason (a call off the allow-list, a callback, an integer made a pointer) says
+     * more about the same code, and wins */
+    const char *held_rule;
+    char *held_what;
+    unsigned held_line, held_col;
+} subset_ctx;
+
+/* The children of c, in the order libclang visits them (v is the caller's to free). */
+typedef struct kids {
+    CXCursor *v;
+    size_t n, cap;
+} kids;
+
+/* ---- helpers (host_subset.c) ---- */
+char *hs_str_of(CXString s);
+int hs_in_list(const char *const *list, const char *s);
+int hs_has_prefix_in(const char *const *list, const char *s);
+int hs_from_main_file(CXCursor c);
+kids hs_children(CXCursor c);
+/* A kernel, or a __device__ function without __host__: never compiled for the host. */
+int hs_device_only(CXCursor fn);
+CXType hs_canon(CXType t);
+/* A function, or a pointer, reference or member pointer to one. */
+int hs_function_like(CXType t);
+int hs_pointer_type(CXType t);
+int hs_integer_type(CXType t);
+int hs_byte_type(CXType t);
+/* c with implicit conversions and parentheses (and, with casts, explicit casts) peeled off. */
+CXCursor hs_peel(CXCursor c, int casts);
+int hs_same_decl(CXCursor a, CXCursor b);
+int hs_is_cast(enum CXCursorKind k);
+/* Whether e evaluates to the integer 0. */
+int hs_null_constant(CXCursor e);
+/* The outermost namespace c is declared in ("" at file scope); *in_class set when a class
+ * encloses it (caller frees). */
+char *hs_outer_namespace(CXCursor c, int *in_class);
+/* Whether ns is one of the namespaces of the C++, CUB, Thrust and libcu++ headers. */
+int hs_trusted_namespace(const char *ns);
+/* Records a finding under rule (the first one wins; a host-store finding is held until the
+ * walk ends, so that any other rule's reason wins over it). */
+__attribute__((format(printf, 4, 5))) void hs_refuse(subset_ctx *x, CXCursor at, const char *rule,
+                                                     const char *fmt, ...);
+
+/* ---- the host-store rule (host_store.c, candidates only) ---- */
+int hs_array_type(CXType t);
+CXCursor hs_first_child(CXCursor c);
+/* Whether a unary or binary operator cursor's operator is spelling (read from its tokens). */
+int hs_operator_is(const subset_ctx *x, CXCursor c, const char *spelling);
+/* The candidate's own storage handed to a call other than as a value. */
+void hs_judge_call_storage(subset_ctx *x, CXCursor call, CXCursor fn, const kids *k);
+/* Whether a call's argument is `&v` given to an out-parameter (not judged as an address). */
+int hs_out_address_argument(subset_ctx *x, CXCursor call, CXCursor fn, CXCursor arg);
+/* A store's target: =, op=, ++, -- (called after the store's operands are walked). */
+void hs_judge_store(subset_ctx *x, CXCursor c);
+/* Declarations, calls, addresses and array decays of the candidate's own storage. */
+void hs_judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k);
+
+/* ---- the pointer-value rule (host_pointer.c, candidates only) ---- */
+/* Casts, differences, null arithmetic and library calls that make a pointer's value a number. */
+void hs_judge_pointer_value(subset_ctx *x, CXCursor c, enum CXCursorKind k);
+
+#endif
