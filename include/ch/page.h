@@ -35,4 +35,12 @@ typedef struct ch_page_opts {
  * page itself. Both caller-freed, set only on success. Returns 0 or -1 with err. */
 int ch_session_page(ch_session *s, const ch_page_opts *o, char **path, char **html, ch_error *err);
 
+/* The page a build writes after an annotated input (file, its text, its entries l) when the
+ * report_dir setting names a directory: written there as ch_session_page writes it. Returns the
+ * page (caller frees; direct mode keeps it for the builds it serves) and its file name in *name
+ * (caller frees); NULL and *name NULL when none is asked for or it failed (then a session
+ * warning says why: a page is never worth the build). */
+char *ch_session_build_page(ch_session *s, const ch_entry_list *l, const char *text,
+                            const char *file, char **name);
+
 #endif

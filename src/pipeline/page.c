@@ -141,3 +141,30 @@ int ch_session_page(ch_session *s, const ch_page_opts *o, char **path, char **ht
     free(sections);
     return rc;
 }
+
+char *ch_session_build_page(ch_session *s, const ch_entry_list *l, const char *text,
+                            const char *file, char **name)
+{
+    const char *dir = ch_config_get(s->cfg, "report_dir");
+    *name = NULL;
+    if (!dir || !*dir || l->len == 0)
+        return NULL;
+    char **texts = ch_xcalloc(l->len + 1, sizeof *texts);
+    for (size_t i = 0; i < l->len; i++)
+        texts[i] = (char *)text;
+    char *path = NULL, *html = NULL;
+    ch_error err;
+    ch_page_opts page = {l, texts, dir, file};
+    if (ch_session_page(s, &page, &path, &html, &err) != 0) {
+        /* the page is not worth the build: a warning for the driver to print */
+        pthread_mutex_lock(&s->lock);
+        ch_strvec_push_owned(&s->warnings,
+                             ch_xasprintf("the report page was not written: %s", err.msg));
+        pthread_mutex_unlock(&s->lock);
+    } else {
+        *name = ch_xstrdup(ch_path_base(path));
+    }
+    free(path);
+    free(texts);
+    return html;
+}
