@@ -169,6 +169,12 @@ typedef void (*ch_session_proposed_fn)(void *ctx, const char *path, const char *
 int ch_session_propose(ch_session *s, const ch_entry *e, const char *dir, long count,
                        ch_session_proposed_fn wrote, void *ctx, ch_error *err);
 
+/* --harness-plan's text: for the entry called name in path (every entry when name is NULL or
+ * ""), what the builtin translator makes of its body (statements, loops, each strategy's plan
+ * or its located refusal), appended to out. 0, or -1 with err (the file or the entry). */
+int ch_session_plan(const ch_session *s, const char *path, ch_lang lang, const char *name,
+                    ch_strbuf *out, ch_error *err);
+
 /* --harness-verify's step: the candidate's source judged for the entry called name in path
  * (any entry when name is NULL or "" and the file has one), as the build judges the agent's
  * candidates (ch_session_verify_setup). */
