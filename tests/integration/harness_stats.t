@@ -56,6 +56,26 @@ like "$(cat "$TEST_DIR/c-static.err")" "saxpy: host path linked: no candidate pa
 is "$(stats_of "$TEST_DIR/c-static" stage_static_failed stage_compile_failed fallback_failed host_fallbacks)" \
     "1 0 1 1" "stage_static_failed and fallback_failed move, nothing else"
 
+# the failed entry's report.json, as the build wrote it (issue 18's golden fields for a failure)
+key=$(CH_CC_CACHE_DIR="$TEST_DIR/c-static" "$CH_CC_BIN" --harness-list -O2 saxpy.c |
+    python3 -c "import json,sys; print(json.load(sys.stdin)[0]['key'])")
+report="$TEST_DIR/c-static/${key:0:2}/${key:2}/report.json"
+is "$(python3 - "$report" "$key" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["evolution"]["candidates"][0]
+print(r["status"], r["name"], r["kind"], r["key"] == sys.argv[2], r["agent"], r["model"],
+      c["verdict"], c["stage"], len(r["evolution"]["candidates"]))
+PY
+)" "failed saxpy c-def True openai fake failed static 1" \
+    "failed entry: status, name, kind, key, agent, model, and its candidate's verdict and stage"
+like "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary'])" "$report")" \
+    "^Failed: no candidate passed" "and a summary saying so"
+like "$(CH_CC_CACHE_DIR="$TEST_DIR/c-static" "$CH_CC_BIN" --harness-explain saxpy)" \
+    "outcome +Failed: no candidate passed" "--harness-explain saxpy reads it by name"
+! grep -rq "test-key" "$TEST_DIR/c-static"
+ok $? "the API key is in no file of the cache"
+
 # ---- a candidate nvcc refuses ---------------------------------------------------------------
 reply_with compile_bad.cu compile.json
 start_llm compile.json
