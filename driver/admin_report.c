@@ -56,54 +56,31 @@ int ch_admin_report(ch_driver *d, const char *dir)
 {
     ch_error err;
     ch_error_clear(&err);
-    ch_entry_list l;
-    ch_entry_list_init(&l);
-    ch_strvec texts, names;
-    ch_strvec_init(&texts);
-    ch_strvec_init(&names);
+    if (d->args.n_inputs == 0) {
+        ch_error_set(&err, "--harness-report needs the annotated source files: "
+                           "--harness-report[=DIR] [options] FILE...");
+        ch_driver_report(&err);
+        return 1;
+    }
+    ch_page_file *files = ch_xcalloc(d->args.n_inputs, sizeof *files);
+    for (size_t i = 0; i < d->args.n_inputs; i++)
+        files[i] = (ch_page_file){d->args.inputs[i].path, d->args.inputs[i].lang};
     /* the build's session: its scan arguments and target rule give the build's keys */
     ch_session session;
     ch_driver_session_open(d, &session);
-    int rc = 0;
-    for (size_t i = 0; i < d->args.n_inputs && rc == 0; i++) {
-        const ch_input *in = &d->args.inputs[i];
-        size_t before = l.len;
-        char *text = NULL;
-        size_t len = 0;
-        rc = ch_read_file(in->path, &text, &len, &err);
-        /* the file is read once: the scan parses the text the page quotes */
-        ch_scan_source src = {text, len, NULL, 0};
-        if (rc == 0)
-            rc = ch_session_scan(&session, in->path, in->lang, &src, &l, &err);
-        for (size_t k = before; rc == 0 && k < l.len; k++)
-            ch_strvec_push(&texts, text);
-        free(text);
-        ch_strvec_push(&names, in->path);
-    }
-    if (rc == 0 && d->args.n_inputs == 0)
-        rc = ch_error_set(&err, "--harness-report needs the annotated source files: "
-                                "--harness-report[=DIR] [options] FILE...");
-    if (rc == 0 && !session.cache)
+    if (!session.cache)
         ch_driver_warn("the kernel cache cannot be opened (%s): every entry shows as absent",
                        session.cache_err.msg);
     char *path = NULL;
-    if (rc == 0) {
-        ch_strbuf joined;
-        ch_strbuf_init(&joined);
-        for (size_t i = 0; i < names.len; i++)
-            ch_strbuf_addf(&joined, "%s%s", i ? " " : "", names.items[i]);
-        ch_page_opts page = {&l, texts.items, dir && *dir ? dir : "ch-cc-report", joined.data};
-        rc = ch_session_page(&session, &page, &path, NULL, &err);
-        ch_strbuf_free(&joined);
-    }
+    size_t entries = 0;
+    int rc = ch_session_page_files(&session, files, d->args.n_inputs,
+                                   dir && *dir ? dir : "ch-cc-report", &path, &entries, &err);
     ch_driver_session_close(&session);
     if (rc == 0)
-        printf("report: %s (%zu entr%s)\n", path, l.len, l.len == 1 ? "y" : "ies");
+        printf("report: %s (%zu entr%s)\n", path, entries, entries == 1 ? "y" : "ies");
     else
         ch_driver_report(&err);
     free(path);
-    ch_strvec_free(&texts);
-    ch_strvec_free(&names);
-    ch_entry_list_free(&l);
+    free(files);
     return rc == 0 ? 0 : 1;
 }

@@ -168,3 +168,38 @@ char *ch_session_build_page(ch_session *s, const ch_entry_list *l, const char *t
     free(texts);
     return html;
 }
+
+int ch_session_page_files(ch_session *s, const ch_page_file *files, size_t n, const char *dir,
+                          char **path, size_t *entries, ch_error *err)
+{
+    ch_entry_list l;
+    ch_entry_list_init(&l);
+    ch_strvec texts;
+    ch_strvec_init(&texts);
+    ch_strbuf title;
+    ch_strbuf_init(&title);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t before = l.len;
+        char *text = NULL;
+        size_t len = 0;
+        rc = ch_read_file(files[i].path, &text, &len, err);
+        /* the file is read once: the scan parses the text the page quotes */
+        ch_scan_source src = {text, len, NULL, 0};
+        if (rc == 0)
+            rc = ch_session_scan(s, files[i].path, files[i].lang, &src, &l, err);
+        for (size_t k = before; rc == 0 && k < l.len; k++)
+            ch_strvec_push(&texts, text);
+        free(text);
+        ch_strbuf_addf(&title, "%s%s", i ? " " : "", files[i].path);
+    }
+    if (rc == 0) {
+        ch_page_opts page = {&l, texts.items, dir, title.data};
+        rc = ch_session_page(s, &page, path, NULL, err);
+    }
+    *entries = l.len;
+    ch_strbuf_free(&title);
+    ch_strvec_free(&texts);
+    ch_entry_list_free(&l);
+    return rc;
+}

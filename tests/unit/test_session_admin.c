@@ -333,3 +333,50 @@ Test(session_admin, judge_reports_the_verdict_and_the_build_key, .timeout = 180)
     ch_entry_list_free(&l);
     fx_session_close(&s);
 }
+
+/* --harness-report's page of several files: each file's entries, the page named after the first
+ * entry's file; a file that cannot be read is an error that names it */
+Test(session_admin, page_of_files_reads_and_scans_each_file)
+{
+    static const char scale_c[] =
+        "#pragma harness extent(y: n)\n"
+        "void scale(int n, float a, float *y)\n"
+        "{\n    for (int i = 0; i < n; i++)\n        y[i] = a * y[i];\n}\n";
+    ch_error err;
+    char *saxpy = ch_path_join(tmp_dir, "saxpy.c"), *scale = ch_path_join(tmp_dir, "scale.c");
+    cr_assert_eq(ch_write_file_atomic(saxpy, fx_saxpy_c, strlen(fx_saxpy_c), 0, &err), 0);
+    cr_assert_eq(ch_write_file_atomic(scale, scale_c, strlen(scale_c), 0, &err), 0);
+    ch_session s;
+    fx_session_open(&s, &cfg, NULL);
+    char *dir = ch_path_join(tmp_dir, "pages");
+    ch_page_file files[] = {{saxpy, CH_LANG_C}, {scale, CH_LANG_C}};
+    char *path = NULL;
+    size_t entries = 0;
+    cr_assert_eq(ch_session_page_files(&s, files, 2, dir, &path, &entries, &err), 0, "%s", err.msg);
+    cr_assert_eq(entries, 2);
+    char *want = ch_path_join(dir, "saxpy.c.html");
+    cr_assert_str_eq(path, want);
+    char *html = NULL;
+    cr_assert_eq(ch_read_file(path, &html, NULL, &err), 0, "%s", err.msg);
+    char *where_scale = ch_xasprintf("%s:1", scale), *where_saxpy = ch_xasprintf("%s:1", saxpy);
+    cr_assert(strstr(html, where_scale), "scale's section names its file");
+    cr_assert(strstr(html, where_saxpy), "and saxpy's its own");
+    cr_assert(strstr(html, ">#pragma harness extent(y: n)<"), "scale's pragma is quoted from its "
+                                                              "file");
+    free(where_scale);
+    free(where_saxpy);
+    free(html);
+    free(path);
+    path = NULL;
+    char *missing = ch_path_join(tmp_dir, "missing.c");
+    ch_page_file bad[] = {{saxpy, CH_LANG_C}, {missing, CH_LANG_C}};
+    cr_assert_eq(ch_session_page_files(&s, bad, 2, dir, &path, &entries, &err), -1);
+    cr_assert(strstr(err.msg, "missing.c"), "%s", err.msg);
+    cr_assert_null(path);
+    fx_session_close(&s);
+    free(missing);
+    free(want);
+    free(dir);
+    free(scale);
+    free(saxpy);
+}
