@@ -29,14 +29,8 @@ TestSuite(explain, .init = setup, .fini = teardown);
 /* Seeds an entry named name under key. */
 static void seed_named(ch_session *s, const char *key, const char *name, const char *status)
 {
-    ch_cache_txn *t = NULL;
-    ch_cache_hit hit;
-    ch_error err;
-    cr_assert_eq(ch_cache_begin(s->cache, key, &t, &hit, &err), 0, "%s", err.msg);
-    cr_assert_eq(ch_cache_put(t, "kernel.cu", "k\n", 2, &err), 0, "%s", err.msg);
-    ch_cache_txn_meta(t, "name", name);
-    ch_cache_txn_meta(t, "status", status);
-    cr_assert_eq(ch_cache_commit(t, &err), 0, "%s", err.msg);
+    const char *const meta[] = {"name", name, "status", status, NULL};
+    fx_session_seed_meta(s, key, meta, (const char *const[]){"kernel.cu", "k\n", NULL});
 }
 
 /* the file's entry keys as the session keys it: other targets give another key */
