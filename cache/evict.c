@@ -23,14 +23,14 @@ int ch_cache_list(ch_cache *c, ch_cache_info **out, size_t *n, ch_error *err)
     *out = NULL;
     *n = 0;
     size_t cap = 0;
-    DIR *top = opendir(c->dir);
+    DIR *top = opendir(c->storage.local.dir);
     if (!top)
-        return ch_error_set(err, "cannot read cache directory '%s'", c->dir);
+        return ch_error_set(err, "cannot read cache directory '%s'", c->storage.local.dir);
     struct dirent *de;
     while ((de = readdir(top))) {
         if (!is_hex(de->d_name, 2))
             continue;
-        char *sub = ch_path_join(c->dir, de->d_name);
+        char *sub = ch_path_join(c->storage.local.dir, de->d_name);
         DIR *d = opendir(sub);
         struct dirent *e2;
         while (d && (e2 = readdir(d))) {
@@ -114,12 +114,12 @@ int ch_cache_evict_to(ch_cache *c, unsigned long long limit, size_t *evicted, ch
 
 int ch_cache_evict(ch_cache *c, size_t *evicted, ch_error *err)
 {
-    if (!c->max_size) {
+    if (!c->storage.local.max_size) {
         if (evicted)
             *evicted = 0;
         return 0;
     }
-    return ch_cache_evict_to(c, c->max_size, evicted, err);
+    return ch_cache_evict_to(c, c->storage.local.max_size, evicted, err);
 }
 
 int ch_cache_clean(ch_cache *c, size_t *removed, ch_error *err)
@@ -133,7 +133,7 @@ int ch_cache_clean(ch_cache *c, size_t *removed, ch_error *err)
         *removed += (size_t)remove_if_idle(c, list[i].key);
     free(list);
     /* temp directories of dead generators and trash of dead removers */
-    char *tdir = ch_path_join(c->dir, "tmp");
+    char *tdir = ch_path_join(c->storage.local.dir, "tmp");
     DIR *d = opendir(tdir);
     struct dirent *de;
     while (d && (de = readdir(d))) {

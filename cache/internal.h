@@ -11,13 +11,8 @@
 #include "storage/front.h"
 
 struct ch_cache {
-    char *dir; /* owned */
-    unsigned long long max_size;
-    double lock_timeout;
-    int no_fsync;
-    ch_storage storage; /* the remotes (owned; none without a remote store) */
-    int remote_only_read;
-    ch_signer signer; /* writes are signed with it when have_signer */
+    ch_storage storage; /* the tiers: the local store and the remotes behind it (owned) */
+    ch_signer signer;   /* writes are signed with it when have_signer */
     int have_signer;
     ch_trust trust;          /* remote entries are read only when signed by one of these */
     int unsigned_read_said;  /* "no trusted_keys" said once per handle */
@@ -33,6 +28,13 @@ struct ch_cache {
 /* ---- stats.c ---- */
 /* Adds delta to the counters under the stats lock (never loses concurrent updates). */
 int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err);
+
+/* ---- store.c: the local store, the front's first tier ---- */
+/* key's entry in the local store: 1 hit, 0 miss (damage removed and counted), -1 error. */
+int ch_local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta,
+                    ch_error *err);
+/* Keeps a local copy of hit (read from a remote); a failure only costs the copy. */
+void ch_local_keep(ch_cache *c, const char *key, const ch_cache_hit *hit);
 
 /* ---- store.c helpers used by evict.c ---- */
 char *ch_cache_entry_path(const ch_cache *c, const char *key); /* caller frees */

@@ -210,7 +210,7 @@ int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
     static const ch_cache_stats none;
     if (memcmp(delta, &none, sizeof none) == 0)
         return 0;
-    return update(c, c->dir, c->lock_timeout, delta, 0, NULL, err);
+    return update(c, c->storage.local.dir, c->storage.local.lock_timeout, delta, 0, NULL, err);
 }
 
 int ch_cache_stats_add_at(const char *dir, const ch_cache_stats *delta, size_t *damaged,
@@ -232,13 +232,13 @@ int ch_cache_count(ch_cache *c, const ch_cache_stats *delta, ch_error *err)
 int ch_cache_stats_zero(ch_cache *c, ch_error *err)
 {
     static const ch_cache_stats none;
-    return update(c, c->dir, c->lock_timeout, &none, 1, NULL, err);
+    return update(c, c->storage.local.dir, c->storage.local.lock_timeout, &none, 1, NULL, err);
 }
 
 int ch_cache_stats_read(ch_cache *c, ch_cache_stats *out, ch_error *err)
 {
     size_t bad;
-    int rc = read_unlocked(c->dir, out, &bad, err);
-    say_damaged(c, c->dir, bad);
+    int rc = read_unlocked(c->storage.local.dir, out, &bad, err);
+    say_damaged(c, c->storage.local.dir, bad);
     return rc;
 }

@@ -1,7 +1,8 @@
-/* The local store: lookup, the generation protocol and its transactions, damage handling and
- * remote read-through/write-back. Invariant: an entry directory <dir>/<2 hex>/<30 hex>/ is only
- * ever created by renaming a complete temp directory (files + index) into place, so a reader
- * sees a whole entry or none; whatever a crashed writer leaves lives under <dir>/tmp/.
+/* The local store, the storage front's first tier (storage/front.h: the front owns it and asks it
+ * before the remotes, and writes remotes back after it publishes): lookup, the generation
+ * protocol and its transactions, damage handling. Invariant: an entry directory <dir>/<2 hex>/<30
+ * hex>/ is only ever created by renaming a complete temp directory (files + index) into place, so a
+ * reader sees a whole entry or none; whatever a crashed writer leaves lives under <dir>/tmp/.
  *
  * Locking protocol. Every key has a lock file <dir>/locks/<key>, locked with flock(2):
  *   - readers (lookup) hold it SHARED while they read and verify the files and record the use
@@ -57,17 +58,17 @@ struct ch_cache_txn {
 
 char *ch_cache_entry_path(const ch_cache *c, const char *key)
 {
-    return ch_xasprintf("%s/%.2s/%s", c->dir, key, key + 2);
+    return ch_xasprintf("%s/%.2s/%s", c->storage.local.dir, key, key + 2);
 }
 
 char *ch_cache_lock_path(const ch_cache *c, const char *key)
 {
-    return ch_xasprintf("%s/locks/%s", c->dir, key);
+    return ch_xasprintf("%s/locks/%s", c->storage.local.dir, key);
 }
 
 int ch_cache_remove_dir(ch_cache *c, const char *dir, ch_error *err)
 {
-    char *tmpl = ch_xasprintf("%s/tmp/trash.%ld.XXXXXX", c->dir, (long)getpid());
+    char *tmpl = ch_xasprintf("%s/tmp/trash.%ld.XXXXXX", c->storage.local.dir, (long)getpid());
     char *tmpd = mkdtemp(tmpl);
     int rc = 0;
     if (tmpd) {
@@ -128,25 +129,13 @@ static long long now_unix(void)
 int ch_cache_open_opts(ch_cache **out, const ch_cache_opts *o, ch_error *err)
 {
     *out = NULL;
-    if (!o->dir || !*o->dir)
-        return ch_error_set(err, "no cache directory configured (cache_dir)");
     ch_cache *c = ch_xcalloc(1, sizeof *c);
-    c->dir = ch_xstrdup(o->dir);
-    c->max_size = o->max_size;
-    c->lock_timeout = o->lock_timeout;
-    c->no_fsync = o->no_fsync;
-    c->remote_only_read = o->remote_only_read;
     ch_strvec_init(&c->warnings);
-    char *locks = ch_path_join(c->dir, "locks"), *tmp = ch_path_join(c->dir, "tmp");
-    int rc = ch_mkdir_p(locks, err) != 0 || ch_mkdir_p(tmp, err) != 0 ? -1 : 0;
-    free(locks);
-    free(tmp);
-    if (rc != 0) {
+    /* the front owns the tiers: this directory first, the remotes behind it */
+    if (ch_storage_open(c, o, err) != 0) {
         ch_cache_close(c);
-        return ch_error_prefix(err, "cache");
+        return -1;
     }
-    if (o->remote && *o->remote)
-        ch_storage_open(c, o);
     *out = c;
     return 0;
 }
@@ -178,18 +167,17 @@ void ch_cache_close(ch_cache *c)
     ch_trust_free(&c->trust);
     sodium_memzero(&c->signer, sizeof c->signer);
     ch_strvec_free(&c->warnings);
-    free(c->dir);
     free(c);
 }
 
 const char *ch_cache_dir(const ch_cache *c)
 {
-    return c->dir;
+    return c->storage.local.dir;
 }
 
 unsigned long long ch_cache_max_size(const ch_cache *c)
 {
-    return c->max_size;
+    return c->storage.local.max_size;
 }
 
 /* ---- hits ---- */
@@ -313,7 +301,7 @@ static void handle_damage(ch_cache *c, const char *key, ch_cache_stats *delta)
     char *lpath = ch_cache_lock_path(c, key), *epath = ch_cache_entry_path(c, key);
     ch_lock lock;
     ch_error err;
-    if (ch_lock_acquire(lpath, 1, c->lock_timeout, &lock, &err) == 0) {
+    if (ch_lock_acquire(lpath, 1, c->storage.local.lock_timeout, &lock, &err) == 0) {
         ch_cache_hit h;
         ch_error why;
         if (read_entry(epath, key, &h, &why) < 0) {
@@ -331,9 +319,8 @@ static void handle_damage(ch_cache *c, const char *key, ch_cache_stats *delta)
     free(epath);
 }
 
-/* Local lookup. 1 hit, 0 miss (damage handled), -1 error. */
-static int local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta,
-                        ch_error *err)
+int ch_local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta,
+                    ch_error *err)
 {
     char *epath = ch_cache_entry_path(c, key);
     struct stat sb;
@@ -344,7 +331,7 @@ static int local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cach
     char *lpath = ch_cache_lock_path(c, key);
     ch_lock lock;
     ch_error lerr;
-    int rc = ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, &lerr);
+    int rc = ch_lock_acquire(lpath, 0, c->storage.local.lock_timeout, &lock, &lerr);
     free(lpath);
     if (rc < 0) {
         /* no lock can be taken (a read-only cache, locks/ not a directory): entries are
@@ -386,7 +373,8 @@ int ch_cache_peek(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *err
         return -1;
     char *epath = ch_cache_entry_path(c, key), *lpath = ch_cache_lock_path(c, key);
     ch_lock lock;
-    int rc = ch_is_dir(epath) ? ch_lock_acquire(lpath, 0, c->lock_timeout, &lock, err) : 2;
+    int rc =
+        ch_is_dir(epath) ? ch_lock_acquire(lpath, 0, c->storage.local.lock_timeout, &lock, err) : 2;
     if (rc == 0) {
         rc = read_entry(epath, key, hit, err);
         if (rc < 0)
@@ -417,27 +405,21 @@ static void count_or_warn(ch_cache *c, const ch_cache_stats *delta)
     }
 }
 
-/* Reads key through the storage front and keeps a local copy. 1 hit, 0 miss. */
-static int remote_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta)
+void ch_local_keep(ch_cache *c, const char *key, const ch_cache_hit *hit)
 {
-    if (ch_storage_read(c, key, hit, delta) <= 0)
-        return 0;
-    /* store locally; a failure here only costs the local copy */
     ch_cache_txn *t;
     ch_error le;
-    if (txn_start(c, key, &t, &le) == 0) {
-        t->from_remote = 1;
-        int ok = 1;
-        for (size_t i = 0; i < hit->n_files && ok; i++)
-            ok = ch_cache_put(t, hit->files[i].name, hit->files[i].data, hit->files[i].len, &le) ==
-                 0;
-        for (size_t i = 0; i < hit->meta.len; i++)
-            ch_strvec_push(&t->meta, hit->meta.items[i]);
-        if (ok)
-            txn_publish(t, &le);
-        txn_free(t);
-    }
-    return 1;
+    if (txn_start(c, key, &t, &le) != 0)
+        return;
+    t->from_remote = 1;
+    int ok = 1;
+    for (size_t i = 0; i < hit->n_files && ok; i++)
+        ok = ch_cache_put(t, hit->files[i].name, hit->files[i].data, hit->files[i].len, &le) == 0;
+    for (size_t i = 0; i < hit->meta.len; i++)
+        ch_strvec_push(&t->meta, hit->meta.items[i]);
+    if (ok)
+        txn_publish(t, &le);
+    txn_free(t);
 }
 
 int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *err)
@@ -446,9 +428,7 @@ int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *e
     if (check_key(key, err) != 0)
         return -1;
     ch_cache_stats delta = {0};
-    int rc = local_lookup(c, key, hit, &delta, err);
-    if (rc == 0 && ch_storage_usable(c))
-        rc = remote_lookup(c, key, hit, &delta);
+    int rc = ch_storage_lookup(c, key, hit, &delta, err);
     if (rc >= 0) {
         delta.lookups++;
         if (rc > 0)
@@ -466,7 +446,7 @@ int ch_cache_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_error *e
  * trash of removers that died. */
 static void remove_stale_temps(ch_cache *c, const char *key)
 {
-    char *tdir = ch_path_join(c->dir, "tmp");
+    char *tdir = ch_path_join(c->storage.local.dir, "tmp");
     DIR *d = opendir(tdir);
     if (d) {
         struct dirent *de;
@@ -490,24 +470,24 @@ static int txn_start(ch_cache *c, const char *key, ch_cache_txn **out, ch_error 
     *out = NULL;
     char *lpath = ch_cache_lock_path(c, key);
     ch_lock lock;
-    int rc = ch_lock_acquire(lpath, 1, c->lock_timeout, &lock, err);
+    int rc = ch_lock_acquire(lpath, 1, c->storage.local.lock_timeout, &lock, err);
     if (rc != 0) {
         if (rc > 0) {
             long pid = ch_lock_holder(lpath);
             ch_error_set(err,
                          "timed out after %gs waiting for another build (pid %ld) generating "
                          "cache entry %s (lock_timeout)",
-                         c->lock_timeout, pid, key);
+                         c->storage.local.lock_timeout, pid, key);
         }
         free(lpath);
         return -1;
     }
     free(lpath);
     remove_stale_temps(c, key);
-    char *tmpl = ch_xasprintf("%s/tmp/%s.%ld.XXXXXX", c->dir, key, (long)getpid());
+    char *tmpl = ch_xasprintf("%s/tmp/%s.%ld.XXXXXX", c->storage.local.dir, key, (long)getpid());
     if (!mkdtemp(tmpl)) {
-        ch_error_set(err, "cannot create a temporary directory in '%s/tmp': %s", c->dir,
-                     strerror(errno));
+        ch_error_set(err, "cannot create a temporary directory in '%s/tmp': %s",
+                     c->storage.local.dir, strerror(errno));
         free(tmpl);
         ch_lock_release(&lock);
         return -1;
@@ -611,7 +591,7 @@ int ch_cache_put(ch_cache_txn *t, const char *name, const void *data, size_t len
     int rc = ch_mkdir_p(dir, err);
     free(dir);
     if (rc == 0)
-        rc = ch_write_file_atomic(path, data, len, !t->c->no_fsync, err);
+        rc = ch_write_file_atomic(path, data, len, !t->c->storage.local.no_fsync, err);
     free(path);
     if (rc != 0)
         return -1;
@@ -706,7 +686,7 @@ static int txn_publish_in_place(ch_cache_txn *t, ch_error *err)
         if (rc == 0 && rename(src, dst) != 0)
             rc = ch_error_set(err, "cannot add '%s' to cache entry '%s': %s", t->written.items[i],
                               epath, strerror(errno));
-        if (rc == 0 && !c->no_fsync)
+        if (rc == 0 && !c->storage.local.no_fsync)
             fsync_path(dir);
         free(dir);
         free(dst);
@@ -718,7 +698,7 @@ static int txn_publish_in_place(ch_cache_txn *t, ch_error *err)
         t->created = now_unix();
         ch_index_format(t->key, t->files, t->n, &t->meta, t->created, &idx);
         char *ipath = ch_path_join(epath, "index");
-        rc = ch_write_file_atomic(ipath, idx.data, idx.len, !c->no_fsync, err);
+        rc = ch_write_file_atomic(ipath, idx.data, idx.len, !c->storage.local.no_fsync, err);
         free(ipath);
         ch_strbuf_free(&idx);
     }
@@ -737,12 +717,12 @@ static int txn_publish(ch_cache_txn *t, ch_error *err)
     t->created = now_unix();
     ch_index_format(t->key, t->files, t->n, &t->meta, t->created, &idx);
     char *ipath = ch_path_join(t->tmp, "index");
-    int rc = ch_write_file_atomic(ipath, idx.data, idx.len, !c->no_fsync, err);
+    int rc = ch_write_file_atomic(ipath, idx.data, idx.len, !c->storage.local.no_fsync, err);
     free(ipath);
     ch_strbuf_free(&idx);
     if (rc != 0)
         return -1;
-    if (!c->no_fsync)
+    if (!c->storage.local.no_fsync)
         fsync_path(t->tmp);
     char *epath = ch_cache_entry_path(c, t->key);
     char *parent = ch_path_dir(epath);
@@ -764,7 +744,7 @@ published:
         free(t->tmp);
         t->tmp = NULL;
         utimensat(AT_FDCWD, epath, NULL, 0);
-        if (!c->no_fsync)
+        if (!c->storage.local.no_fsync)
             fsync_path(parent);
     }
     free(parent);
@@ -804,13 +784,11 @@ int ch_cache_commit(ch_cache_txn *t, ch_error *err)
     ch_cache_stats delta = {0};
     delta.generations = !t->update;
     ch_lock_release(&t->lock);
-    if (!c->remote_only_read && ch_storage_usable(c)) {
-        ch_storage_change what = txn_change(t);
-        ch_storage_write(c, t->key, t->files, t->n, &t->meta, t->created, &what, &delta);
-    }
+    ch_storage_change what = txn_change(t);
+    ch_storage_published(c, t->key, t->files, t->n, &t->meta, t->created, &what, &delta);
     txn_free(t);
     count_or_warn(c, &delta);
-    return c->max_size ? ch_cache_evict(c, NULL, err) : 0;
+    return c->storage.local.max_size ? ch_cache_evict(c, NULL, err) : 0;
 }
 
 void ch_cache_abort(ch_cache_txn *t)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ch/checklist.h"
-#include "ch/entry.h"
+#include <cjson/cJSON.h>
+
 #include "ch/fsutil.h"
 #include "ch/pipeline.h"
 #include "ch/verify.h"
@@ -45,6 +45,26 @@ static void print_text(const ch_verify_report *r, const char *pending, const cha
     printf("key: %s\n", key);
 }
 
+/* The report as JSON, with the pending verdict and the key the text shows. */
+static void print_json(const ch_verify_report *r, const char *pending, const char *key)
+{
+    char *j = ch_verify_report_json(r);
+    cJSON *o = cJSON_Parse(j);
+    if (o) {
+        if (pending) {
+            cJSON_ReplaceItemInObject(o, "verdict", cJSON_CreateString("pending"));
+            cJSON_ReplaceItemInObject(o, "message", cJSON_CreateString(PENDING_MESSAGE));
+            cJSON_AddStringToObject(o, "pending", pending);
+        }
+        cJSON_AddStringToObject(o, "key", key);
+        free(j);
+        j = cJSON_Print(o);
+        cJSON_Delete(o);
+    }
+    puts(j);
+    free(j);
+}
+
 int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
 {
     ch_error err;
@@ -66,81 +86,23 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
         ch_driver_report(&err);
         return 2;
     }
-    ch_entry_list l;
-    ch_entry_list_init(&l);
-    ch_checklist c;
-    memset(&c, 0, sizeof c);
-    int status = 2;
-    ch_verifier *v = NULL;
-    const ch_entry *e = NULL;
     /* the build's session: the same targets, oracle (flags and -O), nvcc and cache */
     ch_session session;
     ch_driver_session_open(d, &session);
-    char *gpu_lock = NULL;
-    if (ch_session_scan_named(&session, in->path, in->lang, ch_admin_option(d, "entry", &(int){0}),
-                              1, &l, &e, &err) != 0 ||
-        ch_checklist_derive(e, &c, &err) != 0) {
-        ch_driver_report(&err);
-        goto done;
-    }
-    ch_verify_setup s;
-    memset(&s, 0, sizeof s);
-    s.checklist = &c;
-    /* without a device the scaffold cannot run: the setup stops after the compile, as a build
-     * does, rather than report the missing device as the candidate's failure at stage 2 */
-    ch_session_verify_setup(&session, e, in->path, NULL, &s, &gpu_lock);
-    int have_gpu = ch_session_gpu(&session)->have_gpu;
-    /* the key the build stores this entry under for the same command line */
-    char key[33] = "";
-    ch_error key_err;
-    if (ch_session_key(&session, e, key, &key_err) != 0)
-        key[0] = '\0';
-    if (c.kind == CH_KIND_SPEC_DECL) {
-        ch_error_set(&err,
-                     "--harness-verify of a spec-only entry (%s) needs a test author's "
-                     "reference, which this command does not take yet",
-                     c.name);
-        ch_driver_report(&err);
-        goto done;
-    }
-    int opened = ch_verifier_open(&s, &v, &err);
-    if (opened != 0) {
-        ch_driver_report(&err);
-        goto done;
-    }
-    ch_verify_report r;
-    if (ch_verifier_run(v, src, &r, &err) != 0) {
+    ch_judgement j;
+    int status = 2;
+    if (ch_session_judge(&session, in->path, in->lang, ch_admin_option(d, "entry", &(int){0}), src,
+                         &j, &err) != 0) {
         ch_driver_report(&err);
     } else {
-        const char *pending = !have_gpu && r.passed ? session.gpu.why : NULL;
-        if (json) {
-            char *j = ch_verify_report_json(&r);
-            cJSON *o = cJSON_Parse(j);
-            if (o) {
-                if (pending) {
-                    cJSON_ReplaceItemInObject(o, "verdict", cJSON_CreateString("pending"));
-                    cJSON_ReplaceItemInObject(o, "message", cJSON_CreateString(PENDING_MESSAGE));
-                    cJSON_AddStringToObject(o, "pending", pending);
-                }
-                cJSON_AddStringToObject(o, "key", key);
-                free(j);
-                j = cJSON_Print(o);
-                cJSON_Delete(o);
-            }
-            puts(j);
-            free(j);
-        } else {
-            print_text(&r, pending, key);
-        }
-        status = pending ? 3 : r.correct ? 0 : 1;
+        if (json)
+            print_json(&j.report, j.pending, j.key);
+        else
+            print_text(&j.report, j.pending, j.key);
+        status = j.pending ? 3 : j.report.correct ? 0 : 1;
     }
-    ch_verify_report_free(&r);
-    ch_verifier_close(v);
-done:
-    free(gpu_lock);
+    ch_verify_report_free(&j.report);
     ch_driver_session_close(&session);
-    ch_checklist_free(&c);
-    ch_entry_list_free(&l);
     free(src);
     return status;
 }

@@ -97,12 +97,6 @@ int ch_admin_link_flags(ch_driver *d);
 /* admin_report.c: --harness-explain NAME|KEY|PREFIX [FILE], --harness-report[=DIR] FILE... */
 int ch_admin_explain(ch_driver *d, const char *what);
 int ch_admin_report(ch_driver *d, const char *dir);
-/* After a build: the page of file's entries l (text: the file) as the session's cache holds
- * them, into the report_dir setting's directory, when it is set (ch_session_page); a failure
- * is a warning. Returns the page written (direct mode keeps it for the builds it serves) and
- * its file name in *name, both malloc'd; NULL (and *name NULL) when none was written. */
-char *ch_admin_report_build(ch_driver *d, ch_session *s, const ch_entry_list *l, const char *text,
-                            const char *file, char **name);
 /* The source file an admin command works on (the last C, C++ or CUDA input), or NULL. */
 const ch_input *ch_admin_source(const ch_driver *d);
 

@@ -17,6 +17,7 @@
 #include "ch/emit.h"
 #include "ch/fsutil.h"
 #include "ch/output.h"
+#include "ch/page.h"
 #include "ch/pipeline.h"
 #include "direct.h"
 #include "link.h"
@@ -192,8 +193,7 @@ static int annotated_object(ch_build *b, const ch_input *in, const char *user_ob
     free(b->page_name);
     b->page = b->page_name = NULL;
     if (rc == 0) /* the report page after the build, when report_dir asks for it */
-        b->page =
-            ch_admin_report_build(d, &b->s, &built.entries, built.text, in->path, &b->page_name);
+        b->page = ch_session_build_page(&b->s, &built.entries, built.text, in->path, &b->page_name);
     ch_assembly_free(&built);
     ch_strvec_free(&argv);
     ch_strvec_free(&unit_argv);

@@ -94,7 +94,24 @@ static void open_one(ch_cache *c, const char *url, const ch_storage_params *p)
     s->remotes[s->n++] = (ch_storage_remote){ops, state, shown, 0};
 }
 
-void ch_storage_open(ch_cache *c, const ch_cache_opts *o)
+/* The local store's settings and directories (locks/, tmp/). */
+static int open_local(ch_storage_local *l, const ch_cache_opts *o, ch_error *err)
+{
+    if (!o->dir || !*o->dir)
+        return ch_error_set(err, "no cache directory configured (cache_dir)");
+    l->dir = ch_xstrdup(o->dir);
+    l->max_size = o->max_size;
+    l->lock_timeout = o->lock_timeout;
+    l->no_fsync = o->no_fsync;
+    char *locks = ch_path_join(l->dir, "locks"), *tmp = ch_path_join(l->dir, "tmp");
+    int rc = ch_mkdir_p(locks, err) != 0 || ch_mkdir_p(tmp, err) != 0 ? -1 : 0;
+    free(locks);
+    free(tmp);
+    return rc != 0 ? ch_error_prefix(err, "cache") : 0;
+}
+
+/* The remotes of the remote setting, the trust list and the signing key. */
+static void open_remotes(ch_cache *c, const ch_cache_opts *o)
 {
     ch_storage_params p = {o->remote_token, o->remote_timeout > 0 ? o->remote_timeout : 10,
                            o->remote_max_size ? o->remote_max_size : CH_STORAGE_MAX_GET};
@@ -123,8 +140,20 @@ void ch_storage_open(ch_cache *c, const ch_cache_opts *o)
     }
 }
 
+int ch_storage_open(ch_cache *c, const ch_cache_opts *o, ch_error *err)
+{
+    if (open_local(&c->storage.local, o, err) != 0)
+        return -1;
+    c->storage.remote_only_read = o->remote_only_read;
+    if (o->remote && *o->remote)
+        open_remotes(c, o);
+    return 0;
+}
+
 void ch_storage_close(ch_storage *s)
 {
+    free(s->local.dir);
+    s->local.dir = NULL;
     for (size_t i = 0; i < s->n; i++) {
         s->remotes[i].ops->close(s->remotes[i].state);
         free(s->remotes[i].url);
@@ -176,7 +205,7 @@ static int body_file(const ch_cache *c, ch_error *err)
 {
     const char *env = getenv("TMPDIR");
     const char *dirs[] = {NULL, env && *env ? env : "/tmp"};
-    char *local = ch_path_join(c->dir, "tmp");
+    char *local = ch_path_join(c->storage.local.dir, "tmp");
     dirs[0] = local;
     int fd = -1;
     for (size_t i = 0; i < 2 && fd < 0; i++) {
@@ -393,7 +422,9 @@ static int read_one(ch_cache *c, ch_storage_remote *r, const char *key, ch_cache
     return rc;
 }
 
-int ch_storage_read(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta)
+/* Reads key's entry through the remotes: 1 found, verified and signed by a trusted writer (hit
+ * filled, hit->from_remote set), 0 not found or refused (a warning said why). */
+static int read_remotes(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta)
 {
     if (c->trust.n == 0) {
         /* nobody is trusted: an entry could come from anyone who can write to a remote */
@@ -474,9 +505,10 @@ static void send_to(ch_cache *c, ch_storage_remote *r, const char *key, const ch
         remote_failed(c, r, "write", fault, &e, delta);
 }
 
-void ch_storage_write(ch_cache *c, const char *key, const ch_cache_file *files, size_t n,
-                      const ch_strvec *meta, long long created, const ch_storage_change *what,
-                      ch_cache_stats *delta)
+/* Signs and writes what changed of key's entry to every usable remote. */
+static void write_remotes(ch_cache *c, const char *key, const ch_cache_file *files, size_t n,
+                          const ch_strvec *meta, long long created, const ch_storage_change *what,
+                          ch_cache_stats *delta)
 {
     if (!c->have_signer) {
         if (!c->unsigned_write_said)
@@ -505,6 +537,29 @@ void ch_storage_write(ch_cache *c, const char *key, const ch_cache_file *files, 
     ch_strbuf_free(&o.archive);
     ch_strbuf_free(&o.record);
     free(o.record_item);
+}
+
+/* ---- the tiers ---- */
+
+int ch_storage_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta,
+                      ch_error *err)
+{
+    int rc = ch_local_lookup(c, key, hit, delta, err);
+    if (rc != 0 || !ch_storage_usable(c))
+        return rc;
+    if (read_remotes(c, key, hit, delta) <= 0)
+        return 0;
+    /* the next lookup is local; a failure here only costs the local copy */
+    ch_local_keep(c, key, hit);
+    return 1;
+}
+
+void ch_storage_published(ch_cache *c, const char *key, const ch_cache_file *files, size_t n,
+                          const ch_strvec *meta, long long created, const ch_storage_change *what,
+                          ch_cache_stats *delta)
+{
+    if (!c->storage.remote_only_read && ch_storage_usable(c))
+        write_remotes(c, key, files, n, meta, created, what, delta);
 }
 
 /* ---- helpers for backends (backend.h) ---- */

@@ -35,4 +35,25 @@ typedef struct ch_page_opts {
  * page itself. Both caller-freed, set only on success. Returns 0 or -1 with err. */
 int ch_session_page(ch_session *s, const ch_page_opts *o, char **path, char **html, ch_error *err);
 
+/* One source file of --harness-report. */
+typedef struct ch_page_file {
+    const char *path;
+    ch_lang lang;
+} ch_page_file;
+
+/* --harness-report's page of files[0..n): each file read once and scanned by the session, its
+ * entries shown as the session's cache holds them, in dir/<first entry's file name>.html.
+ * *path: where it went (caller frees); *entries: how many entries it shows. 0, or -1 with err
+ * (a file that cannot be read or scanned: its located error). */
+int ch_session_page_files(ch_session *s, const ch_page_file *files, size_t n, const char *dir,
+                          char **path, size_t *entries, ch_error *err);
+
+/* The page a build writes after an annotated input (file, its text, its entries l) when the
+ * report_dir setting names a directory: written there as ch_session_page writes it. Returns the
+ * page (caller frees; direct mode keeps it for the builds it serves) and its file name in *name
+ * (caller frees); NULL and *name NULL when none is asked for or it failed (then a session
+ * warning says why: a page is never worth the build). */
+char *ch_session_build_page(ch_session *s, const ch_entry_list *l, const char *text,
+                            const char *file, char **name);
+
 #endif

@@ -169,6 +169,26 @@ typedef void (*ch_session_proposed_fn)(void *ctx, const char *path, const char *
 int ch_session_propose(ch_session *s, const ch_entry *e, const char *dir, long count,
                        ch_session_proposed_fn wrote, void *ctx, ch_error *err);
 
+/* --harness-plan's text: for the entry called name in path (every entry when name is NULL or
+ * ""), what the builtin translator makes of its body (statements, loops, each strategy's plan
+ * or its located refusal), appended to out. 0, or -1 with err (the file or the entry). */
+int ch_session_plan(const ch_session *s, const char *path, ch_lang lang, const char *name,
+                    ch_strbuf *out, ch_error *err);
+
+/* --harness-verify's step: the candidate's source judged for the entry called name in path
+ * (any entry when name is NULL or "" and the file has one), as the build judges the agent's
+ * candidates (ch_session_verify_setup). */
+typedef struct ch_judgement {
+    ch_verify_report report; /* the verifier's (ch_verify_report_free) */
+    char key[33];            /* the entry's cache key for this command line, "" when unknown */
+    const char *pending;     /* stages 0-1 passed and no GPU can run the rest: why (borrowed
+                                from the session); NULL when the verdict is the report's */
+} ch_judgement;
+/* 0 (out->report filled; free it), or -1 with err: no such entry, a spec-only entry, a
+ * reference that cannot be built. */
+int ch_session_judge(ch_session *s, const char *path, ch_lang lang, const char *name,
+                     const char *candidate_src, ch_judgement *out, ch_error *err);
+
 /* The verifier's setup for an entry (the oracle compiled as the build compiles it: the user's
  * preprocessor flags and -O; the session's nvcc, targets, runner and runtime library);
  * *gpu_lock (caller frees) is the machine-wide GPU lock file. v borrows from s. */

@@ -141,3 +141,65 @@ int ch_session_page(ch_session *s, const ch_page_opts *o, char **path, char **ht
     free(sections);
     return rc;
 }
+
+char *ch_session_build_page(ch_session *s, const ch_entry_list *l, const char *text,
+                            const char *file, char **name)
+{
+    const char *dir = ch_config_get(s->cfg, "report_dir");
+    *name = NULL;
+    if (!dir || !*dir || l->len == 0)
+        return NULL;
+    char **texts = ch_xcalloc(l->len + 1, sizeof *texts);
+    for (size_t i = 0; i < l->len; i++)
+        texts[i] = (char *)text;
+    char *path = NULL, *html = NULL;
+    ch_error err;
+    ch_page_opts page = {l, texts, dir, file};
+    if (ch_session_page(s, &page, &path, &html, &err) != 0) {
+        /* the page is not worth the build: a warning for the driver to print */
+        pthread_mutex_lock(&s->lock);
+        ch_strvec_push_owned(&s->warnings,
+                             ch_xasprintf("the report page was not written: %s", err.msg));
+        pthread_mutex_unlock(&s->lock);
+    } else {
+        *name = ch_xstrdup(ch_path_base(path));
+    }
+    free(path);
+    free(texts);
+    return html;
+}
+
+int ch_session_page_files(ch_session *s, const ch_page_file *files, size_t n, const char *dir,
+                          char **path, size_t *entries, ch_error *err)
+{
+    ch_entry_list l;
+    ch_entry_list_init(&l);
+    ch_strvec texts;
+    ch_strvec_init(&texts);
+    ch_strbuf title;
+    ch_strbuf_init(&title);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t before = l.len;
+        char *text = NULL;
+        size_t len = 0;
+        rc = ch_read_file(files[i].path, &text, &len, err);
+        /* the file is read once: the scan parses the text the page quotes */
+        ch_scan_source src = {text, len, NULL, 0};
+        if (rc == 0)
+            rc = ch_session_scan(s, files[i].path, files[i].lang, &src, &l, err);
+        for (size_t k = before; rc == 0 && k < l.len; k++)
+            ch_strvec_push(&texts, text);
+        free(text);
+        ch_strbuf_addf(&title, "%s%s", i ? " " : "", files[i].path);
+    }
+    if (rc == 0) {
+        ch_page_opts page = {&l, texts.items, dir, title.data};
+        rc = ch_session_page(s, &page, path, NULL, err);
+    }
+    *entries = l.len;
+    ch_strbuf_free(&title);
+    ch_strvec_free(&texts);
+    ch_entry_list_free(&l);
+    return rc;
+}

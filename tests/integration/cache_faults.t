@@ -97,6 +97,7 @@ expect_fallback held "a lock held by a stopped build" "timed out|lock_timeout"
 [ "$el" -le 20 ]
 ok $? "the wait is bounded by lock_timeout (took ${el}s)"
 is "$(stat_of "$d" host_fallbacks)" 2 "the fallback is counted"
+is "$(stat_of "$d" fallback_cache_fault)" 1 "as a cache fault (fallback_cache_fault; the seed's build made no fault)"
 is "$(grep -m1 '^lock_timeout' <("$CH_CC_BIN" --harness-config) | grep -c ' 30 ')" 1 "lock_timeout defaults to 30 s"
 
 # --- --harness-on-fail=error makes the fallback an error -------------------------------------------

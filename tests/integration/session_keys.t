@@ -1,8 +1,9 @@
 #!/bin/bash
-# One session per command (src/pipeline/): --harness-list, --harness-verify and the build open it
-# from the same command line, so they report and store one key per file and flags, whatever the
-# spelling of the target (-arch=compute_NN, -gencode forms), the -O level or the -D options. And
-# every outcome is a counter: a refusal and a pending entry move theirs (--harness-stats).
+# One session per command (src/pipeline/): --harness-list, --harness-verify, --harness-explain and
+# the build open it from the same command line, so they report and store one key per file and
+# flags, whatever the spelling of the target (-arch=compute_NN, one or several -gencode forms),
+# the -O level or the -D options. And every outcome is a counter: a refusal and a pending entry
+# move theirs (--harness-stats).
 . "$(dirname "$0")/../lib/tap.sh"
 command -v nvcc >/dev/null || skip_all "nvcc not installed"
 export CH_CC_BUDGET=1
@@ -35,6 +36,7 @@ flag_sets=(
     "-O0 -arch=sm_80"
     "-O3 -arch=sm_80"
     "-DSCALE=2 -arch=sm_80"
+    "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90"
 )
 keys=()
 for flags in "${flag_sets[@]}"; do
@@ -50,6 +52,9 @@ for flags in "${flag_sets[@]}"; do
     ok $? "$flags: the build succeeds (host path)"
     [ -d "$CH_CC_CACHE_DIR/${list_key:0:2}/${list_key:2}" ]
     ok $? "$flags: the build stored the entry under the listed key"
+    # shellcheck disable=SC2086
+    explain_key=$("$CH_CC_BIN" --harness-explain prefix $flags prefix.c | awk '$1 == "key" {print $2; exit}')
+    is "$explain_key" "$list_key" "$flags: --harness-explain NAME FILE finds the listed key"
     keys+=("$list_key")
 done
 # sm_80 spelled four ways (-O is the oracle's, not the kernel's): one key; other targets, others
@@ -57,6 +62,7 @@ is "${keys[1]} ${keys[4]} ${keys[5]}" "${keys[0]} ${keys[0]} ${keys[0]}" \
     "-arch=compute_80, -gencode code=sm_80 and -arch=sm_80 at -O0 and -O3 share one key"
 [ "${keys[2]}" != "${keys[0]}" ] && [ "${keys[3]}" != "${keys[0]}" ] && [ "${keys[3]}" != "${keys[2]}" ]
 ok $? "sm_86 and sm_80+sm_90 have keys of their own"
+is "${keys[7]}" "${keys[3]}" "two -gencode options for sm_80 and sm_90 key as -arch=compute_80 -code=sm_80,sm_90"
 
 # ---- the counters a refusal moves ----------------------------------------------------------
 refused=$(stat refused_translator)

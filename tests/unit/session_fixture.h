@@ -75,10 +75,10 @@ static inline void fx_session_scan(ch_session *s, const char *dir, const char *n
     free(path);
 }
 
-/* Seeds the session's cache with an entry under key: status (NULL: none) and files (name,
- * text pairs, NULL-terminated). */
-static inline void fx_session_seed(ch_session *s, const char *key, const char *status,
-                                   const char *const *files)
+/* Seeds the session's cache with an entry under key: meta records and files (name, text pairs,
+ * each NULL-terminated; NULL: none). */
+static inline void fx_session_seed_meta(ch_session *s, const char *key, const char *const *meta,
+                                        const char *const *files)
 {
     ch_cache_txn *t = NULL;
     ch_cache_hit hit;
@@ -87,9 +87,17 @@ static inline void fx_session_seed(ch_session *s, const char *key, const char *s
     cr_assert_eq(ch_cache_begin(s->cache, key, &t, &hit, &err), 0, "%s", err.msg);
     for (size_t i = 0; files && files[i]; i += 2)
         cr_assert_eq(ch_cache_put(t, files[i], files[i + 1], strlen(files[i + 1]), &err), 0);
-    if (status)
-        ch_cache_txn_meta(t, "status", status);
+    for (size_t i = 0; meta && meta[i]; i += 2)
+        ch_cache_txn_meta(t, meta[i], meta[i + 1]);
     cr_assert_eq(ch_cache_commit(t, &err), 0, "%s", err.msg);
+}
+
+/* The same with a status meta (NULL: none). */
+static inline void fx_session_seed(ch_session *s, const char *key, const char *status,
+                                   const char *const *files)
+{
+    const char *const meta[] = {"status", status, NULL};
+    fx_session_seed_meta(s, key, status ? meta : NULL, files);
 }
 
 /* A one-entry C file the builtin agent translates. */

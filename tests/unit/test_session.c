@@ -233,3 +233,31 @@ Test(session, offline_miss_is_its_own_fallback_class)
     ch_entry_list_free(&l);
     fx_session_close(&s);
 }
+
+/* a cache that cannot be opened: the host path of its own class, counted in the session (the
+ * counts have nowhere to go: --harness-stats reads that cache), nothing asked of the agent */
+Test(session, no_cache_is_its_own_fallback_class)
+{
+    ch_error err;
+    char *file = ch_path_join(tmp_dir, "not-a-directory");
+    cr_assert_eq(ch_write_file_atomic(file, "x", 1, 0, &err), 0, "%s", err.msg);
+    char *under = ch_path_join(file, "cache");
+    cr_assert_eq(ch_config_set(&cfg, "cache_dir", under, CH_CFG_CMDLINE, &err), 0, "%s", err.msg);
+    ch_session s;
+    open_with(&s, NULL);
+    cr_assert_null(s.cache, "a cache under a plain file cannot be opened");
+    ch_entry_list l;
+    scan(&s, "saxpy.c", fx_saxpy_c, &l);
+    ch_outcome o;
+    cr_assert_eq(ch_session_entry(&s, &l.items[0], "saxpy.c", &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(o.fallback, CH_FALLBACK_NO_CACHE);
+    cr_assert_null(o.kernel_src);
+    cr_assert_null(s.agent, "no agent is asked without a cache to keep its answer");
+    cr_assert_eq(s.counts.fallback_no_cache, 1);
+    cr_assert_eq(s.counts.host_fallbacks, 1);
+    ch_outcome_free(&o);
+    ch_entry_list_free(&l);
+    fx_session_close(&s);
+    free(under);
+    free(file);
+}

@@ -1,7 +1,8 @@
 /* The session's steps behind the admin commands, without the driver: the report page
  * (ch_session_page: keys by the session's targets, reads the session's cache, what an entry
  * says about itself), --harness-propose's candidates (ch_session_propose with the builtin
- * agent) and the verifier's setup (the runtime library found once by the session). */
+ * agent), the verifier's setup (the runtime library found once by the session) and
+ * --harness-verify's judgement of a candidate (ch_session_judge). */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,4 +266,117 @@ Test(session_admin, scan_named_picks_the_entry_or_says_why)
     }
     fx_session_close(&s);
     free(path);
+}
+
+/* --harness-verify's step: a candidate judged with the session's setup; a wrong signature fails
+ * stage 0 with the signature check's message, a correct one is pending without a GPU; both
+ * carry the key the build stores the entry under */
+Test(session_admin, judge_reports_the_verdict_and_the_build_key, .timeout = 180)
+{
+    static const char launcher[] =
+        "__global__ void saxpy_kernel(int n, float a, const float *x, float *y)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n)\n"
+        "        y[i] = a * x[i] + y[i];\n"
+        "}\n"
+        "extern \"C\" void saxpy_launcher(int n, %s a, const float *x, float *y)\n"
+        "{\n"
+        "    float *dx, *dy;\n"
+        "    size_t b = (size_t)n * sizeof(float);\n"
+        "    cudaMalloc(&dx, b ? b : 4);\n"
+        "    cudaMalloc(&dy, b ? b : 4);\n"
+        "    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);\n"
+        "    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);\n"
+        "    if (n > 0)\n"
+        "        saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
+        "    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);\n"
+        "    cudaFree(dx);\n"
+        "    cudaFree(dy);\n"
+        "}\n";
+    ch_session s;
+    fx_session_open(&s, &cfg, (const char *const[]){"-arch=compute_80", NULL});
+    ch_entry_list l;
+    fx_session_scan(&s, tmp_dir, "saxpy.c", fx_saxpy_c, &l);
+    char key[33];
+    ch_error err;
+    cr_assert_eq(ch_session_key(&s, &l.items[0], key, &err), 0, "%s", err.msg);
+    char *path = ch_path_join(tmp_dir, "saxpy.c");
+
+    char *wrong = ch_xasprintf(launcher, "double");
+    ch_judgement j;
+    cr_assert_eq(ch_session_judge(&s, path, CH_LANG_C, "saxpy", wrong, &j, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(j.key, key, "the build's key for this command line");
+    cr_assert(!j.report.correct && !j.report.passed);
+    cr_assert_eq(j.report.stage, CH_STAGE_STATIC);
+    cr_assert_null(j.pending, "a failure is not pending");
+    cr_assert(j.report.message && strstr(j.report.message, "'double'"), "%s",
+              j.report.message ? j.report.message : "(none)");
+    ch_verify_report_free(&j.report);
+
+    char *right = ch_xasprintf(launcher, "float");
+    cr_assert_eq(ch_session_judge(&s, path, CH_LANG_C, NULL, right, &j, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(j.key, key);
+    if (!ch_session_gpu(&s)->have_gpu) {
+        cr_assert(j.report.passed, "stages 0-1 pass: %s", j.report.message ? j.report.message : "");
+        cr_assert_not_null(j.pending, "no GPU: the verdict waits");
+        cr_assert_str_eq(j.pending, s.gpu.why);
+    }
+    ch_verify_report_free(&j.report);
+
+    cr_assert_eq(ch_session_judge(&s, path, CH_LANG_C, "nosuch", right, &j, &err), -1);
+    cr_assert(strstr(err.msg, "has no harness entry named nosuch"), "%s", err.msg);
+    ch_verify_report_free(&j.report);
+    free(right);
+    free(wrong);
+    free(path);
+    ch_entry_list_free(&l);
+    fx_session_close(&s);
+}
+
+/* --harness-report's page of several files: each file's entries, the page named after the first
+ * entry's file; a file that cannot be read is an error that names it */
+Test(session_admin, page_of_files_reads_and_scans_each_file)
+{
+    static const char scale_c[] =
+        "#pragma harness extent(y: n)\n"
+        "void scale(int n, float a, float *y)\n"
+        "{\n    for (int i = 0; i < n; i++)\n        y[i] = a * y[i];\n}\n";
+    ch_error err;
+    char *saxpy = ch_path_join(tmp_dir, "saxpy.c"), *scale = ch_path_join(tmp_dir, "scale.c");
+    cr_assert_eq(ch_write_file_atomic(saxpy, fx_saxpy_c, strlen(fx_saxpy_c), 0, &err), 0);
+    cr_assert_eq(ch_write_file_atomic(scale, scale_c, strlen(scale_c), 0, &err), 0);
+    ch_session s;
+    fx_session_open(&s, &cfg, NULL);
+    char *dir = ch_path_join(tmp_dir, "pages");
+    ch_page_file files[] = {{saxpy, CH_LANG_C}, {scale, CH_LANG_C}};
+    char *path = NULL;
+    size_t entries = 0;
+    cr_assert_eq(ch_session_page_files(&s, files, 2, dir, &path, &entries, &err), 0, "%s", err.msg);
+    cr_assert_eq(entries, 2);
+    char *want = ch_path_join(dir, "saxpy.c.html");
+    cr_assert_str_eq(path, want);
+    char *html = NULL;
+    cr_assert_eq(ch_read_file(path, &html, NULL, &err), 0, "%s", err.msg);
+    char *where_scale = ch_xasprintf("%s:1", scale), *where_saxpy = ch_xasprintf("%s:1", saxpy);
+    cr_assert(strstr(html, where_scale), "scale's section names its file");
+    cr_assert(strstr(html, where_saxpy), "and saxpy's its own");
+    cr_assert(strstr(html, ">#pragma harness extent(y: n)<"), "scale's pragma is quoted from its "
+                                                              "file");
+    free(where_scale);
+    free(where_saxpy);
+    free(html);
+    free(path);
+    path = NULL;
+    char *missing = ch_path_join(tmp_dir, "missing.c");
+    ch_page_file bad[] = {{saxpy, CH_LANG_C}, {missing, CH_LANG_C}};
+    cr_assert_eq(ch_session_page_files(&s, bad, 2, dir, &path, &entries, &err), -1);
+    cr_assert(strstr(err.msg, "missing.c"), "%s", err.msg);
+    cr_assert_null(path);
+    fx_session_close(&s);
+    free(missing);
+    free(want);
+    free(dir);
+    free(scale);
+    free(saxpy);
 }
