@@ -41,7 +41,16 @@ sleep 2
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 like "$(left)" "ch-cc-[a-z]+-$pid-" "SIGKILL leaves its directories (named with its pid)"
-sleep 3 # its orphaned nvcc, if any, finishes
+# its orphaned children (an nvcc, a sanitizer run) may still work in its directories, and a
+# directory removed under a live writer comes back: wait (up to 60 s on a loaded machine) until
+# no process has its working directory there
+for _ in $(seq 1 120); do
+    busy=$(for p in /proc/[0-9]*; do readlink "$p/cwd" 2>/dev/null; done |
+        grep -c "/ch-cc-[a-z]*-$pid-")
+    [ "$busy" = 0 ] && break
+    sleep 0.5
+done
+sleep 1 # a child that was between two steps
 "$CH_CC_BIN" -O2 -c saxpy.c -o s2.o 2>/dev/null; ok $? "the next build succeeds"
 is "$(left)" "" "and has removed what the killed run left"
 dead=$(sh -c 'echo $$')
