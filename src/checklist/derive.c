@@ -330,7 +330,8 @@ static long long const_dim(const char *dim)
     return v;
 }
 
-/* The offset c when ir is VAR var, var + c or var - c (c a literal); 0 when it is not. */
+/* The offset c when ir is VAR var, var + c, var - c or c + var (c a literal); 0 when it is
+ * none of these. */
 static int counter_offset(const ch_ir *ir, const char *var, long long *c)
 {
     if (ir && ir->kind == CH_IR_VAR && ir->text && strcmp(ir->text, var) == 0) {
@@ -338,70 +339,145 @@ static int counter_offset(const ch_ir *ir, const char *var, long long *c)
         return 1;
     }
     if (!ir || ir->kind != CH_IR_BINARY || ir->nkids != 2 || !ir->text || !ir->kids[0] ||
-        !ir->kids[1] || ir->kids[0]->kind != CH_IR_VAR || !ir->kids[0]->text ||
-        strcmp(ir->kids[0]->text, var) != 0 || ir->kids[1]->kind != CH_IR_INT_LIT)
+        !ir->kids[1])
         return 0;
-    if (strcmp(ir->text, "+") == 0)
-        *c = ir->kids[1]->ival;
-    else if (strcmp(ir->text, "-") == 0)
-        *c = -ir->kids[1]->ival;
-    else
-        return 0;
-    return 1;
+    const ch_ir *a = ir->kids[0], *b = ir->kids[1];
+    int plus = strcmp(ir->text, "+") == 0, minus = strcmp(ir->text, "-") == 0;
+    if (a->kind == CH_IR_VAR && a->text && strcmp(a->text, var) == 0 && b->kind == CH_IR_INT_LIT &&
+        (plus || minus)) {
+        *c = plus ? b->ival : -b->ival;
+        return 1;
+    }
+    if (plus && a->kind == CH_IR_INT_LIT && b->kind == CH_IR_VAR && b->text &&
+        strcmp(b->text, var) == 0) {
+        *c = a->ival;
+        return 1;
+    }
+    return 0;
 }
 
-/* The smallest bound on var's values from its uses as a subscript of a fixed dimension of a
- * parameter array within ir (var + c < dim: var < dim - c), into *cap (unchanged when none). */
-static void subscript_cap(const ch_entry *e, const ch_ir *ir, const char *var, long long *cap)
+/* Whether ir reads var. */
+static int uses_var(const ch_ir *ir, const char *var)
 {
     if (!ir)
-        return;
-    if (ir->kind == CH_IR_INDEX) {
-        /* A[i0][i1]...: the chain's depth from its base gives each subscript's dimension */
-        size_t depth = 0;
-        const ch_ir *base = ir;
-        while (base && base->kind == CH_IR_INDEX && base->nkids == 2) {
-            depth++;
-            base = base->kids[0];
-        }
-        const ch_param *p = base && base->kind == CH_IR_VAR && base->param_index >= 0 &&
-                                    (size_t)base->param_index < e->n_params
-                                ? &e->params[base->param_index]
-                                : NULL;
-        size_t d = depth;
-        for (const ch_ir *at = ir; at && at->kind == CH_IR_INDEX && at->nkids == 2;
-             at = at->kids[0]) {
-            d--; /* at's subscript is dimension d */
-            long long c, dim;
-            if (p && p->ndims == depth && counter_offset(at->kids[1], var, &c) &&
-                (dim = const_dim(p->dims[d])) > 0 && dim - c < *cap)
-                *cap = dim - c;
-        }
-    }
+        return 0;
+    if (ir->kind == CH_IR_VAR && ir->text && strcmp(ir->text, var) == 0)
+        return 1;
     for (size_t i = 0; i < ir->nkids; i++)
-        subscript_cap(e, ir->kids[i], var, cap);
+        if (uses_var(ir->kids[i], var))
+            return 1;
+    return 0;
 }
 
-/* For each `for (v = start; v < P; ...)` (or `<=`) in ir whose bound is the loop-only size P
- * (sp->loop[k]), the caps that v's subscripts of fixed dimensions put on P. */
+/* What a loop body does with its counter var: the smallest cap its subscripts of fixed
+ * dimensions of parameter arrays put on it (var + c < dim: var < dim - c), and whether any use
+ * could reach a subscript another way (a subscript of another form or of another array, a
+ * local variable computed from it, the counter changed in the body), which makes the cap
+ * unknown: a tune value past a real bound would have the reference read outside the user's
+ * arrays. Uses in loop headers and conditions only bound or select iterations. */
+typedef struct counter_use {
+    const char *var;
+    long long cap;
+    int unknown;
+} counter_use;
+
+static void counter_uses(const ch_entry *e, const ch_ir *ir, int in_header, counter_use *u);
+
+/* ir, an INDEX node: its own subscript (dimension d, the INDEX nodes below it) and what it
+ * holds. */
+static void index_use(const ch_entry *e, const ch_ir *ir, counter_use *u)
+{
+    size_t d = 0;
+    const ch_ir *base = ir->kids[0];
+    while (base && base->kind == CH_IR_INDEX && base->nkids == 2) {
+        d++;
+        base = base->kids[0];
+    }
+    const ch_param *p = base && base->kind == CH_IR_VAR && base->param_index >= 0 &&
+                                (size_t)base->param_index < e->n_params
+                            ? &e->params[base->param_index]
+                            : NULL;
+    const ch_ir *sub = ir->kids[1];
+    long long c, dim;
+    if (uses_var(sub, u->var)) {
+        if (p && d < p->ndims && counter_offset(sub, u->var, &c) &&
+            (dim = const_dim(p->dims[d])) > 0) {
+            if (dim - c < u->cap)
+                u->cap = dim - c;
+        } else {
+            u->unknown = 1;
+        }
+    }
+    counter_uses(e, ir->kids[0], 0, u);
+    counter_uses(e, sub, 0, u);
+}
+
+static void counter_uses(const ch_entry *e, const ch_ir *ir, int in_header, counter_use *u)
+{
+    if (!ir || u->unknown)
+        return;
+    switch (ir->kind) {
+    case CH_IR_INDEX:
+        if (ir->nkids == 2) {
+            index_use(e, ir, u);
+            return;
+        }
+        break;
+    case CH_IR_FOR:
+        for (size_t i = 0; i < ir->nkids; i++)
+            counter_uses(e, ir->kids[i], i < 3, u);
+        return;
+    case CH_IR_DECL:
+        if (!in_header && ir->nkids > 0 && uses_var(ir->kids[0], u->var))
+            u->unknown = 1;
+        break;
+    case CH_IR_ASSIGN:
+        if (ir->nkids == 2 && ir->kids[0] && ir->kids[0]->kind == CH_IR_VAR && !in_header &&
+            ((ir->kids[0]->text && strcmp(ir->kids[0]->text, u->var) == 0) ||
+             (ir->kids[0]->param_index < 0 && uses_var(ir->kids[1], u->var))))
+            u->unknown = 1;
+        break;
+    case CH_IR_UNARY:
+        if (!in_header && ir->text &&
+            (strcmp(ir->text, "++") == 0 || strcmp(ir->text, "--") == 0) && uses_var(ir, u->var))
+            u->unknown = 1;
+        break;
+    default:
+        break;
+    }
+    for (size_t i = 0; i < ir->nkids; i++)
+        counter_uses(e, ir->kids[i], in_header, u);
+}
+
+/* For each `for (v = start; v < P + k; ...)` (or `<=`; k a literal, often -1 as in a stencil's
+ * `i < n - 1`) in ir whose bound is a loop-only size P (sp->loop[i]), the cap that v's
+ * subscripts of fixed dimensions put on P: v < cap needs P + k <= cap. In sp->loop_cap, -1:
+ * nothing bounds P yet; -2: a loop P bounds uses its counter in a way the caps cannot follow,
+ * so P keeps the count of repeats whatever other loops say. */
 static void loop_caps_in(const ch_entry *e, const ch_ir *ir, sizeplan *sp)
 {
     if (!ir)
         return;
     const ch_ir *cond = ir->kind == CH_IR_FOR && ir->nkids > 3 ? ir->kids[1] : NULL;
     if (cond && cond->kind == CH_IR_BINARY && cond->nkids == 2 && cond->text && cond->kids[0] &&
-        cond->kids[0]->kind == CH_IR_VAR && cond->kids[1] && cond->kids[1]->kind == CH_IR_VAR &&
+        cond->kids[0]->kind == CH_IR_VAR && cond->kids[0]->text &&
         (strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0)) {
-        const char *var = cond->kids[0]->text, *bound = cond->kids[1]->text;
-        for (size_t k = 0; k < sp->loop.len; k++) {
-            if (strcmp(sp->loop.items[k], bound) != 0)
+        const char *var = cond->kids[0]->text;
+        for (size_t i = 0; i < sp->loop.len; i++) {
+            long long k;
+            if (!counter_offset(cond->kids[1], sp->loop.items[i], &k))
                 continue;
-            long long cap = LLONG_MAX;
-            subscript_cap(e, ir->kids[3], var, &cap);
-            if (cap != LLONG_MAX && strcmp(cond->text, "<=") == 0)
-                cap--; /* v takes P itself */
-            if (cap != LLONG_MAX && (sp->loop_cap[k] == LOOP_ONLY_TUNE || cap < sp->loop_cap[k]))
-                sp->loop_cap[k] = cap < 1 ? 1 : cap;
+            counter_use u = {var, LLONG_MAX, 0};
+            counter_uses(e, ir->kids[3], 0, &u);
+            if (u.unknown)
+                sp->loop_cap[i] = -2; /* P may reach a bound no subscript shows: no cap */
+            if (u.unknown || u.cap == LLONG_MAX || sp->loop_cap[i] == -2)
+                continue;
+            long long cap = u.cap - k - (strcmp(cond->text, "<=") == 0); /* v takes P + k */
+            if (cap < 1)
+                cap = 1;
+            if (sp->loop_cap[i] == -1 || cap < sp->loop_cap[i])
+                sp->loop_cap[i] = cap;
         }
     }
     for (size_t i = 0; i < ir->nkids; i++)
@@ -412,9 +488,12 @@ static void loop_caps_in(const ch_entry *e, const ch_ir *ir, sizeplan *sp)
 static void loop_caps(const ch_entry *e, sizeplan *sp)
 {
     sp->loop_cap = ch_xcalloc(sp->loop.len ? sp->loop.len : 1, sizeof *sp->loop_cap);
-    for (size_t k = 0; k < sp->loop.len; k++)
-        sp->loop_cap[k] = LOOP_ONLY_TUNE;
+    for (size_t i = 0; i < sp->loop.len; i++)
+        sp->loop_cap[i] = -1;
     loop_caps_in(e, e->body, sp);
+    for (size_t i = 0; i < sp->loop.len; i++)
+        if (sp->loop_cap[i] < 0)
+            sp->loop_cap[i] = LOOP_ONLY_TUNE;
 }
 
 /* The largest loop cap (the bisection's upper end for loop-only sizes). */

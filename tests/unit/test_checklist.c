@@ -264,6 +264,31 @@ static void make_fixed(ch_entry *e)
     e->body = block(loop("t", lit(0), var("tsteps", 0), loop("i", lit(0), var("ni", 1), jl)));
 }
 
+/* A stencil over fixed arrays: void st(int n, double B[1300][1300], double A[1300][1300]):
+ *   for 1 <= i < n - 1: for 1 <= j < n - 1: B[i][j] = A[i + 1][j] */
+static void make_fixed_stencil(ch_entry *e)
+{
+    start(e, "st", CH_KIND_C_DEF, "void st(int n, double B[1300][1300], double A[1300][1300])",
+          NULL);
+    add_param(e, "n", "int", CH_ROLE_SCALAR, CH_T_INT, CH_DIR_NONE, NULL);
+    const char *names[2] = {"B", "A"};
+    for (int k = 0; k < 2; k++) {
+        ch_param *a = add_param(e, names[k], "double [1300][1300]", CH_ROLE_ARRAY, CH_T_DOUBLE,
+                                k ? CH_DIR_IN : CH_DIR_INOUT, "1690000");
+        a->dims = ch_xcalloc(2, sizeof *a->dims);
+        a->dims[0] = ch_xstrdup("1300");
+        a->dims[1] = ch_xstrdup("1300");
+        a->ndims = 2;
+    }
+    e->has_body = 1;
+    e->body_tokens = ch_xstrdup("{ for ( int i = 1 ; i < n - 1 ; i ++ ) for ( int j = 1 ; j < n - "
+                                "1 ; j ++ ) B [ i ] [ j ] = A [ i + 1 ] [ j ] ; }");
+    ch_ir *s = assign("=", idx(idx(var("B", 1), var("i", -1)), var("j", -1)),
+                      idx(idx(var("A", 2), bin("+", var("i", -1), lit(1))), var("j", -1)));
+    e->body = block(loop("i", lit(1), bin("-", var("n", 0), lit(1)),
+                         loop("j", lit(1), bin("-", var("n", 0), lit(1)), s)));
+}
+
 static void make_vadd_decl(ch_entry *e)
 {
     start(e, "vadd", CH_KIND_SPEC_DECL,
@@ -554,6 +579,42 @@ Test(derive, loop_sizes_over_fixed_dimensions)
     /* the small sets stay within the same bounds */
     for (size_t i = 0; i < c.n_correctness; i++)
         cr_assert_leq(sz(&c.correctness[i], "ni"), 39);
+    ch_checklist_free(&c);
+    ch_entry_free(&e);
+
+    /* a stencil's `i < n - 1` with A[i + 1]: i + 1 < 1300 for i up to n - 2, so n <= 1300 */
+    make_fixed_stencil(&e);
+    derive_ok(&e, &c);
+    cr_assert_eq(sz(&c.tune, "n"), 1300);
+    ch_checklist_free(&c);
+    ch_entry_free(&e);
+
+    /* the same with the subscript written 1 + i */
+    make_fixed_stencil(&e);
+    ch_ir *sub = e.body->kids[0]->kids[3]->kids[3]->kids[0]->kids[1]->kids[0]->kids[1];
+    cr_assert_str_eq(sub->text, "+");
+    ch_ir *t = sub->kids[0];
+    sub->kids[0] = sub->kids[1];
+    sub->kids[1] = t;
+    derive_ok(&e, &c);
+    cr_assert_eq(sz(&c.tune, "n"), 1300);
+    ch_checklist_free(&c);
+    ch_entry_free(&e);
+
+    /* a counter that reaches a subscript through a local (int k = i + 1; ... A[k]) bounds
+     * nothing the derivation can see: n stays a count of repeats, never past a real bound */
+    make_fixed_stencil(&e);
+    ch_ir *d = ch_ir_new(CH_IR_DECL, 0, 0);
+    d->text = ch_xstrdup("k");
+    d->ctype = ch_xstrdup("int");
+    ch_ir_add(d, bin("+", var("i", -1), lit(1)));
+    ch_ir *iloop = e.body->kids[0];
+    ch_ir *jloop = iloop->kids[3];
+    ch_ir *body = block(d);
+    ch_ir_add(body, jloop);
+    iloop->kids[3] = body;
+    derive_ok(&e, &c);
+    cr_assert_eq(sz(&c.tune, "n"), 100);
     ch_checklist_free(&c);
     ch_entry_free(&e);
 }
