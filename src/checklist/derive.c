@@ -369,6 +369,20 @@ static int uses_var(const ch_ir *ir, const char *var)
     return 0;
 }
 
+/* Whether ir computes a number from var itself: var read outside any subscript (an array
+ * element read at a subscript of var is a value of the array, not of the counter). */
+static int value_of_var(const ch_ir *ir, const char *var)
+{
+    if (!ir || ir->kind == CH_IR_INDEX)
+        return 0;
+    if (ir->kind == CH_IR_VAR && ir->text && strcmp(ir->text, var) == 0)
+        return 1;
+    for (size_t i = 0; i < ir->nkids; i++)
+        if (value_of_var(ir->kids[i], var))
+            return 1;
+    return 0;
+}
+
 /* What a loop body does with its counter var: the smallest cap its subscripts of fixed
  * dimensions of parameter arrays put on it (var + c < dim: var < dim - c), and whether any use
  * could reach a subscript another way (a subscript of another form or of another array, a
@@ -428,13 +442,13 @@ static void counter_uses(const ch_entry *e, const ch_ir *ir, int in_header, coun
             counter_uses(e, ir->kids[i], i < 3, u);
         return;
     case CH_IR_DECL:
-        if (!in_header && ir->nkids > 0 && uses_var(ir->kids[0], u->var))
+        if (!in_header && ir->nkids > 0 && value_of_var(ir->kids[0], u->var))
             u->unknown = 1;
         break;
     case CH_IR_ASSIGN:
         if (ir->nkids == 2 && ir->kids[0] && ir->kids[0]->kind == CH_IR_VAR && !in_header &&
             ((ir->kids[0]->text && strcmp(ir->kids[0]->text, u->var) == 0) ||
-             (ir->kids[0]->param_index < 0 && uses_var(ir->kids[1], u->var))))
+             (ir->kids[0]->param_index < 0 && value_of_var(ir->kids[1], u->var))))
             u->unknown = 1;
         break;
     case CH_IR_UNARY:
