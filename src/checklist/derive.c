@@ -356,17 +356,10 @@ static int counter_offset(const ch_ir *ir, const char *var, long long *c)
     return 0;
 }
 
-/* Whether ir reads var. */
-static int uses_var(const ch_ir *ir, const char *var)
+/* Whether ir reads var anywhere. */
+static int reads_var(const ch_ir *ir, const char *var)
 {
-    if (!ir)
-        return 0;
-    if (ir->kind == CH_IR_VAR && ir->text && strcmp(ir->text, var) == 0)
-        return 1;
-    for (size_t i = 0; i < ir->nkids; i++)
-        if (uses_var(ir->kids[i], var))
-            return 1;
-    return 0;
+    return ch_ir_find(ir, CH_IR_VAR, var) != NULL;
 }
 
 /* Whether ir computes a number from var itself: var read outside any subscript (an array
@@ -413,7 +406,7 @@ static void index_use(const ch_entry *e, const ch_ir *ir, counter_use *u)
                             : NULL;
     const ch_ir *sub = ir->kids[1];
     long long c, dim;
-    if (uses_var(sub, u->var)) {
+    if (reads_var(sub, u->var)) {
         if (p && d < p->ndims && counter_offset(sub, u->var, &c) &&
             (dim = const_dim(p->dims[d])) > 0) {
             if (dim - c < u->cap)
@@ -453,7 +446,7 @@ static void counter_uses(const ch_entry *e, const ch_ir *ir, int in_header, coun
         break;
     case CH_IR_UNARY:
         if (!in_header && ir->text &&
-            (strcmp(ir->text, "++") == 0 || strcmp(ir->text, "--") == 0) && uses_var(ir, u->var))
+            (strcmp(ir->text, "++") == 0 || strcmp(ir->text, "--") == 0) && reads_var(ir, u->var))
             u->unknown = 1;
         break;
     default:

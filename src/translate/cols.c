@@ -35,14 +35,7 @@ static int is_var(const ch_ir *x, const char *name)
 
 static int mentions(const ch_ir *x, const char *name)
 {
-    if (!x)
-        return 0;
-    if (is_var(x, name))
-        return 1;
-    for (size_t i = 0; i < x->nkids; i++)
-        if (mentions(x->kids[i], name))
-            return 1;
-    return 0;
+    return ch_ir_find(x, CH_IR_VAR, name) != NULL;
 }
 
 /* Adds the terms of subscript x (a sum) with sign: *d the constants, *cols how many times the
