@@ -56,7 +56,8 @@ DRIVER_CORE := $(filter-out $(DRIVER_FULL_ONLY) $(DRIVER_THIN_ONLY),$(DRIVER_SRC
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 FAKE_SRC   := $(sort $(wildcard tests/fakes/*.c))
 PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
-TEMPLATES  := $(sort $(wildcard src/translate/templates/* src/emit/templates/*))
+TEMPLATES  := $(sort $(wildcard src/translate/templates/* src/emit/templates/* \
+                              src/verify/templates/*))
 SPEC_CATALOG := $(sort $(wildcard src/agent/spec/catalog/*))
 HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h cache/storage/*.h))
 # What `make install` puts under include/: the public API only. harness.h (the HARNESS
@@ -209,8 +210,9 @@ $(asan_DIR)/tests/unit/test_runtime: UNIT_EXTRA := $(asan_DIR)/lib/libch_runtime
 $(asan_DIR)/tests/unit/test_sanitize_tools: UNIT_INCLUDES := -Isrc/verify
 # the emit test links generated units against the runtime
 $(asan_DIR)/tests/unit/test_emit: $(asan_DIR)/lib/libch_runtime.a
-# the verifier's test links scaffold programs against the runtime
+# the verifier's test links scaffold programs against the runtime, and reaches the calibration
 $(asan_DIR)/tests/unit/test_verify_build: $(asan_DIR)/lib/libch_runtime.a
+$(asan_DIR)/tests/unit/test_verify_build: UNIT_INCLUDES := -Isrc/verify
 
 $(asan_DIR)/tests/fakes/%: tests/fakes/%.c $(asan_LIBS) $(HEADERS)
 	@mkdir -p $(dir $@)

@@ -105,6 +105,13 @@ int ch_compare(ch_scalar t, const void *got, const void *ref, size_t count, doub
 /* Stage 0 on candidate source. Returns 0 when it passes; 1 with a one-line message in msg and
  * details (owned by the caller, may be NULL) describing what was found. */
 int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);
+/* Its two halves, ch_static_check being the first and then the second: the checks on the text
+ * (fast: forbidden names, includes, the launcher's signature) and the host subset on libclang's
+ * AST (seconds: the candidate is parsed with the CUDA headers). Verification runs the second
+ * beside nvcc, which compiles in the sandbox and never runs what it compiles: only a program
+ * that passed both is run. Same returns as ch_static_check. */
+int ch_static_check_text(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);
+int ch_static_check_subset(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);
 
 /* The object check, after compilation (the text check above is the fast first filter): the
  * host side of a compiled candidate or reference may call only allowed functions (the CUDA

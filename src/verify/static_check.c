@@ -294,7 +294,30 @@ static const char *host_write(const char *code, const char *b, const char *e, co
     return NULL;
 }
 
+int ch_static_check_subset(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details)
+{
+    if (details)
+        *details = NULL;
+    ch_subset_finding sf;
+    if (!ch_host_subset_check(src, CH_SUBSET_CANDIDATE, c->name, NULL, msg, &sf))
+        return 0;
+    if (details) {
+        *details = cJSON_CreateObject();
+        cJSON_AddStringToObject(*details, "check", "host-subset");
+        cJSON_AddStringToObject(*details, "rule", sf.rule);
+        cJSON_AddNumberToObject(*details, "line", sf.line);
+        cJSON_AddNumberToObject(*details, "column", sf.col);
+    }
+    return 1;
+}
+
 int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details)
+{
+    int rc = ch_static_check_text(c, src, msg, details);
+    return rc ? rc : ch_static_check_subset(c, src, msg, details);
+}
+
+int ch_static_check_text(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details)
 {
     if (details)
         *details = NULL;
@@ -441,20 +464,6 @@ int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSO
                           "by kernels and copied back",
                           pnames[i]);
                 goto done;
-            }
-        }
-    }
-    /* the host side on the AST: no computed control flow, no forged pointers */
-    {
-        ch_subset_finding sf;
-        if (ch_host_subset_check(src, CH_SUBSET_CANDIDATE, c->name, NULL, msg, &sf)) {
-            rc = 1;
-            if (details) {
-                *details = cJSON_CreateObject();
-                cJSON_AddStringToObject(*details, "check", "host-subset");
-                cJSON_AddStringToObject(*details, "rule", sf.rule);
-                cJSON_AddNumberToObject(*details, "line", sf.line);
-                cJSON_AddNumberToObject(*details, "column", sf.col);
             }
         }
     }

@@ -75,6 +75,9 @@ struct ch_verifier {
     ch_error scaffold_err;
     int scaffold_state; /* 0: not built yet, 1: scaffold.o built, -1: it failed (log kept) */
     char *scaffold_obj, *scaffold_log, *signatures;
+    pthread_t calib_tid; /* compiles the calibration program from ch_verifier_open on, when */
+    int calib_started;   /* no calibration is cached: never under the exclusive GPU hold */
+    char *calib_exe;     /* the program once that thread was joined, NULL if it did not build */
     sanitized *san;
     size_t n_san, cap_san;
     atomic_uint isolation_failed; /* CH_ISO_* steps any sandboxed run could not set up */
@@ -130,6 +133,47 @@ static char *find_sanitizer(const char *given)
     return NULL;
 }
 
+static void *calib_thread(void *arg)
+{
+    ch_verifier *v = arg;
+    ch_error err;
+    if (ch_calib_build(v->nvcc, v->arch, v->ref_root, &v->calib_exe, &err) != 0)
+        v->calib_exe = NULL; /* perf_calibration tries again and reports why */
+    return NULL;
+}
+
+/* Starts compiling the calibration program when timing will need it and none is cached. */
+static void calib_start(ch_verifier *v)
+{
+    const ch_verify_setup *s = &v->s;
+    if (s->last_stage >= 0 && s->last_stage < CH_STAGE_PERF)
+        return;
+    char *line = NULL;
+    if (ch_calib_cached(v->arch, s->runner, s->cache_dir, &v->calib, &line) == 0)
+        v->have_calib = 1;
+    else
+        v->calib_started = pthread_create(&v->calib_tid, NULL, calib_thread, v) == 0;
+    free(line);
+}
+
+/* The calibration program, once its thread is done; the caller holds v->mu. perf_prepare
+ * waits for it before the exclusive hold (a compile takes seconds), so that the hold only
+ * runs it. */
+static void calib_join_locked(ch_verifier *v)
+{
+    if (v->calib_started) {
+        pthread_join(v->calib_tid, NULL);
+        v->calib_started = 0;
+    }
+}
+
+static void calib_join(ch_verifier *v)
+{
+    pthread_mutex_lock(&v->mu);
+    calib_join_locked(v);
+    pthread_mutex_unlock(&v->mu);
+}
+
 int ch_verifier_open(const ch_verify_setup *s, ch_verifier **out, ch_error *err)
 {
     *out = NULL;
@@ -174,6 +218,7 @@ int ch_verifier_open(const ch_verify_setup *s, ch_verifier **out, ch_error *err)
     v->signatures = ch_strbuf_detach(&sig);
     if (s->last_stage < 0 || s->last_stage >= CH_STAGE_COMPILE)
         v->scaffold_started = pthread_create(&v->scaffold_tid, NULL, scaffold_thread, v) == 0;
+    calib_start(v);
     *out = v;
     return 0;
 }
@@ -184,6 +229,9 @@ void ch_verifier_close(ch_verifier *v)
         return;
     if (v->scaffold_started)
         pthread_join(v->scaffold_tid, NULL);
+    if (v->calib_started)
+        pthread_join(v->calib_tid, NULL);
+    free(v->calib_exe);
     if (v->ref_root && !v->s.keep) {
         ch_error e;
         ch_remove_tree(v->ref_root, &e);
@@ -836,38 +884,51 @@ static int stage_scaffold_files(ch_verifier *v, const char *work, ch_error *err)
     return rc;
 }
 
-/* NVRTC's verdict on the unit's device code, recorded in st; 1 when it is a failure nvcc would
- * report too (the stage failed: no nvcc run needed). */
-static int nvrtc_stage(ch_verifier *v, const char *unit, cJSON *st, ch_verify_report *rep)
-{
-    static const char *const names[] = {"pass", "fail", "unsure (nvcc decides)", "skipped"};
-    if (v->s.no_nvrtc)
-        return 0;
+/* NVRTC's verdict on a unit's device code: run beside nvcc (side_checks), recorded after. */
+typedef struct nvrtc_result {
+    int ran;
+    ch_nvrtc_verdict verdict;
     ch_strbuf log;
-    ch_strbuf_init(&log);
+    double seconds;
+} nvrtc_result;
+
+static void nvrtc_run(const ch_verifier *v, const char *unit, nvrtc_result *r)
+{
+    r->ran = !v->s.no_nvrtc; /* r->log: initialised by the caller */
+    if (!r->ran)
+        return;
     double t0 = now();
-    ch_nvrtc_verdict nv = ch_nvrtc_check(unit, "candidate.cu", v->arch, v->cuda_home, &log);
-    cJSON *o = cJSON_AddObjectToObject(st, "nvrtc");
-    cJSON_AddStringToObject(o, "verdict", names[nv]);
-    cJSON_AddNumberToObject(o, "seconds", now() - t0);
-    int failed = 0;
-    if (nv == CH_NVRTC_FAIL) {
-        cJSON_AddStringToObject(st, "kernel_check", "nvrtc");
-        failed = compile_fail(rep, st, "kernel compile", log.data);
-    }
-    ch_strbuf_free(&log);
-    return failed;
+    r->verdict = ch_nvrtc_check(unit, "candidate.cu", v->arch, v->cuda_home, &r->log);
+    r->seconds = now() - t0;
 }
 
-/* Stage 1: NVRTC's fast verdict on the device code, then the candidate compiled once (its
- * object is what the object check judges and what the program links), linked with the entry's
- * scaffold object. unit: the candidate as candidate.cu holds it. */
+/* r recorded in stage 1's details (after nvcc ran); 1 when the stage failed. */
+static int nvrtc_record(nvrtc_result *r, ch_verify_report *rep)
+{
+    static const char *const names[] = {"pass", "fail", "unsure (nvcc decides)", "skipped"};
+    if (!r->ran)
+        return 0;
+    cJSON *st = stage_obj(rep, CH_STAGE_COMPILE);
+    cJSON *o = cJSON_AddObjectToObject(st, "nvrtc");
+    cJSON_AddStringToObject(o, "verdict", names[r->verdict]);
+    cJSON_AddNumberToObject(o, "seconds", r->seconds);
+    /* nvcc decides; when both failed, NVRTC's diagnostics are the ones shown (they name the
+     * kernel's line, without nvcc's host-side noise) */
+    if (r->verdict != CH_NVRTC_FAIL || rep->status[CH_STAGE_COMPILE] != CH_ST_FAIL)
+        return 0;
+    cJSON_DeleteItemFromObjectCaseSensitive(st, "kernel_check");
+    cJSON_AddStringToObject(st, "kernel_check", "nvrtc");
+    cJSON_DeleteItemFromObjectCaseSensitive(st, "message");
+    return compile_fail(rep, st, "kernel compile", r->log.data);
+}
+
+/* Stage 1 but NVRTC's verdict (side_checks): the candidate compiled once (its object is what
+ * the object check judges and what the program links), linked with the entry's scaffold
+ * object. unit: the candidate as candidate.cu holds it. */
 static int stage_compile(ch_verifier *v, const char *work, const char *src, const char *unit,
                          ch_verify_report *rep, ch_error *err)
 {
     cJSON *st = stage_obj(rep, CH_STAGE_COMPILE);
-    if (nvrtc_stage(v, unit, st, rep))
-        return 1;
     char *hp = ch_path_join(work, "signatures.h");
     int hrc = ch_write_file_atomic(hp, v->signatures, strlen(v->signatures), 0, err);
     free(hp);
@@ -1384,8 +1445,17 @@ static void perf_calibration(ch_verifier *v, const char *work, cJSON *st)
     if (!v->have_calib) {
         char *line = NULL;
         ch_error err;
-        if (ch_calibrate(v->nvcc, v->arch, v->s.runner, v->s.cache_dir, work, &v->calib, &line,
-                         &err) != 0)
+        /* another build may have cached it meanwhile; else the program compiled beside the
+         * first builds (calib_start), or, when that failed, compiled now */
+        calib_join_locked(v);
+        int rc = ch_calib_cached(v->arch, v->s.runner, v->s.cache_dir, &v->calib, &line);
+        if (rc != 0 && v->calib_exe)
+            rc = ch_calib_run(v->calib_exe, v->arch, v->s.runner, v->s.cache_dir, &v->calib, &line,
+                              &err);
+        else if (rc != 0)
+            rc = ch_calibrate(v->nvcc, v->arch, v->s.runner, v->s.cache_dir, work, &v->calib, &line,
+                              &err);
+        if (rc != 0)
             cJSON_AddStringToObject(st, "calibration_error", err.msg);
         else
             v->have_calib = 1;
@@ -1581,6 +1651,7 @@ static int perf_prepare(ch_verifier *v, const char *work, uint64_t seed, ch_veri
     }
     if (rc == 0)
         host_times_prepare(v, work, mid != NULL);
+    calib_join(v);
     return rc;
 }
 
@@ -1713,17 +1784,6 @@ static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int st
         ch_strbuf_free(&msg);
         break;
     }
-    case CH_STAGE_COMPILE: {
-        /* the scaffold calls NAME_launcher: a candidate defining NAME is compiled renamed */
-        char *cp = ch_path_join(b->work, "candidate.cu");
-        char *unit = ch_candidate_launcher_form(c->name, src);
-        rc = ch_write_file_atomic(cp, unit, strlen(unit), 0, err);
-        free(cp);
-        if (rc == 0)
-            rc = (failed = stage_compile(v, b->work, src, unit, rep, err)) < 0 ? -1 : 0;
-        free(unit);
-        break;
-    }
     case CH_STAGE_SMOKE:
     case CH_STAGE_CORRECT: {
         size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness, ran = 0;
@@ -1780,13 +1840,15 @@ static void timeline_note(const ch_verifier *v, const ch_verify_build *b, int st
         return;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    double end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9, took = now() - t0;
+    /* the stage's own seconds: stage 0's AST half ends before the compile it ran beside */
+    double end = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9, took = rep->seconds[stage];
+    double start = end - (now() - t0);
     const cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(gl, "shared_wait_seconds");
     const cJSON *xw = cJSON_GetObjectItemCaseSensitive(gl, "exclusive_wait_seconds");
     const char *cand = strrchr(b->work, '/');
     char *line =
-        ch_xasprintf("%.3f %.3f %ld %s %s %d %d shared_wait=%.3f exclusive_wait=%.3f\n", end - took,
+        ch_xasprintf("%.3f %.3f %ld %s %s %d %d shared_wait=%.3f exclusive_wait=%.3f\n", start,
                      took, (long)getpid(), v->s.checklist->name, cand ? cand + 1 : b->work, stage,
                      (int)rep->status[stage], cJSON_IsNumber(sw) ? sw->valuedouble : 0.0,
                      cJSON_IsNumber(xw) ? xw->valuedouble : 0.0);
@@ -1849,6 +1911,97 @@ void ch_verify_build_free(ch_verifier *v, ch_verify_build *b, ch_verify_report *
     free(b);
 }
 
+/* Stage 0's AST half and NVRTC's verdict, in a thread beside nvcc: parsing the candidate with
+ * the CUDA headers takes seconds, as does NVRTC, and nvcc only compiles, in the sandbox, what
+ * passed the text checks; nothing of the candidate runs before both halves passed. */
+typedef struct side_checks {
+    ch_verifier *v;
+    const char *src, *unit;
+    int refused; /* ch_static_check_subset's verdict, its message and details */
+    ch_strbuf msg;
+    cJSON *details;
+    double seconds; /* the subset check's */
+    nvrtc_result nvrtc;
+} side_checks;
+
+static void *side_checks_run(void *arg)
+{
+    side_checks *sc = arg;
+    double t0 = now();
+    sc->refused = ch_static_check_subset(sc->v->s.checklist, sc->src, &sc->msg, &sc->details);
+    sc->seconds = now() - t0;
+    if (!sc->refused)
+        nvrtc_run(sc->v, sc->unit, &sc->nvrtc);
+    return NULL;
+}
+
+/* Stages 0 and 1 (the text checks, then the AST checks and NVRTC beside nvcc): 1 failed, 0
+ * passed, -1 error. A candidate the AST check refuses is reported as failing stage 0, with
+ * nothing of its compile kept. */
+static int build_stages(ch_verifier *v, ch_verify_build *b, const char *src, ch_verify_report *rep,
+                        ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
+    double t0 = now();
+    rep->stage = CH_STAGE_STATIC;
+    side_checks sc = {.v = v, .src = src};
+    ch_strbuf_init(&sc.msg);
+    ch_strbuf_init(&sc.nvrtc.log);
+    int failed = ch_static_check_text(c, src, &sc.msg, &sc.details);
+    double text_seconds = now() - t0;
+    if (failed) {
+        if (sc.details)
+            cJSON_AddItemToObject(rep->details, "static", sc.details);
+        stage_fail(rep, CH_STAGE_STATIC, ch_strbuf_detach(&sc.msg));
+        rep->seconds[CH_STAGE_STATIC] = text_seconds;
+        timeline_note(v, b, CH_STAGE_STATIC, t0, rep);
+        ch_strbuf_free(&sc.msg);
+        ch_strbuf_free(&sc.nvrtc.log);
+        return 1;
+    }
+    /* the scaffold calls NAME_launcher: a candidate defining NAME is compiled renamed */
+    char *unit = ch_candidate_launcher_form(c->name, src);
+    sc.unit = unit;
+    pthread_t tid;
+    int threaded = pthread_create(&tid, NULL, side_checks_run, &sc) == 0;
+    if (!threaded)
+        side_checks_run(&sc);
+    double t1 = now();
+    char *cp = ch_path_join(b->work, "candidate.cu");
+    int rc = ch_write_file_atomic(cp, unit, strlen(unit), 0, err);
+    free(cp);
+    rep->stage = CH_STAGE_COMPILE;
+    if (rc == 0)
+        rc = (failed = stage_compile(v, b->work, src, unit, rep, err)) < 0 ? -1 : 0;
+    double compile_seconds = now() - t1;
+    if (threaded)
+        pthread_join(tid, NULL);
+    rep->seconds[CH_STAGE_STATIC] = text_seconds + sc.seconds;
+    if (rc == 0 && sc.refused) {
+        /* refused: stage 1's results go, as if it had not run */
+        cJSON_DeleteItemFromObjectCaseSensitive(rep->details, ch_stage_name(CH_STAGE_COMPILE));
+        rep->status[CH_STAGE_COMPILE] = CH_ST_NOT_RUN;
+        if (sc.details)
+            cJSON_AddItemToObject(rep->details, "static", sc.details);
+        sc.details = NULL;
+        failed = stage_fail(rep, CH_STAGE_STATIC, ch_strbuf_detach(&sc.msg));
+        timeline_note(v, b, CH_STAGE_STATIC, t0, rep);
+    } else if (rc == 0) {
+        rep->status[CH_STAGE_STATIC] = CH_ST_PASS;
+        timeline_note(v, b, CH_STAGE_STATIC, t0, rep);
+        failed = nvrtc_record(&sc.nvrtc, rep) || failed;
+        rep->seconds[CH_STAGE_COMPILE] = compile_seconds;
+        if (!failed)
+            rep->status[CH_STAGE_COMPILE] = CH_ST_PASS;
+        timeline_note(v, b, CH_STAGE_COMPILE, t1, rep);
+    }
+    cJSON_Delete(sc.details);
+    ch_strbuf_free(&sc.msg);
+    ch_strbuf_free(&sc.nvrtc.log);
+    free(unit);
+    return rc ? -1 : failed;
+}
+
 int ch_verifier_build(ch_verifier *v, const char *src, ch_verify_report *rep, ch_verify_build **out,
                       ch_error *err)
 {
@@ -1864,8 +2017,9 @@ int ch_verifier_build(ch_verifier *v, const char *src, ch_verify_report *rep, ch
         return -1;
     }
     b->prog = ch_path_join(b->work, "prog");
-    int to = b->last < CH_STAGE_COMPILE ? b->last : CH_STAGE_COMPILE;
-    int failed = run_stages(v, b, src, CH_STAGE_STATIC, to, rep, err);
+    int failed = b->last < CH_STAGE_COMPILE
+                     ? run_stages(v, b, src, CH_STAGE_STATIC, CH_STAGE_STATIC, rep, err)
+                     : build_stages(v, b, src, rep, err);
     if (failed < 0) {
         ch_verify_build_free(v, b, NULL);
         return -1;

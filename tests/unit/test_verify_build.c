@@ -12,6 +12,10 @@
 #include "ch/scaffold.h"
 #include "ch/verify.h"
 #include "verify_fixture.h"
+#include "verify_internal.h"
+
+/* saxpy with the host-pointer launcher alone, copies and a kernel: every stage's sound case */
+static const char saxpy_host_launcher[] = FX_SAXPY_KERNEL FX_SAXPY_HOST_LAUNCHER;
 
 static const char *arch(void)
 {
@@ -56,16 +60,7 @@ Test(scaffold, host_convention_float_compiles)
 {
     ch_checklist c;
     fx_saxpy(&c, 0);
-    const char *cand =
-        "#include <cuda_runtime.h>\n"
-        "__global__ void k(int n, float a, const float *x, float *y)\n"
-        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
-        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
-        "{ float *dx, *dy; size_t b = n * sizeof(float); cudaMalloc(&dx, b); cudaMalloc(&dy, b);\n"
-        "  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice); cudaMemcpy(dy, y, b, "
-        "cudaMemcpyHostToDevice);\n"
-        "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
-        "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy); }\n";
+    const char *cand = saxpy_host_launcher;
     ch_strbuf log;
     ch_strbuf_init(&log);
     cr_assert_eq(build_scaffold(&c, cand, &log), 0, "%s", log.data);
@@ -320,24 +315,37 @@ Test(reference, spec_decl_reference_source_and_build_errors)
 
 /* ---- the verifier, stages 0-1 (2 needs a GPU: here it must fail with a CUDA error) ---- */
 
+/* A verifier of saxpy (c: fx_saxpy) whose oracle is user_tu, written into dir as *tu (the
+ * caller frees it after closing the verifier), built with -DOFFSET=0.0f. */
+static ch_verifier *open_saxpy_verifier(const ch_checklist *c, const char *dir, int last_stage,
+                                        uint64_t seed, const char *runtime_lib, char **tu)
+{
+    static char *cc_argv[] = {"cc", "-DOFFSET=0.0f", NULL};
+    ch_error err;
+    *tu = ch_path_join(dir, "user.c");
+    cr_assert_eq(ch_write_file_atomic(*tu, user_tu, strlen(user_tu), 0, &err), 0);
+    ch_verify_setup s = {0};
+    s.checklist = c;
+    s.oracle = (ch_oracle){*tu, cc_argv, NULL, 0};
+    s.nvcc = nvcc();
+    s.arch = arch();
+    s.last_stage = last_stage;
+    s.keep = runtime_lib != NULL;
+    s.seed = seed;
+    s.runtime_lib = runtime_lib;
+    ch_verifier *v;
+    cr_assert_eq(ch_verifier_open(&s, &v, &err), 0, "%s", err.msg);
+    return v;
+}
+
 Test(verifier, stages_static_compile_and_no_device, .timeout = 240)
 {
     ch_checklist c;
     fx_saxpy(&c, 0);
     ch_error err;
     char *dir = ch_make_temp_dir("vtest", &err);
-    char *tu = ch_path_join(dir, "user.c");
-    ch_write_file_atomic(tu, user_tu, strlen(user_tu), 0, &err);
-    char *cc_argv[] = {"cc", "-DOFFSET=0.0f", NULL};
-    ch_verify_setup s = {0};
-    s.checklist = &c;
-    s.oracle = (ch_oracle){tu, cc_argv, NULL, 0};
-    s.nvcc = nvcc();
-    s.arch = arch();
-    s.last_stage = -1;
-    s.seed = 1234;
-    ch_verifier *v;
-    cr_assert_eq(ch_verifier_open(&s, &v, &err), 0, "%s", err.msg);
+    char *tu = NULL;
+    ch_verifier *v = open_saxpy_verifier(&c, dir, -1, 1234, NULL, &tu);
 
     ch_verify_report r;
     cr_assert_eq(ch_verifier_run(v, "extern \"C\" void saxpy_launcher(int n) {}\n", &r, &err), 0);
@@ -396,6 +404,86 @@ Test(verifier, stages_static_compile_and_no_device, .timeout = 240)
     fx_free(&c);
 }
 
+/* The start and seconds of stage 0 and the start of stage 1 in a CH_CC_TIMELINE file ("START
+ * SECONDS PID ENTRY CANDIDATE STAGE STATUS ..." a line), -1 for a stage it does not note. */
+static void timeline_stages(const char *path, double *start0, double *secs0, double *start1)
+{
+    char *text = NULL;
+    ch_error err;
+    cr_assert_eq(ch_read_file(path, &text, NULL, &err), 0, "%s", err.msg);
+    *start0 = *secs0 = *start1 = -1;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        double start, secs;
+        int stage;
+        cr_assert_eq(sscanf(line, "%lf %lf %*d %*s %*s %d", &start, &secs, &stage), 3, "%s", line);
+        if (stage == 0)
+            *start0 = start, *secs0 = secs;
+        else if (stage == 1)
+            *start1 = start;
+    }
+    free(text);
+}
+
+/* Stage 0's AST half runs beside nvcc: a candidate it refuses fails stage 0 with the rule, and
+ * nothing of the compile that ran meanwhile is kept (stage 1 not run); the timeline shows the
+ * compile starting before the AST check ended. */
+Test(verifier, ast_check_beside_the_compile, .timeout = 240)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_error err;
+    char *dir = ch_make_temp_dir("vtest", &err);
+    char *timeline = ch_path_join(dir, "timeline.txt");
+    setenv("CH_CC_TIMELINE", timeline, 1);
+    char *tu = NULL;
+    ch_verifier *v = open_saxpy_verifier(&c, dir, CH_STAGE_COMPILE, 99, NULL, &tu);
+    /* a number made a pointer in the launcher: the text checks pass it, the AST check does not */
+    const char *forged =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, float a, const float *x, float *y)\n"
+        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+        "{ float *dx = (float *)0x7f0000001000ull; float *dy = dx + n;\n"
+        "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy); }\n";
+    ch_verify_report r;
+    cr_assert_eq(ch_verifier_run(v, forged, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.stage, CH_STAGE_STATIC, "%s", r.message);
+    cr_assert_eq(r.status[CH_STAGE_STATIC], CH_ST_FAIL);
+    cr_assert_eq(r.status[CH_STAGE_COMPILE], CH_ST_NOT_RUN);
+    cJSON *st = cJSON_GetObjectItem(r.details, "static");
+    cr_assert_str_eq(cJSON_GetObjectItem(st, "check")->valuestring, "host-subset");
+    cr_assert_null(cJSON_GetObjectItem(r.details, "compile"), "the compile's results are dropped");
+    ch_verify_report_free(&r);
+    double start0, secs0, start1;
+    timeline_stages(timeline, &start0, &secs0, &start1);
+    cr_assert_gt(secs0, 0, "stage 0 noted");
+    cr_assert_eq(start1, -1, "a refused candidate notes no stage 1");
+
+    /* a candidate both halves pass: its compile started before the AST check ended */
+    char *timeline2 = ch_path_join(dir, "timeline2.txt");
+    setenv("CH_CC_TIMELINE", timeline2, 1);
+    const char *good = saxpy_host_launcher;
+    cr_assert_eq(ch_verifier_run(v, good, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.status[CH_STAGE_STATIC], CH_ST_PASS, "%s", r.message);
+    cr_assert_eq(r.status[CH_STAGE_COMPILE], CH_ST_PASS, "%s", r.message);
+    cr_assert_not_null(cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "compile"), "nvrtc"),
+                       "NVRTC's verdict is recorded in stage 1");
+    ch_verify_report_free(&r);
+    timeline_stages(timeline2, &start0, &secs0, &start1);
+    cr_assert_gt(start1, 0, "stage 1 noted");
+    cr_assert_lt(start1, start0 + secs0, "nvcc started (%.3f) before the AST check ended (%.3f)",
+                 start1, start0 + secs0);
+    ch_verifier_close(v);
+    unsetenv("CH_CC_TIMELINE");
+    ch_remove_tree(dir, &err);
+    free(timeline2);
+    free(timeline);
+    free(tu);
+    free(dir);
+    fx_free(&c);
+}
+
 /* A candidate with a device launcher: the verifier links its scaffold program with the trusted
  * runtime (the setup's runtime_lib), so that time mode's whole call goes through ch_rt_call_v1
  * as the dispatcher's does; the program defines ch_rt_call_v1 (not weak-undefined). */
@@ -424,20 +512,9 @@ Test(verifier, scaffold_program_links_the_runtime, .timeout = 240)
     ch_strbuf_free(&src);
 
     char *dir = ch_make_temp_dir("vrt", &err);
-    char *tu = ch_path_join(dir, "user.c");
-    ch_write_file_atomic(tu, user_tu, strlen(user_tu), 0, &err);
-    char *cc_argv[] = {"cc", "-DOFFSET=0.0f", NULL};
-    ch_verify_setup s = {0};
-    s.checklist = &c;
-    s.oracle = (ch_oracle){tu, cc_argv, NULL, 0};
-    s.nvcc = nvcc();
-    s.arch = arch();
-    s.last_stage = CH_STAGE_COMPILE;
-    s.keep = 1;
-    s.seed = 99;
-    s.runtime_lib = lib;
-    ch_verifier *v;
-    cr_assert_eq(ch_verifier_open(&s, &v, &err), 0, "%s", err.msg);
+    char *tu = NULL;
+    /* kept: the program is read below */
+    ch_verifier *v = open_saxpy_verifier(&c, dir, CH_STAGE_COMPILE, 99, lib, &tu);
     const char *cand =
         "#include <cuda_runtime.h>\n"
         "__global__ void k(int n, float a, const float *x, float *y)\n"
@@ -467,4 +544,37 @@ Test(verifier, scaffold_program_links_the_runtime, .timeout = 240)
     free(dir);
     free(lib);
     fx_free(&c);
+}
+
+/* The calibration program (src/verify/templates/calibrate.cu, built into the binary) compiles
+ * on its own, as the verifier does it beside the first builds; a cached line is read back and a
+ * damaged one is no calibration. (Running it needs a GPU.) */
+Test(calibration, program_builds_and_cache_reads, .timeout = 240)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("calib", &err);
+    char *exe = NULL;
+    cr_assert_eq(ch_calib_build(nvcc(), arch(), dir, &exe, &err), 0, "%s", err.msg);
+    cr_assert(ch_file_exists(exe), "%s", exe);
+    free(exe);
+    ch_calib cb;
+    char *line = NULL;
+    cr_assert_neq(ch_calib_cached(arch(), NULL, dir, &cb, &line), 0, "nothing cached yet");
+    char *vdir = ch_path_join(dir, "verify");
+    cr_assert_eq(ch_mkdir_p(vdir, &err), 0);
+    char *file = ch_xasprintf("%s/calib-v2-%s-%08llx.txt", vdir, arch(),
+                              1469598103934665603ULL & 0xffffffffULL);
+    const char *text = "ch-calib: name=H200 l2=62914560 d2d_gbs=3900.5 h2d_gbs=55.1 "
+                       "d2h_gbs=55.0 sms=132 clock_khz=1980000 cc=90\n";
+    cr_assert_eq(ch_write_file_atomic(file, text, strlen(text), 0, &err), 0);
+    cr_assert_eq(ch_calib_cached(arch(), NULL, dir, &cb, &line), 0);
+    cr_assert_str_eq(cb.name, "H200");
+    cr_assert_float_eq(cb.d2d_gbs, 3900.5, 1e-9);
+    free(line);
+    cr_assert_eq(ch_write_file_atomic(file, "ch-calib: name=x\n", 17, 0, &err), 0);
+    cr_assert_neq(ch_calib_cached(arch(), NULL, dir, &cb, &line), 0, "a damaged line");
+    ch_remove_tree(dir, &err);
+    free(file);
+    free(vdir);
+    free(dir);
 }

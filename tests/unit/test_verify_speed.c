@@ -25,18 +25,8 @@ static const char *nvcc(void)
 
 /* ---- the scaffold's device-resident timing ----------------------------------------------- */
 
-static const char saxpy_kernel[] =
-    "#include <cuda_runtime.h>\n"
-    "__global__ void k(int n, float a, const float *x, float *y)\n"
-    "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n";
-
-static const char saxpy_host_launcher[] =
-    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
-    "{ float *dx, *dy; size_t b = n * sizeof(float); cudaMalloc(&dx, b); cudaMalloc(&dy, b);\n"
-    "  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice); cudaMemcpy(dy, y, b, "
-    "cudaMemcpyHostToDevice);\n"
-    "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
-    "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy); }\n";
+static const char saxpy_kernel[] = FX_SAXPY_KERNEL;
+static const char saxpy_host_launcher[] = FX_SAXPY_HOST_LAUNCHER;
 
 static const char saxpy_device_launcher[] =
     "extern \"C\" int saxpy_device_launcher(int n, float a, const float *x, float *y)\n"

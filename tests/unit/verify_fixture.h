@@ -10,6 +10,20 @@
 #include "ch/strbuf.h"
 
 /* Builders: all strings owned by the checklist, freed by fx_free. */
+/* saxpy's kernel and a host-pointer launcher that copies and launches it: the sound candidate
+ * of the verifier tests (string literals, to be put together as each test needs) */
+#define FX_SAXPY_KERNEL                                                                            \
+    "#include <cuda_runtime.h>\n"                                                                  \
+    "__global__ void k(int n, float a, const float *x, float *y)\n"                                \
+    "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
+#define FX_SAXPY_HOST_LAUNCHER                                                                     \
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"                 \
+    "{ float *dx, *dy; size_t b = n * sizeof(float); cudaMalloc(&dx, b); cudaMalloc(&dy, b);\n"    \
+    "  cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice); cudaMemcpy(dy, y, b, "                        \
+    "cudaMemcpyHostToDevice);\n"                                                                   \
+    "  k<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"                                               \
+    "  cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost); cudaFree(dx); cudaFree(dy); }\n"
+
 static inline ch_ck_param fx_scalar(const char *name, ch_scalar t, double lo, double hi)
 {
     ch_ck_param p = {0};
