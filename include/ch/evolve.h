@@ -6,13 +6,14 @@
  * furthest through the stages -- turns its report into feedback (correctness only while any
  * stage before performance fails; timings, resources and the fraction of the memory floor once
  * it is correct, with the figures in ch_kernel_perf for agents that read numbers), asks the
- * agent for a child and verifies it. A child never replaces its parent:
+ * agent for `children` children (one by default; more are verified side by side, so a round's
+ * latency buys several moves) and verifies them. A child never replaces its parent:
  * every candidate stays in the population, and selection only ever prefers a correct candidate
  * to an incorrect one, so a faster but wrong child cannot displace a correct parent and errors
  * do not accumulate. After `fresh_after` consecutive failed children the next request asks for
  * a fresh design instead of a repair. The loop stops at the round budget, the wall-time limit,
- * on a plateau (no improvement of the best time by more than `plateau_gain` for
- * `plateau_rounds` rounds once a correct candidate exists), when the best candidate reaches
+ * on a plateau (no improvement of the best time by more than `plateau_gain` over
+ * `plateau_rounds` children once a correct candidate exists), when the best candidate reaches
  * `near_floor` of the memory floor, or when the agent has nothing new to propose.
  *
  * Verification is split the way the hardware is: stages 0-1 (static checks, nvcc) need only
@@ -70,7 +71,9 @@ typedef struct ch_evolve_opts {
     int test_jobs;      /* concurrent tests (stages 2..; the verifier serialises timing), 0: jobs */
     int max_stage;      /* last stage verification can reach: CH_STAGE_PERF with a GPU,
                          * CH_STAGE_COMPILE without */
-    int plateau_rounds; /* rounds without gain that end the loop (0: 3) */
+    int children;       /* children asked for at once in rounds 1.. (0: 1): verified side by
+                         * side, so a round's latency buys several moves of the walk */
+    int plateau_rounds; /* children without gain that end the loop (0: 3) */
     double plateau_gain; /* relative improvement that counts as gain (0: 0.02) */
     double near_floor;   /* stop when the best fraction of the floor reaches this (0: 0.9) */
     int fresh_after;     /* consecutive failed children before a fresh design (0: 3) */

@@ -1,5 +1,5 @@
 /* Feedback-adaptive evolution (DESIGN §3; the full explanation is in ch/evolve.h): seeds first,
- * then a first round of `width` proposals, then one child per round from the fastest correct
+ * then a first round of `width` proposals, then `children` children a round of the fastest correct
  * candidate (or, while none is correct, the one that got furthest), until a stop condition.
  * Stages 0-1 run on up to `jobs` threads, stages 2.. on up to `test_jobs` (the verifier lets
  * only one candidate at a time time itself on the GPU). A candidate whose source is identical
@@ -28,7 +28,7 @@ typedef struct evo {
     const ch_entry *entry;
     ch_evolution *ev;
     struct timespec start;
-    int stale;      /* rounds without gain since a correct candidate exists */
+    int stale;      /* children without gain since a correct candidate exists */
     int failed_run; /* consecutive failed children (rounds 1..) since the last fresh design */
 } evo;
 
@@ -57,6 +57,8 @@ static ch_evolve_opts resolve_opts(const ch_evolve_opts *in)
         o.jobs = 1;
     if (o.test_jobs < 1)
         o.test_jobs = o.jobs;
+    if (o.children < 1)
+        o.children = 1;
     if (o.plateau_rounds <= 0)
         o.plateau_rounds = 3;
     if (o.plateau_gain <= 0)
@@ -422,7 +424,9 @@ static int parent_perf(const ch_candidate *c, ch_kernel_perf *perf)
     return 1;
 }
 
-/* Rounds 1..: one child of the selected parent, or a fresh design after repeated failures. */
+/* Rounds 1..: `children` children of the selected parent, asked one after the other with the
+ * same feedback (an agent that remembers what it proposed, as the builtin walk does, moves
+ * along another axis each time), or fresh designs after repeated failures. */
 static void next_round(evo *e, int round)
 {
     ch_kernel_perf perf;
@@ -441,7 +445,19 @@ static void next_round(evo *e, int round)
         if (parent_perf(&e->ev->cands[parent], &perf))
             req.perf = &perf;
     }
-    ask(e, &req, parent, feedback);
+    for (int i = 0; i < e->o.children; i++) {
+        if (i > 0 && (e->ev->requests >= e->o.budget || time_up(e)))
+            break;
+        /* each child owns its copy of the feedback it was written from */
+        if (ask(e, &req, parent, feedback ? ch_xstrdup(feedback) : NULL) == 0)
+            continue;
+        /* an agent out of moves around this parent may have more around the child it gave:
+         * only a round without any child ends the loop that way */
+        if (i > 0 && e->ev->stop_reason && !strcmp(e->ev->stop_reason, "agent has nothing new"))
+            e->ev->stop_reason = NULL;
+        break;
+    }
+    free(feedback);
 }
 
 /* Stop conditions that depend on the round's results; NULL: go on. */
@@ -457,7 +473,7 @@ static const char *after_round(evo *e, int prev_best, size_t first)
             e->failed_run++;
     }
     if (ev->best >= 0) {
-        e->stale = gained(e, prev_best, ev->best) ? 0 : e->stale + 1;
+        e->stale = gained(e, prev_best, ev->best) ? 0 : e->stale + (int)(ev->n - first);
         if (ev->cands[ev->best].report.fraction >= e->o.near_floor)
             return "near the floor";
         if (e->stale >= e->o.plateau_rounds)

@@ -249,6 +249,9 @@ static int evolve_opts(ch_session *s, const ch_entry *e, ch_evolve_opts *o, ch_e
     o->jobs = (int)(jobs > 0 ? jobs : 1);
     /* two designs at once: enough to compare, and pending builds stay cheap without a GPU */
     o->width = o->budget < 2 ? o->budget : 2;
+    /* and two children a round: a round (compile, functional runs, timing) is most of a cold
+     * build's latency, and the walk's next move rarely needs the last one's result to exist */
+    o->children = o->width;
     o->max_stage = ch_session_gpu(s)->have_gpu ? CH_STAGE_PERF : CH_STAGE_COMPILE;
     return 0;
 }

@@ -506,6 +506,57 @@ Test(evolve, plateau_rounds_and_gain_are_options)
     fake_free(&f);
 }
 
+/* Several children a round: asked of the same parent with the same feedback, verified in one
+ * batch; the plateau counts children, so two rounds of two children without gain end it at
+ * three (the default) as three rounds of one did. */
+Test(evolve, children_of_one_round_share_the_parent_and_count_for_the_plateau)
+{
+    const char *script[] = {"// cand A", "// cand B", "// cand C", "// cand D", "// cand E", NULL};
+    /* A, then B and C (round 1, no gain), then D and E (round 2, no gain) */
+    const rule rules[] = {{"// cand A", OK, 1.0, 0.1}, {"// cand B", OK, 0.99, 0.1},
+                          {"// cand C", OK, 1.5, 0.1}, {"// cand D", OK, 0.995, 0.1},
+                          {"// cand E", OK, 1.2, 0.1}, {0}};
+    fake f;
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    ch_evolve_opts o = gpu_opts(20);
+    o.children = 2;
+    ch_evolution ev;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_str_eq(ev.stop_reason, "plateau");
+    cr_assert_eq(ev.requests, 5, "1 + 2 + 2 requests");
+    cr_assert_eq(ev.rounds, 3, "three rounds, not five");
+    for (int i = 1; i < 5; i++) {
+        cr_assert_eq(f.round[i], (i + 1) / 2, "request %d in round %d", i, f.round[i]);
+        cr_assert_str_eq(f.parent_src[i], i < 3 ? "// cand A" : "// cand B");
+        cr_assert_not_null(f.feedback[i]);
+    }
+    cr_assert_str_eq(f.feedback[1], f.feedback[2], "one feedback for the round's children");
+    cr_assert_eq(ev.cands[1].round, ev.cands[2].round);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+}
+
+/* An agent out of moves after the round's first child goes on from the next parent: only a
+ * round with no child at all ends the loop as "nothing new". */
+Test(evolve, a_later_child_refused_does_not_end_the_loop)
+{
+    const char *script[] = {"// cand A", "// cand B", NULL};
+    const rule rules[] = {{"// cand A", OK, 1.0, 0.1}, {"// cand B", OK, 0.5, 0.1}, {0}};
+    fake f;
+    fake_init(&f, script, rules, CH_STAGE_PERF);
+    ch_evolve_opts o = gpu_opts(20);
+    o.children = 2;
+    ch_evolution ev;
+    run(&f, &o, NULL, 0, &ev);
+    cr_assert_str_eq(ev.stop_reason, "agent has nothing new");
+    cr_assert_eq(ev.rounds, 2, "round 2 (B) ran although its second request had nothing");
+    cr_assert_eq(f.n_req, 4, "A; B and a refusal; round 3's first refusal ends it: %d", f.n_req);
+    cr_assert_eq(f.round[3], 2, "round 3 asked (after B was judged)");
+    cr_assert_eq(ev.best, 1);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+}
+
 Test(evolve, budget_counts_requests_exactly)
 {
     const char *script[] = {"// cand A", "// cand B", "// cand C", "// cand D",
