@@ -3,6 +3,7 @@
 #define CH_DRIVER_LINK_H
 
 #include "ch/args.h"
+#include "ch/cuda_link.h"
 #include "ch/strbuf.h"
 
 /* nvcc places device code in this section; harness objects carry it too. */
@@ -17,10 +18,5 @@ int ch_link_needs_cuda_runtime(const ch_args *a);
 /* Nonzero when the command links and an object input calls the trusted runtime
  * (libch_runtime.a): what the nvcc personality, which adds the CUDA runtime itself, must add. */
 int ch_link_needs_ch_runtime(const ch_args *a);
-/* The CUDA toolkit's library directory for nvcc_path (which may be a wrapper script outside the
- * toolkit); caller frees. */
-char *ch_link_cuda_libdir(const char *nvcc_path);
-/* The flags nvcc adds for the static CUDA runtime, with the toolkit's library directory. */
-void ch_link_cuda_runtime_flags(const char *nvcc_path, ch_strvec *out);
 
 #endif

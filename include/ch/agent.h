@@ -69,12 +69,18 @@ typedef struct ch_kernel_request {
 
 typedef struct ch_agent ch_agent;
 
+/* What a test author's error says when the reference it was given is refused by the checks
+ * (the source guard, the host subset): the pipeline counts it as a reference refusal
+ * (refused_reference), not as an agent that could not be reached. */
+#define CH_AGENT_REFERENCE_REFUSED "the reference is refused"
+
 typedef struct ch_agent_ops {
     const char *name;
     /* spec + signature (+ clauses) -> checklist (validated by the caller too). */
     int (*checklist)(ch_agent *ag, const ch_entry *e, ch_checklist *out, ch_error *err);
     /* checklist -> a C reference: a function with the entry's exact signature named
-     * NAME_reference, plus the file's includes; returned as a whole C source file. */
+     * NAME_reference, plus the file's includes; returned as a whole C source file. A reference
+     * that the checks refuse fails with CH_AGENT_REFERENCE_REFUSED in err's message. */
     int (*test_author)(ch_agent *ag, const ch_checklist *c, char **reference_c, ch_error *err);
     /* -> one candidate CUDA source file; *design receives a short name of the design
      * ("1d grid-stride, 256 threads") for reports, malloc'd, may be NULL. Returns 1 (not an

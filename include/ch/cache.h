@@ -169,7 +169,8 @@ typedef struct ch_cache_stats {
     unsigned long long pending_entries;     /* entries served pending (wait for a GPU) */
     unsigned long long pending_verified;    /* pending entries verified by a build with a GPU */
     unsigned long long refused_translator;  /* refusals: the agent cannot translate the body */
-    unsigned long long refused_reference;   /* refusals: the reference program does not build */
+    unsigned long long refused_reference;   /* refusals: the reference program does not build
+                                               or is refused (recorded, or a model's) */
     unsigned long long stage_static_failed; /* candidates that failed a verification stage */
     unsigned long long stage_compile_failed;
     unsigned long long stage_smoke_failed;

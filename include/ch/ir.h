@@ -64,6 +64,9 @@ ch_ir *ch_ir_clone(const ch_ir *ir);
 /* The first node of kind `kind` whose text is `text` in a pre-order walk of ir, or NULL
  * (a declaration by its name, a call by its callee). */
 const ch_ir *ch_ir_find(const ch_ir *ir, ch_ir_kind kind, const char *text);
+/* Whether ir is the variable name itself (not an expression reading it: ch_ir_find with
+ * CH_IR_VAR answers that); 0 for NULL. */
+int ch_ir_is_var(const ch_ir *ir, const char *name);
 /* The counter a `for` statement starts by setting: `for (int i = start; ...)` or
  * `for (i = start; ...)` with i a local; 0, or -1 (*name, *start NULL) for any other init. */
 int ch_ir_for_init(const ch_ir *f, const char **name, const ch_ir **start);

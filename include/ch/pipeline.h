@@ -70,7 +70,8 @@ typedef enum ch_fallback {
     CH_FALLBACK_PENDING,     /* candidates wait for a build with a GPU */
     CH_FALLBACK_FAILED,      /* no candidate passed verification */
     CH_FALLBACK_REFUSED,     /* the agent refused the entry (a recorded refusal) */
-    CH_FALLBACK_AGENT,       /* the agent could not be opened or reached (not recorded) */
+    CH_FALLBACK_AGENT,       /* the agent could not be opened or reached, or the reference
+                                its test author wrote was refused (not recorded) */
     CH_FALLBACK_OBJECT,      /* the kernel's object could not be made or was refused at the
                                 object step (ch/assemble.h) */
     CH_FALLBACK_COUNT_

@@ -269,7 +269,7 @@ char *ch_extract_c(const char *reply, const char *function, ch_error *err)
     if (src && (ch_source_guard(src, CH_GUARD_REFERENCE, &why, &found) ||
                 ch_host_subset_check(src, CH_SUBSET_REFERENCE, NULL, NULL, &why, &subset))) {
         free(src);
-        ch_error_set(err, "the reference is refused: %s", why.data);
+        ch_error_set(err, CH_AGENT_REFERENCE_REFUSED ": %s", why.data);
         src = NULL;
     }
     ch_strbuf_free(&why);

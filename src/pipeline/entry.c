@@ -496,6 +496,10 @@ static int generate(ch_session *s, const ch_entry *e, const char *tu, ch_cache_t
         if (rc == 0) {
             put_text(t, "reference.c", reference_c, err);
             out->host_src = ch_xstrdup(reference_c);
+        } else if (strstr(err->msg, CH_AGENT_REFERENCE_REFUSED)) {
+            /* the model answered, with references the checks refuse: a reference refusal
+             * (not recorded: the next build asks again) */
+            out->refusal = CH_REFUSAL_REFERENCE;
         }
     }
     if (rc == 0) {
@@ -718,8 +722,9 @@ static unsigned long long *fallback_counter(ch_session *s, ch_fallback f)
     return by_fallback[f];
 }
 
-/* The counters an outcome moves: a host path by its class, a refusal by its class, a pending
- * entry. */
+/* The counters an outcome moves: a host path by its class, a refusal by its class (recorded,
+ * or a reference refused and not recorded: a model's, which the next build asks for again), a
+ * pending entry. */
 static void count_outcome(ch_session *s, const ch_outcome *out)
 {
     assert(out->fallback >= 0 && out->fallback < CH_FALLBACK_COUNT_);
@@ -731,9 +736,10 @@ static void count_outcome(ch_session *s, const ch_outcome *out)
     assert(out->fallback != CH_FALLBACK_NONE);
     ch_session_count(s, &s->counts.host_fallbacks);
     ch_session_count(s, fallback_counter(s, out->fallback));
-    if (out->fallback == CH_FALLBACK_REFUSED)
-        ch_session_count(s, out->refusal == CH_REFUSAL_REFERENCE ? &s->counts.refused_reference
-                                                                 : &s->counts.refused_translator);
+    if (out->refusal == CH_REFUSAL_REFERENCE)
+        ch_session_count(s, &s->counts.refused_reference);
+    else if (out->fallback == CH_FALLBACK_REFUSED)
+        ch_session_count(s, &s->counts.refused_translator);
     if (out->status == CH_STATUS_PENDING)
         ch_session_count(s, &s->counts.pending_entries);
 }

@@ -63,6 +63,11 @@ const ch_ir *ch_ir_find(const ch_ir *ir, ch_ir_kind kind, const char *text)
     return NULL;
 }
 
+int ch_ir_is_var(const ch_ir *ir, const char *name)
+{
+    return ir && ir->kind == CH_IR_VAR && ir->text && strcmp(ir->text, name) == 0;
+}
+
 int ch_ir_for_init(const ch_ir *f, const char **name, const ch_ir **start)
 {
     const ch_ir *init = f && f->kind == CH_IR_FOR && f->nkids > 0 ? f->kids[0] : NULL;

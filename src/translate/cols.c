@@ -28,16 +28,6 @@
 #include "ch/cexpr.h"
 #include "cols.h"
 
-static int is_var(const ch_ir *x, const char *name)
-{
-    return x && x->kind == CH_IR_VAR && x->text && strcmp(x->text, name) == 0;
-}
-
-static int mentions(const ch_ir *x, const char *name)
-{
-    return ch_ir_find(x, CH_IR_VAR, name) != NULL;
-}
-
 /* Adds the terms of subscript x (a sum) with sign: *d the constants, *cols how many times the
  * column counter appears as a plain term (negated: -1). 0 when another term reads the column. */
 static int split_terms(const ch_ir *x, int sign, const char *col, long *d, int *cols)
@@ -49,11 +39,11 @@ static int split_terms(const ch_ir *x, int sign, const char *col, long *d, int *
         *d += sign * (long)x->ival;
         return x->ival < 1 << 20;
     }
-    if (is_var(x, col)) {
+    if (ch_ir_is_var(x, col)) {
         *cols += sign > 0 ? 1 : -8;
         return 1;
     }
-    return !mentions(x, col);
+    return !ch_ir_find(x, CH_IR_VAR, col);
 }
 
 /* The array access x as one along the columns, into *a; 0 for another shape. */
@@ -62,7 +52,7 @@ static int along_columns(const printer *pr, const ch_ir *x, const char *col, ch_
 {
     const ch_ir *root = x;
     while (root->kind == CH_IR_INDEX) {
-        if (root != x && mentions(root->kids[1], col))
+        if (root != x && ch_ir_find(root->kids[1], CH_IR_VAR, col))
             return 0; /* an outer subscript varies along the row */
         root = root->kids[0];
     }

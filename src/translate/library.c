@@ -91,11 +91,6 @@ static int invariant(const ch_entry *e, const ch_ir *x)
     }
 }
 
-static int is_var(const ch_ir *x, const char *name)
-{
-    return x && x->kind == CH_IR_VAR && strcmp(x->text, name) == 0;
-}
-
 /* The number of iterations of loop l as C when it runs `for (c = 0; c < BOUND; c++)` (or
  * `c += 1`) with an invariant bound; else NULL. */
 static char *loop_extent(const ch_entry *e, const ch_tr_loop *l)
@@ -107,12 +102,13 @@ static char *loop_extent(const ch_entry *e, const ch_tr_loop *l)
         return NULL;
     const ch_ir *cond = f->kids[1], *inc = f->kids[2];
     if (!cond || cond->kind != CH_IR_BINARY || strcmp(cond->text, "<") != 0 ||
-        !is_var(cond->kids[0], name) || !invariant(e, cond->kids[1]) || !inc)
+        !ch_ir_is_var(cond->kids[0], name) || !invariant(e, cond->kids[1]) || !inc)
         return NULL;
-    int step1 =
-        (inc->kind == CH_IR_UNARY && strcmp(inc->text, "++") == 0 && is_var(inc->kids[0], name)) ||
-        (inc->kind == CH_IR_ASSIGN && strcmp(inc->text, "+=") == 0 && is_var(inc->kids[0], name) &&
-         inc->kids[1]->kind == CH_IR_INT_LIT && inc->kids[1]->ival == 1);
+    int step1 = (inc->kind == CH_IR_UNARY && strcmp(inc->text, "++") == 0 &&
+                 ch_ir_is_var(inc->kids[0], name)) ||
+                (inc->kind == CH_IR_ASSIGN && strcmp(inc->text, "+=") == 0 &&
+                 ch_ir_is_var(inc->kids[0], name) && inc->kids[1]->kind == CH_IR_INT_LIT &&
+                 inc->kids[1]->ival == 1);
     return step1 ? expr_text(cond->kids[1]) : NULL;
 }
 

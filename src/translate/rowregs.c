@@ -104,11 +104,6 @@ static const char *rr_rename(void *ctx, const char *name)
     return NULL;
 }
 
-static int is_var(const ch_ir *x, const char *name)
-{
-    return x && x->kind == CH_IR_VAR && x->text && strcmp(x->text, name) == 0;
-}
-
 /* Whether subscript x reads only the statement's counters down to the row's loops and scalar
  * parameters (values that do not change along a row), and `lane` (when allowed). */
 static int row_invariant(const printer *pr, const ch_tr_stmt *s, size_t depth, const ch_ir *x,
@@ -143,18 +138,6 @@ static int row_invariant(const printer *pr, const ch_tr_stmt *s, size_t depth, c
     }
 }
 
-static int mentions(const ch_ir *x, const char *name)
-{
-    if (!x)
-        return 0;
-    if (is_var(x, name))
-        return 1;
-    for (size_t i = 0; i < x->nkids; i++)
-        if (mentions(x->kids[i], name))
-            return 1;
-    return 0;
-}
-
 /* The key of index (a statement of a loop over the row): the access with its counters named by
  * level when it reaches element j of the row (the last subscript j or e + j, e and the other
  * subscripts invariant along the row), else NULL. */
@@ -163,17 +146,18 @@ static char *row_key(const printer *pr, const ch_tr_stmt *s, size_t depth, const
     const char *lane = pr->m->loops[s->loops[depth + 1]].counter;
     const ch_ir *last = index->kids[1];
     const ch_ir *rest = NULL;
-    if (!is_var(last, lane)) {
+    if (!ch_ir_is_var(last, lane)) {
         if (last->kind != CH_IR_BINARY || !last->text || strcmp(last->text, "+") != 0)
             return NULL;
-        rest = is_var(last->kids[0], lane)   ? last->kids[1]
-               : is_var(last->kids[1], lane) ? last->kids[0]
-                                             : NULL;
-        if (!rest || mentions(rest, lane) || !row_invariant(pr, s, depth, rest, NULL))
+        rest = ch_ir_is_var(last->kids[0], lane)   ? last->kids[1]
+               : ch_ir_is_var(last->kids[1], lane) ? last->kids[0]
+                                                   : NULL;
+        if (!rest || ch_ir_find(rest, CH_IR_VAR, lane) || !row_invariant(pr, s, depth, rest, NULL))
             return NULL;
     }
     for (const ch_ir *b = index->kids[0]; b->kind == CH_IR_INDEX; b = b->kids[0])
-        if (mentions(b->kids[1], lane) || !row_invariant(pr, s, depth, b->kids[1], NULL))
+        if (ch_ir_find(b->kids[1], CH_IR_VAR, lane) ||
+            !row_invariant(pr, s, depth, b->kids[1], NULL))
             return NULL;
     ch_strbuf sb;
     ch_strbuf_init(&sb);

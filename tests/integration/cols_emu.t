@@ -7,12 +7,7 @@
 # sizes whose row pitch keeps every row 16-byte aligned (the vector path: the stores counted)
 # and sizes where it does not (the same kernel falls back to one value at a time): equal to the
 # C body to the last bit (the same operations in the same order, products not fused).
-. "$(dirname "$0")/../lib/tap.sh"
-command -v g++ >/dev/null || skip_all "g++ not installed"
-echo '#include <barrier>' | g++ -std=c++20 -x c++ -fsyntax-only - 2>/dev/null ||
-    skip_all "g++ has no C++20 <barrier>"
-bin="${CH_CC_REL_BIN:-$CH_CC_BIN}"
-cd "$TEST_DIR"
+. "$(dirname "$0")/../lib/emu.sh"
 cp "$CH_CC_SRC/bench/micro/stencil.c" "$CH_CC_SRC/bench/micro/micro.h" .
 cat > wide.c <<'C'
 #pragma harness extent(a: m * n, b: m * n) tune(m = 1024, n = 1024)
@@ -91,11 +86,11 @@ stencil_ref='(float)(0.2f * (a[i * n + j] + a[(i - 1) * n + j] + a[(i + 1) * n +
 wide_ref='0.25 * (a[i * n + j - 2] + a[(i - 1) * n + j] + a[(i + 1) * n + j]) - 0.5 * a[i * n + j + 2] + a[i * n + j + 1] * a[i * n + j - 1]'
 for name in stencil wide; do
     CH_CC_BUDGET=3 "$bin" --harness-propose="cand-$name" "$name.c" > list 2> err
-    f=$(grep -l "^/\* ch-cc translator variant 15:" cand-$name/*.cu | head -1)
+    f=$(emu_variant cand-$name 15)
     ok $([ -n "$f" ]; echo $?) "$name: variant 15 is proposed" || { diag "$(cat err)"; continue; }
     grep -q "ch_grid(${name}_blocks(ch_e1, $([ $name = stencil ] && echo 128 || echo 64), " "$f"
     ok $? "$name: the grid's x covers 32 threads of 16 bytes of columns each"
-    awk '/^__global__/, /^}/' "$f" > kernel.inc
+    emu_kernels "$f" > kernel.inc
     if [ $name = stencil ]; then
         defs=(-DELEM=float -DVEC=4 -DLO=1 -DKERNEL=stencil_k0 "-DREFERENCE=$stencil_ref")
     else

@@ -10,12 +10,7 @@
 # multiple of any tile (odd leading dimensions: 8-byte copies; even ones: 16-byte copies; more
 # tiles of c2 than stages), the operands in both layouts (A[i][k] with k fastest and A[k][i]),
 # all within 1e-12 of the C body (the sums are added in another order).
-. "$(dirname "$0")/../lib/tap.sh"
-command -v g++ >/dev/null || skip_all "g++ not installed"
-echo '#include <barrier>' | g++ -std=c++20 -x c++ -fsyntax-only - 2>/dev/null ||
-    skip_all "g++ has no C++20 <barrier>"
-bin="${CH_CC_REL_BIN:-$CH_CC_BIN}"
-cd "$TEST_DIR"
+. "$(dirname "$0")/../lib/emu.sh"
 cp "$CH_CC_SRC/bench/micro/dgemm.c" "$CH_CC_SRC/bench/micro/micro.h" .
 # the same sum with both operands the other way round (A[k][i], B[j][k]): the tiles keep c2
 # fastest for B and the mapped dimension fastest for A
@@ -176,12 +171,12 @@ int main(int argc, char **argv)
 CPP
 for name in dgemm tgemm; do
     CH_CC_BUDGET=4 "$bin" --harness-propose="cand-$name" "$name.c" > list 2> err
-    f=$(grep -l "^/\* ch-cc translator variant 14:" cand-$name/*.cu | head -1)
+    f=$(emu_variant cand-$name 14)
     ok $([ -n "$f" ]; echo $?) "$name: variant 14 is proposed" || { diag "$(cat err)"; continue; }
     # the kernel as printed, its dynamic shared memory a static of the size it is launched with
     smem=$(grep -o "${name}_k0<<<ch_grid, ch_block, [0-9]*>>>" "$f" | grep -o '[0-9]*>>>' | tr -d '>')
     ok $([ -n "$smem" ]; echo $?) "$name: launched with ${smem:-no} bytes of dynamic shared memory"
-    awk '/^__global__/, /^}/' "$f" |
+    emu_kernels "$f" |
         sed 's/extern __shared__ __align__(16) double ch_smem\[\];/double *const ch_smem = emu_smem;/' \
             > kernel.inc
     grep -q 'ch_smem = emu_smem' kernel.inc
@@ -196,7 +191,7 @@ for name in dgemm tgemm; do
     for size in "130 150 37" "64 72 40" "29 131 200" "1 1 1" "160 8 3"; do
         set -- $size
         read -r worst c16 c8 < <(./"run-$name" "$@" 2> "run-$name.err")
-        awk -v w="$worst" 'BEGIN { exit !(w != "" && w + 0 <= 1e-12) }'
+        emu_within "$worst" 1e-12
         ok $? "$name: ni=$1 nj=$2 nk=$3 matches the C body (worst relative error ${worst:-none}; $c16 16-byte and $c8 8-byte copies)" ||
             diag "$(head -5 "run-$name.err")"
         if [ "$size" = "64 72 40" ]; then

@@ -7,12 +7,7 @@
 # registers' path, longer ones the block-per-row path of the same kernel; both must match the
 # C body within the entry's tol() (the sums are added in another order), on blocks of 32, 64
 # and 256 threads. The variant-11 kernel runs the same way, as the reference the lead measured.
-. "$(dirname "$0")/../lib/tap.sh"
-command -v g++ >/dev/null || skip_all "g++ not installed"
-echo '#include <barrier>' | g++ -std=c++20 -x c++ -fsyntax-only - 2>/dev/null ||
-    skip_all "g++ has no C++20 <barrier>"
-bin="${CH_CC_REL_BIN:-$CH_CC_BIN}"
-cd "$TEST_DIR"
+. "$(dirname "$0")/../lib/emu.sh"
 cp "$CH_CC_SRC/bench/micro/softmax.c" "$CH_CC_SRC/bench/micro/micro.h" .
 CH_CC_BUDGET=3 "$bin" --harness-propose=cand softmax.c > list 2> err
 ok $? "the builtin agent proposes candidates for the softmax" || diag "$(cat err)"
@@ -76,11 +71,11 @@ int main(int argc, char **argv)
 }
 CPP
 for v in 12 11; do
-    f=$(grep -l "^/\* ch-cc translator variant $v:" cand/*.cu | head -1)
+    f=$(emu_variant cand $v)
     ok $([ -n "$f" ]; echo $?) "variant $v is proposed for the softmax" || continue
     # the device helpers (variant 12's) and the kernel, as printed
     awk '/^template <typename T>/ { p = 1 } p && /^\/\* Kernel 0 runs/ { p = 0 } p' "$f" > kernel.inc
-    awk '/^__global__/, /^}/' "$f" >> kernel.inc
+    emu_kernels "$f" >> kernel.inc
     g++ -std=c++20 -O1 -pthread -I"$CH_CC_SRC/tests/lib" driver.cpp -o "run$v" 2> "build$v.log"
     ok $? "variant $v: its kernel builds on the CPU stand-in" || { diag "$(head -20 "build$v.log")"; continue; }
     # rows up to 16 x 256 = 4096 fit the registers on 256 threads; 4097 and 9000 do not
@@ -88,7 +83,7 @@ for v in 12 11; do
         "3 513 32" "2 600 32"; do
         set -- $size
         worst=$(./"run$v" "$@")
-        awk -v w="$worst" 'BEGIN { exit !(w != "" && w + 0 <= 1e-5) }'
+        emu_within "$worst" 1e-5
         ok $? "variant $v: m=$1 n=$2 on $3 threads matches the C body (worst relative error $worst)"
     done
 done

@@ -135,6 +135,30 @@ Test(scan, ir_print_rename)
     ch_entry_list_free(&l);
 }
 
+/* ch_ir_is_var: the node is the variable; ch_ir_find(.., CH_IR_VAR, ..): the expression reads
+ * it somewhere (the translators' and the builtin agent's one walk) */
+Test(scan, ir_is_var_and_reads)
+{
+    ch_entry_list l = scan_ok("t.c",
+                              "#pragma harness\nvoid f(int n, int m, float *x)\n"
+                              "{ for (int i = 0; i < n; i++) x[i] = x[i] * 2; }\n",
+                              CH_LANG_C);
+    const ch_ir *loop = l.items[0].body->kids[0];
+    const ch_ir *stmt = loop->kids[3]->kids[0]; /* x[i] = x[i] * 2 */
+    const ch_ir *lhs = stmt->kids[0];           /* x[i] */
+    cr_assert_eq(stmt->kind, CH_IR_ASSIGN);
+    cr_expect(ch_ir_is_var(lhs->kids[1], "i"));
+    cr_expect(!ch_ir_is_var(lhs->kids[1], "n"));
+    cr_expect(!ch_ir_is_var(lhs, "i"), "x[i] reads i but is not i");
+    cr_expect(!ch_ir_is_var(NULL, "i"));
+    cr_expect(ch_ir_find(stmt, CH_IR_VAR, "i") != NULL);
+    cr_expect(ch_ir_find(stmt->kids[1], CH_IR_VAR, "x") != NULL);
+    cr_expect(ch_ir_find(stmt, CH_IR_VAR, "n") == NULL, "the statement does not read n");
+    cr_expect(ch_ir_find(loop, CH_IR_VAR, "n") != NULL, "the loop's condition does");
+    cr_expect(ch_ir_find(loop, CH_IR_VAR, "m") == NULL, "nothing reads m");
+    ch_entry_list_free(&l);
+}
+
 Test(scan, array_params)
 {
     ch_entry_list l = scan_ok("t.c",

@@ -31,12 +31,6 @@
 
 #include "ch/agent_builtin.h"
 
-/* Whether name is used as a variable anywhere in e. */
-static int mentions_var(const ch_ir *e, const char *name)
-{
-    return ch_ir_find(e, CH_IR_VAR, name) != NULL;
-}
-
 /* ---- small name sets (borrowed strings) ---- */
 
 typedef struct names {
@@ -173,11 +167,6 @@ static const char *decl_type_of(const ch_entry *e, const char *name, const bi_pr
     return NULL;
 }
 
-static int is_var(const ch_ir *x, const char *name)
-{
-    return x && x->kind == CH_IR_VAR && x->text && strcmp(x->text, name) == 0;
-}
-
 /* The value of an integer constant expression as the IR keeps it (a literal, maybe negated or
  * cast to an integer type); 0 when it is not one. */
 static int const_int(const ch_ir *x, long long *v)
@@ -203,14 +192,14 @@ static long long step_of(const ch_ir *inc, const char *v)
     long long c;
     if (!inc)
         return 0;
-    if (inc->kind == CH_IR_UNARY && inc->text && is_var(inc->kids[0], v)) {
+    if (inc->kind == CH_IR_UNARY && inc->text && ch_ir_is_var(inc->kids[0], v)) {
         if (!strcmp(inc->text, "++"))
             return 1;
         if (!strcmp(inc->text, "--"))
             return -1;
         return 0;
     }
-    if (inc->kind != CH_IR_ASSIGN || !inc->text || !is_var(inc->kids[0], v))
+    if (inc->kind != CH_IR_ASSIGN || !inc->text || !ch_ir_is_var(inc->kids[0], v))
         return 0;
     const ch_ir *r = inc->kids[1];
     if (!strcmp(inc->text, "+=") && const_int(r, &c))
@@ -219,11 +208,11 @@ static long long step_of(const ch_ir *inc, const char *v)
         return -c;
     if (strcmp(inc->text, "=") != 0 || !r || r->kind != CH_IR_BINARY || !r->text)
         return 0;
-    if (!strcmp(r->text, "+") && is_var(r->kids[0], v) && const_int(r->kids[1], &c))
+    if (!strcmp(r->text, "+") && ch_ir_is_var(r->kids[0], v) && const_int(r->kids[1], &c))
         return c;
-    if (!strcmp(r->text, "+") && is_var(r->kids[1], v) && const_int(r->kids[0], &c))
+    if (!strcmp(r->text, "+") && ch_ir_is_var(r->kids[1], v) && const_int(r->kids[0], &c))
         return c;
-    if (!strcmp(r->text, "-") && is_var(r->kids[0], v) && const_int(r->kids[1], &c))
+    if (!strcmp(r->text, "-") && ch_ir_is_var(r->kids[0], v) && const_int(r->kids[1], &c))
         return -c;
     return 0;
 }
@@ -280,10 +269,10 @@ static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_
     /* the condition, turned so that the counter is on the left: `n > i` reads `i < n` */
     const char *rel = NULL;
     if (cond && cond->kind == CH_IR_BINARY && cond->text && cond->nkids == 2) {
-        if (is_var(cond->kids[0], v)) {
+        if (ch_ir_is_var(cond->kids[0], v)) {
             rel = cond->text;
             out->bound = cond->kids[1];
-        } else if (is_var(cond->kids[1], v)) {
+        } else if (ch_ir_is_var(cond->kids[1], v)) {
             rel = mirrored(cond->text);
             out->bound = cond->kids[0];
         }
@@ -297,7 +286,7 @@ static int canonical(const ch_entry *e, const bi_program *p, const ch_ir *f, bi_
                            v, v, v, v, v);
     out->inclusive = rel[1] == '=';
     out->down = down;
-    if (mentions_var(out->bound, v))
+    if (ch_ir_find(out->bound, CH_IR_VAR, v))
         return ch_error_at(err, e->file, f->line, f->col,
                            "the bound of this loop depends on its counter '%s'", v);
     long long step = step_of(inc, v);
@@ -510,7 +499,7 @@ static int exp_expr(const ch_ir *e, const char *v, int *killed, const ch_ir **at
         }
         return 0;
     case CH_IR_ASSIGN:
-        if (is_var(e->kids[0], v)) {
+        if (ch_ir_is_var(e->kids[0], v)) {
             /* `v op= x` reads v first; `v = x` reads only x, then v is set */
             if (strcmp(e->text, "=") != 0 && !*killed) {
                 *at = e->kids[0];
@@ -523,7 +512,7 @@ static int exp_expr(const ch_ir *e, const char *v, int *killed, const ch_ir **at
         }
         break;
     case CH_IR_UNARY:
-        if (is_var(e->kids[0], v) && e->text &&
+        if (ch_ir_is_var(e->kids[0], v) && e->text &&
             (!strcmp(e->text, "++") || !strcmp(e->text, "--") || !strcmp(e->text, "&"))) {
             if (!*killed || e->text[0] == '&') {
                 *at = e->kids[0];
@@ -975,7 +964,7 @@ static int scalar_write(lstate *ls, const ch_ir *assign, const ch_ir *v, int com
     for (size_t i = 0; i < ls->nfates; i++)
         if (strcmp(ls->fates[i].name, v->text) == 0)
             f = &ls->fates[i];
-    if (f && f->kind == FATE_EXPOSED && (compound || mentions_var(rhs, v->text))) {
+    if (f && f->kind == FATE_EXPOSED && (compound || ch_ir_find(rhs, CH_IR_VAR, v->text))) {
         set_dep(ls, 1, assign,
                 "this loop carries a reduction into '%s'; reductions come in a later version",
                 v->text, NULL);
@@ -1405,8 +1394,8 @@ static int confined_to_loops(const ch_ir *s, const char *v)
         return 1;
     if (s->kind == CH_IR_FOR && s->kids[0] && s->kids[0]->kind == CH_IR_EXPR_STMT) {
         const ch_ir *a = s->kids[0]->kids[0];
-        if (a->kind == CH_IR_ASSIGN && strcmp(a->text, "=") == 0 && is_var(a->kids[0], v) &&
-            !mentions_var(a->kids[1], v))
+        if (a->kind == CH_IR_ASSIGN && strcmp(a->text, "=") == 0 && ch_ir_is_var(a->kids[0], v) &&
+            !ch_ir_find(a->kids[1], CH_IR_VAR, v))
             return 1;
     }
     if (s->kind == CH_IR_VAR && s->text && strcmp(s->text, v) == 0)
@@ -1423,7 +1412,7 @@ static void thread_privates(actx *c, bi_nest *n, const names *privates)
     for (size_t i = 0; i < privates->n; i++) {
         const char *v = privates->v[i];
         const ch_ir *d = top_decl(c->e->body, v);
-        if (!d || !mentions_var(n->body, v))
+        if (!d || !ch_ir_find(n->body, CH_IR_VAR, v))
             continue;
         if (decl_type_of(c->e, v, c->p) && confined_to_loops(n->body, v))
             continue; /* a counter its loops declare */
