@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "backend.h"
 #include "ch/strbuf.h"
@@ -32,8 +33,25 @@ typedef struct redis_store {
     char *password; /* owned, or NULL */
     char *shown;    /* redis://host:port/db, for messages (owned) */
     struct timeval timeout;
+    double timeout_s;
+    /* When the request in progress must have finished (CLOCK_MONOTONIC seconds): a server
+     * trickling a byte within each read's timeout would otherwise hold the build forever. */
+    double deadline;
     unsigned long long max_get;
 } redis_store;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A get, put or remove is one request: all of it within remote_timeout, as an http one is. */
+static void start_request(redis_store *r)
+{
+    r->deadline = now_s() + r->timeout_s;
+}
 
 /* Parses "[:password@]host[:port][/db]" after the scheme. */
 static int parse_url(redis_store *r, const char *url, ch_error *err)
@@ -103,6 +121,7 @@ static int redis_open(void **state, const char *url, const ch_storage_params *p,
     }
     r->timeout.tv_sec = (time_t)p->timeout_s;
     r->timeout.tv_usec = (suseconds_t)((p->timeout_s - (double)r->timeout.tv_sec) * 1e6);
+    r->timeout_s = p->timeout_s;
     r->max_get = p->max_get;
     *state = r;
     return 0;
@@ -157,15 +176,36 @@ static int ensure_connected(redis_store *r, ch_storage_fault *fault, ch_error *e
     return 0;
 }
 
+/* 0 while the request's deadline is ahead (each socket wait shortened to what is left), else a
+ * timeout fault with the connection dropped (its stream is mid-reply). */
+static int within_deadline(redis_store *r, ch_storage_fault *fault, ch_error *err)
+{
+    double left = r->deadline - now_s();
+    if (left > 0) {
+        struct timeval tv = {(time_t)left, (suseconds_t)((left - (double)(time_t)left) * 1e6)};
+        redisSetTimeout(r->ctx, tv);
+        return 0;
+    }
+    *fault = CH_STORAGE_TIMEOUT;
+    ch_error_set(err, "%s: no answer within remote_timeout (%.0f s for the whole request)",
+                 r->shown, r->timeout_s);
+    redisFree(r->ctx);
+    r->ctx = NULL;
+    return -1;
+}
+
 /* The reply to the command just appended: hiredis' redisGetReply, except that reading stops
  * once more than REDIS_MAX_REPLY bytes of an unfinished reply are buffered (a too-large fault;
- * the connection is dropped, its stream being mid-reply). NULL with *fault and err on failure. */
+ * the connection is dropped, its stream being mid-reply) or once the request's deadline has
+ * passed. NULL with *fault and err on failure. */
 static redisReply *bounded_reply(redis_store *r, ch_storage_fault *fault, ch_error *err)
 {
     redisContext *c = r->ctx;
     int written = 0;
     while (!written)
-        if (redisBufferWrite(c, &written) != REDIS_OK) {
+        if (within_deadline(r, fault, err) != 0)
+            return NULL;
+        else if (redisBufferWrite(c, &written) != REDIS_OK) {
             context_error(r, fault, err);
             return NULL;
         }
@@ -185,6 +225,8 @@ static redisReply *bounded_reply(redis_store *r, ch_storage_fault *fault, ch_err
             r->ctx = NULL;
             return NULL;
         }
+        if (within_deadline(r, fault, err) != 0)
+            return NULL;
         if (redisBufferRead(c) != REDIS_OK) {
             context_error(r, fault, err);
             return NULL;
@@ -228,6 +270,7 @@ static int unexpected(redis_store *r, redisReply *rep, const char *what, ch_stor
 static int redis_get(void *state, const char *name, int fd, ch_storage_fault *fault, ch_error *err)
 {
     redis_store *r = state;
+    start_request(r);
     redisReply *rep = command(r, fault, err, "STRLEN ch-cc:%s", name);
     if (!rep)
         return -1;
@@ -288,6 +331,7 @@ static int redis_put(void *state, const char *name, const void *data, size_t len
                      ch_storage_fault *fault, ch_error *err)
 {
     redis_store *r = state;
+    start_request(r);
     /* an item to keep is not sent again: SET NX would carry its bytes to the server first */
     int there = overwrite ? 0 : redis_exists(r, name, fault, err);
     if (there != 0)
@@ -307,6 +351,7 @@ static int redis_put(void *state, const char *name, const void *data, size_t len
 static int redis_remove(void *state, const char *name, ch_storage_fault *fault, ch_error *err)
 {
     redis_store *r = state;
+    start_request(r);
     redisReply *rep = command(r, fault, err, "DEL ch-cc:%s", name);
     if (!rep)
         return -1;

@@ -43,15 +43,25 @@ char *ch_redact(const char *s, const char *secret)
     return res;
 }
 
+/* The most of one reply kept in memory. A reply of max_tokens tokens is tens of KiB; a server
+ * sending more (or a small gzip body that inflates to gigabytes: curl decodes what it accepts)
+ * is cut off here instead of filling the build's memory. */
+#define MAX_REPLY_BYTES (64u << 20)
+
 /* Per-attempt state filled by curl's callbacks. */
 typedef struct attempt {
     ch_strbuf *body;
     long retry_after_s; /* -1: none */
+    int too_large;      /* the body passed MAX_REPLY_BYTES: the transfer was stopped */
 } attempt;
 
 static size_t on_body(char *data, size_t size, size_t n, void *user)
 {
     attempt *a = user;
+    if (size * n > MAX_REPLY_BYTES - a->body->len) {
+        a->too_large = 1;
+        return 0; /* curl stops the transfer: CURLE_WRITE_ERROR */
+    }
     ch_strbuf_add(a->body, data, size * n);
     return size * n;
 }
@@ -202,7 +212,7 @@ int ch_http_post_json(const ch_http_opts *o, const char *url, const char *const 
         hl = curl_slist_append(hl, headers[i]);
 
     char curl_msg[CURL_ERROR_SIZE];
-    attempt a = {&r->body, -1};
+    attempt a = {&r->body, -1, 0};
     long connect_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
     long max_after = o->max_retry_after_s > 0 ? o->max_retry_after_s : 300;
     curl_easy_setopt(curl, CURLOPT_URL, url);
@@ -226,6 +236,7 @@ int ch_http_post_json(const ch_http_opts *o, const char *url, const char *const 
     for (int i = 0;; i++) {
         ch_strbuf_reset(&r->body);
         a.retry_after_s = -1;
+        a.too_large = 0;
         curl_msg[0] = '\0';
         r->status = 0;
         r->attempts = i + 1;
@@ -265,6 +276,12 @@ int ch_http_post_json(const ch_http_opts *o, const char *url, const char *const 
             }
             if (a.retry_after_s >= 0 && a.retry_after_s * 1000 > wait_ms)
                 wait_ms = a.retry_after_s * 1000;
+        } else if (a.too_large) {
+            ch_error_set(err,
+                         "the reply from %s is larger than %u MiB (a model's reply is a few "
+                         "hundred KiB at most): not read",
+                         url, MAX_REPLY_BYTES >> 20);
+            break;
         } else {
             long connected = 0;
             curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r->status);

@@ -228,13 +228,21 @@ static const char *project_refusal(const ch_config *cfg, int i, const char *valu
         have = (double)sysconf(_SC_NPROCESSORS_ONLN);
     else if (!comparable(now, &have))
         have = INFINITY;
-    if (in_names(project_lower_only, key))
-        return comparable(value, &want) && want > have
+    if (in_names(project_lower_only, key)) {
+        /* a number not above what is in effect, and one that is a limit when read: 0 (or
+         * less) means no limit or the default for most of them, and nan, inf or a negative
+         * wait compare as lower but are none */
+        int zero_ok = strcmp(key, "retries") == 0 || strcmp(key, "lock_timeout") == 0;
+        if (have < 0 || (have == 0 && !zero_ok))
+            have = INFINITY;
+        return !comparable(value, &want) || want < 0 || (want == 0 && !zero_ok) || want > have
                    ? "a project .ch-cc.conf may only lower what a build costs (rounds, time, "
-                     "tokens, retries, jobs, waits) below what is in effect"
+                     "tokens, retries, jobs, waits) below what is in effect, to a finite limit"
                    : NULL;
+    }
     if (strcmp(key, "max_tokens_per_entry") == 0) /* 0: no limit */
-        return comparable(value, &want) && (want > have ? have != 0 : want == 0 && have != 0)
+        return !comparable(value, &want) || want < 0 ||
+                       (want > have ? have != 0 : want == 0 && have != 0)
                    ? "a project .ch-cc.conf may only lower what a build costs (rounds, time, "
                      "tokens, retries, jobs, waits) below what is in effect"
                    : NULL;

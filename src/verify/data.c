@@ -240,6 +240,27 @@ static int add_data_bytes(const ch_ck_param *p, long long cnt, size_t es, unsign
                         MAX_DATA_BYTES >> 30, p->name, cnt, es);
 }
 
+/* 0 when the buffers of the size set all fit under MAX_DATA_BYTES together; extents that do
+ * not evaluate are left to the caller's own reading, which reports them. */
+static int data_fits(const ch_checklist *c, const ch_ck_size *all, ch_error *err)
+{
+    unsigned long long total = 0;
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        long long cnt;
+        size_t es = ch_scalar_size(p->elem);
+        ch_error ignored = {0};
+        if (p->role == CH_ROLE_SCALAR || !p->extent || !es ||
+            ch_checklist_eval(p->extent, all, &cnt, &ignored) != 0 || cnt < 0) {
+            ch_error_clear(&ignored);
+            continue;
+        }
+        if (add_data_bytes(p, cnt, es, &total, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                        ch_dataset *out, ch_error *err)
 {
@@ -284,6 +305,10 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
             }
         }
     }
+    /* every buffer's size first: a size set past the limit is refused before a byte of it is
+     * allocated (a model's checklist may ask for billions of elements) */
+    if ((rc = data_fits(c, &all, err)) != 0)
+        goto done;
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         if (p->role == CH_ROLE_SCALAR)
