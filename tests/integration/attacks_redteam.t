@@ -151,6 +151,9 @@ key=$(cd priv && "$CH_CC_BIN" --harness-list -O2 saxpy.c |
     python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)[0]))") > checklist.json
 {
     cat "$CH_CC_SRC/tests/gpu/candidates/saxpy_ok.cu"
+    # a device launcher, or the kernel is not linked at all (section 5)
+    echo 'extern "C" int saxpy_device_launcher(int n, float a, const float *x, float *y)'
+    echo '{ if (n > 0) saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, x, y); return 0; }'
     echo 'extern "C" int ch_exported_helper(int n) { return n + 1; }'
     echo 'extern "C" void *malloc(size_t n) noexcept { static char a[1 << 16]; return n ? a : 0; }'
 } > interposing.cu
