@@ -2,11 +2,13 @@
  *
  * For every entry that has a verified kernel, one CUDA translation unit is generated: the
  * candidate exactly as verified, then the C-callable function with the user's name and
- * signature, which dispatches once per process between the GPU path (the candidate's
- * NAME_launcher) and the host path (the user's body, compiled in the user's own object under
- * NAME__host, or for spec-decl entries the verified reference placed in this unit). A candidate
- * that also defines NAME_device_launcher has its data moved by the trusted runtime instead
- * (ch/runtime.h, libch_runtime.a, linked by the driver's link step). The pipeline's object step
+ * signature, which dispatches once per process between the GPU path (for host pointers the
+ * trusted runtime running the candidate's NAME_device_launcher on its device copies; for a
+ * `device` entry the candidate's NAME_launcher on the caller's device pointers) and the host path
+ * (the user's body, compiled in the user's own object under NAME__host, or for spec-decl entries
+ * the verified reference placed in this unit). The runtime is ch/runtime.h, libch_runtime.a, linked
+ * by the driver's link step. A host-pointer candidate without NAME_device_launcher is not linked:
+ * the unit then holds only the host path (ch_emit_gpu_refusal says why). The pipeline's object step
  * (ch/assemble.h) compiles the unit with nvcc, keeps only NAME global, and merges it with
  * `ld -r`.
  *
@@ -121,8 +123,14 @@ int ch_emit_has_device_launcher(const char *kernel_src, const char *name);
 /* Whether e's calls can go through the runtime: host pointers (no `device` clause) and an
  * extent for every buffer. */
 int ch_emit_runtime_eligible(const ch_entry *e);
-/* Appends the runtime's interface, declared weak (an object linked without the library falls
- * back to the candidate's own launcher). */
+/* Why a user's program cannot run kernel_src on the GPU for e, or NULL when it can (malloc'd).
+ * A host-pointer entry's GPU path is only the trusted runtime feeding NAME_device_launcher its
+ * device copies: candidate code never receives the caller's host pointers (issue 15), so a
+ * candidate without a device launcher, or an entry with an unknown extent, takes the host path.
+ * A `device` entry's caller hands device pointers, which NAME_launcher gets as they are. */
+char *ch_emit_gpu_refusal(const ch_entry *e, const char *kernel_src);
+/* Appends the runtime's interface, declared weak (an object linked without the library takes
+ * the host path at every call). */
 void ch_emit_runtime_interface(ch_strbuf *out);
 /* The identity of the runtime interface emitted units paste (16 hex digits of a hash of
  * ch/runtime.h as built in): part of every object key, so that an object built against another
@@ -132,7 +140,8 @@ void ch_emit_runtime_ident(char out[17]);
  * NAME_device_launcher on device pointers, `static int ch_NAME_rt_call(<params>)` (0 when the
  * outputs are written, else a status with the caller's memory as it was; byte counts from the
  * extents, directions from the checklist, const buffers never written back),
- * ch_NAME_rt_status(status) and ch_NAME_rt_usable(). */
+ * ch_NAME_rt_status(status) and ch_NAME_rt_usable(); without the runtime linked in, rt_call
+ * returns CH_RT_E_OFF and rt_usable 0 (the host path). */
 void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out);
 /* Appends `static int ch_NAME_rt_cold(<params>)`: ch_rt_cold_v1 for the call's buffers
  * (CH_RT_WARM, CH_RT_COLD_BUFFERS, CH_RT_COLD_DEVICE), or -1 when the runtime is not linked or

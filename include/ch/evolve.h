@@ -105,7 +105,9 @@ typedef struct ch_evolve_ops {
 struct ch_evolution {
     ch_candidate *cands;
     size_t n, cap;
-    int best;                /* id of the fastest correct candidate, -1: none */
+    int best;                /* id of the fastest correct candidate a user's program can run
+                              * on the GPU (ch_emit_gpu_refusal: for host pointers, one with
+                              * NAME_device_launcher), else of the fastest correct one; -1: none */
     int pending;             /* candidates that passed every stage that could run (no GPU);
                               * duplicates of another candidate not counted */
     int requests;            /* agent requests made */

@@ -19,6 +19,13 @@
  *    integer type but bool, no difference of two pointers, no arithmetic on the null pointer,
  *    no pointer's bytes handed to a library call that reads them (memcpy(h, &p, 8)), no call
  *    of the C++ headers that returns a number for a pointer (std::hash<T *>);
+ *  - in a candidate, pointer arithmetic, subscripts, dereferences and copies (memcpy,
+ *    cudaMemcpy*, memset: destination and source) only through pointers that come from a
+ *    parameter, an allocation (malloc, new, cudaMalloc*'s or the file's own function's
+ *    out-parameter), the address of a named object or another such pointer, followed through
+ *    assignments, conditionals and loops, and non-null (tested) where arithmetic needs it: a
+ *    variable holding null plus an offset is any address (the provenance rule); the kernels of
+ *    NAME_device_launcher get only device memory (its parameters, what it cudaMalloc'd);
  *  - no return-address or frame builtin, no asm, no computed goto;
  *  - calls only to the object check's allow-list (ch/verify.h: CUDA runtime, cuBLAS when
  *    declared, memory and math functions), the trusted runtime (ch_rt_*), the CUDA headers'
@@ -47,7 +54,7 @@ typedef enum { CH_SUBSET_CANDIDATE, CH_SUBSET_REFERENCE } ch_subset_kind;
 typedef struct ch_subset_finding {
     const char *rule; /* "parse", "indirect-call", "function-pointer", "lambda", "virtual",
                          "cast", "union", "builtin", "asm", "goto", "call", "device-deref",
-                         "host-store", "pointer-value" */
+                         "host-store", "pointer-value", "provenance" */
     unsigned line, col;
 } ch_subset_finding;
 

@@ -11,7 +11,7 @@
  *
  * This header is the whole interface. ch-cc pastes it into every emitted unit with CH_RT_DECL
  * defined as a weak attribute, so a program linked without the library still works (the
- * dispatcher then uses the candidate's own launcher); it includes only <stddef.h> and compiles as
+ * dispatcher then takes the host path); it includes only <stddef.h> and compiles as
  * C and as C++. An incompatible change renames the _v1 symbols, so an object and a library of
  * different versions fail to link instead of misreading each other. */
 #ifndef CH_RUNTIME_H

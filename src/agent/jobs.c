@@ -15,6 +15,7 @@
 
 #include "ch/fsutil.h"
 #include "ch/llm.h"
+#include "ch/scaffold.h"
 #include "ch/types.h"
 
 /* ---- conversations ---- */
@@ -504,11 +505,26 @@ static int job_kernel(ch_agent *ag, const ch_kernel_request *req, char **cuda_sr
     char *plain = rename_signature(c->signature, c->name, launcher);
     char *sig = ch_xasprintf("extern \"C\" %s", plain);
     free(plain);
+    char *dproto = ch_scaffold_device_proto(c);
+    char *dsig = ch_xasprintf("extern \"C\" %s", dproto);
+    free(dproto);
     char round[16];
     snprintf(round, sizeof round, "%d", req->round);
-    const char *vars[] = {"name",  c->name,     "launcher", launcher,   "launcher_signature",
-                          sig,     "checklist", ck.data,    "hardware", hw.data,
-                          "round", round,       NULL};
+    const char *vars[] = {"name",
+                          c->name,
+                          "launcher",
+                          launcher,
+                          "launcher_signature",
+                          sig,
+                          "device_launcher_signature",
+                          dsig,
+                          "checklist",
+                          ck.data,
+                          "hardware",
+                          hw.data,
+                          "round",
+                          round,
+                          NULL};
     ch_llm_conv conv;
     conv_init(&conv, ch_prompt("system.md"));
     ch_strbuf first;
@@ -548,6 +564,7 @@ static int job_kernel(ch_agent *ag, const ch_kernel_request *req, char **cuda_sr
     }
     conv_free(&conv);
     free(sig);
+    free(dsig);
     free(launcher);
     ch_strbuf_free(&ck);
     ch_strbuf_free(&hw);

@@ -4,8 +4,10 @@
  * candidate's host launcher: it hands the runtime the call's buffers (host pointers, byte counts
  * from the checklist's extents, directions) and a generated thunk that calls the device launcher
  * on the runtime's device copies. The runtime's interface is pasted into the unit with weak
- * declarations, so an object linked without libch_runtime.a still works: the thunk path is then
- * skipped for the candidate's own launcher, as before. */
+ * declarations, so an object linked without libch_runtime.a still links and works: every call then
+ * takes the host path. The candidate's own launcher (NAME_launcher, which copies the caller's data
+ * itself) is never called in a user's program: candidate code gets the caller's host pointers
+ * only inside verification's sandbox (issue 15). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -112,6 +114,21 @@ int ch_emit_runtime_eligible(const ch_entry *e)
     return 1;
 }
 
+char *ch_emit_gpu_refusal(const ch_entry *e, const char *kernel_src)
+{
+    if (!e || e->clauses.device)
+        return NULL; /* the caller's pointers are device pointers: nothing of the host's to give */
+    if (!ch_emit_has_device_launcher(kernel_src, e->name))
+        return ch_xasprintf("the candidate copies the caller's data itself (no "
+                            "%s_device_launcher); ch-cc links only kernels whose data the "
+                            "trusted runtime moves",
+                            e->name);
+    if (!ch_emit_runtime_eligible(e))
+        return ch_xstrdup("a buffer's extent is unknown, so the trusted runtime cannot move its "
+                          "data; ch-cc links only kernels whose data the trusted runtime moves");
+    return NULL;
+}
+
 /* The extent of p in long long arithmetic, min( and max( as the unit's helpers. */
 static void extent_expr(const ch_entry *e, const ch_param *p, ch_strbuf *out, int *minmax)
 {
@@ -159,8 +176,8 @@ void ch_emit_runtime_interface(ch_strbuf *out)
 {
     const char *h = ch_embedded_text(ch_runtime_header_files, "runtime.h");
     ch_strbuf_adds(out, "\n/* ---- the trusted runtime's interface (ch/runtime.h), weak: without "
-                        "libch_runtime.a\n * linked in, the dispatcher calls the candidate's "
-                        "own launcher ---- */\n#define CH_RT_DECL __attribute__((weak))\n");
+                        "libch_runtime.a\n * linked in, every call takes the host path ---- */\n"
+                        "#define CH_RT_DECL __attribute__((weak))\n");
     ch_strbuf_adds(out, h ? h : "#error ch-cc was built without its runtime header\n");
 }
 
@@ -251,12 +268,10 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
     size_t nscalar = 0;
     for (size_t i = 0; i < e->n_params; i++)
         nscalar += e->params[i].role == CH_ROLE_SCALAR;
-    ch_strbuf params, args, bufs;
+    ch_strbuf params, bufs;
     ch_strbuf_init(&params);
-    ch_strbuf_init(&args);
     ch_strbuf_init(&bufs);
     ch_entry_cxx_params(e, &params);
-    ch_entry_call_args(e, &args);
     int minmax = 0;
     size_t nbuf =
         emit_buffers(e, "CH_RT_E_ARGS; /* the host path judges such a call */", &bufs, &minmax);
@@ -280,10 +295,9 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
     ch_strbuf_addf(out,
                    "/* 0 when the outputs are written; else a status, and the caller's memory "
                    "is as it was\n * (ch/runtime.h) */\nstatic int ch_%s_rt_call(%s)\n{\n"
-                   "    if (!ch_rt_call_v1) { /* libch_runtime.a is not linked in */\n"
-                   "        %s_launcher(%s);\n"
-                   "        return (int)cudaGetLastError();\n    }\n",
-                   n, params.data, n, args.data);
+                   "    if (!ch_rt_call_v1) /* libch_runtime.a is not linked in: the host path */\n"
+                   "        return CH_RT_E_OFF;\n",
+                   n, params.data);
     ch_strbuf_add(out, bufs.data, bufs.len);
     if (nscalar) {
         ch_strbuf_addf(out, "    struct ch_%s_rt_scalars ch_s = {", n);
@@ -301,16 +315,11 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
                    "static const char *ch_%s_rt_status(int status)\n{\n"
                    "    if (ch_rt_strerror_v1)\n        return ch_rt_strerror_v1(status);\n"
                    "    return status > 0 ? cudaGetErrorString((cudaError_t)status) : \"?\";\n}\n\n"
-                   "/* a CUDA device is present and the runtime (when linked) has the GPU path "
-                   "on */\nstatic int ch_%s_rt_usable(void)\n{\n"
-                   "    if (ch_rt_usable_v1)\n        return ch_rt_usable_v1();\n"
-                   "    int count = 0;\n"
-                   "    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)\n"
-                   "        return 1;\n"
-                   "    cudaGetLastError(); /* clear the no-device error */\n    return 0;\n}\n",
+                   "/* the runtime is linked in and has the GPU path on (a CUDA device is "
+                   "usable) */\nstatic int ch_%s_rt_usable(void)\n{\n"
+                   "    return ch_rt_call_v1 && ch_rt_usable_v1 && ch_rt_usable_v1();\n}\n",
                    n, n);
     ch_strbuf_free(&params);
-    ch_strbuf_free(&args);
     ch_strbuf_free(&bufs);
 }
 

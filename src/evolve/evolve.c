@@ -17,6 +17,7 @@
 
 #include <xxhash.h>
 
+#include "ch/emit.h"
 #include "ch/evolve.h"
 #include "ch/strbuf.h"
 
@@ -111,13 +112,30 @@ static int faster(const ch_candidate *a, const ch_candidate *b)
     return tb < 0 || ta < tb;
 }
 
-static int find_best(const ch_evolution *ev)
+/* Whether a user's program can run c on the GPU (ch_emit_gpu_refusal): for host pointers only
+ * a candidate with NAME_device_launcher, whose data the trusted runtime moves. */
+static int linkable(const ch_entry *e, const ch_candidate *c)
 {
-    int best = -1;
-    for (size_t i = 0; i < ev->n; i++)
-        if (ev->cands[i].report.correct && (best < 0 || faster(&ev->cands[i], &ev->cands[best])))
+    char *why = ch_emit_gpu_refusal(e, c->source);
+    free(why);
+    return why == NULL;
+}
+
+/* The fastest correct candidate a user's program can run on the GPU; while there is none, the
+ * fastest correct one (verified, but linked as the host path: the report says why). */
+static int find_best(const ch_evolution *ev, const ch_entry *e)
+{
+    int best = -1, best_linked = -1;
+    for (size_t i = 0; i < ev->n; i++) {
+        const ch_candidate *c = &ev->cands[i];
+        if (!c->report.correct)
+            continue;
+        if (best < 0 || faster(c, &ev->cands[best]))
             best = (int)i;
-    return best;
+        if (linkable(e, c) && (best_linked < 0 || faster(c, &ev->cands[best_linked])))
+            best_linked = (int)i;
+    }
+    return best_linked >= 0 ? best_linked : best;
 }
 
 /* The parent of the next child: the best correct candidate, else the failure that got furthest
@@ -153,7 +171,7 @@ static int gained(const evo *e, int prev, int cur)
 static void refresh(evo *e)
 {
     ch_evolution *ev = e->ev;
-    ev->best = find_best(ev);
+    ev->best = find_best(ev, e->entry);
     ev->pending = 0;
     for (size_t i = 0; i < ev->n; i++)
         ev->pending += ev->cands[i].dup_of < 0 && ch_candidate_ok(&ev->cands[i], e->o.max_stage);

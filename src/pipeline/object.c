@@ -53,6 +53,9 @@ static int object_key(ch_session *s, const char *entry_key, const ch_strvec *fla
                                                 cold->setup_ms, cold->first_use_ms_per));
     /* a static function's unit defines NAME__ch_dispatch instead of NAME */
     ch_strvec_push(&all, is_static ? "static" : "external");
+    /* host pointers reach only the trusted runtime (issue 15): objects of dispatchers that
+     * called a candidate's own launcher are not reused */
+    ch_strvec_push(&all, "host-pointers=runtime");
     /* the unit pastes the runtime's interface: another interface, another object */
     char rt[17];
     ch_emit_runtime_ident(rt);

@@ -140,6 +140,18 @@ static cJSON *winner_json(const ch_report_facts *f, const cJSON *history)
 static cJSON *dispatch_json(const ch_report_facts *f)
 {
     cJSON *d = cJSON_CreateObject();
+    /* the path a user's program takes: a verified candidate that copies the caller's data
+     * itself is not linked (issue 15), and the dispatcher runs the host path at every call */
+    const ch_candidate *won = f->ev && f->ev->best >= 0 && f->ev->cands[f->ev->best].report.correct
+                                  ? &f->ev->cands[f->ev->best]
+                                  : NULL;
+    char *refused = won ? ch_emit_gpu_refusal(f->entry, won->source) : NULL;
+    if (won) {
+        cJSON_AddStringToObject(d, "path", refused ? "host" : "gpu");
+        if (refused)
+            cJSON_AddStringToObject(d, "host_reason", refused);
+    }
+    free(refused);
     if (f->gpu_min_size >= 0)
         cJSON_AddNumberToObject(d, "gpu_min_size", (double)f->gpu_min_size);
     else

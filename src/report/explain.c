@@ -45,6 +45,11 @@ char *ch_report_outcome_sentence(const cJSON *report, const char *status)
     if (strcmp(st, "unknown") == 0)
         return ch_xstrdup("In the kernel cache, without a recorded status (written by an older "
                           "ch-cc or another tool).");
+    const char *host_only = text(item(report, "dispatch"), "host_reason");
+    if (strcmp(st, "verified") == 0 && host_only)
+        return ch_xasprintf("A verified GPU kernel (%d candidate%s tried) that is not linked: %s; "
+                            "the host path is linked.",
+                            tried, tried == 1 ? "" : "s", host_only);
     if (strcmp(st, "verified") == 0) {
         double call = number(timing, "launcher_ms"), host = number(timing, "host_ms");
         if (call > 0 && host > 0)
@@ -108,6 +113,11 @@ static void candidates_text(const cJSON *ev, ch_strbuf *out)
 
 static void dispatch_text(const cJSON *d, ch_strbuf *out)
 {
+    const char *host_only = text(d, "host_reason");
+    if (host_only) {
+        ch_strbuf_addf(out, "%-13s the host path at every size: %s\n", "dispatch", host_only);
+        return;
+    }
     double min = number(d, "gpu_min_size");
     if (min < 0)
         return;

@@ -152,6 +152,12 @@ static int has_attr(CXCursor fn, enum CXCursorKind attr)
     return found;
 }
 
+int hs_is_kernel(CXCursor fn)
+{
+    CXCursor def = clang_getCursorDefinition(fn);
+    return has_attr(clang_Cursor_isNull(def) ? fn : def, CXCursor_CUDAGlobalAttr);
+}
+
 /* A kernel, or a __device__ function without __host__: never compiled for the host. */
 int hs_device_only(CXCursor fn)
 {
@@ -237,7 +243,8 @@ static int compatible_pointees(CXType a, CXType b)
 
 void hs_refuse(subset_ctx *x, CXCursor at, const char *rule, const char *fmt, ...)
 {
-    int held = strcmp(rule, "host-store") == 0 || strcmp(rule, "pointer-value") == 0;
+    int held = strcmp(rule, "host-store") == 0 || strcmp(rule, "pointer-value") == 0 ||
+               strcmp(rule, "provenance") == 0;
     if (x->refused || (held && x->held_what))
         return;
     CXFile file;
@@ -680,6 +687,8 @@ static void walk_function(subset_ctx *x, CXCursor c)
     judge_declaration(x, c, clang_getCursorKind(c));
     walk_children(x, c);
     x->launcher = outer;
+    /* after the other rules: their reasons say more about the same code */
+    hs_judge_provenance(x, c, launcher);
 }
 
 /* An array subscript: its array decays to a pointer only to be indexed, which the store rule

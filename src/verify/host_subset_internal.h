@@ -1,6 +1,6 @@
 /* Internals shared by the host subset check's files (private to src/verify): the walk's state,
- * the libclang helpers every rule uses, and the host-store rule's entry points
- * (host_store.c), which the walk in host_subset.c calls. */
+ * the libclang helpers every rule uses, and the entry points of the rules in their own files
+ * (host_store.c, host_pointer.c, host_provenance.c), which the walk in host_subset.c calls. */
 #ifndef CH_HOST_SUBSET_INTERNAL_H
 #define CH_HOST_SUBSET_INTERNAL_H
 
@@ -83,5 +83,13 @@ void hs_judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k);
 /* ---- the pointer-value rule (host_pointer.c, candidates only) ---- */
 /* Casts, differences, null arithmetic and library calls that make a pointer's value a number. */
 void hs_judge_pointer_value(subset_ctx *x, CXCursor c, enum CXCursorKind k);
+
+/* ---- the provenance rule (host_provenance.c, candidates only) ---- */
+/* Whether fn is a kernel (__global__): a call of it is a launch. */
+int hs_is_kernel(CXCursor fn);
+/* Follows the host function fn's body: arithmetic, subscripts, dereferences and copies only
+ * through pointers of a known origin, non-null where arithmetic needs it; in the device
+ * launcher (device_launcher), kernels given only device memory. */
+void hs_judge_provenance(subset_ctx *x, CXCursor fn, int device_launcher);
 
 #endif

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Red-team attacks (issue 15), each rejected or contained with its reason:
-#  1. 54 hostile candidates (tests/data/attacks3/catalog.txt) through --harness-verify, judged
+#  1. 58 hostile candidates (tests/data/attacks3/catalog.txt) through --harness-verify, judged
 #     before anything runs: load-time code without a constructor entry (ifunc resolvers, .init,
 #     .fini, .preinit_array, .ctors/.dtors, static and thread_local destructors), CUDA runtime
 #     calls that reach past the launcher (device reset, export tables, IPC, device selection
@@ -13,12 +13,17 @@
 #     array, an out-parameter walked, an array by reference, a range-for reference: the host
 #     subset's host-store rule), and pointers made numbers to forge others by arithmetic (n02's
 #     cast, a template's cast, std::distance, a struct's bytes to memcpy, __builtin_bit_cast: its
-#     pointer-value rule). Each fails at its stage with its reason.
+#     pointer-value rule), and pointers of no known origin (n03's null variable moved by +=, null
+#     behind a conditional and a loop) and a device launcher giving its kernels host memory
+#     (n04's forms there: its provenance rule). Each fails at its stage with its reason.
 #  2. a hostile .ch-cc.conf that raises what a build costs (budget 1e18, time, tokens, jobs,
 #     retries), switches on a model provider, empties the user's cache (max_size = 0), turns off
 #     the user's offline, or writes logs outside the project: each ignored with a warning.
 #  3. a cached kernel whose object defines malloc and an external helper: the user's object
 #     exports only the entry's symbol (the unit is privatized before it joins the object).
+#  5. n01 and n04 (tests/data/attacks3/contained): verified kernels whose attack is in their own
+#     launcher, never run in a user's program: linked without any of their code, every call the
+#     host path with the reason on CH_CC_TRACE's line.
 # No GPU needed: stages 0 and 1 run here; nothing gets further.
 . "$(dirname "$0")/../lib/tap.sh"
 command -v nvcc >/dev/null || skip_all "nvcc not installed"
@@ -146,6 +151,9 @@ key=$(cd priv && "$CH_CC_BIN" --harness-list -O2 saxpy.c |
     python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)[0]))") > checklist.json
 {
     cat "$CH_CC_SRC/tests/gpu/candidates/saxpy_ok.cu"
+    # a device launcher, or the kernel is not linked at all (section 5)
+    echo 'extern "C" int saxpy_device_launcher(int n, float a, const float *x, float *y)'
+    echo '{ if (n > 0) saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, x, y); return 0; }'
     echo 'extern "C" int ch_exported_helper(int n) { return n + 1; }'
     echo 'extern "C" void *malloc(size_t n) noexcept { static char a[1 << 16]; return n ? a : 0; }'
 } > interposing.cu
@@ -164,6 +172,35 @@ if [ -x "$seed" ]; then
     ok $? "(the seeded kernel was linked: its malloc is there, local)"
 else
     skip "a cached kernel defining malloc" "cache_seed not built (make asan)"
+fi
+
+# ---- 5. n01, n04: verified, never run in a user's program --------------------------------------
+# Both attacks live in the candidate's own launcher (a copy back past the caller's array; a kernel
+# given the caller's host pointer). A cached kernel of each, marked verified, builds and links,
+# but the program's GPU path is only the trusted runtime feeding NAME_device_launcher, which
+# they lack: the object holds none of their code and each call takes the host path, saying why.
+if [ -x "$seed" ]; then
+    for name in n01-heap-overrun-copy-back n04-kernel-learns-host-pointer; do
+        assemble "$data/contained/$name.txt" > "$name.cu"
+        cp -r "$CH_CC_SRC/examples/saxpy" "ct-$name"
+        CH_CC_CACHE_DIR="$TEST_DIR/ct-cache-$name" "$seed" "$key" kernel.cu="$name.cu" \
+            checklist.json=checklist.json meta:status=verified meta:name=saxpy meta:kind=c-def \
+            meta:agent=builtin "meta:design=seeded" > /dev/null
+        (cd "ct-$name" && export CH_CC_CACHE_DIR="$TEST_DIR/ct-cache-$name" CH_CC_OFFLINE=1 &&
+            "$CH_CC_BIN" -O2 -c saxpy.c -o saxpy.o && "$CH_CC_BIN" -O2 -c main.c -o main.o &&
+            "$CH_CC_BIN" -O2 main.o saxpy.o -o prog -lm) > "ct-$name.out" 2>&1
+        ok $? "$name: the program with the seeded kernel builds" || cat "ct-$name.out"
+        syms=$(nm "ct-$name/saxpy.o" | awk '{print $NF}' | tr '\n' ' ')
+        ! grep -Eq '(^| )(saxpy__ch_launcher|saxpy_launcher|_Z[0-9]*ch_leak[A-Za-z0-9_]*|_Z[0-9]*saxpy_kernel[A-Za-z0-9_]*) ' <<< "$syms "
+        ok $? "$name: none of the candidate's code is in the object ($syms)"
+        (cd "ct-$name" && CH_CC_TRACE=1 ./prog --no-timing > run.out 2> run.err)
+        ok $? "$name: the program runs and its results are right"
+        like "$(head -1 "ct-$name/run.err")" \
+            "^ch-cc: saxpy: host \(the candidate copies the caller's data itself \(no saxpy_device_launcher\); ch-cc links only kernels whose data the trusted runtime moves\)" \
+            "$name: each call takes the host path and says why"
+    done
+else
+    skip "verified candidates without a device launcher" "cache_seed not built (make asan)"
 fi
 
 # ---- 4. a file:// share whose items are links or FIFOs: never read --------------------------

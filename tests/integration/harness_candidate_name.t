@@ -7,6 +7,15 @@ command -v nvcc >/dev/null || skip_all "nvcc not installed"
 cp -r "$CH_CC_SRC/examples/saxpy" "$TEST_DIR/saxpy"
 cd "$TEST_DIR/saxpy"
 sed 's/saxpy_launcher/saxpy/' "$CH_CC_SRC/tests/gpu/candidates/saxpy_ok.cu" > named.cu
+# the kernels alone on device buffers: all a user's program runs of a candidate (issue 15)
+cat >> named.cu <<'CU'
+extern "C" int saxpy_device_launcher(int n, float alpha, const float *xs, float *ys)
+{
+    if (n > 0)
+        saxpy_kernel<<<(n + 255) / 256, 256>>>(n, alpha, xs, ys);
+    return (int)cudaGetLastError();
+}
+CU
 grep -q 'extern "C" void saxpy(int n' named.cu
 ok $? "the candidate defines saxpy itself"
 

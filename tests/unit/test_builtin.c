@@ -598,8 +598,21 @@ static void assert_staged(const ch_entry *e, int variant)
     if (host_loop && host_loop < first_step)
         first_step = host_loop;
     cr_assert(first_step && first_step < first_launch);
+    /* the device launcher after it (the kernels alone on device buffers, issue 15) copies
+     * nothing: the trusted runtime moves its data */
+    char *steps = ch_xasprintf("static void %s_steps(", n);
+    const char *dev = strstr(launcher, steps);
+    free(steps);
+    cr_assert(dev, "%s: no device launcher in\n%s", n, src);
+    char *dl = ch_xasprintf("extern \"C\" int %s_device_launcher(", n);
+    cr_assert(strstr(dev, dl), "%s: no device launcher in\n%s", n, dev);
+    free(dl);
+    cr_assert_null(strstr(dev, "cudaMemcpy"), "%s", dev);
+    cr_assert_null(strstr(dev, "_h2d("), "%s", dev);
+    cr_assert_null(strstr(dev, "_d2h("), "%s", dev);
+    cr_assert(strstr(dev, "<<<"), "%s: the device launcher launches the kernels:\n%s", n, dev);
     const char *last_launch = first_launch;
-    for (const char *l = first_launch; l; l = strstr(l + 1, "<<<"))
+    for (const char *l = first_launch; l && l < dev; l = strstr(l + 1, "<<<"))
         last_launch = l;
     cr_assert_null(strstr(launcher, "cudaMemcpy("), "a plain copy is left in:\n%s", launcher);
     int buffers = 0, back = 0;

@@ -237,49 +237,6 @@ Test(emit, curve_noisy_points_never_gpu_where_the_host_measured_faster)
     cr_assert_eq(curve(s2, hneg, g4, 3), 0);
 }
 
-Test(emit, dispatcher_uses_the_threshold_and_private_names)
-{
-    ch_entry_list l = scan_one("s.c", saxpy_src);
-    const char *kernel = "extern \"C\" void saxpy_launcher(int n, float a, const float *x, "
-                         "float *y) {}\n";
-    ch_emit_kernel k = {&l.items[0], kernel,           NULL, "test",
-                        NULL,        "((long long)n)", 4096, {0, 0, 0, 0}};
-    ch_strbuf out;
-    ch_strbuf_init(&out);
-    ch_error err;
-    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
-    cr_assert(strstr(out.data, "double ch_size = ((long long)n);"), "%s", out.data);
-    cr_assert(strstr(out.data, "int large = ch_saxpy_force || ch_size >= 4096.0;"), "%s", out.data);
-    /* CH_CC_TRACE says each call's size, the threshold and the choice */
-    cr_assert(strstr(out.data, "size %.0f, GPU from 4096 (measured curve): %s"), "%s", out.data);
-    cr_assert(strstr(out.data, "#define saxpy_launcher saxpy__ch_launcher"), "%s", out.data);
-    cr_assert(strstr(out.data, "extern \"C\" void saxpy__host("), "%s", out.data);
-    ch_strbuf_reset(&out);
-    k.gpu_min_size = LLONG_MAX;
-    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
-    cr_assert(strstr(out.data, "int large = ch_saxpy_force;"), "%s", out.data);
-    cr_assert(strstr(out.data, "the host path measured faster"), "%s", out.data);
-    ch_strbuf_reset(&out);
-    k.gpu_min_size = 0;
-    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
-    cr_assert(strstr(out.data, "int large = 1;"), "%s", out.data);
-    ch_strvec priv;
-    ch_strvec_init(&priv);
-    ch_emit_private_symbols(&l.items[0], &priv);
-    cr_assert_eq(priv.len, 4);
-    cr_assert_str_eq(priv.items[0], "saxpy__host");
-    cr_assert_str_eq(priv.items[1], "saxpy__ch_launcher");
-    cr_assert_str_eq(priv.items[3], "saxpy__ch_device_launcher");
-    /* without a device launcher the candidate's own launcher moves the data, as before */
-    cr_assert(strstr(out.data, "        saxpy_launcher(n, a, x, y);\n"), "%s", out.data);
-    cr_assert_null(strstr(out.data, "ch_rt_call_v1"));
-    ch_strvec_free(&priv);
-    ch_strbuf_free(&out);
-    ch_entry_list_free(&l);
-}
-
-/* ---- the GPU path through the trusted runtime ---- */
-
 /* a candidate exporting both launchers, as the translator writes them */
 static const char saxpy_device_kernel[] =
     "#include <cuda_runtime.h>\n"
@@ -308,6 +265,44 @@ static const char saxpy_device_kernel[] =
     "    cudaFree(dy);\n"
     "}\n";
 
+Test(emit, dispatcher_uses_the_threshold_and_private_names)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    ch_emit_kernel k = {&l.items[0], saxpy_device_kernel, NULL, "test",
+                        NULL,        "((long long)n)",    4096, {0, 0, 0, 0}};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "double ch_size = ((long long)n);"), "%s", out.data);
+    cr_assert(strstr(out.data, "int large = ch_saxpy_force || ch_size >= 4096.0;"), "%s", out.data);
+    /* CH_CC_TRACE says each call's size, the threshold and the choice */
+    cr_assert(strstr(out.data, "size %.0f, GPU from 4096 (measured curve): %s"), "%s", out.data);
+    cr_assert(strstr(out.data, "#define saxpy_launcher saxpy__ch_launcher"), "%s", out.data);
+    cr_assert(strstr(out.data, "extern \"C\" void saxpy__host("), "%s", out.data);
+    ch_strbuf_reset(&out);
+    k.gpu_min_size = LLONG_MAX;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "int large = ch_saxpy_force;"), "%s", out.data);
+    cr_assert(strstr(out.data, "the host path measured faster"), "%s", out.data);
+    ch_strbuf_reset(&out);
+    k.gpu_min_size = 0;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "int large = 1;"), "%s", out.data);
+    ch_strvec priv;
+    ch_strvec_init(&priv);
+    ch_emit_private_symbols(&l.items[0], &priv);
+    cr_assert_eq(priv.len, 4);
+    cr_assert_str_eq(priv.items[0], "saxpy__host");
+    cr_assert_str_eq(priv.items[1], "saxpy__ch_launcher");
+    cr_assert_str_eq(priv.items[3], "saxpy__ch_device_launcher");
+    ch_strvec_free(&priv);
+    ch_strbuf_free(&out);
+    ch_entry_list_free(&l);
+}
+
+/* ---- the GPU path through the trusted runtime ---- */
+
 Test(emit, device_launcher_definitions_are_told_from_mentions)
 {
     cr_assert(ch_emit_has_device_launcher(saxpy_device_kernel, "saxpy"));
@@ -323,6 +318,91 @@ Test(emit, device_launcher_definitions_are_told_from_mentions)
                                           " /* c */ {\n  return 0;\n}\n",
                                           "f"));
     cr_assert_not(ch_emit_has_device_launcher(NULL, "f"));
+}
+
+/* Issue 15: a verified candidate without NAME_device_launcher copies the caller's data itself;
+ * a user's program never hands it the caller's pointers: the unit is the host path alone, with
+ * the reason in CH_CC_TRACE's line, and none of the candidate's code. A `device` entry's
+ * launcher gets the caller's device pointers as before. */
+Test(emit, no_device_launcher_means_the_host_path)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    const char *own = "#include <cuda_runtime.h>\n__global__ void k(float *y) { y[0] = 1; }\n"
+                      "extern \"C\" void saxpy_launcher(int n, float a, const float *x, "
+                      "float *y) { k<<<1, 1>>>(y); }\n";
+    ch_emit_kernel k = {&l.items[0], own, NULL, "test", "0123", "((long long)n)", 0, {0, 0, 0, 0}};
+    char *why = ch_emit_gpu_refusal(&l.items[0], own);
+    cr_assert_not_null(why);
+    cr_assert_str_eq(why, "the candidate copies the caller's data itself (no "
+                          "saxpy_device_launcher); ch-cc links only kernels whose data the "
+                          "trusted runtime moves");
+    cr_assert_null(ch_emit_gpu_refusal(&l.items[0], saxpy_device_kernel));
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    const char *want[] = {
+        "extern \"C\" void saxpy(int n, float a, const float *x, float *y)\n{\n",
+        "        fprintf(stderr, \"ch-cc: saxpy: host (%s)\\n\", \"the candidate copies the "
+        "caller's data itself (no saxpy_device_launcher); ch-cc links only kernels whose data "
+        "the trusted runtime moves\");\n"
+        "    saxpy__host(n, a, x, y);\n}\n",
+        "/* cache key 0123 */",
+    };
+    expect_all_in(out.data, want, sizeof want / sizeof *want);
+    /* none of the candidate: no kernel, no launcher, no CUDA call */
+    cr_assert_null(strstr(out.data, "__global__"), "%s", out.data);
+    cr_assert_null(strstr(out.data, "saxpy_launcher"), "%s", out.data);
+    cr_assert_null(strstr(out.data, "cuda"), "%s", out.data);
+    free(why);
+    char *nvcc = find_nvcc();
+    if (nvcc) { /* it compiles, and the object check of units passes it */
+        char *dir = ch_make_temp_dir("emit", &err);
+        free(compile_unit(&k, nvcc, dir));
+        ch_remove_tree(dir, &err);
+        free(dir);
+        free(nvcc);
+    }
+
+    /* an unknown extent: the runtime cannot size the copies, so the host path too */
+    ch_entry_list nx;
+    cr_assert_eq(scan_text("u.c",
+                           "#pragma harness\nvoid u(int n, const float *x, float *y)\n"
+                           "{\n    for (int i = 0; i < n; i++)\n        y[i] = x[i];\n}\n",
+                           CH_LANG_C, &nx, &err),
+                 0, "%s", err.msg);
+    free(nx.items[0].params[1].extent);
+    nx.items[0].params[1].extent = NULL;
+    why = ch_emit_gpu_refusal(&nx.items[0], "int u_device_launcher(int n, const float *x, "
+                                            "float *y) { return 0; }\n");
+    cr_assert(why && strstr(why, "a buffer's extent is unknown"), "%s", why ? why : "(none)");
+    free(why);
+    ch_entry_list_free(&nx);
+
+    /* `device`: the caller's pointers are device memory, and the candidate's launcher takes them */
+    ch_entry_list sd;
+    cr_assert_eq(scan_text("d.c",
+                           "#pragma harness \"y = 2x\" device extent(x: n, y: n)\n"
+                           "void twice(int n, const float *x, float *y);\n",
+                           CH_LANG_C, &sd, &err),
+                 0, "%s", err.msg);
+    const char *dk = "extern \"C\" void twice_launcher(int n, const float *x, float *y) {}\n";
+    cr_assert_null(ch_emit_gpu_refusal(&sd.items[0], dk));
+    ch_emit_kernel kd = {&sd.items[0],
+                         dk,
+                         "void twice_reference(int n, const float *x, float *y) "
+                         "{}\n",
+                         NULL,
+                         NULL,
+                         NULL,
+                         0,
+                         {0, 0, 0, 0}};
+    ch_strbuf_reset(&out);
+    cr_assert_eq(ch_emit_entry_cu(&kd, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert(strstr(out.data, "        twice_launcher(n, x, y);\n"), "%s", out.data);
+    ch_strbuf_free(&out);
+    ch_entry_list_free(&sd);
+    ch_entry_list_free(&l);
 }
 
 Test(emit, dispatcher_moves_data_through_the_runtime)
@@ -349,12 +429,18 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
         "    ch_saxpy_gpu = ch_saxpy_rt_usable();\n",
         /* the device is probed only for a call that would take the GPU path */
         "    if (large && ch_saxpy_gpu_usable()) {\n",
-        /* without the library linked in: the candidate's own launcher */
-        "    if (!ch_rt_call_v1) { /* libch_runtime.a is not linked in */\n"
-        "        saxpy_launcher(n, a, x, y);\n",
+        /* without the library linked in: the host path, never the candidate's own launcher */
+        "    if (!ch_rt_call_v1) /* libch_runtime.a is not linked in: the host path */\n"
+        "        return CH_RT_E_OFF;\n",
+        "    return ch_rt_call_v1 && ch_rt_usable_v1 && ch_rt_usable_v1();\n",
+        ": !ch_rt_call_v1 ? \"the trusted runtime is not linked\"\n",
         "int large = ch_saxpy_force || ch_size >= 4096.0;",
     };
     expect_all_in(out.data, want, sizeof want / sizeof *want);
+    /* the caller's pointers reach only the runtime: after the candidate, no call of its launcher */
+    const char *ours = strstr(out.data, "---- GPU path through the runtime ----");
+    cr_assert_not_null(ours);
+    cr_assert_null(strstr(ours, "saxpy_launcher("), "%s", ours);
     ch_strbuf_free(&out);
     ch_entry_list_free(&l);
 
@@ -476,6 +562,9 @@ Test(emit, runtime_unit_compiles_links_and_runs)
         cr_assert_eq(rc, 0, "%s", outb.data);
         cr_assert(strstr(outb.data, "right"), "%s", outb.data);
         cr_assert(strstr(outb.data, "ch-cc: saxpy: "), "traced: %s", outb.data);
+        if (!with) /* the candidate's own launcher is not the fallback: the host path is */
+            cr_assert(strstr(outb.data, "host (the trusted runtime is not linked)"), "%s",
+                      outb.data);
         ch_strvec_free(&link);
         free(prog);
     }
@@ -513,13 +602,7 @@ Test(emit, unit_compiles_and_merges)
     const ch_entry *e = &l.items[0];
     ch_error err;
     char *dir = ch_make_temp_dir("emit", &err);
-    const char *kernel =
-        "#include <cuda_runtime.h>\n"
-        "__global__ void k(int n, float a, const float *x, float *y)\n"
-        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
-        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
-        "{ k<<<(n + 255) / 256, 256>>>(n, a, x, y); }\n";
-    ch_emit_kernel k = {e, kernel, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
+    ch_emit_kernel k = {e, saxpy_device_kernel, NULL, NULL, NULL, NULL, 0, {0, 0, 0, 0}};
     char *uo = compile_unit(&k, nvcc, dir);
     /* the host half: the user's code with the body renamed */
     size_t len;

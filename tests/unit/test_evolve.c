@@ -14,6 +14,7 @@
 
 #include "ch/evolve.h"
 #include "ch/strbuf.h"
+#include "scan_helpers.h"
 
 /* ---- the scripted verifier ---- */
 
@@ -315,6 +316,53 @@ Test(evolve, wrong_then_right_best_is_the_right_one)
     cr_assert_null(strstr(f.feedback[1], "Launcher time"), "no timings while incorrect");
     ch_evolution_free(&ev);
     fake_free(&f);
+}
+
+/* Issue 15: a user's program runs a host-pointer entry's kernels only through the trusted
+ * runtime (NAME_device_launcher); the best is the fastest correct candidate that has one, and
+ * only while none has one the fastest correct one (linked as the host path). */
+Test(evolve, best_is_the_fastest_candidate_a_program_can_run)
+{
+    ch_entry_list l;
+    ch_error err;
+    cr_assert_eq(scan_text("f.c",
+                           "#pragma harness extent(y: n)\nvoid f(int n, float *y)\n{\n"
+                           "    for (int i = 0; i < n; i++)\n        y[i] = 1;\n}\n",
+                           CH_LANG_C, &l, &err),
+                 0, "%s", err.msg);
+    const char *own = "// cand A: copies the caller's data itself\n";
+    const char *dev = "// cand B\nextern \"C\" int f_device_launcher(int n, float *y) "
+                      "{ return 0; }\n";
+    const char *script[] = {own, dev, NULL};
+    const rule rules[] = {{own, OK, 1.0, 0.3}, {dev, OK, 2.0, 0.2}, {0}};
+    for (int with_entry = 0; with_entry < 2; with_entry++) {
+        fake f;
+        fake_init(&f, script, rules, CH_STAGE_PERF);
+        ch_evolve_opts o = gpu_opts(2);
+        ch_evolve_ops ops = ops_of(&f);
+        ch_evolution ev;
+        cr_assert_eq(
+            ch_evolve_run(&o, &ops, &ck, with_entry ? &l.items[0] : NULL, NULL, 0, &ev, &err), 0,
+            "%s", err.msg);
+        cr_assert_eq(ev.n, 2);
+        /* without an entry nothing tells host pointers: the fastest, as before */
+        cr_assert_eq(ev.best, with_entry ? 1 : 0, "with entry %d: best %d", with_entry, ev.best);
+        ch_evolution_free(&ev);
+        fake_free(&f);
+    }
+    /* none with a device launcher: the fastest correct one still */
+    const char *script2[] = {own, "// cand C\n", NULL};
+    const rule rules2[] = {{own, OK, 1.0, 0.3}, {"// cand C\n", OK, 2.0, 0.2}, {0}};
+    fake f;
+    fake_init(&f, script2, rules2, CH_STAGE_PERF);
+    ch_evolve_opts o = gpu_opts(2);
+    ch_evolve_ops ops = ops_of(&f);
+    ch_evolution ev;
+    cr_assert_eq(ch_evolve_run(&o, &ops, &ck, &l.items[0], NULL, 0, &ev, &err), 0, "%s", err.msg);
+    cr_assert_eq(ev.best, 0);
+    ch_evolution_free(&ev);
+    fake_free(&f);
+    ch_entry_list_free(&l);
 }
 
 Test(evolve, faster_but_wrong_child_never_displaces_the_correct_parent)

@@ -260,6 +260,75 @@ static const subset_case pointer_values[] = {
      "pointer-value", "with a pointer and gets a number back", 8},
 };
 
+/* provenance: arithmetic, subscripts and copies only through pointers from a parameter, an
+ * allocation or a named object, non-null where arithmetic needs it (n03's class: a variable
+ * that holds null plus an offset is any address); the device launcher's kernels get only device
+ * memory (n04's class: a kernel given a host pointer learns its value) */
+#define PROV "#include <cuda_runtime.h>\n#include <stdlib.h>\n#include <string.h>\n"
+static const subset_case provenance[] = {
+    {"an allocation's out-parameter, then arithmetic",
+     PROV KERNEL OPEN "    float *d = NULL;\n    cudaMalloc(&d, 8 * sizeof(float));\n"
+                      "    k<<<1, 1>>>(n, d + 1);\n    cudaFree(d);\n}\n",
+     NULL, NULL, 0},
+    {"a parameter or malloc'd memory through a conditional, a walk, a tested static",
+     PROV KERNEL OPEN
+     "    float *h = (float *)malloc(16);\n    if (!h)\n        return;\n"
+     "    float *p = n > 0 ? y : h;\n    memcpy(p + 1, y, 4);\n"
+     "    for (float *q = y; q < y + n; q++)\n        memcpy(h, q, 4);\n"
+     "    static char *keep = NULL;\n"
+     "    if (!keep && cudaMallocHost((void **)&keep, 64) != cudaSuccess)\n        return;\n"
+     "    memcpy(keep + 8, y, 4);\n    free(h);\n" CLOSE,
+     NULL, NULL, 0},
+    {"n03: a variable holding null, moved by +=",
+     PROV KERNEL OPEN "    char *q = nullptr;\n    q += 0x10000;\n    memcpy(q, y, 8);\n" CLOSE,
+     "provenance", "does arithmetic on the pointer 'q', which may be null here", 8},
+    {"NULL on one side of a conditional",
+     PROV KERNEL OPEN "    char *q = n > 0 ? (char *)y : NULL;\n    memcpy(q + 16, y, 4);\n" CLOSE,
+     "provenance", "does arithmetic on the pointer 'q', which may be null here", 8},
+    {"an uninitialised pointer set on one branch only",
+     PROV KERNEL OPEN "    char *q;\n    if (n > 0)\n        q = (char *)y;\n"
+                      "    memcpy(q + 1, y, 4);\n" CLOSE,
+     "provenance", "the pointer 'q', whose origin is unknown here", 10},
+    {"a pointer read back through a pointer (bytes a copy may have written)",
+     PROV KERNEL OPEN "    float **pp = (float **)malloc(sizeof(float *));\n    if (!pp)\n"
+                      "        return;\n    float *q = pp[0];\n    memcpy(q, y, 4);\n" CLOSE,
+     "provenance", "copies into the pointer 'q', whose origin is unknown here", 11},
+    {"a local array of pointers never given values (what an earlier frame left)",
+     PROV KERNEL OPEN "    float *arr[2];\n    memcpy(arr[1], y, 4);\n" CLOSE, "provenance",
+     "copies into the pointer 'arr[1]', whose origin is unknown here", 8},
+    {"null on the loop's second round",
+     PROV KERNEL OPEN "    char *q = (char *)y;\n    for (int i = 0; i < n; i++) {\n"
+                      "        memcpy(q + 1, y, 4);\n        q = NULL;\n    }\n" CLOSE,
+     "provenance", "does arithmetic on the pointer 'q', which may be null here", 9},
+    {"a pointer of unknown origin kept in a static",
+     PROV KERNEL OPEN "    static char *keep = NULL;\n"
+                      "    char **pp = (char **)malloc(sizeof(char *));\n    if (pp)\n"
+                      "        keep = pp[0];\n" CLOSE,
+     "provenance", "stores the pointer 'pp[0]', whose origin is unknown here, in 'keep'", 10},
+    {"a null pointer handed to the file's own function",
+     PROV "static void put(char *p, const float *y) { memcpy(p + 4096, y, 4); }\n" KERNEL OPEN
+          "    put(nullptr, y);\n" CLOSE,
+     "provenance", "hands its own function the pointer 'nullptr', which may be null", 8},
+    {"the device launcher's kernels: its parameters and its own device scratch",
+     PROV "static int grow(void **buf)\n{\n    if (*buf)\n        return 0;\n"
+          "    return cudaMalloc(buf, 64) != cudaSuccess;\n}\n" KERNEL
+          "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+          "    static void *s = NULL;\n    if (grow(&s) != 0)\n        return 1;\n"
+          "    k<<<1, 1>>>(n, (float *)s);\n    k<<<1, 1>>>(n, y + 1);\n    return 0;\n}\n",
+     NULL, NULL, 0},
+    {"the device launcher gives a kernel host memory",
+     PROV KERNEL "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+                 "    float *h = (float *)malloc(4);\n    k<<<1, 1>>>(n, h);\n    free(h);\n"
+                 "    return 0;\n}\n",
+     "provenance", "f_device_launcher gives the kernel 'k' the pointer 'h', which is not device",
+     8},
+    {"the device launcher gets host memory from its own function's out-parameter",
+     PROV "static void get(float **p) { *p = (float *)malloc(4); }\n" KERNEL
+          "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+          "    float *h = nullptr;\n    get(&h);\n    k<<<1, 1>>>(n, h);\n    return 0;\n}\n",
+     "provenance", "gives the kernel 'k' the pointer 'h', which is not device memory", 10},
+};
+
 /* the device launcher: its pointers are device memory */
 #define DEVL "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
 static const subset_case device_launchers[] = {
@@ -361,6 +430,13 @@ Test(host_subset, pointer_values_never_become_numbers)
     if (!have_cuda())
         cr_skip("the CUDA headers are not installed");
     judge(pointer_values, sizeof pointer_values / sizeof *pointer_values, CH_SUBSET_CANDIDATE, "f");
+}
+
+Test(host_subset, pointers_come_from_somewhere_known)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(provenance, sizeof provenance / sizeof *provenance, CH_SUBSET_CANDIDATE, "f");
 }
 
 Test(host_subset, references)

@@ -16,7 +16,9 @@ static const char saxpy_src[] =
 
 static const char kernel_src[] = "#include <cuda_runtime.h>\n"
                                  "// </pre><script>alert(1)</script>\n"
-                                 "__global__ void k(int n, float *y) { y[0] = 1.5f; }\n";
+                                 "__global__ void k(int n, float *y) { y[0] = 1.5f; }\n"
+                                 "extern \"C\" int saxpy_device_launcher(int n, float a, "
+                                 "const float *x, float *y) { return 0; }\n";
 
 typedef struct fixture {
     ch_entry_list l;
@@ -167,6 +169,41 @@ Test(report_json, verified_entry_has_every_part)
     ch_strbuf_free(&cold_text);
     cr_assert_null(cJSON_GetObjectItem(r, "reason"));
     cr_assert_not_null(strstr(str(r, "summary"), "4.0x"), "%s", str(r, "summary"));
+    cr_assert_str_eq(str(r, "dispatch.path"), "gpu");
+    cr_assert_null(str(r, "dispatch.host_reason"));
+    cJSON_Delete(r);
+    fixture_close(&f);
+}
+
+/* Issue 15: the winner copies the caller's data itself (no NAME_device_launcher), so a user's
+ * program keeps the host path; report.json and the explain text say so and why. */
+Test(report_json, winner_without_a_device_launcher_is_not_linked)
+{
+    fixture f;
+    const double ms[] = {1.0};
+    const int rounds[] = {0};
+    fixture_open(&f, 1, ms, rounds);
+    free(f.ev.cands[0].source);
+    f.ev.cands[0].source = ch_xstrdup("__global__ void k(int n, float *y) { y[0] = 1.5f; }\n"
+                                      "extern \"C\" void saxpy_launcher(int n, float a, "
+                                      "const float *x, float *y) { }\n");
+    cJSON *r = report_of(&f, "verified", NULL, 1);
+    cr_assert_str_eq(str(r, "dispatch.path"), "host");
+    const char *why = str(r, "dispatch.host_reason");
+    cr_assert(why && strstr(why, "the candidate copies the caller's data itself (no "
+                                 "saxpy_device_launcher); ch-cc links only kernels whose data "
+                                 "the trusted runtime moves"),
+              "%s", why ? why : "(none)");
+    cr_assert_not_null(strstr(str(r, "summary"), "that is not linked: the candidate copies"), "%s",
+                       str(r, "summary"));
+    ch_strbuf text;
+    ch_strbuf_init(&text);
+    ch_report_explain_text(r, "0123", "verified", NULL, &text);
+    cr_assert_not_null(strstr(text.data, "dispatch      the host path at every size: the "
+                                         "candidate copies the caller's data itself"),
+                       "%s", text.data);
+    cr_assert_null(strstr(text.data, "the GPU from"), "%s", text.data);
+    ch_strbuf_free(&text);
     cJSON_Delete(r);
     fixture_close(&f);
 }

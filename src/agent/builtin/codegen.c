@@ -3,7 +3,9 @@
  * `extern "C" NAME_launcher` of the scaffold contract (buffers kept across calls under a mutex,
  * copies in, launches in the C body's order, host loops for dependence-carrying loops, copies
  * back; every CUDA call checked, an error returns early and silently). Staged variants copy
- * through NAME_h2d / NAME_d2h, pipelined copies through pinned buffers emitted in the file. */
+ * through NAME_h2d / NAME_d2h, pipelined copies through pinned buffers emitted in the file.
+ * Host-pointer entries also get NAME_device_launcher (the kernels alone on device buffers),
+ * the only part a user's program runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,8 @@ typedef struct gen {
     ch_cx em;            /* prints into out; its ctx is this gen */
     const bi_nest *nest; /* the kernel whose body is printed, or NULL */
     int staged;          /* the variant stages copies and the launcher has copies to stage */
+    int on_device;       /* printing NAME_steps: the buffers are its device-pointer parameters
+                          * and a CUDA error is stored in *ch_rc */
 } gen;
 
 /* A counter declared at the top of the C function that its loop declares in the kernel; not
@@ -210,7 +214,7 @@ static void kernel_args(gen *g, const bi_nest *n)
         const ch_param *p = &g->e->params[i];
         ch_strbuf_adds(out, first ? "" : ", ");
         first = 0;
-        if (p->role == CH_ROLE_SCALAR || g->e->clauses.device)
+        if (p->role == CH_ROLE_SCALAR || g->e->clauses.device || g->on_device)
             ch_strbuf_adds(out, p->name);
         else
             ch_strbuf_addf(out, "(%s *)ch_d_%s", ch_scalar_name(p->elem), p->name);
@@ -366,7 +370,8 @@ static void emit_launch(gen *g, size_t k, int indent)
     kernel_args(g, n);
     ch_strbuf_adds(out, ");\n");
     indent_to(out, indent + 2);
-    ch_strbuf_adds(out, "if (cudaGetLastError() != cudaSuccess)\n");
+    ch_strbuf_adds(out, g->on_device ? "if ((*ch_rc = cudaGetLastError()) != cudaSuccess)\n"
+                                     : "if (cudaGetLastError() != cudaSuccess)\n");
     indent_to(out, indent + 3);
     ch_strbuf_adds(out, "return;\n");
     indent_to(out, indent + 1);
@@ -532,6 +537,45 @@ static void emit_launcher(gen *g)
         }
     }
     ch_strbuf_adds(out, "}\n");
+}
+
+/* NAME_device_launcher, the contract of the trusted runtime (ch/runtime.h): the kernels alone,
+ * in the C body's order, on buffers already on the device; 0 or the first CUDA error. A user's
+ * program runs only this (the runtime moves the data), never the launcher above. The body is a
+ * static void function, so that the C body's early returns keep their form. */
+static void emit_device_launcher(gen *g)
+{
+    const ch_entry *e = g->e;
+    const bi_program *p = g->p;
+    ch_strbuf *out = g->out;
+    ch_strbuf_addf(out,
+                   "\n/* The kernels alone on device buffers, in the C body's order; *ch_rc: the "
+                   "first CUDA error. */\nstatic void %s_steps(",
+                   e->name);
+    if (e->n_params)
+        ch_entry_cxx_params(e, out);
+    ch_strbuf_addf(out, "%scudaError_t *ch_rc)\n{\n", e->n_params ? ", " : "");
+    for (size_t i = 0; i < p->n_steps; i++) {
+        const bi_step *s = &p->steps[i];
+        if (s->kind == BI_STEP_UNIFORM || s->kind == BI_STEP_EARLY_RET)
+            ch_cx_stmt(&g->em, s->node, 1);
+    }
+    g->on_device = 1;
+    emit_steps(g, 0, p->n_steps, 1);
+    g->on_device = 0;
+    ch_strbuf_addf(out,
+                   "}\n\n/* The device launcher: what the trusted runtime runs on its device "
+                   "copies of the caller's\n * buffers in a user's program. */\n"
+                   "extern \"C\" int %s_device_launcher(",
+                   e->name);
+    if (e->n_params)
+        ch_entry_cxx_params(e, out);
+    else
+        ch_strbuf_adds(out, "void");
+    ch_strbuf_addf(out, ")\n{\n    cudaError_t ch_rc = cudaSuccess;\n    %s_steps(", e->name);
+    for (size_t i = 0; i < e->n_params; i++)
+        ch_strbuf_addf(out, "%s, ", e->params[i].name);
+    ch_strbuf_adds(out, "&ch_rc);\n    return (int)ch_rc;\n}\n");
 }
 
 /* The copy helpers of a staged variant ('@' stands for the entry's name): a ring of pinned
@@ -723,7 +767,7 @@ char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
     ch_strbuf_init(&out);
     const ch_entry *e = p->entry;
     /* `device` launchers copy nothing: a staged variant is its plain twin there */
-    gen g = {p, e, v, sm_count, &out, {0}, NULL, v->staged && !e->clauses.device};
+    gen g = {p, e, v, sm_count, &out, {0}, NULL, v->staged && !e->clauses.device, 0};
     g.em = (ch_cx){.entry = e, .out = &out, .declare_counter = declare_counter, .ctx = &g};
     ch_strbuf_addf(
         &out,
@@ -745,5 +789,7 @@ char *bi_generate(const bi_program *p, const bi_variant *v, int sm_count)
         emit_kernel(&g, k);
     emit_helpers(&g);
     emit_launcher(&g);
+    if (!e->clauses.device)
+        emit_device_launcher(&g);
     return ch_strbuf_detach(&out);
 }
