@@ -355,11 +355,12 @@ static int check_undefined(const elf_view *v, ch_object_kind kind, const char *c
             return 1;
         }
         if (*name && matches_list(cuda_denied, name) && !(extra && in_list(extra, name))) {
-            ch_strbuf_addf(msg,
-                           "object check: host code calls '%s', a CUDA runtime function that "
-                           "reaches past a launcher's own work (process-wide device state, host "
-                           "callbacks, driver tables or memory shared with other processes)",
-                           name);
+            ch_strbuf_addf(
+                msg,
+                "object check: host code calls '%s', a CUDA runtime function that "
+                "reaches past a launcher's own work (files, process-wide device state, host "
+                "callbacks, driver tables or memory shared with other processes)",
+                name);
             return 1;
         }
         if (*name && !name_allowed(kind, extra, libs, name) && strncmp(name, "cuda", 4) == 0) {
