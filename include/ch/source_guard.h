@@ -20,15 +20,18 @@ typedef enum { CH_GUARD_CANDIDATE, CH_GUARD_REFERENCE } ch_guard_kind;
 
 /* Which check refused a source, and the line it found. */
 typedef struct ch_guard_finding {
-    const char *check; /* "include", "macro" or "asm" */
-    unsigned line;
+    const char *check; /* "include", "macro", "asm", "conditional" or "clock" */
+    unsigned line, col;
 } ch_guard_finding;
 
 /* The directives and file-reading constructs of src (raw text): #include only of allowed system
  * headers <...> (kind decides which), no #include_next, #import or #embed, no __has_include of
  * another header, no `#pragma GCC dependency`; no inline assembly or asm label outside device
- * functions (the host assembler's .include and .incbin read files). Returns 0 when src passes;
- * 1 with a one-line message (ending in "(line N)") in msg and what was found in *f. */
+ * functions (the host assembler's .include and .incbin read files); no conditional (#if, #ifdef,
+ * #elif) on a macro the compiler and the checks may define differently (compiler identity,
+ * version, optimisation and target flags, __has_*); in a candidate, no clock read (clock(),
+ * clock64(), %globaltimer, %clock). Returns 0 when src passes;
+ * 1 with a one-line message (ending in "(line N, column C)") in msg and what was found in *f. */
 int ch_source_guard(const char *src, ch_guard_kind kind, ch_strbuf *msg, ch_guard_finding *f);
 
 #endif

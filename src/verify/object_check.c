@@ -87,12 +87,42 @@ static const char *const math[] = {
     "lround", "llround", "lrint", "ldexp",     "frexp",  "modf",     "remainder", "fdim",
     "scalbn", "ilogb",   "logb",  "nextafter", NULL};
 
-/* CUDA runtime entry points the "cuda" prefix would admit but no kernel's launcher needs, each
- * reaching past the launcher's own work: tearing down the process's device state (every
- * allocation of the user's program with it), changing what the whole process runs with, calling
- * a host function pointer from a runtime thread, handing out the driver's function tables, or
- * sharing memory with another process through a handle or file descriptor. A name ending in '*'
- * is a prefix. */
+/* The CUDA runtime entry points a kernel's launcher may call: allocation, copies and memset,
+ * launch and its configuration, streams and events, errors, device properties and attributes,
+ * occupancy, function attributes, synchronisation, pointer attributes, pinned and registered
+ * host memory, texture and surface objects. Collected from `nm -u` of the builtin translator's
+ * candidates and of launchers using CUB, Thrust and cooperative groups, then widened to each
+ * family a launcher may reach for. An allow-list, not a deny-list: each new runtime adds entry
+ * points (cudaLogsDumpToFile writes any file it is given; cudaDeviceSetCacheConfig, peer access,
+ * graph memory trims change what every kernel of the user's program runs with), and none of them
+ * is a launcher's work. A name ending in '*' is a prefix; cuda_denied below is checked first. */
+static const char *const cuda_allowed[] = {
+    /* memory */
+    "cudaMalloc*", "cudaFree*", "cudaMemcpy*", "cudaMemset*", "cudaMemGetInfo",
+    "cudaMemPrefetchAsync*", "cudaMemAdvise*", "cudaHostAlloc", "cudaHostRegister",
+    "cudaHostUnregister", "cudaHostGetDevicePointer", "cudaHostGetFlags",
+    "cudaPointerGetAttributes", "cudaGetSymbolAddress", "cudaGetSymbolSize",
+    "cudaCreateChannelDesc", "cudaCreateTextureObject", "cudaDestroyTextureObject",
+    "cudaCreateSurfaceObject", "cudaDestroySurfaceObject",
+    /* launch */
+    "cudaLaunchKernel*", "cudaLaunchCooperativeKernel*", "cudaConfigureCall", "cudaSetupArgument",
+    "cudaLaunch", "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
+    "cudaFuncSetSharedMemConfig", "cudaFuncGetName", "cudaOccupancy*",
+    /* streams, events, synchronisation */
+    "cudaStreamCreate*", "cudaStreamDestroy", "cudaStreamSynchronize", "cudaStreamQuery",
+    "cudaStreamWaitEvent", "cudaStreamGetFlags", "cudaStreamGetPriority", "cudaStreamGetDevice",
+    "cudaEventCreate*", "cudaEventDestroy", "cudaEventRecord*", "cudaEventSynchronize",
+    "cudaEventQuery", "cudaEventElapsedTime*", "cudaDeviceSynchronize", "cudaThreadSynchronize",
+    /* errors, device queries */
+    "cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName",
+    "cudaGetDevice", "cudaGetDeviceCount", "cudaGetDeviceProperties*", "cudaDeviceGetAttribute",
+    "cudaDeviceGetLimit", "cudaDeviceGetCacheConfig", "cudaDeviceGetSharedMemConfig",
+    "cudaDeviceGetStreamPriorityRange", "cudaDriverGetVersion", "cudaRuntimeGetVersion",
+    "cudaDeviceCanAccessPeer", "cudaChooseDevice", "cudaGetDeviceFlags", NULL};
+
+/* Entry points of the families above that reach past the launcher's own work anyway: a host
+ * callback from a runtime thread, handing out the driver's function tables, memory shared with
+ * another process, process-wide device state. Checked before cuda_allowed. */
 static const char *const cuda_denied[] = {"cudaDeviceReset",
                                           "cudaThreadExit",
                                           "cudaSetDevice",
@@ -120,6 +150,8 @@ static const char *const cuda_denied[] = {"cudaDeviceReset",
                                           "cudaEGL*",
                                           "cudaVDPAU*",
                                           "cudaGL*",
+                                          "cudaLogs*",
+                                          "cudaMallocFromPoolAsync",
                                           NULL};
 
 static int in_list(const char *const *list, const char *name)
@@ -154,13 +186,13 @@ static int is_math(const char *name)
     return 0;
 }
 
-/* The CUDA runtime (cudaMalloc, cudaMemcpyAsync, ...) and nvcc's registration and launch
- * helpers (__cudaRegisterFunction, __cudaLaunchKernel, ...). */
+/* The CUDA runtime entry points of cuda_allowed (cudaMalloc, cudaMemcpyAsync, ...) and nvcc's
+ * registration and launch helpers (__cudaRegisterFunction, __cudaLaunchKernel, ...). */
 int ch_object_symbol_allowed(const char *name)
 {
     if (matches_list(cuda_denied, name))
         return 0;
-    return strncmp(name, "cuda", 4) == 0 || strncmp(name, "__cuda", 6) == 0 ||
+    return matches_list(cuda_allowed, name) || strncmp(name, "__cuda", 6) == 0 ||
            in_list(allowed, name) || is_math(name);
 }
 
@@ -323,10 +355,20 @@ static int check_undefined(const elf_view *v, ch_object_kind kind, const char *c
             return 1;
         }
         if (*name && matches_list(cuda_denied, name) && !(extra && in_list(extra, name))) {
+            ch_strbuf_addf(
+                msg,
+                "object check: host code calls '%s', a CUDA runtime function that "
+                "reaches past a launcher's own work (files, process-wide device state, host "
+                "callbacks, driver tables or memory shared with other processes)",
+                name);
+            return 1;
+        }
+        if (*name && !name_allowed(kind, extra, libs, name) && strncmp(name, "cuda", 4) == 0) {
             ch_strbuf_addf(msg,
-                           "object check: host code calls '%s', a CUDA runtime function that "
-                           "reaches past a launcher's own work (process-wide device state, host "
-                           "callbacks, driver tables or memory shared with other processes)",
+                           "object check: host code calls '%s', a CUDA runtime function not on "
+                           "the launcher's allow-list (allocation, copies, launch, streams, "
+                           "events, errors, device queries, occupancy): it reaches past a "
+                           "launcher's own work",
                            name);
             return 1;
         }
@@ -542,8 +584,8 @@ static const char *replaced_by(ch_object_kind kind, unsigned libs, const Elf64_S
                                const char *name, int kernel)
 {
     if (name_allowed(kind, NULL, libs, name) || ch_object_symbol_allowed(name) ||
-        matches_list(cuda_denied, name) || matches_list(verifier_used, name) ||
-        in_list(exit_registrars, name))
+        strncmp(name, "cuda", 4) == 0 || matches_list(cuda_denied, name) ||
+        matches_list(verifier_used, name) || in_list(exit_registrars, name))
         return "a function or object the program takes from the C library, the C++ runtime, "
                "CUDA or the verifier";
     int type = ELF64_ST_TYPE(sym->st_info);
@@ -603,6 +645,66 @@ static int check_definitions(const elf_view *v, ch_object_kind kind, unsigned li
     return 0;
 }
 
+/* Undefined symbols host code may use as a value, not only call: data objects (nvcc's
+ * registration passes &__dso_handle to __cxa_atexit), and the personality routine every C++
+ * object's unwind tables point at (DW.ref.__gxx_personality_v0, a data word). */
+static const char *const value_allowed[] = {
+    "__dso_handle", "__gxx_personality_v0", "_GLOBAL_OFFSET_TABLE_", "stderr", "stdout", NULL};
+
+/* Whether the relocation at off in section t patches the operand of a call or jump: e8/e9
+ * (call, jmp rel32), 0f 8x (jcc rel32), ff 15 / ff 25 (call, jmp through the GOT, -fno-plt). */
+static int call_site(const elf_view *v, const Elf64_Shdr *t, uint64_t off, unsigned type)
+{
+    if (t->sh_type == SHT_NOBITS || off < 2 || off > t->sh_size)
+        return 0;
+    const unsigned char *p = v->data + t->sh_offset + off;
+    if (type == R_X86_64_PLT32 || type == R_X86_64_PC32)
+        return p[-1] == 0xe8 || p[-1] == 0xe9 || (p[-2] == 0x0f && (p[-1] & 0xf0) == 0x80);
+    if (type == R_X86_64_GOTPCREL || type == R_X86_64_GOTPCRELX)
+        return p[-2] == 0xff && (p[-1] == 0x15 || p[-1] == 0x25);
+    return 0;
+}
+
+/* An allowed function may be called, never taken as a value: its address stored in a table or
+ * loaded into a register is a base from which a fixed offset reaches any function of the same
+ * library (abort + 0x260f1 is system in one glibc), which no symbol check can see. So every
+ * relocation against an undefined symbol, in code or data the program loads, must be a call or
+ * jump, or name one of the few data objects above. */
+static int check_address_taken(const elf_view *v, ch_strbuf *msg)
+{
+    size_t n = 0, strtab = 0;
+    const Elf64_Sym *sym = symbols(v, &n, &strtab);
+    for (size_t r = 0; sym && r < v->eh->e_shnum; r++) {
+        const Elf64_Shdr *s = &v->sh[r];
+        if (s->sh_type != SHT_RELA || s->sh_entsize != sizeof(Elf64_Rela) ||
+            s->sh_offset % 8 != 0 || s->sh_info >= v->eh->e_shnum ||
+            !(v->sh[s->sh_info].sh_flags & SHF_ALLOC))
+            continue;
+        const Elf64_Shdr *t = &v->sh[s->sh_info];
+        const Elf64_Rela *rel = (const Elf64_Rela *)(v->data + s->sh_offset);
+        for (size_t k = 0; k < s->sh_size / sizeof *rel; k++) {
+            size_t target = ELF64_R_SYM(rel[k].r_info);
+            unsigned type = (unsigned)ELF64_R_TYPE(rel[k].r_info);
+            if (target == 0 || target >= n || sym[target].st_shndx != SHN_UNDEF ||
+                ELF64_ST_BIND(sym[target].st_info) == STB_LOCAL)
+                continue;
+            const char *name = str_at(v, strtab, sym[target].st_name);
+            if (!name || !*name || in_list(value_allowed, name) ||
+                ((t->sh_flags & SHF_EXECINSTR) && call_site(v, t, rel[k].r_offset, type)))
+                continue;
+            ch_strbuf_addf(msg,
+                           "object check: host code takes the address of '%s' (relocation type "
+                           "%u in %s at offset 0x%llx) instead of calling it; a function of the "
+                           "C library or CUDA may only be called (its address is a base for "
+                           "reaching the rest of the library)",
+                           name, type, section_name(v, s->sh_info),
+                           (unsigned long long)rel[k].r_offset);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Static data a program maps at load: a candidate's buffers come from cudaMalloc and malloc,
  * so a huge .bss (a 1 TiB array links fine) only makes the program fail to start or eat memory
  * wherever it is linked. */
@@ -652,7 +754,8 @@ int ch_object_check_as(const char *path, ch_object_kind kind, const char *const 
         open_view(&v, text, len, msg) || check_undefined(&v, kind, extra_allowed, libs, msg) ||
         check_definitions(&v, kind, libs, msg) || check_constructors(&v, kind, msg) ||
         check_symbol_types(&v, msg) || check_exit_handlers(&v, msg) ||
-        check_code_sections(&v, msg) || check_syscalls(&v, msg) || check_static_size(&v, msg);
+        check_code_sections(&v, msg) || check_syscalls(&v, msg) || check_static_size(&v, msg) ||
+        (kind != CH_OBJECT_UNIT && check_address_taken(&v, msg));
     free(text);
     return rejected;
 }

@@ -4,6 +4,7 @@
  * #include to the compiler, so they are here too. Literals and comments are blanked the way the
  * compiler ends them (raw strings, C++14 digit separators), so no literal can hide code. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,13 +237,22 @@ static unsigned line_at(const char *s, const char *p)
     return line;
 }
 
+static unsigned col_at(const char *s, const char *p)
+{
+    const char *b = p;
+    while (b > s && b[-1] != '\n')
+        b--;
+    return (unsigned)(p - b) + 1;
+}
+
 static int refuse(ch_strbuf *msg, ch_guard_finding *f, const char *name, const char *text,
                   const char *at, const char *what)
 {
     f->check = name;
     f->line = line_at(text, at);
+    f->col = col_at(text, at);
     ch_strbuf_reset(msg);
-    ch_strbuf_addf(msg, "%s (line %u)", what, f->line);
+    ch_strbuf_addf(msg, "%s (line %u, column %u)", what, f->line, f->col);
     return 1;
 }
 
@@ -411,6 +421,140 @@ static int in_device_code(const char *code, const char *p)
     return 0;
 }
 
+/* ---- compiler-dependent conditionals -------------------------------------------------------- */
+
+/* The checks after this one (the host subset's libclang parse) do not read the source with the
+ * compiler that builds it (gcc for a reference, nvcc and its host g++ for a candidate): each
+ * side predefines its own macros (__clang__ and __GNUC__ == 4 on one, __NVCC__, __GNUC__ == 13,
+ * __OPTIMIZE__ at -O2 on the other), so a conditional on one of them shows the checker one
+ * program and gives the compiler another. Comparing the two sides' `-dM -E` sets would still
+ * miss the user's flags (-O, -march, -std), which are known only at build time; so the rule is an
+ * allow-list: a conditional may test names the source defines itself, ordinary names (undefined,
+ * hence 0, on both sides), and only these reserved ones, whose value both sides agree on:
+ * __CUDA_ARCH__ (undefined in libclang's CUDA host parse and in nvcc's host pass alike) and
+ * __cplusplus (both parse C++17 for a candidate; undefined in C). A reference's __STDC_VERSION__
+ * follows the user's -std, which the checker's gnu11 need not match. */
+static const char *const agreed_candidate[] = {"__CUDA_ARCH__",    "__cplusplus",     "__STDC__",
+                                               "__STDC_VERSION__", "__STDC_HOSTED__", NULL};
+static const char *const agreed_reference[] = {"__cplusplus", "__STDC__", "__STDC_HOSTED__",
+                                               "__CUDA_ARCH__", NULL};
+/* Ordinary names gcc predefines in the GNU dialects only (-std=gnu11, not -std=c11). */
+static const char *const dialect_names[] = {"linux", "unix", "i386", "i686", "x86_64", NULL};
+
+static int reserved_name(const char *w)
+{
+    return w[0] == '_' && (w[1] == '_' || (w[1] >= 'A' && w[1] <= 'Z'));
+}
+
+/* The source's own #define of name (in code, a directive line), or NULL: the body after it. */
+static const char *own_define(const char *code, const char *name)
+{
+    for (const char *line = code; line && *line;) {
+        const char *p = skip_blank(line);
+        char word[64], arg[64];
+        if (*p == '#') {
+            p = read_word(skip_blank(p + 1), word, sizeof word);
+            if (strcmp(word, "define") == 0) {
+                const char *q = read_word(skip_blank(p), arg, sizeof arg);
+                if (strcmp(arg, name) == 0)
+                    return q;
+            }
+        }
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* Whether an identifier from b to the end of its line may be seen differently by the compiler
+ * and the checker, following the source's own macros (depth bounds a #define cycle); the first
+ * such name goes into out. */
+static int differs(const char *code, const char *b, ch_guard_kind kind, int depth, char *out,
+                   size_t size)
+{
+    const char *const *agreed = kind == CH_GUARD_REFERENCE ? agreed_reference : agreed_candidate;
+    for (const char *p = b; *p && *p != '\n';) {
+        if (!ident_char(*p) || (p > b && ident_char(p[-1]))) {
+            p++;
+            continue;
+        }
+        if (isdigit((unsigned char)*p)) { /* a number (1e5, 0x1f): no name */
+            while (ident_char(*p) || *p == '.')
+                p++;
+            continue;
+        }
+        char word[64];
+        const char *e = read_word(p, word, sizeof word);
+        const char *body = reserved_name(word) ? NULL : own_define(code, word);
+        if ((reserved_name(word) && !in_list(agreed, word)) || in_list(dialect_names, word)) {
+            snprintf(out, size, "%s", word);
+            return 1;
+        }
+        if (body && depth < 16 && differs(code, body, kind, depth + 1, out, size))
+            return 1;
+        p = e;
+    }
+    return 0;
+}
+
+/* #if, #ifdef, #ifndef, #elif, #elifdef, #elifndef (p just after the '#', in code). */
+static int judge_conditional(const char *code, const char *p, ch_guard_kind kind, ch_strbuf *msg,
+                             ch_guard_finding *f)
+{
+    static const char *const conditionals[] = {"if",      "ifdef",    "ifndef", "elif",
+                                               "elifdef", "elifndef", NULL};
+    char word[64], name[64];
+    const char *rest = skip_blank(read_word(skip_blank(p), word, sizeof word));
+    if (!in_list(conditionals, word) || !differs(code, rest, kind, 0, name, sizeof name))
+        return 0;
+    const char *eol = strchr(rest, '\n');
+    const char *at = next_word(code, rest, name);
+    if (!at || (eol && at > eol))
+        at = rest; /* reached through the source's own macro */
+    char *what = ch_xasprintf(
+        "#%s on '%s' is not allowed: its value depends on the compiler, its version or its flags, "
+        "so the checks and the compiler would see different code (test only __CUDA_ARCH__, "
+        "__cplusplus or macros the source defines)",
+        word, name);
+    refuse(msg, f, "conditional", code, at, what);
+    free(what);
+    return 1;
+}
+
+/* ---- clocks -------------------------------------------------------------------------------- */
+
+/* A kernel that reads a clock can compute one thing while it is verified and another later (a
+ * date past verification, a count of cycles): no test can see it. Timing is the verifier's job. */
+static int judge_clocks(const char *code, const char *bare, ch_strbuf *msg, ch_guard_finding *f)
+{
+    static const char *const calls[] = {
+        "clock", "clock64", "__globaltimer", "globaltimer", "clock_gettime", "time", NULL};
+    for (size_t i = 0; calls[i]; i++)
+        for (const char *p = next_word(bare, bare, calls[i]); p;
+             p = next_word(bare, p + 1, calls[i])) {
+            if (strcmp(calls[i], "time") == 0 && *skip_blank(p + 4) != '(')
+                continue; /* a variable named time; the call is what reads the clock */
+            char *what = ch_xasprintf("reads a clock (%s): a candidate's result may not depend on "
+                                      "when it runs (timing is the verifier's job)",
+                                      calls[i]);
+            refuse(msg, f, "clock", bare, p, what);
+            free(what);
+            return 1;
+        }
+    /* PTX special registers in inline assembly: %globaltimer(_lo/_hi), %clock, %clock64 */
+    static const char *const regs[] = {"%globaltimer", "%clock", NULL};
+    for (size_t i = 0; regs[i]; i++)
+        for (const char *p = strstr(code, regs[i]); p; p = strstr(p + 1, regs[i])) {
+            char *what = ch_xasprintf("inline assembly reads the %s register: a candidate's "
+                                      "result may not depend on when it runs",
+                                      regs[i] + 1);
+            refuse(msg, f, "clock", code, p, what);
+            free(what);
+            return 1;
+        }
+    return 0;
+}
+
 static int judge_code(const char *text, const char *code, const char *bare, ch_guard_kind kind,
                       ch_strbuf *msg, ch_guard_finding *f)
 {
@@ -459,6 +603,16 @@ int ch_source_guard(const char *src, ch_guard_kind kind, ch_strbuf *msg, ch_guar
     }
     if (!rc)
         rc = judge_code(code, code, bare, kind, msg, f);
+    /* after judge_code: a __has_include of a header not allowed says so */
+    for (const char *line = code; line && *line && !rc;) {
+        const char *p = skip_blank(line);
+        if (*p == '#')
+            rc = judge_conditional(code, p + 1, kind, msg, f);
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    if (!rc && kind == CH_GUARD_CANDIDATE)
+        rc = judge_clocks(code, bare, msg, f);
     free(bare);
     free(code);
     free(text);

@@ -327,6 +327,7 @@ int ch_static_check_text(const ch_checklist *c, const char *src, ch_strbuf *msg,
             *details = cJSON_CreateObject();
             cJSON_AddStringToObject(*details, "check", found.check);
             cJSON_AddNumberToObject(*details, "line", found.line);
+            cJSON_AddNumberToObject(*details, "column", found.col);
         }
         return 1;
     }

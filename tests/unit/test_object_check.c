@@ -205,6 +205,36 @@ Test(object_check, cuda_calls_past_the_launcher_rejected)
     cr_expect(ch_object_symbol_allowed("cudaDeviceSynchronize"));
 }
 
+/* The runtime is judged by an allow-list: entry points no deny-list named (a new runtime's file
+ * writer, process-wide device state) are refused, by name; a launcher's own calls pass. */
+Test(object_check, cuda_allow_list)
+{
+    expect_rejected("cache_config",
+                    KERNEL "extern \"C\" void go_launcher(void) { "
+                           "cudaDeviceSetCacheConfig(cudaFuncCachePreferL1); }\n",
+                    "calls 'cudaDeviceSetCacheConfig', a CUDA runtime function not on the "
+                    "launcher's allow-list");
+    /* refused: file writers, host callbacks, process-wide device state, names no list knows */
+    static const char *const refused =
+        "cudaLogsDumpToFile cudaLogsRegisterCallback cudaDeviceSetCacheConfig "
+        "cudaDeviceEnablePeerAccess cudaDeviceGraphMemTrim cudaCtxResetPersistingL2Cache "
+        "cudaDeviceSetSharedMemConfig cudaMemPoolSetAttribute cudaGraphLaunch cudaLaunchHostFunc "
+        "cudaStreamAddCallback cudaSomethingNew";
+    static const char *const allowed =
+        "cudaMalloc cudaMallocAsync cudaFreeHost cudaMemcpy2DAsync cudaMemsetAsync "
+        "cudaLaunchKernel cudaLaunchCooperativeKernel cudaStreamCreateWithFlags "
+        "cudaStreamSynchronize "
+        "cudaEventElapsedTime cudaGetDeviceProperties_v2 cudaDeviceGetAttribute "
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor "
+        "cudaFuncSetAttribute cudaPointerGetAttributes cudaHostAlloc cudaGetErrorString";
+    for (int want = 0; want < 2; want++) {
+        char *names = ch_xstrdup(want ? allowed : refused), *save = NULL;
+        for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save))
+            cr_expect_eq(ch_object_symbol_allowed(n), want, "%s: allowed %d", n, !want);
+        free(names);
+    }
+}
+
 /* The verifying program links the candidate as it is: a definition of what it calls would
  * time, compare or copy for it. */
 Test(object_check, replacing_definitions_rejected)
@@ -325,6 +355,48 @@ static char *compile_fortified(const char *name, const char *src)
     free(cmd);
     free(c);
     return obj;
+}
+
+/* An allowed function's address used as a value (stored in a table, loaded into a register) is
+ * a base from which an offset reaches the rest of libc: refused; calls and tail calls pass. */
+Test(object_check, address_of_an_undefined_function_rejected)
+{
+    static const struct {
+        const char *name, *src;
+        int refused; /* 0, or 1 with the message: a PIE's GOT load is refused by its own rule */
+        const char *why;
+    } cases[] = {
+        {"table",
+         "#include <stdlib.h>\nstatic void (*volatile t[])(void) = {abort};\n"
+         "void f(int n) { if (n == 4242) ((void (*)(void))((char *)t[0] + 16))(); }\n",
+         1, "takes the address of 'abort'"},
+        {"returned", "#include <stdlib.h>\nvoid (*g(void))(void) { return abort; }\n", 1,
+         "_GLOBAL_OFFSET_TABLE_"},
+        {"called",
+         "#include <stdlib.h>\n#include <string.h>\n"
+         "void f(int n, double *y) { if (n < 0) abort(); memset(y, 0, 8); }\n",
+         0, NULL},
+        {"tail call", "#include <string.h>\nvoid *f(void *d, int n) { return memset(d, 0, n); }\n",
+         0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *obj = compile_fortified(cases[i].name, cases[i].src);
+        ch_strbuf msg;
+        ch_strbuf_init(&msg);
+        int rc = ch_object_check_as(obj, CH_OBJECT_REFERENCE, NULL, 0, &msg);
+        cr_expect_eq(rc, cases[i].refused, "%s: %s", cases[i].name, msg.data ? msg.data : "");
+        if (cases[i].refused)
+            cr_expect(msg.data && strstr(msg.data, cases[i].why), "%s: %s", cases[i].name,
+                      msg.data ? msg.data : "");
+        ch_strbuf_free(&msg);
+        free(obj);
+    }
+    /* the same in a candidate: nvcc's own registration and unwind tables pass (the builtin
+     * candidate test), a table of a libc function does not */
+    expect_rejected("cand_table",
+                    "#include <stdlib.h>\n" KERNEL "static void (*volatile t[])(void) = {abort};\n"
+                    "extern \"C\" void go_launcher(int n) { if (n == 4242) t[0](); }\n",
+                    "takes the address of 'abort'");
 }
 
 /* A fortified fprintf or memcpy (__fprintf_chk, __memcpy_chk) is allowed wherever the plain

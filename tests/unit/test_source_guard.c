@@ -35,7 +35,49 @@ static const guard_case candidates[] = {
     {"dot dot in an allowed dir", "#include <cuda/../../../etc/passwd>\n", "not an allowed", 1},
     {"has_include probe", "#if __has_include(</root/.netrc>)\n#error yes\n#endif\n",
      "includes </root/.netrc>", 1},
-    {"has_include of a header", "#if __has_include(<cuda_fp16.h>)\n#endif\n", NULL, 0},
+    {"has_include of a header", "#if __has_include(<cuda_fp16.h>)\n#endif\n",
+     "on '__has_include' is not allowed", 1},
+    /* conditionals the checks and the compiler evaluate differently */
+    {"ifdef __NVCC__", KERNEL "#ifdef __NVCC__\nint hidden;\n#endif\n",
+     "#ifdef on '__NVCC__' is not allowed", 2},
+    {"ifndef __clang__", "\n#ifndef __clang__\n#endif\n", "#ifndef on '__clang__'", 2},
+    {"if defined(__GNUC__)", "#if 1 && defined( __GNUC__ )\n#endif\n", "'__GNUC__'", 1},
+    {"elif __CUDACC_VER_MAJOR__", "#if 0\n#elif __CUDACC_VER_MAJOR__ >= 12\n#endif\n",
+     "#elif on '__CUDACC_VER_MAJOR__'", 2},
+    {"if __OPTIMIZE__", "#if __OPTIMIZE__\n#endif\n", "'__OPTIMIZE__'", 1},
+    {"ifdef __AVX2__", "#ifdef __AVX2__\n#endif\n", "'__AVX2__'", 1},
+    {"has_builtin", "#if __has_builtin(__builtin_expect)\n#endif\n", "'__has_builtin'", 1},
+    {"through the source's own macro",
+     "#define IS_GCC (defined(__GNUC__) && !defined(__clang__))\n#if IS_GCC\n#endif\n",
+     "#if on '__GNUC__'", 2},
+    {"through two macros", "#define A __llvm__\n#define B A\n#ifdef X\n#elif B\n#endif\n",
+     "'__llvm__'", 4},
+    {"a macro defining itself ends", "#define A A\n#if A\n#endif\n", NULL, 0},
+    {"gnu dialect name", "#ifdef linux\n#endif\n", "'linux'", 1},
+    {"__CUDA_ARCH__ split", KERNEL "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#endif\n",
+     NULL, 0},
+    {"__cplusplus and own macros",
+     "#define TILE 32\n#ifndef TILE\n#define TILE 16\n#elif TILE > 64 || __cplusplus < 201703L\n"
+     "#endif\n",
+     NULL, 0},
+    {"compiler macro outside a conditional is text", "const char *v = \"__clang__\";\n", NULL, 0},
+    /* clocks: a result that depends on when it runs */
+    {"clock64", "__global__ void k(long long *o) { o[0] = clock64(); }\n",
+     "reads a clock (clock64)", 1},
+    {"globaltimer asm",
+     "__global__ void k(unsigned long long *o) { unsigned long long t;\n"
+     "  asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); o[0] = t; }\n",
+     "reads the globaltimer register", 2},
+    {"clock register asm",
+     "__global__ void k(unsigned *o) { unsigned t; asm(\"mov.u32 %0, %%clock;\" : \"=r\"(t)); "
+     "o[0] = t; }\n",
+     "reads the clock register", 1},
+    {"host time()", "#include <ctime>\nextern \"C\" void f(int *o) { o[0] = (int)time(0); }\n",
+     "reads a clock (time)", 2},
+    {"words near clocks",
+     "__global__ void k(int clocks, int time_steps, float *y) { int time = "
+     "clocks; y[0] = time + time_steps; }\n",
+     NULL, 0},
     {"gcc dependency", "#pragma GCC dependency \"/etc/shadow\"\n", "GCC dependency", 1},
     {"_Pragma dependency", "_Pragma(\"GCC dependency \\\"/etc/shadow\\\"\")\n", "GCC dependency",
      1},
@@ -77,7 +119,7 @@ Test(source_guard, candidates)
     ch_strbuf_init(&msg);
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         const guard_case *g = &candidates[i];
-        ch_guard_finding f = {NULL, 0};
+        ch_guard_finding f = {NULL, 0, 0};
         int rc = ch_source_guard(g->src, CH_GUARD_CANDIDATE, &msg, &f);
         if (!g->expect) {
             cr_expect_eq(rc, 0, "%s: refused: %s", g->name, msg.data);
@@ -87,8 +129,24 @@ Test(source_guard, candidates)
         cr_expect(msg.data && strstr(msg.data, g->expect), "%s: message '%s'", g->name,
                   msg.data ? msg.data : "");
         cr_expect_eq(f.line, g->line, "%s: line %u, not %u", g->name, f.line, g->line);
+        cr_expect_gt(f.col, 0, "%s: no column", g->name);
         cr_expect_not_null(f.check, "%s: the check's name", g->name);
     }
+    ch_strbuf_free(&msg);
+}
+
+/* The finding names the column of the name a conditional tests. */
+Test(source_guard, conditional_column)
+{
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    ch_guard_finding f = {NULL, 0, 0};
+    cr_assert_eq(
+        ch_source_guard("int a;\n#if 1 && __GNUC__ > 4\n#endif\n", CH_GUARD_CANDIDATE, &msg, &f),
+        1);
+    cr_expect_eq(f.line, 2);
+    cr_expect_eq(f.col, 10, "column %u", f.col);
+    cr_expect_str_eq(f.check, "conditional");
     ch_strbuf_free(&msg);
 }
 
@@ -102,11 +160,16 @@ Test(source_guard, references)
         {"digraph include", "%:include </etc/passwd>\n", "includes </etc/passwd>", 1},
         {"asm", "void f(void) { __asm__(\"nop\"); }\n", "inline assembly", 1},
         {"asm in a __global__", "__global__ void k() { asm(\"trap;\"); }\n", "inline assembly", 1},
+        {"ifndef __clang__", "#include <stdlib.h>\n#ifndef __clang__\nstatic int x;\n#endif\n",
+         "#ifndef on '__clang__'", 2},
+        {"__STDC_VERSION__ follows the user's -std", "#if __STDC_VERSION__ >= 201112L\n#endif\n",
+         "'__STDC_VERSION__'", 1},
+        {"own macros pass", "#define N 4\n#if N > 2\nvoid f(void) {}\n#endif\n", NULL, 0},
     };
     ch_strbuf msg;
     ch_strbuf_init(&msg);
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
-        ch_guard_finding f = {NULL, 0};
+        ch_guard_finding f = {NULL, 0, 0};
         int rc = ch_source_guard(refs[i].src, CH_GUARD_REFERENCE, &msg, &f);
         if (!refs[i].expect) {
             cr_expect_eq(rc, 0, "%s: refused: %s", refs[i].name, msg.data);

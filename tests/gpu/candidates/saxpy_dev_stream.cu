@@ -2,10 +2,14 @@
 #include <cuda_runtime.h>
 __global__ void saxpy_kernel(int n, float a, const float *x, float *y)
 {
-    long long start = clock64();
-    while (clock64() - start < 200000000LL) /* ~0.1 s: still running when the launcher returns */
-        ;
+    /* ~0.1 s of dependent arithmetic (no clock read: the text check refuses clocks): still
+     * running when the launcher returns */
     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float spin = a;
+    for (int k = 0; k < (1 << 25); k++)
+        spin = spin * 0.9999999f + 1e-7f;
+    if (spin == 12345.0f) /* never: keeps the loop */
+        a = 0.0f;
     if (i < n)
         y[i] = a * x[i] + y[i];
 }
