@@ -342,7 +342,9 @@ Test(assemble, a_kernel_without_object_falls_back_to_the_host_path, .timeout = 1
     ch_cache_hit hit;
     ch_cache_hit_init(&hit);
     cr_assert_eq(ch_cache_begin(s.cache, key, &t, &hit, &err), 0, "%s", err.msg);
-    const char kernel[] = "this is not CUDA;\n";
+    /* a device launcher (else the unit would hold the host path alone and nvcc never run) */
+    const char kernel[] = "extern \"C\" int saxpy_device_launcher(int n, float a, const float *x, "
+                          "float *y)\n{ return 0; }\nthis is not CUDA;\n";
     cr_assert_eq(ch_cache_put(t, "kernel.cu", kernel, strlen(kernel), &err), 0);
     cr_assert_eq(ch_cache_put(t, "report.json", "{}", 2, &err), 0);
     ch_cache_txn_meta(t, "status", "verified");
