@@ -277,7 +277,8 @@ typedef enum ch_stage_status {
 typedef struct ch_verify_report {
     int stage;     /* the failing stage, or the last stage run when everything passed */
     int passed;    /* every stage that ran passed (or was skipped) */
-    int correct;   /* stages 0..4 passed or were skipped: usable as a kernel */
+    int correct;   /* stages 0..4 passed or were skipped and stage 5 did not fail: usable as a
+                    * kernel (a timing that caught skipped work disqualifies) */
     char *message; /* one line: "correct: y[96..99] not written (NaN) at n=100" */
     uint64_t seed;
     ch_stage_status status[CH_STAGE_COUNT_];

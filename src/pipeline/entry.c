@@ -91,7 +91,7 @@ static const char *candidate_words(const ch_verify_report *r)
         [CH_STAGE_SMOKE] = "crashed or hung on a small run",
         [CH_STAGE_CORRECT] = "gave wrong results",
         [CH_STAGE_SANITIZE] = "failed the memory checks",
-        [CH_STAGE_PERF] = "could not be timed",
+        [CH_STAGE_PERF] = "failed its timing (skipped work, or could not be timed)",
     };
     if (r->correct && r->status[CH_STAGE_SMOKE] == CH_ST_SKIP)
         return "compiles; its test waits for a GPU";

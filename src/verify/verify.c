@@ -1888,6 +1888,12 @@ static void finish(ch_verifier *v, ch_verify_build *b, int failed, ch_verify_rep
     for (int s = 0; s <= CH_STAGE_SANITIZE; s++)
         if (rep->status[s] != CH_ST_PASS && rep->status[s] != CH_ST_SKIP)
             rep->correct = 0;
+    /* A failed timing disqualifies too: the stage fails a kernel caught skipping work (faster
+     * than its bytes allow, or a device launcher that stopped computing on repeated calls),
+     * which passed every correctness check by construction, and a kernel that could not be
+     * timed has no figure to weigh against the host path. Either way it must not be linked. */
+    if (rep->status[CH_STAGE_PERF] == CH_ST_FAIL)
+        rep->correct = 0;
     if (!rep->message)
         rep->message = rep->correct ? ch_xasprintf("passed stages 0-%d", b->last)
                                     : ch_xasprintf("stopped after stage %d", b->last);

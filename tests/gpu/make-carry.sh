@@ -27,4 +27,11 @@ done
 # make, for the example builds, in case the machine has none (built here, runs on glibc >= 2.36)
 mkdir -p "$c/bin"
 cp "$(command -v make)" "$c/bin/make"
+# redis-server, for the team test's redis:// remote, with the two libraries Ubuntu lacks by default
+if command -v redis-server >/dev/null; then
+    cp "$(command -v redis-server)" "$c/bin/redis-server"
+    for l in liblzf.so.1 libjemalloc.so.2; do
+        cp -L "/usr/lib/x86_64-linux-gnu/$l" "$c/lib/$l"
+    done
+fi
 echo "carry: $(du -sh "$c" | cut -f1) in $c; the runtime: $build/lib/libch_runtime.a"

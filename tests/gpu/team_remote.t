@@ -86,7 +86,8 @@ team() {
             "$name: B linked a kernel (host_fallbacks 0) from the remote's object (kernel_compiles 0)"
         objdump -h b.o | grep -q '\.nvFatBinSegment'
         ok $? "$name: B's object carries the kernel's device code"
-        nm b.o | grep -q ' U ch_rt_call_v1$'
+        # a weak reference: the dispatcher takes the host path when the runtime is not linked
+        nm b.o | grep -Eq ' [wU] ch_rt_call_v1$'
         ok $? "$name: B's object calls the trusted runtime (the verified kernel's dispatcher)"
         is "$status" verified "$name: --harness-explain on B: the entry is verified"
     else
