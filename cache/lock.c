@@ -6,7 +6,11 @@
  * The race handled here: lock files may be unlinked by an exclusive holder (eviction, clean). A
  * waiter could then hold a lock on an inode no longer reachable by its path while a newcomer
  * locks a fresh file, so after every acquisition the descriptor's inode is compared with the
- * path's and the acquisition retried when they differ. */
+ * path's and the acquisition retried when they differ.
+ *
+ * And one of fork: a flock belongs to the open descriptor and lasts as long as any copy of it,
+ * so a process forked by another thread while the lock is held keeps it held until that
+ * process execs or exits (a sandbox's helpers never exec). Release unlocks before it closes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -92,10 +96,15 @@ int ch_lock_acquire(const char *path, int exclusive, double timeout, ch_lock *ou
     }
 }
 
+/* Unlocked before the close: a process forked meanwhile that has not exec'd (or never will: a
+ * sandbox's helpers) holds a copy of the descriptor, and a flock lasts as long as any copy of
+ * it is open. LOCK_UN ends it for every copy at once. */
 void ch_lock_release(ch_lock *l)
 {
-    if (l->fd >= 0)
+    if (l->fd >= 0) {
+        flock(l->fd, LOCK_UN);
         close(l->fd);
+    }
     l->fd = -1;
 }
 

@@ -422,6 +422,25 @@ static void forward(pid_t init, int fd)
     exit_like(n == (ssize_t)sizeof status ? status : init_status);
 }
 
+/* The forwarder and the init run no program: without an exec, O_CLOEXEC closes nothing, and
+ * they would hold, for as long as the program runs, every descriptor the parent had open when
+ * ch_proc_run forked, those of its other threads included: a GPU or cache lock another thread
+ * held then (flock lives as long as any copy of its descriptor), another run's output pipe (its
+ * end of file never comes) or its gate. Each keeps only stdio and fd, moved to 3; returns 3.
+ * Async-signal-safe: the parent may be multithreaded. */
+static int keep_only(int fd)
+{
+    if (fd != 3) {
+        if (dup2(fd, 3) < 0)
+            return fd;
+        close(fd);
+    }
+    if (close_range(4, ~0U, 0) != 0)
+        for (int i = 4; i < 65536; i++)
+            close(i);
+    return 3;
+}
+
 /* Unshares a PID namespace and forks twice: this process stays outside as the forwarder, its
  * child is PID 1 (an init that reaps), and the grandchild returns 0 to run the program as PID 2
  * (a PID 1 would ignore the signals it sends itself, abort's SIGABRT among them). -1 when there
@@ -441,14 +460,14 @@ static int enter_pid_ns(void)
     }
     if (init > 0) {
         close(fds[1]);
-        forward(init, fds[0]);
+        forward(init, keep_only(fds[0]));
     }
     close(fds[0]);
     pid_t program = fork();
     if (program < 0)
         _exit(127);
     if (program > 0)
-        be_init(program, fds[1]);
+        be_init(program, keep_only(fds[1]));
     close(fds[1]);
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 
 #include "ch/cache.h"
 #include "ch/fsutil.h"
+#include "ch/lock.h"
 #include "ch/remote.h"
 
 static char *dir;
@@ -425,6 +427,36 @@ Test(cache_store, size_suffixes_from_the_configuration)
     cr_assert_neq(ch_cache_open(&c, &cfg, &err), 0, "bad suffix rejected");
     cr_assert(strstr(err.msg, "max_size"), "%s", err.msg);
     ch_config_free(&cfg);
+}
+
+/* A lock released while a process forked meanwhile (which never execs: O_CLOEXEC closes
+ * nothing) still holds a copy of its descriptor is free for everyone at once, not when that
+ * process ends: sandboxed runs started by other threads fork such helpers. */
+Test(cache_store, a_released_lock_is_free_though_a_forked_child_holds_its_descriptor)
+{
+    char *path = ch_path_join(dir, "held.lock");
+    ch_lock l;
+    ch_error err;
+    cr_assert_eq(ch_lock_acquire(path, 1, 1.0, &l, &err), 0, "%s", err.msg);
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    pid_t pid = fork();
+    if (pid == 0) { /* holds the copy until the parent says it is done */
+        close(p[1]);
+        char c;
+        ssize_t n = read(p[0], &c, 1);
+        _exit(n < 0);
+    }
+    close(p[0]);
+    ch_lock_release(&l);
+    int fd = open(path, O_RDWR);
+    cr_assert_geq(fd, 0);
+    int free_now = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    close(p[1]);
+    waitpid(pid, NULL, 0);
+    cr_assert(free_now, "the lock stayed held by the forked child's copy of the descriptor");
+    free(path);
 }
 
 Test(cache_store, lock_timeout_and_stale_lock_recovery)

@@ -6,12 +6,15 @@
  * isolation_failed: never silently. The benign control shows the sandbox still runs a real program.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -118,6 +121,46 @@ Test(sandbox, benign_program_runs_and_writes_its_output)
     cr_assert_eq(stat(out, &st), 0, "the output is not in the run directory");
     free(out);
     ch_proc_result_free(&pr);
+}
+
+/* While a sandboxed program runs, its helpers outside it (the PID namespace's forwarder and
+ * init, which never exec) must hold none of the parent's descriptors: a lock the parent's other
+ * threads held when the run started would stay held until the program ends. Here the parent
+ * holds a flock when the run starts and drops it by closing its descriptor (no LOCK_UN) while
+ * the program is still running; the lock must then be free. */
+typedef struct held_fd {
+    const char *path;
+    int fd;      /* the descriptor that held the lock when the run started */
+    int free_at; /* 1: free once that descriptor closed, while the program ran */
+} held_fd;
+
+static void *probe_lock(void *arg)
+{
+    held_fd *h = arg;
+    usleep(1000 * 1000); /* the run has forked its helpers by now; the program sleeps 3 s */
+    close(h->fd);
+    int fd = open(h->path, O_RDWR);
+    h->free_at = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+Test(sandbox, helpers_of_a_run_hold_none_of_the_parents_descriptors)
+{
+    char *path = ch_path_join(base, "held.lock");
+    held_fd h = {path, open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), 0};
+    cr_assert_geq(h.fd, 0);
+    cr_assert_eq(flock(h.fd, LOCK_EX), 0);
+    pthread_t probe;
+    pthread_create(&probe, NULL, probe_lock, &h);
+    ch_proc_result pr;
+    run_mode("sleep", "3000", &pr);
+    pthread_join(probe, NULL);
+    cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
+    cr_assert(h.free_at, "the run's helpers kept the parent's lock descriptor");
+    ch_proc_result_free(&pr);
+    free(path);
 }
 
 Test(sandbox, threads_still_start)

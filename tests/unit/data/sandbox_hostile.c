@@ -183,6 +183,8 @@ int main(int argc, char **argv)
         return show_env();
     if (strcmp(mode, "threads") == 0)
         return threads();
+    if (strcmp(mode, "sleep") == 0) /* not an attack: a run that lasts ARG ms */
+        return usleep((useconds_t)atoi(arg) * 1000) == 0 ? 0 : 4;
     if (strcmp(mode, "benign") == 0)
         return benign(arg);
     if (strcmp(mode, "signal") == 0)
