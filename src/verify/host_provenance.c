@@ -887,6 +887,18 @@ static int for_part(const subset_ctx *x, CXCursor loop, CXCursor child)
     return part;
 }
 
+/* A loop's condition tested on *it: the state where it is false joins *exits, and *it goes on
+ * as the state where it is true (the next round). */
+static void cond_exit(flow *f, CXCursor cond, pstate *it, pstate *exits)
+{
+    eval(f, cond, it);
+    pstate out = st_copy(it);
+    refine(f, cond, 0, &out);
+    st_join(f, exits, &out);
+    st_free(&out);
+    refine(f, cond, 1, it);
+}
+
 /* Runs a loop's body (cond tested before it, or after it with !test_first; inc after it) to a
  * fixed point from *st and leaves the state at the loop's exits in *st. Without cond the loop
  * leaves only by break, unless may_skip (a range-for: it may run no round). */
@@ -908,14 +920,8 @@ static void exec_loop(flow *f, CXCursor cond, CXCursor body, CXCursor inc, int t
         cont.live = 0;
         if (may_skip)
             st_join(f, &exits, &it);
-        if (test_first && !clang_Cursor_isNull(cond)) {
-            eval(f, cond, &it);
-            pstate out = st_copy(&it);
-            refine(f, cond, 0, &out);
-            st_join(f, &exits, &out);
-            st_free(&out);
-            refine(f, cond, 1, &it);
-        }
+        if (test_first && !clang_Cursor_isNull(cond))
+            cond_exit(f, cond, &it, &exits);
         f->brk = &brk;
         f->cont = &cont;
         exec(f, body, &it);
@@ -923,14 +929,8 @@ static void exec_loop(flow *f, CXCursor cond, CXCursor body, CXCursor inc, int t
         f->cont = outer_cont;
         st_join(f, &it, &cont);
         st_free(&cont);
-        if (!test_first && !clang_Cursor_isNull(cond)) {
-            eval(f, cond, &it);
-            pstate out = st_copy(&it);
-            refine(f, cond, 0, &out);
-            st_join(f, &exits, &out);
-            st_free(&out);
-            refine(f, cond, 1, &it);
-        }
+        if (!test_first && !clang_Cursor_isNull(cond))
+            cond_exit(f, cond, &it, &exits);
         if (!clang_Cursor_isNull(inc))
             eval(f, inc, &it);
         pstate next = st_copy(&head);

@@ -141,8 +141,8 @@ kids hs_children(CXCursor c)
     return k;
 }
 
-/* Whether fn carries the CUDA attribute kind among its children. */
-static int has_attr(CXCursor fn, enum CXCursorKind attr)
+/* Whether c has a child of that kind (a function's or a variable's CUDA attributes). */
+int hs_has_child_kind(CXCursor fn, enum CXCursorKind attr)
 {
     kids k = hs_children(fn);
     int found = 0;
@@ -155,14 +155,15 @@ static int has_attr(CXCursor fn, enum CXCursorKind attr)
 int hs_is_kernel(CXCursor fn)
 {
     CXCursor def = clang_getCursorDefinition(fn);
-    return has_attr(clang_Cursor_isNull(def) ? fn : def, CXCursor_CUDAGlobalAttr);
+    return hs_has_child_kind(clang_Cursor_isNull(def) ? fn : def, CXCursor_CUDAGlobalAttr);
 }
 
 /* A kernel, or a __device__ function without __host__: never compiled for the host. */
 int hs_device_only(CXCursor fn)
 {
-    return has_attr(fn, CXCursor_CUDAGlobalAttr) ||
-           (has_attr(fn, CXCursor_CUDADeviceAttr) && !has_attr(fn, CXCursor_CUDAHostAttr));
+    return hs_has_child_kind(fn, CXCursor_CUDAGlobalAttr) ||
+           (hs_has_child_kind(fn, CXCursor_CUDADeviceAttr) &&
+            !hs_has_child_kind(fn, CXCursor_CUDAHostAttr));
 }
 
 /* ---- types ----------------------------------------------------------------------------------- */
@@ -244,7 +245,7 @@ static int compatible_pointees(CXType a, CXType b)
 void hs_refuse(subset_ctx *x, CXCursor at, const char *rule, const char *fmt, ...)
 {
     int held = strcmp(rule, "host-store") == 0 || strcmp(rule, "pointer-value") == 0 ||
-               strcmp(rule, "provenance") == 0;
+               strcmp(rule, "provenance") == 0 || strcmp(rule, "static-state") == 0;
     if (x->refused || (held && x->held_what))
         return;
     CXFile file;
@@ -411,7 +412,7 @@ static int kernel_value(CXCursor e)
         return 0;
     CXCursor r = clang_getCursorReferenced(p);
     return !clang_Cursor_isNull(r) && is_function_decl(clang_getCursorKind(r)) &&
-           has_attr(clang_getCursorDefinition(r), CXCursor_CUDAGlobalAttr);
+           hs_has_child_kind(clang_getCursorDefinition(r), CXCursor_CUDAGlobalAttr);
 }
 
 static void walk(subset_ctx *x, CXCursor c);
@@ -673,10 +674,24 @@ static void judge_dereference(subset_ctx *x, CXCursor c, enum CXCursorKind k)
 
 /* ---- the walk -------------------------------------------------------------------------------- */
 
+/* The static variables of a device-only function (its body is not host code, but what it keeps
+ * across launches is state all the same). */
+static enum CXChildVisitResult device_statics(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    subset_ctx *x = data;
+    if (clang_getCursorKind(c) == CXCursor_VarDecl)
+        hs_judge_static_state(x, c, 1);
+    return x->refused ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
 static void walk_function(subset_ctx *x, CXCursor c)
 {
-    if (hs_device_only(c))
+    if (hs_device_only(c)) {
+        if (x->kind == CH_SUBSET_CANDIDATE)
+            clang_visitChildren(c, device_statics, x);
         return;
+    }
     char *name = hs_str_of(clang_getCursorSpelling(c));
     int launcher =
         x->device_launcher && clang_isCursorDefinition(c) && strcmp(name, x->device_launcher) == 0;
@@ -764,6 +779,8 @@ static void walk(subset_ctx *x, CXCursor c)
         break;
     }
     judge_declaration(x, c, k);
+    if (k == CXCursor_VarDecl)
+        hs_judge_static_state(x, c, 0);
     if (hs_is_cast(k) || (k == CXCursor_UnexposedExpr && x->kind == CH_SUBSET_REFERENCE))
         judge_conversion(x, c, !hs_is_cast(k));
     if (clang_isExpression(k) && hs_function_like(clang_getCursorType(c)))

@@ -22,9 +22,9 @@ typedef struct subset_ctx {
     const char *rule;
     char *what;
     unsigned line, col;
-    /* the first host-store or pointer-value finding, held until the walk ends: any other
-     * rule's reason (a call off the allow-list, a callback, an integer made a pointer) says
-     * more about the same code, and wins */
+    /* the first host-store, pointer-value, provenance or static-state finding, held until the
+     * walk ends: any other rule's reason (a call off the allow-list, a callback, an integer made
+     * a pointer) says more about the same code, and wins */
     const char *held_rule;
     char *held_what;
     unsigned held_line, held_col;
@@ -42,6 +42,8 @@ int hs_in_list(const char *const *list, const char *s);
 int hs_has_prefix_in(const char *const *list, const char *s);
 int hs_from_main_file(CXCursor c);
 kids hs_children(CXCursor c);
+/* Whether c has a child of that kind (a function's or a variable's CUDA attributes). */
+int hs_has_child_kind(CXCursor c, enum CXCursorKind kind);
 /* A kernel, or a __device__ function without __host__: never compiled for the host. */
 int hs_device_only(CXCursor fn);
 CXType hs_canon(CXType t);
@@ -91,5 +93,10 @@ int hs_is_kernel(CXCursor fn);
  * through pointers of a known origin, non-null where arithmetic needs it; in the device
  * launcher (device_launcher), kernels given only device memory. */
 void hs_judge_provenance(subset_ctx *x, CXCursor fn, int device_launcher);
+
+/* ---- the static-state rule (host_static.c, candidates only) ---- */
+/* A variable declaration: what a candidate keeps from one call (or launch) to the next; in_device
+ * when v is declared inside a device-only function. */
+void hs_judge_static_state(subset_ctx *x, CXCursor v, int in_device);
 
 #endif

@@ -66,9 +66,18 @@ if command -v nvcc >/dev/null; then
     rejected cand_std_system.cu "calls system: no file, process, network or environment access"
     rejected cand_rdtsc_host_timing.cu "includes <x86intrin.h>, which is not an allowed header"
     rejected cand_peer_access_process_state.cu "host code calls 'cudaDeviceGetDefaultMemPool', which is not on the host allow-list"
-    # open: each passes stages 0 and 1 today (pending/README says why)
-    for c in cand_nvcc_only_libc_offset.cu cand_cuda_logs_dump.cu cand_process_state.cu \
-        cand_call_counter_trojan.cu cand_globaltimer_timebomb.cu; do
+    # once open (pending/README): the source guard and the object check's allow-list refuse them
+    rejected cand_nvcc_only_libc_offset.cu "#ifdef on '__NVCC__' is not allowed: its value depends on the compiler"
+    rejected cand_cuda_logs_dump.cu "host code calls 'cudaLogsDumpToFile', which is not on the host allow-list"
+    rejected cand_process_state.cu "host code calls 'cudaDeviceSetCacheConfig', which is not on the host allow-list"
+    rejected cand_globaltimer_timebomb.cu "inline assembly reads the globaltimer register: a candidate's result may not depend on when it runs"
+    # state kept across calls (the host subset's static-state rule): a counter is refused, on the
+    # host and on the device
+    rejected cand_call_counter_trojan.cu "host code keeps the number 'ch_calls' across calls, and its value is used in arithmetic"
+    rejected cand_device_counter_trojan.cu "declares the device variable 'ch_launches' of static storage, which kernels can change"
+    # open (pending/README): a counter by comparisons alone (an implicit flow), and one in a kept
+    # pointer moved through a local, pass stages 0-1
+    for c in cand_implicit_counter_trojan.cu cand_pointer_counter_trojan.cu; do
         verify "$A/$c"
         s=$?
         [ "$s" = 1 ]; todo $? "$c: refused at stage 0 or 1 (today: exit $s)"
@@ -157,8 +166,8 @@ model "$A/ref_digraph_asm.c"
 like "$(cat m.err)" "token pasting \\(##\\) is not allowed" "ref_digraph_asm.c: %:%: pasting refused"
 libc_offsets "$A/ref_hidden_libc_offset.c" > ref_hidden_libc_offset.c
 model ref_hidden_libc_offset.c
-grep -qE "reference .*refused" m.err
-todo $? "ref_hidden_libc_offset.c: the libc call hidden from libclang is refused (today: linked as the host path)"
+like "$(cat m.err)" "the reference is refused: #ifndef on '__clang__' is not allowed" \
+    "ref_hidden_libc_offset.c: the libc call hidden from libclang is refused (the source guard)"
 
 cp ref_ok.c ref_cl.c
 model ref_cl.c "$A/checklist_huge_sizes.json"

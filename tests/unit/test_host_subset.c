@@ -137,8 +137,8 @@ static const subset_case host_stores[] = {
      "    static void *d = NULL;\n    static size_t have = 0;\n    cudaStream_t s;\n"
      "    float *dx = 0;\n    cudaStreamCreate(&s);\n    cudaMalloc((void **)&dx, 4);\n"
      "    if (grow(&d, &have, (size_t)n * 4) != 0)\n        return;\n"
-     "    static struct { void *buf[3]; int at; } st;\n"
-     "    for (size_t b = 0; b < 3; b++)\n        st.buf[b] = d;\n    st.at = 2;\n"
+     "    static struct { void *buf[3]; cudaStream_t at; } st;\n"
+     "    for (size_t b = 0; b < 3; b++)\n        st.buf[b] = d;\n    st.at = s;\n"
      "    float sums[4] = {0};\n    sums[3] += 1;\n    n++;\n" CLOSE,
      NULL, NULL, 0},
     {"copies into memory it did not declare, and a library reading a constant",
@@ -199,6 +199,66 @@ static const subset_case host_stores[] = {
      "struct s { float a[2]; s(int n, const float *x) { memcpy(a, x, (size_t)n); } };\n" OPEN
      "    s v(n, y);\n" CLOSE,
      "host-store", "lets its array 'a temporary or *this' become a pointer", 5},
+};
+
+/* state kept across calls: constants, buffers, handles, locks and remembered sizes only (the
+ * call counter of attacks4/cand_call_counter_trojan.cu and its device twin are refused) */
+#define KEEP "#include <cuda_runtime.h>\n#include <mutex>\n#include <string.h>\n"
+static const subset_case static_states[] = {
+    {"constants, __constant__ and __shared__ tables, a cache of buffers, handles and sizes",
+     KEEP
+     "static const float tab[4] = {1, 2, 3, 4};\nstatic constexpr int B = 256;\n"
+     "__constant__ float ctab[4];\n"
+     "__global__ void k(int n, float *y)\n{\n    __shared__ float s[B];\n"
+     "    s[threadIdx.x] = ctab[threadIdx.x % 4];\n    __syncthreads();\n"
+     "    if (n) y[0] = s[0];\n}\n" GROW
+     "static struct { void *buf[3]; cudaEvent_t done[3]; cudaStream_t stream; } ring;\n"
+     "extern \"C\" void f_launcher(int n, float *y)\n{\n"
+     "    static std::mutex m;\n    static float *d;\n    static size_t have;\n"
+     "    static void *e = NULL;\n    static size_t e_bytes = 0;\n"
+     "    std::lock_guard<std::mutex> g(m);\n    size_t b = (size_t)n * sizeof(float);\n"
+     "    if (b > have) {\n        cudaFree(d);\n        if (cudaMalloc(&d, b) != cudaSuccess) {\n"
+     "            have = 0;\n            return;\n        }\n        have = b;\n    }\n"
+     "    if (grow(&e, &e_bytes, b) != 0)\n        return;\n"
+     "    if (!ring.stream && cudaStreamCreate(&ring.stream) != cudaSuccess)\n        return;\n"
+     "    if (n > (int)tab[3] * B)\n        n = 0;\n"
+     "    k<<<1, B>>>(n, d);\n}\n",
+     NULL, NULL, 0},
+    {"a host call counter (the trojan)",
+     KEEP KERNEL "static int calls;\n" OPEN "    if (++calls > 64)\n        n = 0;\n" CLOSE,
+     "static-state", "keeps the number 'calls' across calls, and its value is used in arithmetic",
+     8},
+    {"a function-static counter moved by an assignment",
+     KEEP KERNEL OPEN "    static long calls = 0;\n    calls = calls + 1;\n    if (calls > 64)\n"
+                      "        n = 0;\n" CLOSE,
+     "static-state", "set to a value read from static storage", 8},
+    {"a counter moved by a helper through its address",
+     KEEP KERNEL "static void bump(size_t *c) { *c += 1; }\n" OPEN
+                 "    static size_t c;\n    bump(&c);\n    if (c > 64)\n        n = 0;\n" CLOSE,
+     "static-state", "changed by ++, -- or a compound assignment", 5},
+    {"a remembered number given to a kernel",
+     KEEP KERNEL OPEN "    static int last;\n    k<<<1, 1>>>(last, y);\n    last = n;\n}\n",
+     "static-state", "its value is used in arithmetic, a call", 8},
+    {"a static object that is not a resource",
+     KEEP "#include <array>\n" KERNEL OPEN "    static std::array<int, 2> seen;\n" CLOSE,
+     "static-state", "is neither a buffer, a handle, a lock nor a number", 8},
+    {"a struct mixing a buffer and a count",
+     KEEP KERNEL "static struct { void *buf; int uses; } cache;\n" OPEN CLOSE, "static-state",
+     "keeps 'cache' across calls and is neither a buffer", 5},
+    {"a device counter bumped by atomicAdd (the device twin)",
+     KEEP "__device__ unsigned int launches;\n"
+          "__global__ void k(int n, float *y)\n{\n"
+          "    if (atomicAdd(&launches, 1u) > 64u * 1024u)\n        return;\n"
+          "    if (n) y[0] = 1.0f;\n}\n" OPEN CLOSE,
+     "static-state", "declares the device variable 'launches'", 4},
+    {"a __managed__ global",
+     KEEP "__managed__ int m;\n"
+          "__global__ void k(int n, float *y)\n{\n    if (n) y[0] = 1.0f;\n}\n" OPEN CLOSE,
+     "static-state", "declares the device variable 'm'", 4},
+    {"a static counter inside a kernel",
+     KEEP "__global__ void k(int n, float *y)\n{\n    static int c;\n"
+          "    if (n) y[0] = (float)c;\n}\n" OPEN CLOSE,
+     "static-state", "declares the device variable 'c'", 6},
 };
 
 /* pointer values: a pointer never becomes a number in host code (n02's class: a real pointer
@@ -423,6 +483,13 @@ Test(host_subset, host_code_writes_only_inside_its_own_objects)
     if (!have_cuda())
         cr_skip("the CUDA headers are not installed");
     judge(host_stores, sizeof host_stores / sizeof *host_stores, CH_SUBSET_CANDIDATE, "f");
+}
+
+Test(host_subset, state_kept_across_calls_is_buffers_handles_locks_and_sizes)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(static_states, sizeof static_states / sizeof *static_states, CH_SUBSET_CANDIDATE, "f");
 }
 
 Test(host_subset, pointer_values_never_become_numbers)
