@@ -35,6 +35,15 @@ typedef struct ch_proc_opts {
      * or -1 to refuse to run. Must not allocate: the parent may be multithreaded. */
     int (*child_setup)(const void *ctx);
     const void *child_ctx;
+    /* A gate in the child's run, for a caller that needs a resource only for part of it (the
+     * GPU alone for a timing, not for the program's start and its reading of hundreds of MiB of
+     * inputs). With gate set the child's stdin is a socket (stdin_path is ignored); once the
+     * captured stdout holds gate_line at the start of a line, gate(gate_ctx) is called, which
+     * may block (its time does not count against wall_seconds), and then one byte is written
+     * to the child's stdin, which it waits for. Needs capture_stdout. */
+    const char *gate_line;
+    void (*gate)(void *ctx);
+    void *gate_ctx;
 } ch_proc_opts;
 
 typedef struct ch_proc_result {
@@ -43,7 +52,8 @@ typedef struct ch_proc_result {
     int timed_out;             /* nonzero: killed because wall_seconds passed */
     int net_isolated;          /* nonzero: ran in a fresh network namespace */
     unsigned isolation_failed; /* child_setup's mask of failed isolation steps */
-    double wall_used;          /* seconds */
+    double wall_used;          /* seconds (the gate's wait left out) */
+    int gate_opened;           /* nonzero: the gate was called (ch_proc_opts.gate) */
     ch_strbuf out;             /* captured stdout (owned; ch_proc_result_free) */
     ch_strbuf err;             /* captured stderr */
 } ch_proc_result;

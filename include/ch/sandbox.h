@@ -48,6 +48,11 @@ typedef struct ch_sandbox_opts {
     const char *hide[CH_SANDBOX_MAX_PATHS + 1];
     /* files or directories outside dir that stay visible (the program a launcher runs) */
     const char *expose[CH_SANDBOX_MAX_PATHS + 1];
+    /* a gate in the run (ch_proc_opts.gate: the child prints gate_line, gate(gate_ctx) runs,
+     * then the child goes on); NULL gate: none */
+    const char *gate_line;
+    void (*gate)(void *ctx);
+    void *gate_ctx;
 } ch_sandbox_opts;
 
 /* The isolation steps, as bits of ch_proc_result.isolation_failed. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,7 +52,7 @@ static void set_limit(int resource, long value)
 }
 
 /* Runs in the child after fork: never returns. Reports exec failure through errpipe. */
-static void child_exec(char *const *argv, const ch_proc_opts *o, int out_w, int err_w,
+static void child_exec(char *const *argv, const ch_proc_opts *o, int in_r, int out_w, int err_w,
                        int errpipe_w)
 {
     if (o->new_process_group || o->wall_seconds > 0)
@@ -62,7 +63,9 @@ static void child_exec(char *const *argv, const ch_proc_opts *o, int out_w, int 
         if (write(errpipe_w, &yes, 1) < 0) {
         }
     }
-    if (o->stdin_path) {
+    if (in_r >= 0) {
+        dup2(in_r, 0);
+    } else if (o->stdin_path) {
         int fd = open(o->stdin_path, O_RDONLY);
         if (fd >= 0) {
             dup2(fd, 0);
@@ -128,6 +131,38 @@ static void drain(int *fd, ch_strbuf *sb, size_t limit)
     }
 }
 
+/* Whether out holds line at the start of one of its lines. */
+static int has_line(const ch_strbuf *out, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = out->data; p && (size_t)(p - out->data) + n <= out->len;) {
+        if (strncmp(p, line, n) == 0)
+            return 1;
+        p = memchr(p, '\n', out->len - (size_t)(p - out->data));
+        p = p ? p + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Opens o's gate once stdout shows its line: the caller's gate (its wait is returned, to be
+ * left out of the time limit), then the byte the child waits for. A child that has already
+ * gone makes send fail, which is fine: MSG_NOSIGNAL keeps SIGPIPE off. */
+static double open_gate(const ch_proc_opts *o, int *in_w, ch_proc_result *res)
+{
+    if (*in_w < 0 || !has_line(&res->out, o->gate_line))
+        return 0;
+    double t0 = now_seconds();
+    o->gate(o->gate_ctx);
+    res->gate_opened = 1;
+    double waited = now_seconds() - t0;
+    char go = 'g';
+    if (send(*in_w, &go, 1, MSG_NOSIGNAL) < 0) {
+    }
+    close(*in_w);
+    *in_w = -1;
+    return waited;
+}
+
 static void kill_group(pid_t pid)
 {
     kill(-pid, SIGKILL);
@@ -138,9 +173,12 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
 {
     static const ch_proc_opts defaults;
     const ch_proc_opts *o = opts ? opts : &defaults;
-    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, ep[2];
+    int outp[2] = {-1, -1}, errp[2] = {-1, -1}, inp[2] = {-1, -1}, ep[2];
+    int gated = o->gate && o->gate_line && o->capture_stdout && !o->stdout_path;
     if (pipe2(ep, O_CLOEXEC) != 0)
         return ch_error_set(err, "cannot create a pipe: %s", strerror(errno));
+    if (gated && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, inp) != 0)
+        return ch_error_set(err, "cannot create a socket pair: %s", strerror(errno));
     if ((o->capture_stdout && !o->stdout_path && pipe2(outp, O_CLOEXEC) != 0) ||
         (o->capture_stderr && !o->merge_stderr && pipe2(errp, O_CLOEXEC) != 0))
         return ch_error_set(err, "cannot create a pipe: %s", strerror(errno));
@@ -150,7 +188,7 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
     if (pid < 0)
         return ch_error_set(err, "cannot start '%s': %s", argv[0], strerror(errno));
     if (pid == 0)
-        child_exec(argv, o, outp[1], errp[1], ep[1]);
+        child_exec(argv, o, inp[0], outp[1], errp[1], ep[1]);
     if (o->new_process_group || o->wall_seconds > 0)
         setpgid(pid, pid);
     /* a child in its own group misses the terminal's ^C: the signal handler kills it */
@@ -160,6 +198,8 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
         close(outp[1]);
     if (errp[1] >= 0)
         close(errp[1]);
+    if (inp[0] >= 0)
+        close(inp[0]);
     size_t limit = o->capture_limit ? o->capture_limit : (size_t)16 << 20;
     int timed_out = 0;
     int status = 0;
@@ -219,6 +259,7 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
                 }
             } else if (ids[i] == 1) {
                 drain(&outp[0], &res->out, limit);
+                start += open_gate(o, &inp[1], res);
             } else {
                 drain(&errp[0], &res->err, limit);
             }
@@ -241,6 +282,8 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
             usleep(2000);
         }
     }
+    if (inp[1] >= 0)
+        close(inp[1]); /* the gate never opened: the child sees the end of its stdin */
     ch_cleanup_child_ended(pid);
     if (o->wall_seconds > 0)
         kill(-pid, SIGKILL); /* leftovers of the group: detached grandchildren */

@@ -549,6 +549,21 @@ static void emit_time_agreement(ch_strbuf *o, const ch_checklist *c)
 
 /* Time mode: reads DIR/0 once, times the device launcher when there is one, then the whole
  * launcher call on NSETS rotated copies, each until ch_stable says the median is settled. */
+/* The gate of time mode (ch_proc_opts.gate): the program has started, read its inputs and made
+ * its host copies, and nothing has touched the GPU yet; the verifier takes the GPU alone when it
+ * reads "ch-ready" and answers with one byte on stdin. Only what follows is timed, so only that
+ * needs the GPU to itself. stdio, not read(2): the candidate shares this unit. */
+static void emit_time_gate(ch_strbuf *o)
+{
+    ch_strbuf_adds(
+        o, "    printf(\"ch-ready\\n\");\n"
+           "    fflush(stdout);\n"
+           "    if (fgetc(stdin) == EOF) {\n"
+           "        fprintf(stderr, \"ch-scaffold: the verifier gave no go on stdin\\n\");\n"
+           "        return 2;\n"
+           "    }\n");
+}
+
 static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
 {
     int dev = c->device;
@@ -618,11 +633,12 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
                            "\".bin\"), \"%s\", sizeof(%s), %s_in, ch_count_%s);\n",
                            nm, ch_scalar_tag(p->elem), t, nm, nm);
     }
-    if (!dev) {
-        /* host memory: the sets exist before the first CUDA call, which is timed alone */
+    /* host memory: the sets exist before the first CUDA call, which is timed alone */
+    if (!dev)
         emit_time_sets(o, c, "_set", 0, "    ");
+    emit_time_gate(o);
+    if (!dev)
         emit_time_first_call(o, c);
-    }
     ch_strbuf_adds(o, "    cudaEvent_t ch_start, ch_stop;\n"
                       "    CH_CHECK(cudaEventCreate(&ch_start));\n"
                       "    CH_CHECK(cudaEventCreate(&ch_stop));\n");

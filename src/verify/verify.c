@@ -449,6 +449,46 @@ static int gpu_shared_run(ch_verifier *v, const ch_sandbox_opts *so, char *const
     return rc;
 }
 
+/* A timing run with the GPU alone, taken only once the program is ready to time: the
+ * scaffold's time mode prints CH_TIME_GATE after starting, reading its inputs and making its
+ * host copies of them (hundreds of MiB at a tune size), then waits for the verifier's go
+ * (ch_proc_opts.gate). Held from the process start, as before, every other entry's timing and
+ * functional runs waited through that preparation too: sixteen entries at once (make -j16)
+ * spent most of their time queued behind it. rep (NULL: no report) gets the wait. */
+#define CH_TIME_GATE "ch-ready"
+
+typedef struct timed_gate {
+    ch_verifier *v;
+    ch_verify_report *rep;
+    ch_gpu_lock lk;
+} timed_gate;
+
+static void take_gpu_alone(void *ctx)
+{
+    timed_gate *g = ctx;
+    if (g->rep) {
+        gpu_lock_take(g->v, 1, g->rep, &g->lk);
+        return;
+    }
+    ch_error lerr;
+    if (ch_gpu_lock_acquire(g->v->s.gpu_lock, 1, &g->lk, &lerr) != 0) {
+        /* the process-wide part is held: the run goes on, its times may be off */
+    }
+}
+
+static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv, ch_proc_result *pr,
+                         ch_verify_report *rep, ch_error *err)
+{
+    timed_gate g = {.v = v, .rep = rep};
+    so->gate_line = CH_TIME_GATE;
+    so->gate = take_gpu_alone;
+    so->gate_ctx = &g;
+    int rc = sandbox_run(v, so, argv, pr, err);
+    if (pr->gate_opened)
+        ch_gpu_lock_release(&g.lk);
+    return rc;
+}
+
 /* Runs the reference on the dataset written into dir and marks dir done. */
 static int compute_reference(ch_verifier *v, const char *dir, const char *done,
                              const ch_dataset *ds, ch_error *err)
@@ -1259,8 +1299,8 @@ static int write_set(ch_verifier *v, const char *set_dir, const ch_ck_size *sz, 
  * the device's set-up in that fresh process into *setup_ms; -1 for what cannot be measured. tag
  * names the work directory; its inputs are those perf_prepare wrote there, else made now. */
 static void point_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
-                       const ch_ck_size *sz, const char *tag, double *call_ms, double *host_ms,
-                       double *setup_ms)
+                       const ch_ck_size *sz, const char *tag, ch_verify_report *rep,
+                       double *call_ms, double *host_ms, double *setup_ms)
 {
     *call_ms = *setup_ms = -1;
     if (host_ms)
@@ -1276,7 +1316,7 @@ static void point_time(ch_verifier *v, const char *work, const char *prog, uint6
         char *argv[] = {(char *)prog, "time", case_dir, "1", "3", "15", NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
-        if (sandbox_run(v, &so, argv, &pr, &err) == 0) {
+        if (gpu_timed_run(v, &so, argv, &pr, rep, &err) == 0) {
             *call_ms = time_value(&pr, "wall_ms");
             *setup_ms = time_value(&pr, "setup_ms");
         }
@@ -1374,12 +1414,12 @@ static void curve_time(ch_verifier *v, const char *work, const char *prog, uint6
         mid_host = v->mid_host_ms;
     }
     pthread_mutex_unlock(&v->mu);
-    point_time(v, work, prog, seed, &c->smoke[0], "small", &rep->small_ms,
+    point_time(v, work, prog, seed, &c->smoke[0], "small", rep, &rep->small_ms,
                host_known ? NULL : &small_host, &setup[0]);
     const ch_ck_size *mid = curve_middle(c);
     if (mid)
-        point_time(v, work, prog, seed, mid, "middle", &mid_call, host_known ? NULL : &mid_host,
-                   &setup[1]);
+        point_time(v, work, prog, seed, mid, "middle", rep, &mid_call,
+                   host_known ? NULL : &mid_host, &setup[1]);
     if (!host_known) {
         pthread_mutex_lock(&v->mu);
         v->curve_host_timed = 1;
@@ -1438,7 +1478,8 @@ static double line_value(const char *out, const char *prefix, const char *key, c
 }
 
 /* The calibration (copy bandwidths, L2, compute peak), measured once per verifier; it runs
- * under the exclusive GPU lock like every timing. */
+ * under the exclusive GPU lock like every timing (taken here: the performance stage as a whole
+ * holds nothing, its timing runs take the lock when ready, gpu_timed_run). */
 static void perf_calibration(ch_verifier *v, const char *work, cJSON *st)
 {
     pthread_mutex_lock(&v->mu);
@@ -1449,12 +1490,24 @@ static void perf_calibration(ch_verifier *v, const char *work, cJSON *st)
          * first builds (calib_start), or, when that failed, compiled now */
         calib_join_locked(v);
         int rc = ch_calib_cached(v->arch, v->s.runner, v->s.cache_dir, &v->calib, &line);
-        if (rc != 0 && v->calib_exe)
-            rc = ch_calib_run(v->calib_exe, v->arch, v->s.runner, v->s.cache_dir, &v->calib, &line,
-                              &err);
-        else if (rc != 0)
-            rc = ch_calibrate(v->nvcc, v->arch, v->s.runner, v->s.cache_dir, work, &v->calib, &line,
-                              &err);
+        if (rc != 0) {
+            /* measured with the GPU alone; another build may have cached it while we waited */
+            ch_gpu_lock lk;
+            ch_error lerr;
+            if (ch_gpu_lock_acquire(v->s.gpu_lock, 1, &lk, &lerr) != 0) {
+                /* the process-wide part is held: measured anyway, perhaps less exactly */
+            }
+            free(line);
+            line = NULL;
+            rc = ch_calib_cached(v->arch, v->s.runner, v->s.cache_dir, &v->calib, &line);
+            if (rc != 0 && v->calib_exe)
+                rc = ch_calib_run(v->calib_exe, v->arch, v->s.runner, v->s.cache_dir, &v->calib,
+                                  &line, &err);
+            else if (rc != 0)
+                rc = ch_calibrate(v->nvcc, v->arch, v->s.runner, v->s.cache_dir, work, &v->calib,
+                                  &line, &err);
+            ch_gpu_lock_release(&lk);
+        }
         if (rc != 0)
             cJSON_AddStringToObject(st, "calibration_error", err.msg);
         else
@@ -1712,7 +1765,7 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, int de
         char *argv[] = {(char *)prog, "time", case_dir, nb, wb, maxb, minb, NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
-        rc = sandbox_run(v, &so, argv, &pr, err);
+        rc = gpu_timed_run(v, &so, argv, &pr, rep, err);
         if (rc == 0) {
             char *prob = run_problem(&pr, so.wall_seconds);
             if (!prob)
@@ -2059,18 +2112,6 @@ static void mem_release(ch_verifier *v, double bytes)
     pthread_mutex_unlock(&v->mu);
 }
 
-/* Stages from..to with the GPU alone (the timing stages; functional runs take shared holds of
- * their own, gpu_shared_run); the wait goes into the details. */
-static int run_exclusive(ch_verifier *v, ch_verify_build *b, const char *src, int from, int to,
-                         ch_verify_report *rep, ch_error *err)
-{
-    ch_gpu_lock lk;
-    gpu_lock_take(v, 1, rep, &lk);
-    int failed = run_stages(v, b, src, from, to, rep, err);
-    ch_gpu_lock_release(&lk);
-    return failed;
-}
-
 int ch_verifier_test(ch_verifier *v, ch_verify_build *b, const char *src, ch_verify_report *rep,
                      ch_error *err)
 {
@@ -2085,7 +2126,9 @@ int ch_verifier_test(ch_verifier *v, ch_verify_build *b, const char *src, ch_ver
         /* inputs are made outside the exclusive hold (perf_prepare says why) */
         failed = perf_prepare(v, b->work, rep->seed, &b->tune_bytes, err);
         if (failed == 0)
-            failed = run_exclusive(v, b, src, CH_STAGE_PERF, b->last, rep, err);
+            /* each timing run takes the GPU alone once it is ready (gpu_timed_run), the
+             * calibration for its own run (perf_calibration) */
+            failed = run_stages(v, b, src, CH_STAGE_PERF, b->last, rep, err);
     }
     if (failed < 0) {
         ch_verify_build_free(v, b, NULL);

@@ -163,6 +163,133 @@ Test(sandbox, helpers_of_a_run_hold_none_of_the_parents_descriptors)
     free(path);
 }
 
+/* The gate of a timing run: gate_calls counts the callback; each call sleeps past the run's
+ * whole time limit, which must not count (the GPU lock's wait is not the program's time). */
+typedef struct gate_probe {
+    int calls;
+    size_t seen_out; /* bytes of stdout captured when the gate opened: none after the line */
+    const ch_proc_result *pr;
+} gate_probe;
+
+static void slow_gate(void *ctx)
+{
+    gate_probe *g = ctx;
+    g->calls++;
+    g->seen_out = g->pr->out.len;
+    usleep(3500 * 1000);
+}
+
+static void run_gated(const char *mode, gate_probe *g, ch_proc_result *pr)
+{
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = run_dir;
+    so.wall_seconds = 3;
+    so.gate_line = "ch-ready";
+    so.gate = slow_gate;
+    so.gate_ctx = g;
+    g->pr = pr;
+    char *argv[] = {prog, (char *)mode, "x.in.bin", NULL};
+    ch_error err;
+    ch_proc_result_init(pr);
+    cr_assert_eq(ch_sandbox_run(&so, argv, pr, &err), 0, "%s", err.msg);
+}
+
+Test(sandbox, gate_opens_once_after_the_ready_line_and_its_wait_is_not_run_time)
+{
+    gate_probe g = {0};
+    ch_proc_result pr;
+    run_gated("gate", &g, &pr);
+    cr_assert_eq(g.calls, 1, "the gate was called %d times", g.calls);
+    cr_assert(!pr.timed_out, "the gate's 3.5 s wait counted against the 3 s limit");
+    cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
+    cr_assert(pr.gate_opened);
+    cr_assert_eq(g.seen_out, strlen("before\nch-ready\n"), "the gate opened at %zu bytes",
+                 g.seen_out);
+    cr_assert(pr.out.data && strstr(pr.out.data, "go=g\n"), "the child got no go: %s",
+              pr.out.data ? pr.out.data : "");
+    ch_proc_result_free(&pr);
+}
+
+Test(sandbox, gate_stays_shut_for_a_program_that_never_says_ready)
+{
+    gate_probe g = {0};
+    ch_proc_result pr;
+    run_gated("benign", &g, &pr);
+    cr_assert_eq(g.calls, 0);
+    cr_assert(!pr.gate_opened);
+    cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
+    ch_proc_result_free(&pr);
+}
+
+/* Timing runs of several threads of one process, each taking the GPU lock alone at its gate,
+ * beside functional runs taking it shared: all must finish (no deadlock). */
+typedef struct contender {
+    const char *lock;
+    int exclusive;
+    int rounds;
+    int finished;
+} contender;
+
+typedef struct held_gate {
+    const char *lock;
+    ch_gpu_lock lk;
+} held_gate;
+
+static void take_alone(void *ctx)
+{
+    held_gate *h = ctx;
+    ch_error err;
+    ch_gpu_lock_acquire(h->lock, 1, &h->lk, &err);
+}
+
+static void *contend(void *arg)
+{
+    contender *c = arg;
+    for (int r = 0; r < c->rounds; r++) {
+        ch_sandbox_opts so;
+        memset(&so, 0, sizeof so);
+        so.dir = run_dir;
+        so.wall_seconds = 30;
+        held_gate h = {.lock = c->lock};
+        ch_gpu_lock shared;
+        if (c->exclusive) {
+            so.gate_line = "ch-ready";
+            so.gate = take_alone;
+            so.gate_ctx = &h;
+        } else {
+            ch_error err;
+            ch_gpu_lock_acquire(c->lock, 0, &shared, &err);
+        }
+        char *argv[] = {prog, c->exclusive ? "gate" : "benign", "x.in.bin", NULL};
+        ch_proc_result pr;
+        ch_proc_result_init(&pr);
+        ch_error err;
+        ch_sandbox_run(&so, argv, &pr, &err);
+        if (c->exclusive && pr.gate_opened)
+            ch_gpu_lock_release(&h.lk);
+        else if (!c->exclusive)
+            ch_gpu_lock_release(&shared);
+        ch_proc_result_free(&pr);
+    }
+    c->finished = 1;
+    return NULL;
+}
+
+Test(sandbox, gated_exclusive_runs_beside_shared_runs_all_finish, .timeout = 90)
+{
+    char *lock = ch_path_join(base, "gpu.lock");
+    contender cs[4] = {{lock, 1, 8, 0}, {lock, 1, 8, 0}, {lock, 0, 8, 0}, {lock, 0, 8, 0}};
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, contend, &cs[i]);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < 4; i++)
+        cr_assert(cs[i].finished);
+    free(lock);
+}
+
 Test(sandbox, threads_still_start)
 {
     ch_proc_result pr;

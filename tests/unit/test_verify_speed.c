@@ -14,6 +14,7 @@
 
 #include "ch/fsutil.h"
 #include "ch/proc.h"
+#include "ch/sandbox.h"
 #include "ch/scaffold.h"
 #include "ch/verify.h"
 #include "verify_fixture.h"
@@ -120,6 +121,37 @@ Test(scaffold_time, host_entry_times_the_device_launcher_on_resident_sets)
     fx_free(&c);
 }
 
+/* The gate (the verifier takes the GPU alone only then): in time mode, after the inputs are read
+ * and their host copies made, before anything touches the GPU. */
+static void expect_gate_before_the_gpu(int device)
+{
+    ch_checklist c;
+    fx_saxpy(&c, device);
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_error err;
+    cr_assert_eq(ch_scaffold_generate(&c, NULL, &s, &err), 0, "%s", err.msg);
+    const char *fn = strstr(s.data, "static int ch_time(");
+    cr_assert_not_null(fn);
+    const char *gate = strstr(fn, "printf(\"ch-ready\\n\");\n    fflush(stdout);\n"
+                                  "    if (fgetc(stdin) == EOF) {");
+    cr_assert_not_null(gate, "no gate in time mode:\n%s", fn);
+    const char *gpu = strstr(fn, "cuda");
+    cr_assert(gpu && gpu > gate, "a CUDA call before the gate:\n%.*s", (int)(gate - fn), fn);
+    cr_assert_lt(strstr(fn, "ch_buf_read_into("), gate, "the inputs are read before the gate");
+    if (!device)
+        cr_assert_lt(strstr(fn, "memcpy(x_set[ch_s], x_in, x_bytes);"), gate,
+                     "the host copies are made before the gate");
+    ch_strbuf_free(&s);
+    fx_free(&c);
+}
+
+Test(scaffold_time, the_gpu_is_taken_alone_only_after_the_inputs_are_ready)
+{
+    expect_gate_before_the_gpu(0);
+    expect_gate_before_the_gpu(1);
+}
+
 Test(scaffold_time, device_entry_has_no_device_launcher)
 {
     ch_checklist c;
@@ -139,6 +171,22 @@ Test(scaffold_time, device_entry_has_no_device_launcher)
     fx_free(&c);
 }
 
+/* The scaffold of c and the signatures header a candidate is compiled with, written into dir
+ * as scaffold.cu and sig.h (as the verifier's build writes them). */
+static void write_scaffold(const ch_checklist *c, const char *dir)
+{
+    ch_strbuf s, sig;
+    ch_strbuf_init(&s);
+    ch_strbuf_init(&sig);
+    ch_error err;
+    cr_assert_eq(ch_scaffold_generate(c, NULL, &s, &err), 0, "%s", err.msg);
+    ch_scaffold_signatures(c, &sig);
+    write_in(dir, "scaffold.cu", s.data);
+    write_in(dir, "sig.h", sig.data);
+    ch_strbuf_free(&s);
+    ch_strbuf_free(&sig);
+}
+
 /* The verifier's build: scaffold.o once, the candidate compiled with the signatures forced in
  * front, linked. A candidate with and one without a device launcher both link; only the first
  * defines the symbol the weak reference resolves to. */
@@ -150,14 +198,9 @@ Test(scaffold_time, separate_objects_compile_and_link_with_and_without_device_la
     ch_error err;
     char *dir = ch_make_temp_dir("scafspeed", &err);
     cr_assert_not_null(dir);
-    ch_strbuf s, sig, log;
-    ch_strbuf_init(&s);
-    ch_strbuf_init(&sig);
+    ch_strbuf log;
     ch_strbuf_init(&log);
-    cr_assert_eq(ch_scaffold_generate(&c, NULL, &s, &err), 0, "%s", err.msg);
-    ch_scaffold_signatures(&c, &sig);
-    write_in(dir, "scaffold.cu", s.data);
-    write_in(dir, "sig.h", sig.data);
+    write_scaffold(&c, dir);
     char *with = ch_xasprintf("%s%s%s", saxpy_kernel, saxpy_host_launcher, saxpy_device_launcher);
     char *without = ch_xasprintf("%s%s", saxpy_kernel, saxpy_host_launcher);
     write_in(dir, "with.cu", with);
@@ -211,8 +254,79 @@ Test(scaffold_time, separate_objects_compile_and_link_with_and_without_device_la
     free(with);
     free(without);
     free(dir);
-    ch_strbuf_free(&s);
-    ch_strbuf_free(&sig);
+    ch_strbuf_free(&log);
+    fx_free(&c);
+}
+
+/* The gate of time mode, run: a host entry's program built as the verifier builds it, in time
+ * mode through the sandbox with a gate, says ch-ready after reading its inputs, waits, and goes
+ * on once the gate opened (here, without a GPU, to its first CUDA error). */
+static void count_gate(void *ctx)
+{
+    (*(int *)ctx)++;
+}
+
+Test(scaffold_time, time_mode_stops_at_the_gate_until_it_opens, .timeout = 300)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_error err;
+    char *dir = ch_make_temp_dir("scafgate", &err);
+    cr_assert_not_null(dir);
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    write_scaffold(&c, dir);
+    char *with = ch_xasprintf("%s%s%s", saxpy_kernel, saxpy_host_launcher, saxpy_device_launcher);
+    write_in(dir, "with.cu", with);
+    char *a0[] = {"-c", "-O2", "-o", "scaffold.o", "scaffold.cu", NULL};
+    cr_assert_eq(run_nvcc(dir, a0, &log), 0, "scaffold compiles:\n%s", log.data);
+    char *a1[] = {"-c", "-include", "sig.h", "-o", "with.o", "with.cu", NULL};
+    cr_assert_eq(run_nvcc(dir, a1, &log), 0, "%s", log.data);
+    char *l1[] = {"-o", "prog", "scaffold.o", "with.o", NULL};
+    cr_assert_eq(run_nvcc(dir, l1, &log), 0, "%s", log.data);
+    char *set = ch_path_join(dir, "tune/0");
+    cr_assert_eq(ch_mkdir_p(set, &err), 0);
+    int n = 1000;
+    float a = 2, x[1000], y[1000];
+    for (int i = 0; i < n; i++)
+        x[i] = y[i] = (float)i;
+    const char *names[] = {"n.bin", "a.bin", "x.bin", "y.bin"};
+    const void *data[] = {&n, &a, x, y};
+    ch_scalar types[] = {CH_T_INT, CH_T_FLOAT, CH_T_FLOAT, CH_T_FLOAT};
+    size_t counts[] = {1, 1, 1000, 1000};
+    for (int i = 0; i < 4; i++) {
+        char *f = ch_path_join(set, names[i]);
+        cr_assert_eq(ch_buf_write(f, types[i], data[i], counts[i], &err), 0, "%s", err.msg);
+        free(f);
+    }
+    char *tune = ch_path_join(dir, "tune"), *prog = ch_path_join(dir, "prog");
+    int opened = 0;
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = tune;
+    so.wall_seconds = 60;
+    so.gate_line = "ch-ready";
+    so.gate = count_gate;
+    so.gate_ctx = &opened;
+    char *argv[] = {prog, "time", tune, "1", "1", "3", "1", NULL};
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    cr_assert_eq(ch_sandbox_run(&so, argv, &pr, &err), 0, "%s", err.msg);
+    cr_assert_eq(opened, 1, "the gate opened %d times; out: %s; err: %s", opened,
+                 pr.out.data ? pr.out.data : "", pr.err.data ? pr.err.data : "");
+    cr_assert(!pr.timed_out, "the program hung after the gate; out: %s; err: %s",
+              pr.out.data ? pr.out.data : "", pr.err.data ? pr.err.data : "");
+    cr_assert(pr.out.data && strncmp(pr.out.data, "ch-ready\n", 9) == 0,
+              "ch-ready is the first line: %s", pr.out.data ? pr.out.data : "");
+    cr_assert(!pr.err.data || !strstr(pr.err.data, "gave no go"), "the go byte was not read: %s",
+              pr.err.data);
+    ch_proc_result_free(&pr);
+    ch_remove_tree(dir, &err);
+    free(set);
+    free(tune);
+    free(prog);
+    free(with);
+    free(dir);
     ch_strbuf_free(&log);
     fx_free(&c);
 }

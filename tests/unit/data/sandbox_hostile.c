@@ -164,6 +164,17 @@ static int benign(const char *in)
     return write_file("out.bin") == 0 ? 0 : 5;
 }
 
+/* The gate of a timing run (ch_proc_opts.gate): announces it is ready, then waits for one byte
+ * on stdin and says what it got; not an attack. */
+static int gate(void)
+{
+    printf("before\nch-ready\n");
+    fflush(stdout);
+    int c = fgetc(stdin);
+    printf(c == EOF ? "go=EOF\n" : "go=%c\n", c);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "", *arg = argc > 2 ? argv[2] : "";
@@ -185,6 +196,8 @@ int main(int argc, char **argv)
         return threads();
     if (strcmp(mode, "sleep") == 0) /* not an attack: a run that lasts ARG ms */
         return usleep((useconds_t)atoi(arg) * 1000) == 0 ? 0 : 4;
+    if (strcmp(mode, "gate") == 0)
+        return gate();
     if (strcmp(mode, "benign") == 0)
         return benign(arg);
     if (strcmp(mode, "signal") == 0)
