@@ -466,11 +466,33 @@ static const char *own_define(const char *code, const char *name)
     return NULL;
 }
 
+/* The source's macros differs() has followed for one conditional. Each is followed once: its
+ * verdict does not depend on the way it was reached, and following every occurrence made a few
+ * macros that each name the next ones several times take exponential time (found by
+ * fuzz_guard). A conditional that reaches more macros than this is refused. */
+#define CH_GUARD_MACROS 256
+typedef struct followed_macros {
+    char names[CH_GUARD_MACROS][64];
+    int n;
+} followed_macros;
+
+/* 1 when name was followed before; else records it (-1 when there is no room left). */
+static int followed_before(followed_macros *seen, const char *name)
+{
+    for (int i = 0; i < seen->n; i++)
+        if (strcmp(seen->names[i], name) == 0)
+            return 1;
+    if (seen->n == CH_GUARD_MACROS)
+        return -1;
+    snprintf(seen->names[seen->n++], sizeof seen->names[0], "%s", name);
+    return 0;
+}
+
 /* Whether an identifier from b to the end of its line may be seen differently by the compiler
- * and the checker, following the source's own macros (depth bounds a #define cycle); the first
- * such name goes into out. */
-static int differs(const char *code, const char *b, ch_guard_kind kind, int depth, char *out,
-                   size_t size)
+ * and the checker, following the source's own macros, each once (seen); the first such name
+ * goes into out. */
+static int differs(const char *code, const char *b, ch_guard_kind kind, followed_macros *seen,
+                   char *out, size_t size)
 {
     const char *const *agreed = kind == CH_GUARD_REFERENCE ? agreed_reference : agreed_candidate;
     for (const char *p = b; *p && *p != '\n';) {
@@ -490,8 +512,15 @@ static int differs(const char *code, const char *b, ch_guard_kind kind, int dept
             snprintf(out, size, "%s", word);
             return 1;
         }
-        if (body && depth < 16 && differs(code, body, kind, depth + 1, out, size))
-            return 1;
+        if (body) {
+            int before = followed_before(seen, word);
+            if (before < 0) {
+                snprintf(out, size, "%s", word); /* too many macros to follow */
+                return 1;
+            }
+            if (!before && differs(code, body, kind, seen, out, size))
+                return 1;
+        }
         p = e;
     }
     return 0;
@@ -505,7 +534,12 @@ static int judge_conditional(const char *code, const char *p, ch_guard_kind kind
                                                "elifdef", "elifndef", NULL};
     char word[64], name[64];
     const char *rest = skip_blank(read_word(skip_blank(p), word, sizeof word));
-    if (!in_list(conditionals, word) || !differs(code, rest, kind, 0, name, sizeof name))
+    if (!in_list(conditionals, word))
+        return 0;
+    followed_macros *seen = ch_xcalloc(1, sizeof *seen);
+    int found = differs(code, rest, kind, seen, name, sizeof name);
+    free(seen);
+    if (!found)
         return 0;
     const char *eol = strchr(rest, '\n');
     const char *at = next_word(code, rest, name);
