@@ -59,7 +59,10 @@ PROMPTS    := $(sort $(wildcard src/agent/prompts/*))
 TEMPLATES  := $(sort $(wildcard src/translate/templates/* src/emit/templates/* \
                               src/verify/templates/*))
 SPEC_CATALOG := $(sort $(wildcard src/agent/spec/catalog/*))
-HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h cache/storage/*.h))
+# every header an object may include, those beside their module (src/verify/*.h ...) too: an
+# object is rebuilt when any changes (a coarse rule, but never a stale struct layout)
+HEADERS    := $(sort $(wildcard include/ch/*.h include/*.h driver/*.h cache/*.h cache/storage/*.h \
+                              src/*/*.h))
 # What `make install` puts under include/: the public API only. harness.h (the HARNESS
 # attribute) and the trusted runtime's interface that generated units call (find_package users
 # link libch_runtime.a); every other header is internal to ch-cc (pipeline, agents, the argument
