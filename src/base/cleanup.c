@@ -203,6 +203,14 @@ static pid_t pid_of_name(const char *name)
     return (pid_t)strtol(p + 1, NULL, 10);
 }
 
+/* Whether this process may sweep what st describes: its own, or, as root, what the sandbox gave
+ * to nobody (a candidate's run directory, chowned to uid 65534 so that the program runs
+ * unprivileged: src/verify/sandbox.c); a killed root build left those behind for good. */
+static int sweepable_owner(const struct stat *st)
+{
+    return st->st_uid == getuid() || (getuid() == 0 && st->st_uid == 65534);
+}
+
 int ch_cleanup_sweep(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -214,7 +222,7 @@ int ch_cleanup_sweep(const char *dir)
         pid_t pid = pid_of_name(de->d_name);
         struct stat st;
         if (pid <= 0 || pid == getpid() ||
-            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != getuid() ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !sweepable_owner(&st) ||
             (kill(pid, 0) != 0 ? errno != ESRCH : 1))
             continue;
         char *path = ch_path_join(dir, de->d_name);

@@ -557,8 +557,10 @@ static void expect_no_unix_connection(void (*tune)(ch_sandbox_opts *), unsigned 
     int tried = 0;
     for (char **p = places; *p; p++) {
         int s = listen_unix(*p);
-        if (s < 0)
-            continue; /* /run as a user */
+        if (s < 0) { /* /run as a user */
+            free(*p);
+            continue;
+        }
         tried++;
         ch_sandbox_opts so;
         memset(&so, 0, sizeof so);
