@@ -27,8 +27,12 @@
 #include "ch/error.h"
 #include "ch/strbuf.h"
 
-#define CH_BUF_MAGIC  "CHBUF01"
-#define CH_BUF_HEADER 32
+#define CH_BUF_MAGIC "CHBUF01"
+
+/* The line time mode prints once its inputs are read and copied, before anything touches the
+ * GPU; it then waits for one byte on stdin (the verifier's gate: ch_proc_opts.gate). */
+#define CH_SCAFFOLD_READY "ch-ready"
+#define CH_BUF_HEADER     32
 
 /* Generates the scaffold for checklist c. With candidate_path the candidate is #included from
  * it (absolute, or relative to where nvcc runs; one translation unit). With NULL the scaffold

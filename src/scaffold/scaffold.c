@@ -551,12 +551,12 @@ static void emit_time_agreement(ch_strbuf *o, const ch_checklist *c)
  * launcher call on NSETS rotated copies, each until ch_stable says the median is settled. */
 /* The gate of time mode (ch_proc_opts.gate): the program has started, read its inputs and made
  * its host copies, and nothing has touched the GPU yet; the verifier takes the GPU alone when it
- * reads "ch-ready" and answers with one byte on stdin. Only what follows is timed, so only that
- * needs the GPU to itself. stdio, not read(2): the candidate shares this unit. */
+ * reads CH_SCAFFOLD_READY and answers with one byte on stdin. Only what follows is timed, so only
+ * that needs the GPU to itself. stdio, not read(2): the candidate shares this unit. */
 static void emit_time_gate(ch_strbuf *o)
 {
     ch_strbuf_adds(
-        o, "    printf(\"ch-ready\\n\");\n"
+        o, "    printf(\"" CH_SCAFFOLD_READY "\\n\");\n"
            "    fflush(stdout);\n"
            "    if (fgetc(stdin) == EOF) {\n"
            "        fprintf(stderr, \"ch-scaffold: the verifier gave no go on stdin\\n\");\n"

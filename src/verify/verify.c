@@ -450,13 +450,11 @@ static int gpu_shared_run(ch_verifier *v, const ch_sandbox_opts *so, char *const
 }
 
 /* A timing run with the GPU alone, taken only once the program is ready to time: the
- * scaffold's time mode prints CH_TIME_GATE after starting, reading its inputs and making its
- * host copies of them (hundreds of MiB at a tune size), then waits for the verifier's go
+ * scaffold's time mode prints CH_SCAFFOLD_READY after starting, reading its inputs and making
+ * its host copies of them (hundreds of MiB at a tune size), then waits for the verifier's go
  * (ch_proc_opts.gate). Held from the process start, as before, every other entry's timing and
  * functional runs waited through that preparation too: sixteen entries at once (make -j16)
- * spent most of their time queued behind it. rep (NULL: no report) gets the wait. */
-#define CH_TIME_GATE "ch-ready"
-
+ * spent most of their time queued behind it. rep gets the wait. */
 typedef struct timed_gate {
     ch_verifier *v;
     ch_verify_report *rep;
@@ -466,21 +464,15 @@ typedef struct timed_gate {
 static void take_gpu_alone(void *ctx)
 {
     timed_gate *g = ctx;
-    if (g->rep) {
-        gpu_lock_take(g->v, 1, g->rep, &g->lk);
-        return;
-    }
-    ch_error lerr;
-    if (ch_gpu_lock_acquire(g->v->s.gpu_lock, 1, &g->lk, &lerr) != 0) {
-        /* the process-wide part is held: the run goes on, its times may be off */
-    }
+    gpu_lock_take(g->v, 1, g->rep, &g->lk);
 }
 
 static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv, ch_proc_result *pr,
                          ch_verify_report *rep, ch_error *err)
 {
+    assert(rep); /* the wait goes into its details */
     timed_gate g = {.v = v, .rep = rep};
-    so->gate_line = CH_TIME_GATE;
+    so->gate_line = CH_SCAFFOLD_READY;
     so->gate = take_gpu_alone;
     so->gate_ctx = &g;
     int rc = sandbox_run(v, so, argv, pr, err);
