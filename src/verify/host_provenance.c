@@ -19,7 +19,14 @@
  *
  * In NAME_device_launcher the kernels' pointer arguments must be device memory: its own
  * parameters (the runtime's device copies) or what it cudaMalloc'd, so no kernel learns a host
- * address there. */
+ * address there.
+ *
+ * A value also carries whether it may be moved: the result of pointer arithmetic, ++/--, &p[i],
+ * a helper's parameter (its caller may hand it a moved one) or a helper's result unless the
+ * helper returns only kept pointers or null. A static, or memory that is not a local's, may hold
+ * only an unmoved pointer, the start of a buffer: a cursor kept and moved a step each call
+ * counts the calls (attacks4/cand_pointer_counter_trojan.cu). The launcher and device launcher's
+ * parameters come from the caller and count as unmoved. */
 #include <clang-c/Index.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,7 @@ typedef enum { FROM_NONE, FROM_DEVICE, FROM_KNOWN, FROM_UNKNOWN } origin;
 typedef struct pval {
     origin from;
     int nullable;
+    int moved; /* may point past the start of what it came from (arithmetic, &p[i]) */
 } pval;
 
 typedef struct slot {
@@ -50,6 +58,7 @@ typedef struct pstate {
 typedef struct flow {
     subset_ctx *x;
     int device;         /* walking NAME_device_launcher */
+    int entry;          /* walking NAME_launcher or NAME_device_launcher: what is called */
     pstate *brk, *cont; /* states at break / continue of the innermost loop or switch */
     pstate *sw_entry;   /* the state entering the innermost switch (its case labels) */
     int loop_depth;     /* bounds the fixed points of nested loops */
@@ -62,13 +71,21 @@ static const char provenance_why[] =
 
 static pval pv(origin o, int nullable)
 {
-    pval v = {o, nullable};
+    pval v = {o, nullable, 0};
+    return v;
+}
+
+static pval moved(pval v)
+{
+    v.moved = 1;
     return v;
 }
 
 static pval join(pval a, pval b)
 {
-    return pv(a.from > b.from ? a.from : b.from, a.nullable || b.nullable);
+    pval v = pv(a.from > b.from ? a.from : b.from, a.nullable || b.nullable);
+    v.moved = a.moved || b.moved;
+    return v;
 }
 
 /* ---- states ---------------------------------------------------------------------------------- */
@@ -136,8 +153,11 @@ static int lasting(CXCursor decl)
 /* The value of a variable no statement of the walk has set yet. */
 static pval initial(const flow *f, CXCursor decl)
 {
-    if (clang_getCursorKind(decl) == CXCursor_ParmDecl)
-        return pv(f->device ? FROM_DEVICE : FROM_KNOWN, 0);
+    if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
+        /* the entry's come from its caller; a helper's may be what the candidate moved */
+        pval v = pv(f->device ? FROM_DEVICE : FROM_KNOWN, 0);
+        return f->entry ? v : moved(v);
+    }
     if (lasting(decl)) /* null, or what a call stored (never of unknown origin: refused) */
         return pv(FROM_KNOWN, 1);
     return pv(FROM_UNKNOWN, 1); /* declared without a value */
@@ -172,7 +192,8 @@ static int st_same(const flow *f, const pstate *a, const pstate *b)
         return 0;
     for (size_t i = 0; i < a->n; i++) {
         pval w = st_get(f, b, a->s[i].decl);
-        if (w.from != a->s[i].v.from || w.nullable != a->s[i].v.nullable)
+        if (w.from != a->s[i].v.from || w.nullable != a->s[i].v.nullable ||
+            w.moved != a->s[i].v.moved)
             return 0;
     }
     for (size_t i = 0; i < b->n; i++)
@@ -314,6 +335,38 @@ static void judge_stored(flow *f, CXCursor at, CXCursor value, pval v, const cha
     free(s);
 }
 
+static const char counter_why[] =
+    "a pointer kept from one call to the next may hold only what an allocation (or another kept "
+    "pointer) gave, the start of a buffer: one moved a step each call counts the calls, and lets a "
+    "candidate behave one way while verified and another later";
+
+/* A pointer value stored where it outlasts the call (a static, memory that is not a local's):
+ * as judge_stored, and never one moved by arithmetic (attacks4/cand_pointer_counter_trojan.cu:
+ * a kept cursor moved one byte a call and compared with base + 64). */
+static void judge_kept(flow *f, CXCursor at, CXCursor value, pval v, const char *where)
+{
+    judge_stored(f, at, value, v, where);
+    if (f->x->refused || !v.moved)
+        return;
+    char *s = spelling_of(f->x, value);
+    hs_refuse(f->x, at, "static-state",
+              "host code stores the pointer '%s', moved by arithmetic, %s: %s", s, where,
+              counter_why);
+    free(s);
+}
+
+/* judge_kept for a store of v into the variable var, when var keeps its value across calls. */
+static void judge_kept_var(flow *f, CXCursor at, CXCursor value, pval v, CXCursor var)
+{
+    if (!lasting(var))
+        return;
+    char *name = hs_str_of(clang_getCursorSpelling(var));
+    char *where = ch_xasprintf("in '%s', which keeps it across calls", name);
+    judge_kept(f, at, value, v, where);
+    free(where);
+    free(name);
+}
+
 static pval eval_children(flow *f, CXCursor e, pstate *st)
 {
     kids k = hs_children(e);
@@ -334,33 +387,46 @@ static int initialised(CXCursor var)
     return !clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(var));
 }
 
-/* Whether the lvalue e is part of a named object: a variable, a field of one through `.`, an
- * element of its array. Nothing but assignments writes a pointer there (the host-store rule
- * keeps its address from copies), and those store no pointer of unknown origin. */
-static int named_place(CXCursor e)
+/* The declaration of the named object the lvalue e is part of (a variable, a field of one
+ * through `.`, an element of its array), or a null cursor when e reaches memory through a
+ * pointer. */
+static CXCursor named_object(CXCursor e)
 {
     for (int depth = 0; depth < 64; depth++) {
         CXCursor p = hs_peel(e, 0);
         enum CXCursorKind k = clang_getCursorKind(p);
-        if (k == CXCursor_DeclRefExpr) {
-            CXCursor r = clang_getCursorReferenced(p);
-            enum CXCursorKind rk = clang_getCursorKind(r);
-            /* a local declared without a value holds what an earlier frame left there */
-            return rk == CXCursor_ParmDecl ||
-                   (rk == CXCursor_VarDecl && (lasting(r) || initialised(r)));
-        }
+        if (k == CXCursor_DeclRefExpr)
+            return clang_getCursorReferenced(p);
         CXCursor base = hs_first_child(p);
         if (clang_Cursor_isNull(base))
-            return 0;
+            break;
         CXType bt = clang_getCursorType(hs_peel(base, 0));
-        if (k == CXCursor_MemberRefExpr && !hs_pointer_type(bt))
-            e = base;
-        else if (k == CXCursor_ArraySubscriptExpr && hs_array_type(bt))
+        if ((k == CXCursor_MemberRefExpr && !hs_pointer_type(bt)) ||
+            (k == CXCursor_ArraySubscriptExpr && hs_array_type(bt)))
             e = base;
         else
-            return 0;
+            break;
     }
-    return 0;
+    return clang_getNullCursor();
+}
+
+/* Whether the lvalue e is part of a named object that holds only what assignments stored: the
+ * host-store rule keeps its address from copies, and assignments store no pointer of unknown
+ * origin. A local declared without a value holds what an earlier frame left there. */
+static int named_place(CXCursor e)
+{
+    CXCursor r = named_object(e);
+    enum CXCursorKind rk = clang_getCursorKind(r);
+    return !clang_Cursor_isNull(r) &&
+           (rk == CXCursor_ParmDecl || (rk == CXCursor_VarDecl && (lasting(r) || initialised(r))));
+}
+
+/* Whether the lvalue e is part of a local variable of the walked function (one of automatic
+ * storage): what is stored there ends with the call. */
+static int automatic_place(CXCursor e)
+{
+    CXCursor r = named_object(e);
+    return !clang_Cursor_isNull(r) && clang_getCursorKind(r) == CXCursor_VarDecl && !lasting(r);
 }
 
 /* The value a read of e gives: a pointer read from a named object is what an assignment stored
@@ -487,6 +553,38 @@ static origin own_out_origin(const subset_ctx *x, CXCursor fn, unsigned i)
     return s.from;
 }
 
+typedef struct result_scan {
+    const subset_ctx *x;
+    int moved;
+} result_scan;
+
+/* Whether a return statement's value may be a moved pointer: anything but a variable that keeps
+ * its value across calls (what an allocation stored there, by judge_kept) or null. */
+static enum CXChildVisitResult scan_result(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    result_scan *r = data;
+    if (clang_getCursorKind(c) != CXCursor_ReturnStmt)
+        return CXChildVisit_Recurse;
+    CXCursor e = hs_first_child(c);
+    if (clang_Cursor_isNull(e) || null_literal(r->x, e))
+        return CXChildVisit_Continue;
+    CXCursor p = hs_peel(e, 1);
+    r->moved |=
+        clang_getCursorKind(p) != CXCursor_DeclRefExpr || !lasting(clang_getCursorReferenced(p));
+    return r->moved ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* Whether the file's own function fn may return a pointer moved by arithmetic (its walk does not
+ * follow into the callee: what a helper returns counts as moved unless it returns only kept
+ * pointers or null). */
+static int own_result_moved(const subset_ctx *x, CXCursor fn)
+{
+    result_scan r = {x, 0};
+    clang_visitChildren(clang_getCursorDefinition(fn), scan_result, &r);
+    return r.moved;
+}
+
 /* A kernel launch: in the device launcher, every pointer argument is device memory. */
 static pval eval_launch(flow *f, CXCursor call, CXCursor fn, pstate *st)
 {
@@ -551,9 +649,25 @@ static pval eval_call(flow *f, CXCursor call, pstate *st)
     if (hs_in_list(returning_allocators, name))
         result = pv(FROM_KNOWN, 0);
     else if (own && hs_pointer_type(clang_getCursorType(call)))
-        result = pv(FROM_KNOWN, 1);
+        result = own_result_moved(f->x, fn) ? moved(pv(FROM_KNOWN, 1)) : pv(FROM_KNOWN, 1);
     free(name);
     return result;
+}
+
+/* `p++`, `p += k` and the like on the pointer place at e (value v before): p is moved now, and
+ * where p outlasts the call that is refused (judge_kept). */
+static pval moved_in_place(flow *f, CXCursor e, CXCursor place, pval v, pstate *st)
+{
+    CXCursor var = pointer_variable(place);
+    pval after = moved(pv(v.from, 0));
+    if (clang_Cursor_isNull(var)) {
+        if (!automatic_place(place))
+            judge_kept(f, e, place, after, "in memory that may outlast the call");
+        return after;
+    }
+    judge_kept_var(f, e, place, after, var);
+    st_set(st, var, after);
+    return after;
 }
 
 static pval eval_unary(flow *f, CXCursor e, pstate *st)
@@ -569,7 +683,7 @@ static pval eval_unary(flow *f, CXCursor e, pstate *st)
         if (k == CXCursor_UnaryOperator && hs_operator_is(f->x, p, "*"))
             return eval(f, hs_first_child(p), st); /* &*q is q */
         eval(f, o, st);                            /* &p[i], &p->f: checks p */
-        return pv(FROM_KNOWN, 0);
+        return moved(pv(FROM_KNOWN, 0));
     }
     if (hs_operator_is(f->x, e, "*")) {
         require(f, e, o, eval(f, o, st), 0, "dereferences");
@@ -579,7 +693,7 @@ static pval eval_unary(flow *f, CXCursor e, pstate *st)
         hs_pointer_type(clang_getCursorType(o))) {
         pval v = eval(f, o, st);
         require(f, e, o, v, 1, "does arithmetic on");
-        return v;
+        return moved_in_place(f, e, o, v, st);
     }
     eval(f, o, st);
     return loaded(e);
@@ -591,19 +705,15 @@ static pval eval_assign(flow *f, CXCursor e, CXCursor lhs, CXCursor rhs, pstate 
     CXCursor var = pointer_variable(lhs);
     int pointer = hs_pointer_type(clang_getCursorType(lhs));
     if (!clang_Cursor_isNull(var) && clang_getCursorKind(hs_peel(lhs, 0)) == CXCursor_DeclRefExpr) {
-        if (lasting(var)) {
-            char *name = hs_str_of(clang_getCursorSpelling(var));
-            char *where = ch_xasprintf("in '%s', which keeps it across calls", name);
-            judge_stored(f, e, rhs, v, where);
-            free(where);
-            free(name);
-        }
+        judge_kept_var(f, e, rhs, v, var);
         st_set(st, var, v);
         return v;
     }
     eval_place(f, lhs, st, "writes through");
-    if (pointer)
+    if (pointer && automatic_place(lhs))
         judge_stored(f, e, rhs, v, "in memory");
+    else if (pointer)
+        judge_kept(f, e, rhs, v, "in memory that may outlast the call");
     return v;
 }
 
@@ -644,10 +754,7 @@ static pval eval_binary(flow *f, CXCursor e, pstate *st)
             pval v = eval(f, l, st);
             eval(f, r, st);
             require(f, e, l, v, 1, "does arithmetic on");
-            CXCursor var = pointer_variable(l);
-            if (!clang_Cursor_isNull(var))
-                st_set(st, var, pv(v.from, 0));
-            return v;
+            return moved_in_place(f, e, l, v, st);
         }
         eval(f, r, st);
         eval_place(f, l, st, "writes through");
@@ -671,7 +778,7 @@ static pval eval_binary(flow *f, CXCursor e, pstate *st)
     if ((hs_operator_is(f->x, e, "+") || hs_operator_is(f->x, e, "-")) && lp != rp) {
         pval v = lp ? lv : rv;
         require(f, e, lp ? l : r, v, 1, "does arithmetic on");
-        return pv(v.from, 0);
+        return moved(pv(v.from, 0));
     }
     if (hs_operator_is(f->x, e, ","))
         return rv;
@@ -1138,7 +1245,13 @@ void hs_judge_provenance(subset_ctx *x, CXCursor fn, int device_launcher)
     free(ks.v);
     if (clang_Cursor_isNull(body))
         return;
-    flow f = {x, device_launcher, NULL, NULL, NULL, 0};
+    /* NAME_launcher and NAME_device_launcher: the scaffold and the dispatcher call them */
+    char *name = hs_str_of(clang_getCursorSpelling(fn));
+    char *launcher = x->entry ? ch_xasprintf("%s_launcher", x->entry) : NULL;
+    int entry = device_launcher || (launcher && strcmp(name, launcher) == 0);
+    free(launcher);
+    free(name);
+    flow f = {x, device_launcher, entry, NULL, NULL, NULL, 0};
     pstate st = st_new();
     exec(&f, body, &st);
     st_free(&st);

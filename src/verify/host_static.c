@@ -25,6 +25,8 @@
  *    (no ++, --, op=, no `c = c + 1`, no value of it read into arithmetic, a call or a return).
  * Never allowed: a mutable __device__ or __managed__ global (no legitimate candidate has one; a
  * kernel's scratch lives in memory the launcher allocates).
+ * A kept pointer also holds only a buffer's start: host_provenance.c refuses storing one moved by
+ * arithmetic there (a cursor moved a step a call counts the calls).
  * What is left open: implicit flows. Code that compares a remembered value or tests a kept
  * pointer against null can still branch, and a branch can set the value to another call-free
  * constant, so a determined candidate can count by comparisons (`if (c == i) c = i + 1` in a

@@ -911,6 +911,7 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     x.tu = tu;
     x.kind = kind;
     x.libs = ch_object_libraries_declared(src);
+    x.entry = entry;
     x.device_launcher = entry ? ch_xasprintf("%s_device_launcher", entry) : NULL;
     x.launcher = clang_getNullCursor();
     x.cuda_include = cuda_inc;

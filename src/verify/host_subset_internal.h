@@ -13,6 +13,7 @@ typedef struct subset_ctx {
     CXTranslationUnit tu;
     ch_subset_kind kind;
     unsigned libs;         /* libraries the source declares (ch_object_libraries_declared) */
+    const char *entry;     /* NAME, the entry the candidate serves (NAME_launcher), or NULL */
     char *device_launcher; /* NAME_device_launcher, or NULL */
     CXCursor launcher;     /* the device launcher being walked, or null */
     CXCursor loops[32];    /* the for statements around the cursor walked, innermost last */

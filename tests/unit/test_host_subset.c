@@ -259,6 +259,42 @@ static const subset_case static_states[] = {
      KEEP "__global__ void k(int n, float *y)\n{\n    static int c;\n"
           "    if (n) y[0] = (float)c;\n}\n" OPEN CLOSE,
      "static-state", "declares the device variable 'c'", 6},
+    /* kept pointers hold the start of a buffer: one moved a step a call counts the calls
+     * (attacks4/cand_pointer_counter_trojan.cu); moved pointers in locals stay fine */
+    {"moved pointers in locals and a local array, kept pointers set from allocations",
+     KEEP KERNEL OPEN "    static float *d;\n    static float *keep;\n"
+                      "    if (!d && cudaMalloc(&d, 64) != cudaSuccess)\n        return;\n"
+                      "    keep = d;\n    float *parts[2] = {d, d + 4};\n    parts[1] = d + 8;\n"
+                      "    float *q = keep + 1;\n    q++;\n    k<<<1, 1>>>(n, q);\n    k<<<1, "
+                      "1>>>(n, parts[1]);\n" CLOSE,
+     NULL, NULL, 0},
+    {"a kept cursor moved through a local (the pointer counter)",
+     KEEP KERNEL
+     "static char *base, *cur;\n" OPEN
+     "    if (!base) {\n        if (cudaMallocHost(&base, 256) != cudaSuccess)\n"
+     "            return;\n        cur = base;\n    }\n    if (!cur)\n        return;\n"
+     "    char *next = cur + 1;\n    cur = next;\n    if (cur > base + 64)\n        n = 0;\n" CLOSE,
+     "static-state", "stores the pointer 'next', moved by arithmetic, in 'cur'", 16},
+    {"a kept pointer moved in place",
+     KEEP KERNEL OPEN
+     "    static char *p;\n"
+     "    if (!p && cudaMallocHost(&p, 256) != cudaSuccess)\n        return;\n    p++;\n" CLOSE,
+     "static-state", "stores the pointer 'p', moved by arithmetic, in 'p'", 10},
+    {"a kept pointer moved by a helper's result",
+     KEEP KERNEL "static char *cur;\nstatic char *step(char *p) { return p + 1; }\n" OPEN
+                 "    if (!cur && cudaMallocHost(&cur, 256) != cudaSuccess)\n        return;\n"
+                 "    cur = step(cur);\n" CLOSE,
+     "static-state", "stores the pointer 'step(cur)', moved by arithmetic, in 'cur'", 11},
+    {"a helper keeps the moved pointer its caller hands it",
+     KEEP KERNEL "static char *cur;\nstatic void keep(char *p) { cur = p; }\n" OPEN
+                 "    if (!cur && cudaMallocHost(&cur, 256) != cudaSuccess)\n        return;\n"
+                 "    keep(cur + 1);\n" CLOSE,
+     "static-state", "stores the pointer 'p', moved by arithmetic, in 'cur'", 6},
+    {"a moved pointer kept in a static array",
+     KEEP KERNEL "static char *ring[2];\n" OPEN "    static char *base;\n"
+                 "    if (!base && cudaMallocHost(&base, 256) != cudaSuccess)\n        return;\n"
+                 "    ring[0] = base;\n    ring[1] = base + 1;\n" CLOSE,
+     "static-state", "moved by arithmetic, in memory that may outlast the call", 12},
 };
 
 /* pointer values: a pointer never becomes a number in host code (n02's class: a real pointer
