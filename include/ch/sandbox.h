@@ -28,12 +28,14 @@
 #include "ch/proc.h"
 
 #define CH_SANDBOX_MAX_PATHS 4
+/* The CPU-time limit of a run that sets none (ch_sandbox_opts.cpu_seconds 0). */
+#define CH_SANDBOX_CPU_SECONDS 120
 
 typedef struct ch_sandbox_opts {
     const char *dir;      /* working directory (must exist); becomes HOME and TMPDIR */
     const char *runner;   /* command prefix split like a shell would, NULL/"" for none */
     double wall_seconds;  /* 0: default 60 */
-    long cpu_seconds;     /* 0: default 120 */
+    long cpu_seconds;     /* 0: default CH_SANDBOX_CPU_SECONDS */
     long file_size_bytes; /* 0: default 4 GiB */
     long open_files;      /* 0: default 256 */
     int allow_network;    /* nonzero: do not ask for a new network namespace */

@@ -3,9 +3,12 @@
  * every buffer back; in timing mode it times the launcher with CUDA events.
  *
  * Program interface (what src/verify relies on):
- * - `prog run DIR NSETS`: for s in 0..NSETS-1, in the SAME buffers: read DIR/s/P.bin for every
- *   scalar and in/inout buffer P, poison out buffers, call the launcher, snapshot every buffer
- *   right after it returns, then check CUDA errors, write DIR/s/P.out.bin.
+ * - `prog run DIR NSETS [DIR NSETS ...]`: for each case in turn (one process, one CUDA context
+ *   for all: the verifier runs all sizes of a stage at once), print CH_SCAFFOLD_CASE DIR, then
+ *   for s in 0..NSETS-1, in the SAME buffers: read DIR/s/P.bin for every scalar and in/inout
+ *   buffer P, poison out buffers, call the launcher, snapshot every buffer right after it
+ *   returns, then check CUDA errors, write DIR/s/P.out.bin. The first failing case ends the
+ *   run with its status.
  * - `prog time DIR NSETS WARMUP REPEATS [MIN_REPEATS]`: read DIR/0, replicate into NSETS buffer
  *   sets (rotated so the L2 does not stay warm), time the device launcher on device-resident
  *   sets when the candidate has one, then the whole call; print "ch-kernel: ..." and
@@ -32,7 +35,10 @@
 /* The line time mode prints once its inputs are read and copied, before anything touches the
  * GPU; it then waits for one byte on stdin (the verifier's gate: ch_proc_opts.gate). */
 #define CH_SCAFFOLD_READY "ch-ready"
-#define CH_BUF_HEADER     32
+/* Run mode prints this, a space and the case's DIR before each case starts (stdout, flushed):
+ * the last one printed names the case a crash or a timeout happened in. */
+#define CH_SCAFFOLD_CASE "ch-case:"
+#define CH_BUF_HEADER    32
 
 /* Generates the scaffold for checklist c. With candidate_path the candidate is #included from
  * it (absolute, or relative to where nvcc runs; one translation unit). With NULL the scaffold

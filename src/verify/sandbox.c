@@ -384,7 +384,7 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
     po.merge_stderr = o->merge_output;
     po.stdin_path = "/dev/null";
     po.wall_seconds = o->wall_seconds > 0 ? o->wall_seconds : 60;
-    po.cpu_seconds = o->cpu_seconds > 0 ? o->cpu_seconds : 120;
+    po.cpu_seconds = o->cpu_seconds > 0 ? o->cpu_seconds : CH_SANDBOX_CPU_SECONDS;
     po.file_size_bytes = o->file_size_bytes > 0 ? o->file_size_bytes : 4L << 30;
     po.open_files = o->open_files > 0 ? o->open_files : 256;
     po.address_space_bytes = address_space_limit(o, sanitized);

@@ -409,6 +409,19 @@ static int sandbox_run(ch_verifier *v, const ch_sandbox_opts *so, char *const *a
     return rc;
 }
 
+/* Adds seconds to the number key of rep's gpu_lock details (made when missing). */
+static void gpu_lock_add(ch_verify_report *rep, const char *key, double seconds)
+{
+    cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
+    if (!gl)
+        gl = cJSON_AddObjectToObject(rep->details, "gpu_lock");
+    cJSON *w = cJSON_GetObjectItemCaseSensitive(gl, key);
+    if (w)
+        cJSON_SetNumberValue(w, w->valuedouble + seconds);
+    else
+        cJSON_AddNumberToObject(gl, key, seconds);
+}
+
 /* Takes the GPU lock (shared or exclusive) into *lk for rep's candidate and adds the wait to
  * its details (gpu_lock.shared_wait_seconds or exclusive_wait_seconds). A lock file that cannot
  * be had is noted once and the run goes on (its times may be off); the process-wide part is
@@ -419,17 +432,10 @@ static void gpu_lock_take(ch_verifier *v, int exclusive, ch_verify_report *rep, 
     ch_error lerr;
     int failed = ch_gpu_lock_acquire(v->s.gpu_lock, exclusive, lk, &lerr) != 0;
     double waited = now() - t0;
+    gpu_lock_add(rep, exclusive ? "exclusive_wait_seconds" : "shared_wait_seconds", waited);
     cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
-    if (!gl)
-        gl = cJSON_AddObjectToObject(rep->details, "gpu_lock");
     if (failed && !cJSON_GetObjectItemCaseSensitive(gl, "error"))
         cJSON_AddStringToObject(gl, "error", lerr.msg);
-    const char *key = exclusive ? "exclusive_wait_seconds" : "shared_wait_seconds";
-    cJSON *w = cJSON_GetObjectItemCaseSensitive(gl, key);
-    if (w)
-        cJSON_SetNumberValue(w, w->valuedouble + waited);
-    else
-        cJSON_AddNumberToObject(gl, key, waited);
 }
 
 /* A functional run on the GPU (smoke, correctness, sanitizer) under a shared hold of the GPU
@@ -459,12 +465,14 @@ typedef struct timed_gate {
     ch_verifier *v;
     ch_verify_report *rep;
     ch_gpu_lock lk;
+    double taken; /* now() when the GPU was had alone */
 } timed_gate;
 
 static void take_gpu_alone(void *ctx)
 {
     timed_gate *g = ctx;
     gpu_lock_take(g->v, 1, g->rep, &g->lk);
+    g->taken = now();
 }
 
 static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv, ch_proc_result *pr,
@@ -476,8 +484,11 @@ static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv,
     so->gate = take_gpu_alone;
     so->gate_ctx = &g;
     int rc = sandbox_run(v, so, argv, pr, err);
-    if (pr->gate_opened)
+    if (pr->gate_opened) {
         ch_gpu_lock_release(&g.lk);
+        /* how long every other build waited on this one (the timeline shows it) */
+        gpu_lock_add(rep, "exclusive_held_seconds", now() - g.taken);
+    }
     return rc;
 }
 
@@ -640,63 +651,63 @@ static char *compare_set(const ch_checklist *c, const ch_dataset *ds, const char
     return NULL;
 }
 
-/* One case: nsets input sets of size sz, all through the same buffers in one scaffold run; the
- * device launcher's outputs too when the program says it has one (*dev = 1; 0: it has none). */
-static int run_case(ch_verifier *v, const char *work, const char *prog, uint64_t seed, int stage,
-                    size_t k, const ch_ck_size *sz, int nsets, int *dev, ch_verify_report *rep,
-                    ch_error *err)
+/* One case of a smoke or correctness stage: nsets input sets of one size, all through the
+ * same buffers. Its inputs and the reference outputs are prepared before the stage's run; the
+ * datasets (owned, freed by stage_case_free) are kept to judge the outputs. */
+typedef struct stage_case {
+    size_t k;          /* the size's index in the checklist's smoke or correctness list */
+    int nsets;         /* 1..4 */
+    char *dir;         /* work/<stage>/<k>: the sets' inputs and the program's outputs */
+    char *sizes;       /* the size as reports name it */
+    char *ref_dirs[4]; /* reference outputs per set */
+    ch_dataset ds[4];  /* the inputs per set */
+} stage_case;
+
+static void stage_case_free(stage_case *sc)
+{
+    for (int s = 0; s < 4; s++) {
+        free(sc->ref_dirs[s]);
+        ch_dataset_free(&sc->ds[s]);
+    }
+    free(sc->dir);
+    free(sc->sizes);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* Writes the case's input sets into its directory, with their reference outputs computed. */
+static int stage_case_prepare(ch_verifier *v, const char *stage_dir, uint64_t seed, int stage,
+                              stage_case *sc, const ch_ck_size *sz, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
-    char *case_dir = ch_xasprintf("%s/%s-%zu", work, ch_stage_name(stage), k);
-    char *ref_dirs[4] = {0};
-    ch_dataset ds[4];
-    memset(ds, 0, sizeof ds);
-    int rc = 0, failed = 0;
-    char *sizes = size_text(sz);
-    for (int s = 0; s < nsets; s++) {
-        ref_dirs[s] = reference_case(v, seed, stage, k, s, sz, &ds[s], err);
-        if (!ref_dirs[s]) {
-            rc = -1;
-            goto done;
-        }
-        char *sd = ch_xasprintf("%s/%d", case_dir, s);
-        if (ch_mkdir_p(sd, err) != 0 || ch_dataset_write(c, &ds[s], sd, err) != 0) {
-            free(sd);
-            rc = -1;
-            goto done;
-        }
+    assert(sc->nsets >= 1 && sc->nsets <= 4);
+    sc->dir = ch_xasprintf("%s/%zu", stage_dir, sc->k);
+    sc->sizes = size_text(sz);
+    for (int s = 0; s < sc->nsets; s++) {
+        sc->ref_dirs[s] = reference_case(v, seed, stage, sc->k, s, sz, &sc->ds[s], err);
+        if (!sc->ref_dirs[s])
+            return -1;
+        char *sd = ch_xasprintf("%s/%d", sc->dir, s);
+        int rc = ch_mkdir_p(sd, err) != 0 || ch_dataset_write(c, &sc->ds[s], sd, err) != 0;
         free(sd);
+        if (rc)
+            return -1;
     }
-    ch_sandbox_opts so;
-    sandbox_opts_for(v, &so, case_dir);
-    so.runner = v->s.runner;
-    so.wall_seconds = v->s.wall_seconds > 0 ? v->s.wall_seconds : 20;
-    char nbuf[16];
-    snprintf(nbuf, sizeof nbuf, "%d", nsets);
-    char *argv[] = {(char *)prog, "run", case_dir, nbuf, NULL};
-    ch_proc_result pr;
-    ch_proc_result_init(&pr);
-    if (gpu_shared_run(v, &so, argv, &pr, rep, err) != 0) {
-        ch_proc_result_free(&pr);
-        rc = -1;
-        goto done;
-    }
-    char *prob = run_problem(&pr, so.wall_seconds);
-    *dev = !prob && pr.out.data && strstr(pr.out.data, "ch-run: device_launcher=1") != NULL;
-    ch_proc_result_free(&pr);
-    if (prob) {
-        failed = stage_fail(rep, stage, ch_xasprintf("%s at %s", prob, sizes));
-        free(prob);
-        goto done;
-    }
+    return 0;
+}
+
+/* Judges one case's outputs (the launcher's sets, then the device launcher's when dev): 1 and
+ * the stage failed in rep on the first wrong set, 0 when all are right. */
+static int stage_case_judge(ch_verifier *v, int stage, const stage_case *sc, int dev,
+                            ch_verify_report *rep, ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
     cJSON *st = stage_obj(rep, stage);
-    for (int s = 0; s < nsets * (*dev ? 2 : 1); s++) {
-        /* the launcher's sets, then the device launcher's */
-        int d = s >= nsets, set = s % nsets;
+    for (int s = 0; s < sc->nsets * (dev ? 2 : 1); s++) {
+        int d = s >= sc->nsets, set = s % sc->nsets;
         cJSON *mm = cJSON_CreateArray(), *norms = cJSON_CreateArray();
-        char *gd = ch_xasprintf("%s/%d", case_dir, set);
-        char *m = compare_set(c, &ds[set], ref_dirs[set], gd, d ? ".dev.out.bin" : ".out.bin", mm,
-                              norms, err);
+        char *gd = ch_xasprintf("%s/%d", sc->dir, set);
+        char *m = compare_set(c, &sc->ds[set], sc->ref_dirs[set], gd,
+                              d ? ".dev.out.bin" : ".out.bin", mm, norms, err);
         free(gd);
         if (m && d) {
             char *dm = ch_xasprintf("%s_device_launcher (device buffers): %s", c->name, m);
@@ -707,31 +718,145 @@ static int run_case(ch_verifier *v, const char *work, const char *prog, uint64_t
         cJSON_AddItemToObject(st, "norms", norms);
         if (m) {
             cJSON_AddItemToObject(st, "mismatches", mm);
-            cJSON_AddStringToObject(st, "size", sizes);
+            cJSON_AddStringToObject(st, "size", sc->sizes);
             cJSON_AddNumberToObject(st, "call", set + 1);
             char *full =
                 set > 0 ? ch_xasprintf("second call with other inputs in the same buffers is wrong "
                                        "(outputs cached or state kept across calls?): %s at %s",
-                                       m, sizes)
-                        : ch_xasprintf("%s at %s", m, sizes);
+                                       m, sc->sizes)
+                        : ch_xasprintf("%s at %s", m, sc->sizes);
             free(m);
-            failed = stage_fail(rep, stage, full);
-            goto done;
+            return stage_fail(rep, stage, full);
         }
         cJSON_Delete(mm);
     }
-done:
-    for (int s = 0; s < nsets; s++) {
-        free(ref_dirs[s]);
-        ch_dataset_free(&ds[s]);
+    return 0;
+}
+
+/* The cases of out (the run's stdout): how many started (CH_SCAFFOLD_CASE lines) and, for each
+ * of the first n, whether its section says the program has a device launcher. */
+static int cases_started(const char *out, int *dev, int n)
+{
+    int started = 0;
+    const char *line = "\n" CH_SCAFFOLD_CASE " ", *mark = CH_SCAFFOLD_CASE " ";
+    for (int i = 0; i < n; i++)
+        dev[i] = 0;
+    for (const char *p = out; p && *p;) {
+        const char *next = strstr(p, line);
+        const char *end = next ? next + 1 : p + strlen(p);
+        if (p == out && strncmp(p, mark, strlen(mark)) != 0) {
+            p = next ? next + 1 : NULL; /* text before the first case */
+            continue;
+        }
+        started++;
+        const char *dl = strstr(p, "ch-run: device_launcher=1");
+        if (started <= n && dl && dl < end)
+            dev[started - 1] = 1;
+        p = next ? next + 1 : NULL;
     }
+    return started;
+}
+
+/* A smoke or correctness stage's cases in one scaffold run (`prog run DIR NSETS ...`): one
+ * process and one CUDA context for all sizes, where a process each made context creations queue
+ * in the driver when builds ran at once. Verdicts are as if each case ran alone, in order: the
+ * cases that finished are judged first; a crash or timeout is reported at the size whose
+ * CH_SCAFFOLD_CASE line came last. *ran: the cases judged (the failing one included); *dev: the
+ * last case's device launcher flag. 1 failed, 0 passed, -1 error. */
+static int run_cases(ch_verifier *v, const char *prog, const char *stage_dir, int stage,
+                     stage_case *cases, int n, int *ran, int *dev, ch_verify_report *rep,
+                     ch_error *err)
+{
+    *ran = 0;
+    *dev = 0;
+    if (n == 0)
+        return 0;
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push(&argv, prog);
+    ch_strvec_push(&argv, "run");
+    for (int i = 0; i < n; i++) {
+        char nbuf[16];
+        snprintf(nbuf, sizeof nbuf, "%d", cases[i].nsets);
+        ch_strvec_push(&argv, cases[i].dir);
+        ch_strvec_push(&argv, nbuf);
+    }
+    ch_sandbox_opts so;
+    /* the stage's directory, holding every case: the only one the program may write */
+    sandbox_opts_for(v, &so, stage_dir);
+    so.runner = v->s.runner;
+    /* the per-case limits times the cases */
+    so.wall_seconds = (v->s.wall_seconds > 0 ? v->s.wall_seconds : 20) * n;
+    so.cpu_seconds = CH_SANDBOX_CPU_SECONDS * n;
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    int rc = gpu_shared_run(v, &so, argv.items, &pr, rep, err);
+    ch_strvec_free(&argv);
+    if (rc != 0) {
+        ch_proc_result_free(&pr);
+        return -1;
+    }
+    int *devs = ch_xcalloc((size_t)n, sizeof *devs);
+    int started = cases_started(pr.out.data, devs, n);
+    char *prob = run_problem(&pr, so.wall_seconds);
+    ch_proc_result_free(&pr);
+    /* without a problem every case ran; with one, those before the last started are whole */
+    int whole = prob ? (started > 0 ? started - 1 : 0) : n;
+    if (whole > n)
+        whole = n;
+    int failed = 0;
+    for (int i = 0; i < whole && !failed; i++) {
+        failed = stage_case_judge(v, stage, &cases[i], devs[i], rep, err);
+        *ran = i + 1;
+        *dev = devs[i];
+    }
+    if (prob && !failed) {
+        int at = whole < n ? whole : n - 1;
+        failed = stage_fail(rep, stage, ch_xasprintf("%s at %s", prob, cases[at].sizes));
+        *ran = at + 1;
+        *dev = 0;
+    }
+    free(prob);
+    free(devs);
+    return failed;
+}
+
+/* A smoke or correctness stage: every size with sets to run (correctness: the plan's sets per
+ * size; 0 is a size too large beside a smaller one) prepared, then run in one process. */
+static int stage_functional(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
+                            int stage, int *dev, ch_verify_report *rep, ch_error *err)
+{
+    const ch_checklist *c = v->s.checklist;
+    size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness;
+    const ch_ck_size *sizes = stage == CH_STAGE_SMOKE ? c->smoke : c->correctness;
+    stage_case *cases = ch_xcalloc(n ? n : 1, sizeof *cases);
+    int nc = 0, rc = 0, failed = 0, ran = 0;
+    char *stage_dir = ch_path_join(work, ch_stage_name(stage));
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        int nsets = stage == CH_STAGE_SMOKE ? 1 : v->plan.correct_sets[k];
+        if (nsets == 0)
+            continue;
+        cases[nc].k = k;
+        cases[nc].nsets = nsets;
+        rc = stage_case_prepare(v, stage_dir, seed, stage, &cases[nc++], &sizes[k], err);
+    }
+    if (rc == 0)
+        failed = run_cases(v, prog, stage_dir, stage, cases, nc, &ran, dev, rep, err);
+    for (int i = 0; i < nc; i++)
+        stage_case_free(&cases[i]);
+    free(cases);
     if (!v->s.keep) {
         ch_error e2;
-        ch_remove_tree(case_dir, &e2);
+        ch_remove_tree(stage_dir, &e2);
     }
-    free(case_dir);
-    free(sizes);
-    return rc ? -1 : failed;
+    free(stage_dir);
+    if (rc != 0 || failed < 0)
+        return -1;
+    cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)ran);
+    if ((size_t)nc < n && !failed)
+        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_skipped_as_too_large",
+                                (double)(n - (size_t)nc));
+    return failed;
 }
 
 /* ---- stages -------------------------------------------------------------------------------- */
@@ -1831,27 +1956,14 @@ static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int st
     }
     case CH_STAGE_SMOKE:
     case CH_STAGE_CORRECT: {
-        size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness, ran = 0;
-        const ch_ck_size *sizes = stage == CH_STAGE_SMOKE ? c->smoke : c->correctness;
-        for (size_t k = 0; k < n && !failed && rc == 0; k++) {
-            /* correctness: the plan's sets per size (0: too large beside a smaller size) */
-            int nsets = stage == CH_STAGE_SMOKE ? 1 : v->plan.correct_sets[k];
-            if (nsets == 0)
-                continue;
-            int dev = 0;
-            int r = run_case(v, b->work, b->prog, seed, stage, k, &sizes[k], nsets, &dev, rep, err);
-            if (stage == CH_STAGE_CORRECT && r == 0)
-                b->device_launcher = dev;
-            ran++;
-            if (r < 0)
-                rc = -1;
-            else
-                failed = r;
-        }
-        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)ran);
-        if (ran < n && !failed)
-            cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_skipped_as_too_large",
-                                    (double)(n - ran));
+        int dev = 0;
+        int r = stage_functional(v, b->work, b->prog, seed, stage, &dev, rep, err);
+        if (stage == CH_STAGE_CORRECT && r == 0)
+            b->device_launcher = dev;
+        if (r < 0)
+            rc = -1;
+        else
+            failed = r;
         break;
     }
     case CH_STAGE_SANITIZE:
@@ -1875,7 +1987,8 @@ static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int st
 /* One line a stage for CH_CC_TIMELINE=FILE (a diagnostic for builds run at once, e.g. make
  * -j16: which stages of which entries overlapped and what each waited for the GPU): wall-clock
  * start and seconds, the process, the entry, the candidate's work directory, the stage, its
- * status and the GPU lock waits so far. One write with O_APPEND, so lines of concurrent
+ * status, the GPU lock waits so far and the seconds this candidate held the GPU alone so far
+ * (what the others waited on it). One write with O_APPEND, so lines of concurrent
  * processes do not interleave. */
 static void timeline_note(const ch_verifier *v, const ch_verify_build *b, int stage, double t0,
                           const ch_verify_report *rep)
@@ -1891,12 +2004,13 @@ static void timeline_note(const ch_verifier *v, const ch_verify_build *b, int st
     const cJSON *gl = cJSON_GetObjectItemCaseSensitive(rep->details, "gpu_lock");
     const cJSON *sw = cJSON_GetObjectItemCaseSensitive(gl, "shared_wait_seconds");
     const cJSON *xw = cJSON_GetObjectItemCaseSensitive(gl, "exclusive_wait_seconds");
+    const cJSON *xh = cJSON_GetObjectItemCaseSensitive(gl, "exclusive_held_seconds");
     const char *cand = strrchr(b->work, '/');
-    char *line =
-        ch_xasprintf("%.3f %.3f %ld %s %s %d %d shared_wait=%.3f exclusive_wait=%.3f\n", start,
-                     took, (long)getpid(), v->s.checklist->name, cand ? cand + 1 : b->work, stage,
-                     (int)rep->status[stage], cJSON_IsNumber(sw) ? sw->valuedouble : 0.0,
-                     cJSON_IsNumber(xw) ? xw->valuedouble : 0.0);
+    char *line = ch_xasprintf(
+        "%.3f %.3f %ld %s %s %d %d shared_wait=%.3f exclusive_wait=%.3f exclusive_held=%.3f\n",
+        start, took, (long)getpid(), v->s.checklist->name, cand ? cand + 1 : b->work, stage,
+        (int)rep->status[stage], cJSON_IsNumber(sw) ? sw->valuedouble : 0.0,
+        cJSON_IsNumber(xw) ? xw->valuedouble : 0.0, cJSON_IsNumber(xh) ? xh->valuedouble : 0.0);
     int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0) {
         ssize_t w = write(fd, line, strlen(line));

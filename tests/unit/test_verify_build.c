@@ -315,10 +315,9 @@ Test(reference, spec_decl_reference_source_and_build_errors)
 
 /* ---- the verifier, stages 0-1 (2 needs a GPU: here it must fail with a CUDA error) ---- */
 
-/* A verifier of saxpy (c: fx_saxpy) whose oracle is user_tu, written into dir as *tu (the
- * caller frees it after closing the verifier), built with -DOFFSET=0.0f. */
-static ch_verifier *open_saxpy_verifier(const ch_checklist *c, const char *dir, int last_stage,
-                                        uint64_t seed, const char *runtime_lib, char **tu)
+/* The setup of a verifier of saxpy (c: fx_saxpy) whose oracle is user_tu, written into dir as
+ * *tu (the caller frees it after closing the verifier), built with -DOFFSET=0.0f. */
+static ch_verify_setup saxpy_setup(const ch_checklist *c, const char *dir, char **tu)
 {
     static char *cc_argv[] = {"cc", "-DOFFSET=0.0f", NULL};
     ch_error err;
@@ -329,13 +328,27 @@ static ch_verifier *open_saxpy_verifier(const ch_checklist *c, const char *dir, 
     s.oracle = (ch_oracle){*tu, cc_argv, NULL, 0};
     s.nvcc = nvcc();
     s.arch = arch();
+    return s;
+}
+
+static ch_verifier *open_verifier(const ch_verify_setup *s)
+{
+    ch_error err;
+    ch_verifier *v;
+    cr_assert_eq(ch_verifier_open(s, &v, &err), 0, "%s", err.msg);
+    return v;
+}
+
+/* saxpy_setup's verifier through last_stage; with runtime_lib, work directories are kept. */
+static ch_verifier *open_saxpy_verifier(const ch_checklist *c, const char *dir, int last_stage,
+                                        uint64_t seed, const char *runtime_lib, char **tu)
+{
+    ch_verify_setup s = saxpy_setup(c, dir, tu);
     s.last_stage = last_stage;
     s.keep = runtime_lib != NULL;
     s.seed = seed;
     s.runtime_lib = runtime_lib;
-    ch_verifier *v;
-    cr_assert_eq(ch_verifier_open(&s, &v, &err), 0, "%s", err.msg);
-    return v;
+    return open_verifier(&s);
 }
 
 Test(verifier, stages_static_compile_and_no_device, .timeout = 240)
@@ -543,6 +556,135 @@ Test(verifier, scaffold_program_links_the_runtime, .timeout = 240)
     free(tu);
     free(dir);
     free(lib);
+    fx_free(&c);
+}
+
+/* ---- the verifier's smoke and correctness on a fake CUDA runtime (no GPU needed) ---------- */
+
+/* saxpy as the oracle computes it (y = 2 a x + y) in a kernel the fake runtime emulates
+ * (saxpy2), copies around it; a crash (SIGSEGV) at n == BAD */
+static char *fake_gpu_candidate(int bad)
+{
+    return ch_xasprintf(
+        "#include <cuda_runtime.h>\n"
+        "__global__ void saxpy2(int n, float a, const float *x, float *y)\n"
+        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * a * x[i] + y[i]; "
+        "}\n"
+        "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+        "{\n"
+        "    float *dx, *dy;\n"
+        "    size_t b = n * sizeof(float);\n"
+        "    cudaMalloc(&dx, b);\n"
+        "    cudaMalloc(&dy, b);\n"
+        "    /* at n == BAD, a copy far past x's end (the fake runtime's memcpy faults) */\n"
+        "    cudaMemcpy(dx, x, n == %d ? (size_t)1 << 40 : b, cudaMemcpyHostToDevice);\n"
+        "    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);\n"
+        "    saxpy2<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
+        "    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);\n"
+        "    cudaFree(dx);\n"
+        "    cudaFree(dy);\n"
+        "}\n",
+        bad);
+}
+
+/* The GPU processes a verification started: lines in every trace the fake runtime left under
+ * the work directory (one a process, in the run directory of each). */
+static int processes_under(const char *work)
+{
+    char *cmd = ch_xasprintf("find '%s' -name cuda-processes -exec cat {} + | wc -l", work);
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    cr_assert_eq(ch_proc_capture(argv, &out, &err), 0, "%s", err.msg);
+    int n = atoi(out.data);
+    ch_strbuf_free(&out);
+    free(cmd);
+    return n;
+}
+
+/* One verification of fake_gpu_candidate(bad) through correctness, into r. */
+static void verify_on_fake(ch_verifier *v, int bad, ch_verify_report *r)
+{
+    ch_error err;
+    char *cand = fake_gpu_candidate(bad);
+    cr_assert_eq(ch_verifier_run(v, cand, r, &err), 0, "%s", err.msg);
+    cr_assert_not_null(r->work_dir, "kept");
+    free(cand);
+}
+
+/* A verifier of saxpy (c: fx_saxpy) through correctness whose programs run on the fake CUDA
+ * runtime built into dir (*fake, *tu: the caller frees them after closing it); work kept. */
+static ch_verifier *open_fake_verifier(const ch_checklist *c, const char *dir, char **fake,
+                                       char **tu)
+{
+    static char *nvcc_flags[] = {"-cudart=none", NULL};
+    *fake = fx_fake_cudart(dir);
+    cr_assert_not_null(*fake, "the fake CUDA runtime builds");
+    ch_verify_setup s = saxpy_setup(c, dir, tu);
+    s.nvcc_flags = nvcc_flags;
+    /* the fake runtime goes in where the trusted runtime would: linked into every program */
+    s.runtime_lib = *fake;
+    s.last_stage = CH_STAGE_CORRECT;
+    s.keep = 1;
+    s.seed = 7;
+    s.no_nvrtc = 1;
+    return open_verifier(&s);
+}
+
+/* Smoke and correctness each run all their sizes in one scaffold process (one CUDA context,
+ * not one a size), with the verdicts of one run a size: the outputs of every size judged, and a
+ * crash reported at the stage and size that was running. */
+Test(verifier, functional_stages_run_their_sizes_in_one_process, .timeout = 300)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("vcases", &err), *fake = NULL, *tu = NULL;
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_verifier *v = open_fake_verifier(&c, dir, &fake, &tu);
+
+    /* sound: 3 smoke sizes, then 3 correctness sizes of 2 sets, in one process a stage */
+    ch_verify_report r;
+    verify_on_fake(v, -1, &r);
+    cr_assert_eq(r.status[CH_STAGE_SMOKE], CH_ST_PASS, "%s", r.message ? r.message : "");
+    cr_assert_eq(r.status[CH_STAGE_CORRECT], CH_ST_PASS, "%s", r.message ? r.message : "");
+    cJSON *cj = cJSON_GetObjectItem(r.details, "correctness");
+    cr_assert_eq(cJSON_GetObjectItem(cj, "sizes")->valueint, 3);
+    cr_assert_eq(processes_under(r.work_dir), 2, "one process for smoke, one for correctness");
+    for (int k = 0; k < 3; k++)
+        for (int set = 0; set < 2; set++) {
+            char *out = ch_xasprintf("%s/correctness/%d/%d/y.out.bin", r.work_dir, k, set);
+            cr_assert(ch_file_exists(out), "%s written", out);
+            free(out);
+        }
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+
+    /* a crash at the second smoke size is stage 2's, at that size */
+    verify_on_fake(v, 2, &r);
+    cr_assert_eq(r.stage, CH_STAGE_SMOKE, "%s", r.message);
+    cr_assert_eq(r.status[CH_STAGE_SMOKE], CH_ST_FAIL);
+    cr_assert_str_eq(r.message, "smoke: killed by signal 11 at n=2");
+    cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "smoke"), "sizes")->valueint,
+                 2);
+    cr_assert_eq(processes_under(r.work_dir), 1, "one process for the smoke sizes");
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+
+    /* a crash at the second correctness size: smoke passed, correctness fails at 4099 */
+    verify_on_fake(v, 4099, &r);
+    cr_assert_eq(r.status[CH_STAGE_SMOKE], CH_ST_PASS, "%s", r.message);
+    cr_assert_eq(r.stage, CH_STAGE_CORRECT, "%s", r.message);
+    cr_assert_str_eq(r.message, "correctness: killed by signal 11 at n=4099");
+    cr_assert_eq(processes_under(r.work_dir), 2);
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+
+    ch_verifier_close(v);
+    ch_remove_tree(dir, &err);
+    free(fake);
+    free(tu);
+    free(dir);
     fx_free(&c);
 }
 

@@ -121,8 +121,8 @@ Test(scaffold_time, host_entry_times_the_device_launcher_on_resident_sets)
     fx_free(&c);
 }
 
-/* The gate (the verifier takes the GPU alone only then): in time mode, after the inputs are read
- * and their host copies made, before anything touches the GPU. */
+/* The gate (the verifier takes the GPU alone only then): in time mode, after the inputs are read,
+ * their host copies made and the device set up, before any call of the entry. */
 static void expect_gate_before_the_gpu(int device)
 {
     ch_checklist c;
@@ -136,8 +136,13 @@ static void expect_gate_before_the_gpu(int device)
     const char *gate = strstr(fn, "printf(\"ch-ready\\n\");\n    fflush(stdout);\n"
                                   "    if (fgetc(stdin) == EOF) {");
     cr_assert_not_null(gate, "no gate in time mode:\n%s", fn);
-    const char *gpu = strstr(fn, "cuda");
-    cr_assert(gpu && gpu > gate, "a CUDA call before the gate:\n%.*s", (int)(gate - fn), fn);
+    /* the device's set-up (its CUDA context) before the gate, the first call after it */
+    const char *setup = strstr(fn, device ? "    cudaFree(0);\n" : "    ch_device_setup();\n");
+    cr_assert(setup && setup < gate, "the device is set up before the gate:\n%s", fn);
+    const char *call = strstr(fn, device ? "saxpy_launcher(" : "saxpy_ch_whole_call(");
+    cr_assert(call && call > gate, "a call of the entry before the gate:\n%s", fn);
+    const char *malloc_dev = strstr(fn, "cudaMalloc");
+    cr_assert(!malloc_dev || malloc_dev > gate, "device memory before the gate");
     cr_assert_lt(strstr(fn, "ch_buf_read_into("), gate, "the inputs are read before the gate");
     if (!device)
         cr_assert_lt(strstr(fn, "memcpy(x_set[ch_s], x_in, x_bytes);"), gate,
@@ -341,14 +346,15 @@ static const char stable_main[] =
     "    double noisy[8] = {1.0, 1.3, 0.8, 1.2, 0.9, 1.1, 0.7, 1.4};\n"
     "    double late[12] = {5, 4, 3, 2, 1.5, 1.0, 1.0, 1.005, 1.0, 0.995, 1, 1};\n"
     "    double zero[6] = {0, 0, 0, 0, 0, 0};\n"
-    "    printf(\"%d %d %d %d %d %d %d %d %d %d\\n\",\n"
+    "    printf(\"%d %d %d %d %d %d %d %d %d %d %d\\n\",\n"
     "           ch_stable(flat, 4, 3, 100, 0),    /* fewer than K: go on */\n"
     "           ch_stable(flat, 5, 3, 100, 0),    /* K within 2%: stable */\n"
     "           ch_stable(flat, 5, 6, 100, 0),    /* below the minimum: go on */\n"
     "           ch_stable(noisy, 8, 3, 100, 0),   /* noisy: go on */\n"
     "           ch_stable(noisy, 8, 3, 8, 0),     /* at the maximum */\n"
     "           ch_stable(noisy, 6, 3, 100, 5000), /* budget spent */\n"
-    "           ch_stable(noisy, 2, 3, 100, 5000), /* budget, but below the minimum */\n"
+    "           ch_stable(noisy, 2, 3, 100, 5000), /* budget, below the minimum: stops */\n"
+    "           ch_stable(noisy, 0, 3, 100, 5000), /* budget, no sample yet: go on */\n"
     "           ch_stable(late, 6, 3, 100, 0),    /* still falling */\n"
     "           ch_stable(late, 10, 3, 100, 0),   /* settled */\n"
     "           ch_stable(zero, 6, 3, 100, 0));   /* zero times never count as stable */\n"
@@ -373,7 +379,7 @@ Test(scaffold_time, stopping_rule_as_generated)
     ch_strbuf_reset(&log);
     char *run[] = {exe, NULL};
     cr_assert_eq(ch_proc_capture(run, &log, &err), 0);
-    cr_assert_str_eq(log.data, "0 1 0 0 2 3 0 0 1 0\nstable max budget\n");
+    cr_assert_str_eq(log.data, "0 1 0 0 2 3 3 0 0 1 0\nstable max budget\n");
     ch_strbuf_reset(&log);
     char *cxx[] = {"c++", "-Wall", "-Werror", "-x", "c++", "-o", exe, src, NULL};
     cr_assert_eq(ch_proc_capture(cxx, &log, &err), 0, "and valid C++: %s", log.data);
@@ -383,6 +389,244 @@ Test(scaffold_time, stopping_rule_as_generated)
     free(src);
     free(exe);
     free(dir);
+}
+
+/* ---- the scaffold run on a fake CUDA runtime (tests/unit/data/fake_cudart.c) ----------------- */
+
+/* saxpy on the host (the fake runtime runs no kernels): a null write at n == 7, and 700 ms a
+ * call from n == 1000 on (a slow candidate, for the time budget) */
+static const char host_saxpy[] =
+    "#include <time.h>\n"
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    if (n == 7)\n"
+    "        *(volatile int *)0 = 1;\n"
+    "    if (n >= 1000) {\n"
+    "        struct timespec d = {0, 700000000};\n"
+    "        nanosleep(&d, 0);\n"
+    "    }\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+/* The program built as the verifier builds it (scaffold.o, the candidate compiled with the
+ * signatures forced in front, linked), on the fake runtime; returns its path. */
+static char *build_on_fake_runtime(const ch_checklist *c, const char *dir, const char *cand)
+{
+    ch_strbuf log;
+    ch_strbuf_init(&log);
+    char *fake = fx_fake_cudart(dir);
+    cr_assert_not_null(fake, "the fake CUDA runtime builds");
+    write_scaffold(c, dir);
+    write_in(dir, "candidate.cu", cand);
+    char *a0[] = {"-c", "-O2", "-o", "scaffold.o", "scaffold.cu", NULL};
+    cr_assert_eq(run_nvcc(dir, a0, &log), 0, "scaffold compiles:\n%s", log.data);
+    char *a1[] = {"-c", "-include", "sig.h", "-o", "candidate.o", "candidate.cu", NULL};
+    cr_assert_eq(run_nvcc(dir, a1, &log), 0, "%s", log.data);
+    char *l1[] = {"-cudart=none", "-o", "prog", "scaffold.o", "candidate.o", fake, NULL};
+    cr_assert_eq(run_nvcc(dir, l1, &log), 0, "%s", log.data);
+    free(fake);
+    ch_strbuf_free(&log);
+    return ch_path_join(dir, "prog");
+}
+
+/* saxpy's input set of n elements in DIR/0 (x[i] = i, y[i] = 1, a = 2) */
+static void write_saxpy_set(const char *dir, int n)
+{
+    ch_error err;
+    char *set = ch_path_join(dir, "0");
+    cr_assert_eq(ch_mkdir_p(set, &err), 0, "%s", err.msg);
+    float a = 2, *x = calloc((size_t)n, sizeof *x), *y = calloc((size_t)n, sizeof *y);
+    for (int i = 0; i < n; i++)
+        x[i] = (float)i, y[i] = 1;
+    const char *names[] = {"n.bin", "a.bin", "x.bin", "y.bin"};
+    const void *data[] = {&n, &a, x, y};
+    ch_scalar types[] = {CH_T_INT, CH_T_FLOAT, CH_T_FLOAT, CH_T_FLOAT};
+    size_t counts[] = {1, 1, (size_t)n, (size_t)n};
+    for (int i = 0; i < 4; i++) {
+        char *f = ch_path_join(set, names[i]);
+        cr_assert_eq(ch_buf_write(f, types[i], data[i], counts[i], &err), 0, "%s", err.msg);
+        free(f);
+    }
+    free(x);
+    free(y);
+    free(set);
+}
+
+/* 1 when DIR/0/y.out.bin holds saxpy's n results for write_saxpy_set's inputs */
+static int saxpy_out_right(const char *dir, int n)
+{
+    char *f = ch_xasprintf("%s/0/y.out.bin", dir);
+    void *got = NULL;
+    ch_error err;
+    int ok = ch_buf_read(f, CH_T_FLOAT, (size_t)n, &got, NULL, &err) == 0;
+    for (int i = 0; ok && i < n; i++)
+        ok = ((float *)got)[i] == 2.0f * (float)i + 1.0f;
+    free(got);
+    free(f);
+    return ok;
+}
+
+/* lines in a file of the fake runtime's traces (0: none) */
+static int trace_lines(const char *dir, const char *name)
+{
+    char *f = ch_path_join(dir, name), *text = NULL;
+    ch_error err;
+    int n = 0;
+    if (ch_read_file(f, &text, NULL, &err) == 0)
+        for (const char *p = text; *p; p++)
+            n += *p == '\n';
+    free(text);
+    free(f);
+    return n;
+}
+
+/* fx_saxpy's host entry in c, a temp directory (*dir, caller frees) and host_saxpy's program
+ * built in it on the fake runtime (returned, caller frees) */
+static char *fake_saxpy_prog(ch_checklist *c, const char *tag, char **dir)
+{
+    fx_saxpy(c, 0);
+    ch_error err;
+    *dir = ch_make_temp_dir(tag, &err);
+    cr_assert_not_null(*dir, "%s", err.msg);
+    return build_on_fake_runtime(c, *dir, host_saxpy);
+}
+
+static ch_proc_result run_prog(const char *dir, char **argv, ch_sandbox_opts *so)
+{
+    ch_error err;
+    so->dir = dir;
+    if (!so->wall_seconds)
+        so->wall_seconds = 60;
+    ch_proc_result pr;
+    ch_proc_result_init(&pr);
+    cr_assert_eq(ch_sandbox_run(so, argv, &pr, &err), 0, "%s", err.msg);
+    return pr;
+}
+
+/* Run mode takes several cases in one process (one CUDA context for a stage's sizes), names
+ * each on stdout before it starts, and writes every case's outputs as one run of each would; a
+ * crash in the second case leaves the first case's outputs and names the second last. */
+Test(scaffold_fake_gpu, run_mode_takes_several_cases_in_one_process, .timeout = 300)
+{
+    ch_checklist c;
+    ch_error err;
+    char *dir;
+    char *prog = fake_saxpy_prog(&c, "scafcases", &dir);
+    char *stage = ch_path_join(dir, "stage");
+    char *a = ch_path_join(stage, "a"), *b = ch_path_join(stage, "b"),
+         *d = ch_path_join(stage, "d");
+    write_saxpy_set(a, 5);
+    write_saxpy_set(b, 6);
+    write_saxpy_set(d, 7);
+
+    char *argv[] = {prog, "run", a, "1", b, "1", NULL};
+    ch_sandbox_opts so = {0};
+    ch_proc_result pr = run_prog(stage, argv, &so);
+    cr_assert_eq(pr.exit_code, 0, "out: %s; err: %s", pr.out.data ? pr.out.data : "",
+                 pr.err.data ? pr.err.data : "");
+    char *want = ch_xasprintf(CH_SCAFFOLD_CASE " %s\nch-run: device_launcher=0\n" CH_SCAFFOLD_CASE
+                                               " %s\nch-run: device_launcher=0\n",
+                              a, b);
+    cr_assert_str_eq(pr.out.data, want, "each case named as it starts");
+    free(want);
+    cr_assert(saxpy_out_right(a, 5), "the first case's outputs");
+    cr_assert(saxpy_out_right(b, 6), "the second case's outputs");
+    cr_assert_eq(trace_lines(stage, "cuda-processes"), 1, "one process for both cases");
+    ch_proc_result_free(&pr);
+
+    /* the second case crashes: the first is whole, the last case named is the second */
+    char *a2 = ch_path_join(a, "0/y.out.bin");
+    remove(a2);
+    char *argv2[] = {prog, "run", a, "1", d, "1", NULL};
+    memset(&so, 0, sizeof so);
+    pr = run_prog(stage, argv2, &so);
+    cr_assert(pr.signaled, "the null write kills it: exit %d", pr.exit_code);
+    cr_assert(saxpy_out_right(a, 5), "the first case's outputs are written before the second");
+    const char *last = strstr(pr.out.data, CH_SCAFFOLD_CASE " ");
+    for (const char *p = last; p; p = strstr(p + 1, "\n" CH_SCAFFOLD_CASE " "))
+        last = p[0] == '\n' ? p + 1 : p;
+    char *named = ch_xasprintf(CH_SCAFFOLD_CASE " %s\n", d);
+    cr_assert(last && strcmp(last, named) == 0, "the crash is in the second case: %s", pr.out.data);
+    free(named);
+    ch_proc_result_free(&pr);
+
+    /* a bad NSETS of a later case fails before any case runs */
+    char *argv3[] = {prog, "run", a, "1", b, "0", NULL};
+    memset(&so, 0, sizeof so);
+    pr = run_prog(stage, argv3, &so);
+    cr_assert_eq(pr.exit_code, 2);
+    cr_assert(!pr.out.data || !strstr(pr.out.data, CH_SCAFFOLD_CASE), "%s", pr.out.data);
+    ch_proc_result_free(&pr);
+
+    ch_remove_tree(dir, &err);
+    free(a2);
+    free(a);
+    free(b);
+    free(d);
+    free(stage);
+    free(prog);
+    free(dir);
+    fx_free(&c);
+}
+
+/* Time mode on a candidate whose call takes 700 ms: the device is set up before the gate (the
+ * GPU is taken alone only for the timed calls), and the time budget (CH_TIME_BUDGET_MS, 3 s)
+ * ends the warmup and the timed loop before MIN_REPEATS (10) samples: a slow candidate holds
+ * the GPU a few seconds, not WARMUP + MIN_REPEATS calls. */
+static void context_at_gate(void *ctx)
+{
+    const char *dir = ((const char **)ctx)[0];
+    char *f = ch_path_join(dir, "cuda-context");
+    ((const char **)ctx)[1] = ch_file_exists(f) ? "made" : "not made";
+    free(f);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+Test(scaffold_fake_gpu, time_mode_sets_up_before_the_gate_and_stops_at_the_budget, .timeout = 300)
+{
+    char *dir = NULL;
+    ch_checklist c;
+    char *prog = fake_saxpy_prog(&c, "scafbudget", &dir), *tune = ch_path_join(dir, "tune");
+    write_saxpy_set(tune, 1000);
+    const char *gate[2] = {tune, NULL};
+    ch_sandbox_opts so = {0};
+    so.gate_line = CH_SCAFFOLD_READY;
+    so.gate = context_at_gate;
+    so.gate_ctx = gate;
+    /* WARMUP 10, REPEATS 100, MIN_REPEATS 10 */
+    char *argv[] = {prog, "time", tune, "1", "10", "100", "10", NULL};
+    double t0 = wall_now();
+    ch_proc_result pr = run_prog(tune, argv, &so);
+    double took = wall_now() - t0;
+    const char *out = pr.out.data ? pr.out.data : "";
+    cr_assert_eq(pr.exit_code, 0, "out: %s; err: %s", out, pr.err.data ? pr.err.data : "");
+    cr_assert_str_eq(gate[1] ? gate[1] : "", "made", "the CUDA context is made before the gate");
+    cr_assert_eq(trace_lines(tune, "cuda-context"), 1, "set up once");
+    cr_assert_not_null(strstr(out, "ch-cold: setup_ms="), "%s", out);
+    const char *t = strstr(out, "ch-time: ");
+    cr_assert_not_null(t, "%s", out);
+    int repeats = 0;
+    const char *r = strstr(t, " repeats=");
+    cr_assert(r && sscanf(r, " repeats=%d", &repeats) == 1, "%s", t);
+    cr_assert_not_null(strstr(t, " stop=budget "), "%s", t);
+    cr_assert(repeats >= 1 && repeats < 10, "the budget stops before MIN_REPEATS: %d", repeats);
+    /* 1 first call + about 5 warmup + about 5 timed calls of 0.7 s; without the budget's say
+     * over warmup and MIN_REPEATS, 21 calls (14.7 s) */
+    cr_assert_lt(took, 11.0, "the run took %.1f s", took);
+    ch_proc_result_free(&pr);
+    ch_error err;
+    ch_remove_tree(dir, &err);
+    free(tune);
+    free(prog);
+    free(dir);
+    fx_free(&c);
 }
 
 /* ---- the plan ------------------------------------------------------------------------------ */

@@ -3,10 +3,12 @@
 #ifndef VERIFY_FIXTURE_H
 #define VERIFY_FIXTURE_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ch/checklist.h"
+#include "ch/fsutil.h"
 #include "ch/strbuf.h"
 
 /* Builders: all strings owned by the checklist, freed by fx_free. */
@@ -186,6 +188,27 @@ static inline void fx_histo(ch_checklist *c, int device)
     c->params[2] = fx_ptr("h", "unsigned int *", CH_T_UINT, CH_DIR_OUT, "256", 0, 0);
     c->device = device;
     fx_sizes_1d(c, "n", 1 << 26);
+}
+
+/* Builds tests/unit/data/fake_cudart.c (a CUDA runtime without a GPU: host memory, wall-clock
+ * events, traces in the working directory) into DIR/libfakecudart.a; returns its path (caller
+ * frees) or NULL when it cannot be built. Programs link it with nvcc -cudart=none. */
+static inline char *fx_fake_cudart(const char *dir)
+{
+    const char *src = getenv("CH_CC_SRC") ? getenv("CH_CC_SRC") : ".";
+    const char *cuda = ch_file_exists("/usr/local/cuda/include") ? "/usr/local/cuda" : "/usr";
+    char *lib = ch_path_join(dir, "libfakecudart.a");
+    char *cmd = ch_xasprintf("cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Werror -I'%s/include' "
+                             "-c -o '%s/fake_cudart.o' '%s/tests/unit/data/fake_cudart.c' && "
+                             "ar rcs '%s' '%s/fake_cudart.o'",
+                             cuda, dir, src, lib, dir);
+    int rc = system(cmd);
+    free(cmd);
+    if (rc != 0) {
+        free(lib);
+        return NULL;
+    }
+    return lib;
 }
 
 #endif
