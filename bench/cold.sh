@@ -9,7 +9,8 @@
 #
 # CH_CC_COLD_SINGLES (the single programs), CH_CC_COLD_LIMIT (seconds the -j16 build may take,
 # default none), CH_CC_COLD_KEEP (a directory: the -j16 build's stderr, each compile's start and
-# end, and every entry's report.json are copied there, to see where the time went).
+# end, and every entry's report.json, the singles' too, are copied there, to see where the time
+# went).
 set -u
 src=${CH_CC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU); then
@@ -37,6 +38,11 @@ for f in $singles; do
     s=$(secs "$t0" "$t1")
     outcome=$(grep -q 'verified kernel linked' "$d/err" && echo verified || echo "host path")
     printf '  %-16s %6s s  (%s, exit %d)\n' "$f" "$s" "$outcome" "$rc"
+    if [ -n "${CH_CC_COLD_KEEP:-}" ]; then
+        mkdir -p "$CH_CC_COLD_KEEP"
+        (cd "$d/cache" 2>/dev/null && find . -name report.json |
+            tar czf "$CH_CC_COLD_KEEP/single-${f%.c}.tgz" -T -)
+    fi
     slowest=$(python3 -c "print(max(float('$slowest'), float('$s')))")
 done
 cat > "$tmp/ed/Makefile" <<MK

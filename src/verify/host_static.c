@@ -1,6 +1,7 @@
-/* The host subset's static-state rule (candidates only): what a candidate keeps from one call to
- * the next. Called from the walk in host_subset.c for every variable declaration, whose state and
- * helpers it shares through host_subset_internal.h.
+/* The host subset's static-state rule: what a candidate (or a model-written reference, which may
+ * keep nothing mutable at all) keeps from one call to the next. Called from the walk in
+ * host_subset.c for every variable declaration, whose state and helpers it shares through
+ * host_subset_internal.h.
  *
  * State kept across calls lets a candidate behave one way while it is verified and another way
  * later: a counter that returns zeros after call 64 (attacks4/cand_call_counter_trojan.cu), a
@@ -355,10 +356,32 @@ static void refuse_state(subset_ctx *x, CXCursor at, const char *name, const cha
               name, why);
 }
 
+/* A model-written reference is linked as the user's host path and computes each call from its
+ * arguments alone: it keeps nothing across calls, so any static storage it can change (a counter,
+ * a remembered pointer, a scratch array) is refused; constants stay. */
+static void judge_reference_static(subset_ctx *x, CXCursor v)
+{
+    if (const_type(clang_getCursorType(v)))
+        return;
+    char *name = hs_str_of(clang_getCursorSpelling(v));
+    hs_refuse(x, v, "static-state",
+              "the reference keeps '%s' across calls: a reference computes each call from its "
+              "arguments alone, so its static storage holds constants only (state kept from one "
+              "call to the next lets the host path behave one way while tested and another "
+              "later)",
+              name);
+    free(name);
+}
+
 void hs_judge_static_state(subset_ctx *x, CXCursor v, int in_device)
 {
-    if (x->kind != CH_SUBSET_CANDIDATE || clang_getCursorKind(v) != CXCursor_VarDecl ||
-        !hs_from_main_file(v) || !static_storage(v))
+    if (clang_getCursorKind(v) != CXCursor_VarDecl || !hs_from_main_file(v) || !static_storage(v))
+        return;
+    if (x->kind == CH_SUBSET_REFERENCE) {
+        judge_reference_static(x, v);
+        return;
+    }
+    if (x->kind != CH_SUBSET_CANDIDATE)
         return;
     CXType t = clang_getCursorType(v);
     if (hs_has_child_kind(v, CXCursor_CUDAConstantAttr) ||

@@ -1710,6 +1710,21 @@ static int perf_floors(ch_verifier *v, const ch_verify_bytes *b, cJSON *st, ch_v
 
 /* Reads the scaffold's timing lines into rep; NULL or what went wrong (caller frees). The
  * kernel line counts only when correctness judged the device launcher's outputs (dev). */
+/* The text after "runtime: " on the last such line of err (CH_CC_TRACE's line for a call the
+ * trusted runtime moved), or NULL. */
+static char *last_runtime_line(const char *err)
+{
+    static const char mark[] = ": runtime: ";
+    const char *last = NULL;
+    for (const char *p = err ? strstr(err, mark) : NULL; p; p = strstr(p + 1, mark))
+        last = p;
+    if (!last)
+        return NULL;
+    last += sizeof mark - 1;
+    size_t n = strcspn(last, "\n");
+    return ch_xstrndup(last, n);
+}
+
 static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev, cJSON *st,
                         ch_verify_report *rep)
 {
@@ -1742,6 +1757,11 @@ static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev
     }
     /* "runtime": through ch_rt_call_v1 as the dispatcher calls it; "launcher": NAME_launcher */
     cJSON_AddStringToObject(call, "call_path", rep->call_runtime ? "runtime" : "launcher");
+    char *moved = last_runtime_line(pr->err.data);
+    if (moved) {
+        cJSON_AddStringToObject(call, "runtime_last_call", moved);
+        free(moved);
+    }
     double k = c->device || !dev ? -1 : line_value(out, "ch-kernel:", "kernel_ms", NULL, 0);
     if (c->device || k >= 0) {
         rep->kernel_ms = c->device ? ev : k;
@@ -1874,6 +1894,11 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, int de
         sandbox_opts_for(v, &so, case_dir);
         so.runner = v->s.runner;
         so.wall_seconds = 6 * (v->s.wall_seconds > 0 ? v->s.wall_seconds : 20);
+        /* the runtime says how it moved each call's data (staged, plain or direct copies and
+         * their GB/s): the report keeps the last call's line, to see why a whole call is slow */
+        static char *const runtime_trace[] = {"CH_CC_TRACE=1", NULL};
+        if (!c->device)
+            so.extra_env = runtime_trace;
         char nb[16], wb[16], maxb[16], minb[16];
         snprintf(nb, sizeof nb, "%d", nsets);
         snprintf(wb, sizeof wb, "%d", warmup);

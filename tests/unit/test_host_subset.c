@@ -463,6 +463,19 @@ static const subset_case references[] = {
     {"a libc call", "#include <stdlib.h>\n" REF_OPEN "    system(\"true\");\n}\n", "call",
      "the reference calls 'system'", 4},
     {"asm", REF_OPEN "    __asm__(\"nop\");\n}\n", "asm", "inline assembly", 3},
+    /* a reference keeps nothing across calls: constants only */
+    {"constant tables at file and function scope",
+     "static const float w[2] = {1, 2};\n" REF_OPEN
+     "    static const int k = 3;\n    for (int i = 0; i < n; i++)\n"
+     "        y[i] = a * x[i] * w[i % 2] + (float)k;\n}\n",
+     NULL, NULL, 0},
+    {"a call counter in a reference",
+     REF_OPEN "    static int calls;\n    if (++calls > 64)\n        return;\n"
+              "    for (int i = 0; i < n; i++)\n        y[i] = a * x[i] + y[i];\n}\n",
+     "static-state", "the reference keeps 'calls' across calls", 3},
+    {"a file-scope scratch array in a reference",
+     "static float scratch[64];\n" REF_OPEN "    scratch[0] = a;\n    y[0] = scratch[0];\n}\n",
+     "static-state", "the reference keeps 'scratch' across calls", 1},
 };
 
 static int have_cuda(void)
