@@ -197,10 +197,12 @@ enum { CH_TR_LANES_PARALLEL = 1, CH_TR_LANES_REDUCTION = 2 };
  * lives. -1 with err set when no legal plan is found. */
 /* Bits of ch_tr_plan_build's flags. */
 enum {
-    /* A loop nest whose only dependences are a sum (a dot product, a norm, a histogram) runs
-     * on many threads whose contributions are added atomically, instead of on one thread.
-     * Floating sums only when the entry has a tol() clause: the additions happen in another
-     * order, so the results round differently */
+    /* A loop nest whose only dependences are a floating sum (a dot product, a norm) or a
+     * floating prefix sum runs on many threads whose contributions are added atomically (or
+     * through a scan), instead of on one thread, when the entry has a tol() clause: the
+     * additions happen in another order, so the results round differently. Reductions that are
+     * exact in any order (integer sums and histograms, bitwise &, |, ^, minimum and maximum,
+     * integer prefix sums) run in parallel in every plan, with or without this flag */
     CH_TR_PARALLEL_SUMS = 1,
     /* In the original loop order, a kernel with one parallel loop whose inner loops are each
      * parallel or a reduction into a local scalar (a row-wise norm, softmax) runs a warp per
@@ -218,13 +220,16 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p);
 /* --- CUDA (cuda.c) --- */
 
 typedef struct ch_tr_cuda_opts {
-    int block1;             /* threads per block of kernels with one mapped dimension */
-    int block2_x, block2_y; /* block shape of kernels with two */
-    long long grid_cap;     /* most blocks along x (grid-stride loops cover the rest) */
-    const char *header;     /* the first line of the file's opening comment, or NULL */
-    int block_private;      /* scattered updates (a histogram) into a parameter of a small
-                               constant extent go to a per-block copy in shared memory, added
-                               to the array once per block */
+    int block1;                 /* threads per block of kernels with one mapped dimension */
+    int block2_x, block2_y;     /* block shape of kernels with two */
+    long long grid_cap;         /* most blocks along x (grid-stride loops cover the rest) */
+    const char *header;         /* the first line of the file's opening comment, or NULL */
+    int block_private;          /* scattered updates (a histogram) into a parameter of a small
+                                   constant extent go to a per-block copy in shared memory, added
+                                   to the array once per block */
+    long long private_grid_cap; /* most blocks of such a kernel when > 0 and below grid_cap:
+                                   each block's copy then takes many updates for its one
+                                   flush into the array */
     /* GEMM-like kernels (a sum over a loop inside two mapped dimensions, reading operands that
      * each vary with one mapped dimension and the sum's): each block owns tile_m x tile_n
      * outputs, its tile_ty x tile_tx threads (tile_m / tile_ty) x (tile_n / tile_tx) each in

@@ -36,9 +36,10 @@ static void plan_entry(const ch_entry *e, ch_strbuf *out)
                            err.msg);
             continue;
         }
-        int sums = 0;
+        int sums = 0; /* what the flag is shown for (every plan runs exact reductions) */
         for (size_t k = 0; k < p->n_kernels; k++)
-            sums |= p->kernels[k].reduction != (size_t)-1 || p->kernels[k].warp_rows;
+            sums |= flags == CH_TR_WARP_ROWS ? p->kernels[k].warp_rows
+                                             : p->kernels[k].reduction != (size_t)-1;
         if (!flags || sums)
             ch_tr_plan_print(out, p);
         ch_tr_plan_free(p);

@@ -1564,6 +1564,14 @@ static long long private_elems(const printer *pr, const ch_tr_kernel *k)
     return end && *end == '\0' && n > 0 && n <= 8192 ? n : 0;
 }
 
+/* The most blocks of kernel k's launch along x: a kernel with a per-block copy takes the lower
+ * private_grid_cap, since its flush costs one atomic per element of the copy and block. */
+static long long launch_cap(const printer *pr, const ch_tr_kernel *k)
+{
+    long long cap = pr->o->grid_cap, priv = pr->o->private_grid_cap;
+    return priv > 0 && priv < cap && private_elems(pr, k) ? priv : cap;
+}
+
 /* Whether the isl expression mentions the identifier `name`. */
 int tr_mentions(isl_ast_expr *x, const char *name)
 {
@@ -1933,7 +1941,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     else if (k->n_mapped == 1)
         ch_strbuf_addf(out, "const dim3 ch_block(%d), ch_grid(%s_blocks(ch_e0%s, %d, %lldLL));\n",
                        pr->o->block1, e->name, k->warp_rows && !pr->block_rows ? " * 32" : "",
-                       pr->block_rows ? 1 : pr->o->block1, pr->o->grid_cap);
+                       pr->block_rows ? 1 : pr->o->block1, launch_cap(pr, k));
     else
         ch_strbuf_adds(out, "const dim3 ch_block(1), ch_grid(1);\n");
     tr_indent_to(out, indent + 2);

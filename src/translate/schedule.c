@@ -279,7 +279,7 @@ static int has_parallel(const planner *pl, isl_schedule_node *node)
             found = member_parallel(pl, node, q);
         int each;
         size_t upd, store;
-        if (!found && (pl->flags & CH_TR_PARALLEL_SUMS))
+        if (!found)
             found = parallel_sum(pl, node, &each) != (size_t)-1 ||
                     scan_of(pl, node, &upd, &store, &each) == 0;
     }
@@ -393,9 +393,12 @@ static size_t parallel_sum(const planner *pl, isl_schedule_node *node, int *each
         t != CH_T_ULONG && t != CH_T_LLONG && t != CH_T_ULLONG)
         return (size_t)-1; /* no atomic for it */
     /* threads add floating terms in another order, which rounds differently: only when the
-     * entry states the tolerance it accepts (tol(...)), as -fassociative-math lets gcc. A
-     * minimum or maximum is the same value in any order. */
-    if (sum && (t == CH_T_FLOAT || t == CH_T_DOUBLE) && !m->entry->clauses.has_tol)
+     * plan asks for it (CH_TR_PARALLEL_SUMS) and the entry states the tolerance it accepts
+     * (tol(...)), as -fassociative-math lets gcc. Integer sums (wrapping, as the atomics do)
+     * and bitwise reductions, a minimum or a maximum are the same value in any order, so
+     * every plan runs them in parallel: nothing is gained by one thread. */
+    if (sum && (t == CH_T_FLOAT || t == CH_T_DOUBLE) &&
+        !((pl->flags & CH_TR_PARALLEL_SUMS) && m->entry->clauses.has_tol))
         return (size_t)-1;
     isl_union_map *w =
         isl_union_map_intersect_domain(isl_union_map_copy(m->arrays[S->red_array].must_writes),
@@ -446,7 +449,8 @@ static int dense_interval(isl_set *dom)
 /* A prefix sum at the outermost level: node's loop runs exactly `acc += e` (U) and `y[i] = acc`
  * (W), i its counter running over an interval, acc a local scalar that nothing else reads
  * (its final value is not needed), e not reading y, of acc's type (or a narrower integer), and
- * exact in any order (integers) or under a tol() clause (floating). Then *upd = U, *store = W,
+ * exact in any order (integers: every plan) or under a tol() clause (floating: only plans with
+ * CH_TR_PARALLEL_SUMS). Then *upd = U, *store = W,
  * *exclusive when W comes first (y[i] takes acc before the update); returns 0, else -1. The
  * dependences the loop carries are all through acc (e reads neither acc nor y), which the scan
  * honours by construction. */
@@ -485,7 +489,8 @@ static int scan_of(const planner *pl, isl_schedule_node *node, size_t *upd, size
         int exact = ch_scalar_is_integer(t) && ch_scalar_is_integer(e->type) &&
                     ch_scalar_size(e->type) <= ch_scalar_size(t);
         int floating = (t == CH_T_FLOAT || t == CH_T_DOUBLE) && e->type == t;
-        if (!(exact || (floating && m->entry->clauses.has_tol)))
+        if (!(exact ||
+              (floating && (pl->flags & CH_TR_PARALLEL_SUMS) && m->entry->clauses.has_tol)))
             continue;
         if (read_elsewhere(m, U->red_array, s[0], s[1]) || !dense_interval(U->domain))
             continue;
@@ -523,7 +528,7 @@ static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node)
         }
         size_t upd, store;
         int exclusive;
-        if ((pl->flags & CH_TR_PARALLEL_SUMS) && scan_of(pl, node, &upd, &store, &exclusive) == 0) {
+        if (scan_of(pl, node, &upd, &store, &exclusive) == 0) {
             if (n > 1)
                 node = isl_schedule_node_band_split(node, 1);
             node = add_kernel(pl, node, 1);
@@ -534,7 +539,7 @@ static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node)
             return node;
         }
         int each = 0;
-        size_t sum = pl->flags & CH_TR_PARALLEL_SUMS ? parallel_sum(pl, node, &each) : (size_t)-1;
+        size_t sum = parallel_sum(pl, node, &each);
         if (sum != (size_t)-1) {
             if (n > 1)
                 node = isl_schedule_node_band_split(node, 1);

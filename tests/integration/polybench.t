@@ -79,7 +79,7 @@ diag "PolyBench: $pending pending, $refused refused of $((pending + refused)) ke
 [ "$pending" -ge 28 ]; ok $? "the translator takes at least 28 of the 30 kernels ($pending)"
 # the translator proposes its four variants for every kernel, and the second (the body's own
 # order; the build above compiled the first, isl's) compiles with nvcc without a warning too
-# (the other two differ from these in block shapes, and in parallel sums under tol() only)
+# (the other two differ from these in block shapes, and in floating parallel sums under tol() only)
 [ "$(ls "$TEST_DIR"/cand/*/*.cu | wc -l)" -ge 120 ]
 ok $? "the translator proposed four candidates per kernel"
 ls "$TEST_DIR"/cand/*/*.1.cu > cands.txt

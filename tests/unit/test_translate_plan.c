@@ -563,6 +563,12 @@ Test(translate_plan, parallel_sums)
                           "kernel 0: one thread: S1 S2 S3\n"
                           "scalar s: a variable of each thread\n");
     free(got);
+    /* nor does it without the flag, whatever the clauses */
+    got = plan_with("extent(out: 1)", norm, CH_TR_ORIGINAL, 0);
+    cr_expect_str_eq(got, "strategy: original loop order\n"
+                          "kernel 0: one thread: S1 S2 S3\n"
+                          "scalar s: a variable of each thread\n");
+    free(got);
     got = plan_with("",
                     "void colsum(int n, int m, const double a[n][m], double *s)\n{\n    for (int j "
                     "= 0; j < m; j++) {\n        s[j] = 0;\n        for (int i = 0; i < n; i++)\n "
@@ -609,25 +615,35 @@ Test(translate_plan, parallel_sum_cuda)
     free(src);
 }
 
-/* A maximum (or minimum) is the same value in any order, so it runs on threads under parallel
- * sums without a tol() clause: each thread applies the C statement to its partial result, the
- * warp combines with ch_max, and lane 0 updates the element with an atomic (a compare-and-swap
- * loop for floating values, atomicMin for integers). Without the flag it keeps one thread. */
+/* A maximum (or minimum) is the same value in any order, so it runs on threads without a tol()
+ * clause, in every plan (the flag only admits floating sums): each thread applies the C
+ * statement to its partial result, the warp combines with ch_max, and lane 0 updates the element
+ * with an atomic (a compare-and-swap loop for floating values, atomicMin for integers). */
 Test(translate_plan, parallel_extrema)
 {
     const char *vmax =
         "void vmax(int n, const float *x, float *out)\n{\n    float m = x[0];\n    "
         "for (int i = 1; i < n; i++)\n        m = fmaxf(m, x[i]);\n    *out = m;\n}\n";
+#define VMAX_KERNELS                                                                               \
+    "kernel 0: one thread: S1\n"                                                                   \
+    "kernel 1: a maximum on threads (S2, atomically): S2\n"                                        \
+    "  c0..c0: [n] -> [{ S2[i] -> [(i)] }]\n"                                                      \
+    "kernel 2: one thread: S3\n"                                                                   \
+    "scalar m: in device memory\n"
     char *got = plan_with("extent(out: 1)", vmax, CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
-    cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n"
-                          "kernel 0: one thread: S1\n"
-                          "kernel 1: a maximum on threads (S2, atomically): S2\n"
-                          "  c0..c0: [n] -> [{ S2[i] -> [(i)] }]\n"
-                          "kernel 2: one thread: S3\n"
-                          "scalar m: in device memory\n");
+    cr_expect_str_eq(got, "strategy: isl scheduler, parallel sums\n" VMAX_KERNELS);
     free(got);
+    /* the first variant's plan (no flags) has the same kernels */
     got = plan_with("extent(out: 1)", vmax, CH_TR_ISL_SCHEDULE, 0);
-    cr_expect(strstr(got, "kernel 0: one thread: S1 S2 S3\n"), "%s", got);
+    cr_expect_str_eq(got, "strategy: isl scheduler\n" VMAX_KERNELS);
+    free(got);
+#undef VMAX_KERNELS
+    /* an integer minimum into an element, in the body's own order without flags */
+    got = plan_with("extent(x: n, out: 1)",
+                    "void imin(int n, const long *x, long *out)\n{\n    for (int i = 0; i < n; "
+                    "i++)\n        out[0] = fmin(out[0], x[i]);\n}\n",
+                    CH_TR_ORIGINAL, 0);
+    cr_expect(strstr(got, "kernel 0: a minimum on threads (S1, atomically): S1\n"), "%s", got);
     free(got);
 
     char *src = sums_cuda("extent(x: n, out: 1)",
@@ -668,6 +684,15 @@ Test(translate_plan, parallel_bitwise)
     expect_has(src, "ch_acc ^= x[i];");
     expect_has(src, "atomicXor((unsigned long long *)p, (unsigned long long)v);");
     free(src);
+    /* an OR in the first variant's plan (no flags): the same parallel kernel */
+    char *got = plan_with("extent(x: n, out: 1)",
+                          "void any(int n, const int *x, int *out)\n{\n    for (int i = 0; i < "
+                          "n; i++)\n        out[0] |= x[i];\n}\n",
+                          CH_TR_ISL_SCHEDULE, 0);
+    cr_expect_str_eq(got, "strategy: isl scheduler\n"
+                          "kernel 0: a bitwise or on threads (S1, atomically): S1\n"
+                          "  c0..c0: [n] -> [{ S1[i] -> [(i)] }]\n");
+    free(got);
 }
 
 /* A prefix sum: `acc += x[i]; y[i] = acc;` carries acc from each iteration to the next, but
@@ -709,7 +734,19 @@ Test(translate_plan, prefix_sums)
                     CH_TR_ISL_SCHEDULE, CH_TR_PARALLEL_SUMS);
     cr_expect(!strstr(got, "prefix sum"), "%s", got);
     free(got);
-    /* a floating scan reorders its additions: only under tol() */
+    /* an integer scan is exact in any order: the first variant's plan (no flags) has it too */
+    got = plan_with("", inc, CH_TR_ISL_SCHEDULE, 0);
+    cr_expect(strstr(got, "kernel 1: an inclusive prefix sum on threads (S2, S3): S2 S3\n"), "%s",
+              got);
+    free(got);
+    /* a floating scan reorders its additions: only under tol() and the flag */
+    got = plan_with("tol(1e-5)",
+                    "void fsum(int n, const float *x, float *y)\n{\n    float acc = 0;\n    for "
+                    "(int i = 0; i < n; i++) {\n        acc += x[i];\n        y[i] = acc;\n    "
+                    "}\n}\n",
+                    CH_TR_ISL_SCHEDULE, 0);
+    cr_expect(!strstr(got, "prefix sum"), "%s", got);
+    free(got);
     got = plan_with("",
                     "void fsum(int n, const float *x, float *y)\n{\n    float acc = 0;\n    for "
                     "(int i = 0; i < n; i++) {\n        acc += x[i];\n        y[i] = acc;\n    "
@@ -770,8 +807,9 @@ Test(translate_plan, warp_rows)
 }
 
 /* A histogram: h[data[i]]++ writes an element the model cannot name (a may-write), and its only
- * dependences are the increments' own: with parallel sums each iteration runs on a thread and
- * increments its element atomically. */
+ * dependences are the increments' own: each iteration runs on a thread and increments its element
+ * atomically. Integer increments give the same bins in any order, so every plan does so, with
+ * or without parallel sums. */
 Test(translate_plan, histogram_atomics)
 {
     const char *hist = "void hist(int n, const unsigned char *data, int *h)\n{\n    for (int i = "
@@ -782,7 +820,12 @@ Test(translate_plan, histogram_atomics)
                           "  c0..c0: [n] -> [{ S1[i] -> [(i)] }]\n");
     free(got);
     got = plan_with("extent(data: n, h: 256)", hist, CH_TR_ISL_SCHEDULE, 0);
-    cr_expect_str_eq(got, "strategy: isl scheduler\nkernel 0: one thread: S1\n");
+    cr_expect_str_eq(got, "strategy: isl scheduler\n"
+                          "kernel 0: updates on threads (S1, atomically): S1\n"
+                          "  c0..c0: [n] -> [{ S1[i] -> [(i)] }]\n");
+    free(got);
+    got = plan_with("extent(data: n, h: 256)", hist, CH_TR_ORIGINAL, 0);
+    cr_expect(strstr(got, "kernel 0: updates on threads (S1, atomically): S1\n"), "%s", got);
     free(got);
 
     /* updates straight to global memory, or through a per-block copy in shared memory */
@@ -806,6 +849,22 @@ Test(translate_plan, histogram_atomics)
     expect_has(src, "ch_atomic_add(&ch_priv[data[i]], 1);");
     expect_has(src, "        if (ch_priv[ch_j] != 0)\n            ch_atomic_add(&h[ch_j], "
                     "ch_priv[ch_j]);");
+    free(src);
+    ch_tr_plan_free(p);
+    /* the first variant's plan (no flags) and options: a per-block copy on an uncapped grid,
+     * whose histogram kernel alone is capped at private_grid_cap blocks so that each block's
+     * one flush follows many updates */
+    cr_assert_eq(ch_tr_plan_build(m, d, CH_TR_ISL_SCHEDULE, 0, &p, &err), 0);
+    ch_tr_cuda_opts o0 = {.block1 = 256,
+                          .block2_x = 32,
+                          .block2_y = 8,
+                          .grid_cap = 2147483647LL,
+                          .block_private = 1,
+                          .private_grid_cap = 4224};
+    src = ch_tr_cuda(p, &o0);
+    expect_has(src, "__shared__ int ch_priv[256];");
+    expect_has(src, "ch_atomic_add(&ch_priv[data[i]], 1);");
+    expect_has(src, "ch_grid(hist_blocks(ch_e0, 256, 4224LL))");
     free(src);
     ch_tr_plan_free(p);
     ch_tr_deps_free(d);

@@ -43,14 +43,21 @@ typedef struct tr_variant {
     }
 
 /* The first two keep the C body's order of every floating addition (results equal the host's
- * to the last bit); the third and fourth add sums in parallel, with capped grids so that each
- * thread adds many terms before its warp's one atomic, and differ in how a histogram is updated:
- * in a per-block copy in shared memory (the third) or straight in global memory (the fourth).
+ * to the last bit); the third and fourth add floating sums in parallel too (under tol()), with
+ * capped grids so that each thread adds many terms before its warp's one atomic. Reductions
+ * exact in any order (integer sums and histograms, &, |, ^, min, max, integer scans) run in
+ * parallel in all four. The variants differ in how a histogram is updated: the first and third
+ * in a per-block copy in shared memory, the second and fourth straight in global memory. The
+ * copy is the first form proposed because histograms are mostly a few hundred bins hit by
+ * millions of updates: global atomics then serialise on the same few L2 lines, the copy turns
+ * them into shared-memory atomics and one flush per block (its grid capped like the third's, so
+ * that a block takes many updates per flush). Global atomics win when the bins are many and
+ * rarely hit twice (the flush then costs more than it saves), and are what the second offers.
  * The fifth runs a warp per row where the rows' loops allow it (row norms, softmax), and is only
  * proposed when some kernel does; the twelfth runs a block of 256 threads per row instead
  * (rowwise.c: long rows, a softmax over thousands of columns). */
 static const tr_variant tr_variants[] = {
-    {.id = 0, .strategy = CH_TR_ISL_SCHEDULE, .shape = PLAIN_256},
+    {.id = 0, .strategy = CH_TR_ISL_SCHEDULE, .block_private = 1, .shape = PLAIN_256},
     {.id = 1, .strategy = CH_TR_ORIGINAL, .shape = PLAIN_256},
     {.id = 2,
      .strategy = CH_TR_ISL_SCHEDULE,
@@ -250,8 +257,11 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
     ch_tr_plan *plan = NULL;
     if (ch_tr_plan_build(model, deps, strategy, tv->flags, &plan, err) != 0)
         return;
-    for (size_t k = 0; k < plan->n_kernels; k++)
+    int scatters = 0; /* some kernel updates a histogram atomically */
+    for (size_t k = 0; k < plan->n_kernels; k++) {
         out->warps |= plan->kernels[k].warp_rows;
+        scatters |= plan->kernels[k].atomic_each;
+    }
     const bi_shape *sh = &tv->shape;
     char *tiles = sh->tm ? ch_xasprintf(", shared-memory tiles (GEMM-like nests in %dx%d "
                                         "of %dx%d threads, %d-deep; transposes in 32x32)",
@@ -272,48 +282,55 @@ static void tr_generate(const ch_agent *ag, const ch_tr_model *model, const ch_t
             : ch_xstrdup(tv->mma ? ", fp64 tile sums on tensor cores" : "");
     char *waves = sh->waves ? ch_xasprintf(", grids of %d waves", sh->waves) : ch_xstrdup("");
     char *shape = tv->walk ? bi_shape_text(sh) : NULL;
-    char *head = ch_xasprintf(
-        TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
-                "of %dx%d%s%s%s",
-        tv->id, ch_tr_strategy_name(strategy),
-        tv->flags & CH_TR_PARALLEL_SUMS                ? ", parallel sums"
-        : out->warps && tv->block_rows && tv->row_regs ? ", a block per row, rows in registers"
-        : out->warps && tv->block_rows                 ? ", a block per row"
-        : out->warps                                   ? ", a warp per row"
-                                                       : "",
-        tv->block_private ? " (histograms per block)" : "", tiles, rows, sh->block1, sh->bx, sh->by,
-        waves, shape ? "\n * " SHAPE_MARK : "", shape ? shape : "");
+    const char *form = tv->flags & CH_TR_PARALLEL_SUMS ? ", parallel sums"
+                       : out->warps && tv->block_rows && tv->row_regs
+                           ? ", a block per row, rows in registers"
+                       : out->warps && tv->block_rows ? ", a block per row"
+                       : out->warps                   ? ", a warp per row"
+                                                      : "";
+    /* the third variant has always said it; the first says it where it applies */
+    const char *priv = tv->block_private && (tv->flags & CH_TR_PARALLEL_SUMS || scatters)
+                           ? " (histograms per block)"
+                           : "";
+    char *head =
+        ch_xasprintf(TR_MARK "%d: %s%s%s%s%s, 1-D blocks of %d threads, 2-D blocks "
+                             "of %dx%d%s%s%s",
+                     tv->id, ch_tr_strategy_name(strategy), form, priv, tiles, rows, sh->block1,
+                     sh->bx, sh->by, waves, shape ? "\n * " SHAPE_MARK : "", shape ? shape : "");
     free(tiles);
     free(rows);
     free(waves);
     free(shape);
     int sm = ag->hw.sm_count > 0 ? ag->hw.sm_count : 132;
-    ch_tr_cuda_opts o = {.block1 = sh->block1,
-                         .block2_x = sh->bx,
-                         .block2_y = sh->by,
-                         .grid_cap = sh->waves ? (long long)sh->waves * sm * (2048 / sh->block1)
-                                               : 2147483647LL,
-                         .header = head,
-                         .block_private = tv->block_private,
-                         .tile_m = sh->tm,
-                         .tile_n = sh->tn,
-                         .tile_k = sh->tk,
-                         .tile_ty = sh->ty,
-                         .tile_tx = sh->tx,
-                         .n_tiled = &out->n_tiled,
-                         .rows = sh->rows,
-                         .n_rows = &out->n_rows,
-                         .cols = tv->cols,
-                         .n_cols = &out->n_cols,
-                         .tile_mma = tv->mma,
-                         .tile_mma_stages = tv->mma_stages,
-                         .n_mma = &out->n_mma,
-                         .block_rows = tv->block_rows,
-                         .n_block_rows = &out->n_block_rows,
-                         .row_regs = tv->row_regs,
-                         .n_row_regs = &out->n_row_regs,
-                         .transpose_tile = tv->transpose_tile,
-                         .n_transposed = &out->n_transposed};
+    ch_tr_cuda_opts o = {
+        .block1 = sh->block1,
+        .block2_x = sh->bx,
+        .block2_y = sh->by,
+        .grid_cap = sh->waves ? (long long)sh->waves * sm * (2048 / sh->block1) : 2147483647LL,
+        .header = head,
+        .block_private = tv->block_private,
+        /* uncapped grids cap a per-block copy's kernel at four waves, as
+         * the third variant's grids */
+        .private_grid_cap = !sh->waves && sh->block1 > 0 ? 4LL * sm * (2048 / sh->block1) : 0,
+        .tile_m = sh->tm,
+        .tile_n = sh->tn,
+        .tile_k = sh->tk,
+        .tile_ty = sh->ty,
+        .tile_tx = sh->tx,
+        .n_tiled = &out->n_tiled,
+        .rows = sh->rows,
+        .n_rows = &out->n_rows,
+        .cols = tv->cols,
+        .n_cols = &out->n_cols,
+        .tile_mma = tv->mma,
+        .tile_mma_stages = tv->mma_stages,
+        .n_mma = &out->n_mma,
+        .block_rows = tv->block_rows,
+        .n_block_rows = &out->n_block_rows,
+        .row_regs = tv->row_regs,
+        .n_row_regs = &out->n_row_regs,
+        .transpose_tile = tv->transpose_tile,
+        .n_transposed = &out->n_transposed};
     out->src = ch_tr_cuda(plan, &o);
     free(head);
     ch_tr_plan_free(plan);
