@@ -41,7 +41,7 @@ for ex in saxpy:saxpy.c:saxpy jacobi:jacobi.c:jacobi spec-def:blend.c:blend; do
     diag "kernel path: $(cat run.out)"
     CH_CC_TRACE=1 "./$prog" > run2.out 2> trace2.err
     ok $? "$dir: with the dispatch by size the program is correct too"
-    like "$(sort -u trace2.err)" "ch-cc: [a-z0-9_]+: (gpu|host \((below the size where the GPU wins|the host path measured faster)\))" \
+    like "$(sort -u trace2.err)" "ch-cc: [a-z0-9_]+: (gpu|host \((below the size where the GPU wins(, first-call costs included)?|the host path measured faster)\))" \
         "$dir: each call went where the measured costs say"
     diag "dispatched: $(cat run2.out) [$(sort -u trace2.err | tr '\n' ' ')]"
     python3 - "$(entry_dir "$file")/report.json" <<'EOF2'

@@ -916,7 +916,9 @@ static int ask(ch_agent *ag, const ch_entry *e, const char *feedback, const char
 }
 
 /* A body the isl translator takes gets its variants (schedule strategies and block shapes),
- * each once, then nothing new: the direct mapper is not asked. */
+ * each once and never two of the same kernels (for saxpy the isl schedule and the original
+ * order print the same code: one verification would be wasted on the copy), then nothing new:
+ * the direct mapper is not asked. */
 Test(builtin, translator_variants_then_nothing_new)
 {
     ch_entry *e = saxpy();
@@ -926,15 +928,18 @@ Test(builtin, translator_variants_then_nothing_new)
     while (n < 8 &&
            ask(ag, e, "performance: 0.2 ms", n ? src[n - 1] : NULL, n, &src[n], &design[n]) == 0)
         n++;
-    cr_assert_eq(n, 4, "the translator's four variants, then nothing new");
+    cr_assert(n >= 2 && n < 4, "the translator's different variants, then nothing new (%d)", n);
     cr_assert_str_eq(design[0], "translator v0: isl scheduler");
-    cr_assert_str_eq(design[1], "translator v1: original loop order");
+    for (int i = 1; i < n; i++)
+        cr_assert(strcmp(design[i], "translator v1: original loop order") != 0,
+                  "v1 prints v0's kernels for saxpy: not proposed again");
     for (int i = 0; i < n; i++) {
         cr_assert(strstr(src[i], "ch-cc translator variant "), "%s", src[i]);
         cr_assert(strstr(src[i], "for (long long c0 = ch_g0; (c0 < n); c0 += ch_n0)"), "%s",
                   src[i]);
         for (int j = i + 1; j < n; j++)
-            cr_assert_str_neq(src[i], src[j], "variants %d and %d are equal", i, j);
+            cr_assert_str_neq(strstr(src[i], "*/"), strstr(src[j], "*/"),
+                              "variants %d and %d print the same code", i, j);
     }
     for (int i = 0; i < n; i++) {
         free(src[i]);

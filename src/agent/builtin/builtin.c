@@ -409,8 +409,13 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
                     rc = 2;
                 continue;
             }
+            /* two variants may print the same kernels for a body (no tile, no row, no sum
+             * to treat differently): the copy would cost a whole verification for nothing */
+            if (bi_walk_mark(&mem->walk, bi_code_hash(out.src))) {
+                free(out.src);
+                continue;
+            }
             *cuda_src = out.src;
-            bi_walk_mark(&mem->walk, bi_code_hash(out.src));
             if (design)
                 *design = tv->library
                               ? ch_xasprintf("translator v%d: cuBLAS GEMM (%s)", tv->id,
