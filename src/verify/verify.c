@@ -1708,8 +1708,6 @@ static int perf_floors(ch_verifier *v, const ch_verify_bytes *b, cJSON *st, ch_v
     return 0;
 }
 
-/* Reads the scaffold's timing lines into rep; NULL or what went wrong (caller frees). The
- * kernel line counts only when correctness judged the device launcher's outputs (dev). */
 /* The text after "runtime: " on the last such line of err (CH_CC_TRACE's line for a call the
  * trusted runtime moved), or NULL. */
 static char *last_runtime_line(const char *err)
@@ -1725,6 +1723,8 @@ static char *last_runtime_line(const char *err)
     return ch_xstrndup(last, n);
 }
 
+/* Reads the scaffold's timing lines into rep; NULL or what went wrong (caller frees). The
+ * kernel line counts only when correctness judged the device launcher's outputs (dev). */
 static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev, cJSON *st,
                         ch_verify_report *rep)
 {

@@ -413,6 +413,7 @@ static int translate(ch_agent *ag, const ch_entry *e, bi_memory *mem, const ch_k
              * to treat differently): the copy would cost a whole verification for nothing */
             if (bi_walk_mark(&mem->walk, bi_code_hash(out.src))) {
                 free(out.src);
+                rc = 2; /* its code was proposed: nothing new from it */
                 continue;
             }
             *cuda_src = out.src;
