@@ -275,9 +275,13 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
          "__attribute__((constructor)) static void boot(void) { abort(); }\n",
          "runs at program start"},
         {"#include <stdlib.h>\n"
+         "__attribute__((destructor)) static void later(void) { abort(); }\n",
+         "start or exit"},
+        /* a flag kept across calls: the host subset's static-state rule, before any compile */
+        {"#include <stdlib.h>\n"
          "volatile int twice_flag;\n"
          "__attribute__((destructor)) static void later(void) { if (twice_flag) abort(); }\n",
-         "start or exit"},
+         "the reference keeps 'twice_flag' across calls"},
         {"#include <stdlib.h>\nint twice_side(void) { return system(\"touch /tmp/pwned\"); }\n",
          "calls 'system'"},
         {"#include <stdio.h>\nint twice_side(void) { FILE *f = fopen(\"/tmp/x\", \"w\"); "
