@@ -355,16 +355,23 @@ static void judge_kept(flow *f, CXCursor at, CXCursor value, pval v, const char 
     free(s);
 }
 
+/* Where a store into the lasting variable var goes, for the messages (caller frees). */
+static char *kept_in(CXCursor var)
+{
+    char *name = hs_str_of(clang_getCursorSpelling(var));
+    char *where = ch_xasprintf("in '%s', which keeps it across calls", name);
+    free(name);
+    return where;
+}
+
 /* judge_kept for a store of v into the variable var, when var keeps its value across calls. */
 static void judge_kept_var(flow *f, CXCursor at, CXCursor value, pval v, CXCursor var)
 {
     if (!lasting(var))
         return;
-    char *name = hs_str_of(clang_getCursorSpelling(var));
-    char *where = ch_xasprintf("in '%s', which keeps it across calls", name);
+    char *where = kept_in(var);
     judge_kept(f, at, value, v, where);
     free(where);
-    free(name);
 }
 
 static pval eval_children(flow *f, CXCursor e, pstate *st)
@@ -940,12 +947,13 @@ static void exec_var(flow *f, CXCursor v, pstate *st)
     if (!hs_pointer_type(clang_getCursorType(v)))
         return;
     if (lasting(v)) {
-        char *name = hs_str_of(clang_getCursorSpelling(v));
-        char *where = ch_xasprintf("in '%s', which keeps it across calls", name);
-        if (!clang_Cursor_isNull(init))
+        /* judge_stored, not judge_kept: a static's initializer runs once, so a moved pointer
+         * there counts nothing */
+        if (!clang_Cursor_isNull(init)) {
+            char *where = kept_in(v);
             judge_stored(f, v, init, val, where);
-        free(where);
-        free(name);
+            free(where);
+        }
         val = pv(FROM_KNOWN, 1); /* its value of an earlier call, or null */
     }
     st_set(st, v, val);
