@@ -18,7 +18,8 @@
 
 /* pending: why the stages after the compile did not run (no GPU), else NULL. */
 /* key: the entry's cache key for this command line (the build's), "" when unknown. */
-static void print_text(const ch_verify_report *r, const char *pending, const char *key)
+static void print_text(const ch_verify_report *r, const char *pending, const char *key,
+                       const char *not_linked)
 {
     printf("verdict: %s\n", pending ? "pending" : r->correct ? "correct" : "incorrect");
     for (int s = 0; s < CH_STAGE_COUNT_; s++) {
@@ -39,6 +40,8 @@ static void print_text(const ch_verify_report *r, const char *pending, const cha
         fputs(fb, stdout);
         free(fb);
     }
+    if (not_linked)
+        printf("linked: never (%s)\n", not_linked);
     printf("seed: %016llx\n", (unsigned long long)r->seed);
     if (r->work_dir)
         printf("kept: %s\n", r->work_dir);
@@ -46,7 +49,8 @@ static void print_text(const ch_verify_report *r, const char *pending, const cha
 }
 
 /* The report as JSON, with the pending verdict and the key the text shows. */
-static void print_json(const ch_verify_report *r, const char *pending, const char *key)
+static void print_json(const ch_verify_report *r, const char *pending, const char *key,
+                       const char *not_linked)
 {
     char *j = ch_verify_report_json(r);
     cJSON *o = cJSON_Parse(j);
@@ -57,6 +61,8 @@ static void print_json(const ch_verify_report *r, const char *pending, const cha
             cJSON_AddStringToObject(o, "pending", pending);
         }
         cJSON_AddStringToObject(o, "key", key);
+        if (not_linked)
+            cJSON_AddStringToObject(o, "not_linked", not_linked);
         free(j);
         j = cJSON_Print(o);
         cJSON_Delete(o);
@@ -96,12 +102,12 @@ int ch_admin_verify(ch_driver *d, const char *candidate, const char *form)
         ch_driver_report(&err);
     } else {
         if (json)
-            print_json(&j.report, j.pending, j.key);
+            print_json(&j.report, j.pending, j.key, j.not_linked);
         else
-            print_text(&j.report, j.pending, j.key);
+            print_text(&j.report, j.pending, j.key, j.not_linked);
         status = j.pending ? 3 : j.report.correct ? 0 : 1;
     }
-    ch_verify_report_free(&j.report);
+    ch_judgement_free(&j);
     ch_driver_session_close(&session);
     free(src);
     return status;

@@ -54,17 +54,20 @@ typedef enum { CH_SUBSET_CANDIDATE, CH_SUBSET_REFERENCE } ch_subset_kind;
 typedef struct ch_subset_finding {
     const char *rule; /* "parse", "indirect-call", "function-pointer", "lambda", "virtual",
                          "cast", "union", "builtin", "asm", "goto", "call", "device-deref",
-                         "host-store", "pointer-value", "provenance" */
+                         "host-store", "pointer-value", "provenance", "static-state",
+                         "state-flow" */
     unsigned line, col;
 } ch_subset_finding;
 
 /* Judges src. entry: the entry's name (its NAME_device_launcher may not dereference its
- * pointer parameters), or NULL. file: the name messages give the source ("ref_impl.c"), whose
- * messages then read "file:line:col: ..."; NULL when no file holds it, and the message ends in
+ * pointer parameters), or NULL; device_entry: the entry's pointers are device pointers (the
+ * `device` clause), so a user's program calls the candidate's NAME_launcher too. file: the name
+ * messages give the source ("ref_impl.c"), whose messages then read "file:line:col: ..."; NULL when
+ * no file holds it, and the message ends in
  * "(line N, column C)" as stage 0's other reasons do. Returns 0 when src passes; 1 with a
  * one-line message in msg (reset first) and *f filled. A source clang cannot parse outside its
  * device-only functions is refused: what is not understood is not trusted. */
-int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry, const char *file,
-                         ch_strbuf *msg, ch_subset_finding *f);
+int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry, int device_entry,
+                         const char *file, ch_strbuf *msg, ch_subset_finding *f);
 
 #endif

@@ -184,7 +184,11 @@ typedef struct ch_judgement {
     char key[33];            /* the entry's cache key for this command line, "" when unknown */
     const char *pending;     /* stages 0-1 passed and no GPU can run the rest: why (borrowed
                                 from the session); NULL when the verdict is the report's */
+    char *not_linked;        /* why a user's program would never run this candidate on the GPU, even
+                                verified (ch_emit_gpu_refusal: it moves the caller's data itself); NULL
+                                when it would. ch_judgement_free frees it. */
 } ch_judgement;
+void ch_judgement_free(ch_judgement *j);
 /* 0 (out->report filled; free it), or -1 with err: no such entry, a spec-only entry, a
  * reference that cannot be built. */
 int ch_session_judge(ch_session *s, const char *path, ch_lang lang, const char *name,

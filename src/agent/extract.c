@@ -267,7 +267,7 @@ char *ch_extract_c(const char *reply, const char *function, ch_error *err)
     ch_guard_finding found;
     ch_subset_finding subset;
     if (src && (ch_source_guard(src, CH_GUARD_REFERENCE, &why, &found) ||
-                ch_host_subset_check(src, CH_SUBSET_REFERENCE, NULL, NULL, &why, &subset))) {
+                ch_host_subset_check(src, CH_SUBSET_REFERENCE, NULL, 0, NULL, &why, &subset))) {
         free(src);
         ch_error_set(err, CH_AGENT_REFERENCE_REFUSED ": %s", why.data);
         src = NULL;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ch/checklist.h"
+#include "ch/emit.h"
 #include "ch/pipeline.h"
 
 int ch_session_judge(ch_session *s, const char *path, ch_lang lang, const char *name,
@@ -46,9 +47,18 @@ int ch_session_judge(ch_session *s, const char *path, ch_lang lang, const char *
     }
     if (rc == 0 && !ch_session_gpu(s)->have_gpu && out->report.passed)
         out->pending = s->gpu.why;
+    if (rc == 0)
+        out->not_linked = ch_emit_gpu_refusal(e, candidate_src);
     ch_verifier_close(v);
     free(gpu_lock);
     ch_checklist_free(&c);
     ch_entry_list_free(&l);
     return rc == 0 ? 0 : -1;
+}
+
+void ch_judgement_free(ch_judgement *j)
+{
+    ch_verify_report_free(&j->report);
+    free(j->not_linked);
+    j->not_linked = NULL;
 }

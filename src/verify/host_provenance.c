@@ -1002,6 +1002,20 @@ static int for_part(const subset_ctx *x, CXCursor loop, CXCursor child)
     return part;
 }
 
+hs_for_parts hs_split_for(const subset_ctx *x, CXCursor loop)
+{
+    hs_for_parts p = {clang_getNullCursor(), clang_getNullCursor(), clang_getNullCursor(),
+                      clang_getNullCursor()};
+    kids ks = hs_children(loop);
+    for (size_t i = 0; i < ks.n; i++) {
+        int part = i + 1 == ks.n ? 3 : for_part(x, loop, ks.v[i]);
+        CXCursor *at = part == 0 ? &p.init : part == 1 ? &p.cond : part == 2 ? &p.inc : &p.body;
+        *at = ks.v[i];
+    }
+    free(ks.v);
+    return p;
+}
+
 /* A loop's condition tested on *it: the state where it is false joins *exits, and *it goes on
  * as the state where it is true (the next round). */
 static void cond_exit(flow *f, CXCursor cond, pstate *it, pstate *exits)
@@ -1066,23 +1080,10 @@ static void exec_loop(flow *f, CXCursor cond, CXCursor body, CXCursor inc, int t
 
 static void exec_for(flow *f, CXCursor s, pstate *st)
 {
-    kids ks = hs_children(s);
-    CXCursor cond = clang_getNullCursor(), inc = clang_getNullCursor(),
-             body = clang_getNullCursor();
-    for (size_t i = 0; i < ks.n && !f->x->refused; i++) {
-        int part = i + 1 == ks.n ? 3 : for_part(f->x, s, ks.v[i]);
-        if (part == 0)
-            exec(f, ks.v[i], st);
-        else if (part == 1)
-            cond = ks.v[i];
-        else if (part == 2)
-            inc = ks.v[i];
-        else
-            body = ks.v[i];
-    }
-    if (!clang_Cursor_isNull(body))
-        exec_loop(f, cond, body, inc, 1, 0, st);
-    free(ks.v);
+    hs_for_parts p = hs_split_for(f->x, s);
+    exec(f, p.init, st);
+    if (!clang_Cursor_isNull(p.body))
+        exec_loop(f, p.cond, p.body, p.inc, 1, 0, st);
 }
 
 /* if ([init;] cond) then [else other]; cond may declare a variable (if (T *p = ...)). */

@@ -28,11 +28,10 @@
  * kernel's scratch lives in memory the launcher allocates).
  * A kept pointer also holds only a buffer's start: host_provenance.c refuses storing one moved by
  * arithmetic there (a cursor moved a step a call counts the calls).
- * What is left open: implicit flows. Code that compares a remembered value or tests a kept
- * pointer against null can still branch, and a branch can set the value to another call-free
- * constant, so a determined candidate can count by comparisons (`if (c == i) c = i + 1` in a
- * loop) or by allocating and freeing pointers; closing that needs the trusted runtime to own the
- * kept buffers, which would change the generated launchers. */
+ * Implicit flows are host_flow.c's: code that compares a remembered value or tests a kept
+ * pointer against null branches, and a branch can set the value to another call-free constant
+ * (`if (c == i) c = i + 1` in a loop counts the calls); that rule lets such branches decide only
+ * resources and failure in the code a user's program runs. */
 #include <clang-c/Index.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +370,17 @@ static void judge_reference_static(subset_ctx *x, CXCursor v)
               "later)",
               name);
     free(name);
+}
+
+int hs_kept_kind(CXCursor v)
+{
+    if (clang_getCursorKind(v) != CXCursor_VarDecl || !hs_from_main_file(v) || !static_storage(v))
+        return HS_KEPT_NONE;
+    CXType t = clang_getCursorType(v);
+    if (hs_has_child_kind(v, CXCursor_CUDAConstantAttr) ||
+        hs_has_child_kind(v, CXCursor_CUDASharedAttr) || const_type(t) || lock_type(element_of(t)))
+        return HS_KEPT_NONE;
+    return resource_type(t) ? HS_KEPT_BUFFER : HS_KEPT_NUMBER;
 }
 
 void hs_judge_static_state(subset_ctx *x, CXCursor v, int in_device)

@@ -245,7 +245,8 @@ static int compatible_pointees(CXType a, CXType b)
 void hs_refuse(subset_ctx *x, CXCursor at, const char *rule, const char *fmt, ...)
 {
     int held = strcmp(rule, "host-store") == 0 || strcmp(rule, "pointer-value") == 0 ||
-               strcmp(rule, "provenance") == 0 || strcmp(rule, "static-state") == 0;
+               strcmp(rule, "provenance") == 0 || strcmp(rule, "static-state") == 0 ||
+               strcmp(rule, "state-flow") == 0;
     if (x->refused || (held && x->held_what))
         return;
     CXFile file;
@@ -877,8 +878,8 @@ static char *cuda_include_dir(void)
     return ch_xasprintf("%s/include", cuda && *cuda ? cuda : "/usr/local/cuda");
 }
 
-int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry, const char *file,
-                         ch_strbuf *msg, ch_subset_finding *f)
+int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry, int device_entry,
+                         const char *file, ch_strbuf *msg, ch_subset_finding *f)
 {
     ch_strvec args;
     ch_strvec_init(&args);
@@ -912,6 +913,7 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     x.kind = kind;
     x.libs = ch_object_libraries_declared(src);
     x.entry = entry;
+    x.device_entry = device_entry;
     x.device_launcher = entry ? ch_xasprintf("%s_device_launcher", entry) : NULL;
     x.launcher = clang_getNullCursor();
     x.cuda_include = cuda_inc;
@@ -923,6 +925,7 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
                               code_name(&x), (int)rc);
     } else if (!parse_errors(&x)) {
         clang_visitChildren(clang_getTranslationUnitCursor(tu), top_level, &x);
+        hs_judge_state_flow(&x);
     }
     if (!x.refused && x.held_what) {
         x.refused = 1;

@@ -14,6 +14,8 @@ typedef struct subset_ctx {
     ch_subset_kind kind;
     unsigned libs;         /* libraries the source declares (ch_object_libraries_declared) */
     const char *entry;     /* NAME, the entry the candidate serves (NAME_launcher), or NULL */
+    int device_entry;      /* the entry's pointers are device pointers: a user's program calls
+                            * NAME_launcher itself, not only NAME_device_launcher */
     char *device_launcher; /* NAME_device_launcher, or NULL */
     CXCursor launcher;     /* the device launcher being walked, or null */
     CXCursor loops[32];    /* the for statements around the cursor walked, innermost last */
@@ -94,10 +96,24 @@ int hs_is_kernel(CXCursor fn);
  * through pointers of a known origin, non-null where arithmetic needs it; in the device
  * launcher (device_launcher), kernels given only device memory. */
 void hs_judge_provenance(subset_ctx *x, CXCursor fn, int device_launcher);
+/* The parts of `for (init; cond; inc) body`, a null cursor for each one left out. */
+typedef struct hs_for_parts {
+    CXCursor init, cond, inc, body;
+} hs_for_parts;
+hs_for_parts hs_split_for(const subset_ctx *x, CXCursor loop);
 
 /* ---- the static-state rule (host_static.c, candidates only) ---- */
 /* A variable declaration: what a candidate keeps from one call (or launch) to the next; in_device
  * when v is declared inside a device-only function. */
 void hs_judge_static_state(subset_ctx *x, CXCursor v, int in_device);
+/* What the candidate's variable v keeps across calls, as the rule above allows it: nothing
+ * mutable (not of static storage, a constant, a lock), a buffer (pointers and handles, alone or
+ * in arrays and structs of nothing else) or a number. */
+enum { HS_KEPT_NONE, HS_KEPT_BUFFER, HS_KEPT_NUMBER };
+int hs_kept_kind(CXCursor v);
+
+/* ---- the state-flow rule (host_flow.c, candidates only) ---- */
+/* Follows what kept state decides in the code a user's program runs (after the walk). */
+void hs_judge_state_flow(subset_ctx *x);
 
 #endif

@@ -511,7 +511,8 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         /* a reference from anywhere (a cache, a file) is guarded as the model's is: what the
          * compiler may read, then what its code may do (it becomes the user's host path) */
         if (ch_source_guard(o->reference_c, CH_GUARD_REFERENCE, &seen, &found) ||
-            ch_host_subset_check(o->reference_c, CH_SUBSET_REFERENCE, NULL, NULL, &seen, &subset))
+            ch_host_subset_check(o->reference_c, CH_SUBSET_REFERENCE, NULL, 0, NULL, &seen,
+                                 &subset))
             rc = ch_error_set(err, "reference: the test author's reference for %s is refused: %s",
                               c->name, seen.data);
         ch_strbuf_free(&seen);

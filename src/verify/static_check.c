@@ -299,7 +299,7 @@ int ch_static_check_subset(const ch_checklist *c, const char *src, ch_strbuf *ms
     if (details)
         *details = NULL;
     ch_subset_finding sf;
-    if (!ch_host_subset_check(src, CH_SUBSET_CANDIDATE, c->name, NULL, msg, &sf))
+    if (!ch_host_subset_check(src, CH_SUBSET_CANDIDATE, c->name, c->device, NULL, msg, &sf))
         return 0;
     if (details) {
         *details = cJSON_CreateObject();

@@ -5,9 +5,8 @@
 # --harness-verify, hostile references and checklists through a scripted model
 # (tests/fakes/fake_llm.py), poisoned remotes (file://, a hostile http server, a hostile Redis
 # server), hostile repository configs, user-file faults and parser limits. Every attack that is
-# rejected or contained is asserted with its reason. Attacks that still succeed where the fix
-# belongs to the host subset / object check (tests/data/attacks4/pending/README) are TODO tests:
-# they pass when that work lands.
+# rejected or contained is asserted with its reason (tests/data/attacks4/pending/README tells
+# what each rule refuses, and what is still open).
 . "$(dirname "$0")/../lib/tap.sh"
 A="$CH_CC_SRC/tests/data/attacks4"
 FAKES="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes"
@@ -15,10 +14,6 @@ unset CH_CC_REMOTE CH_CC_REMOTE_ONLY_READ CH_CC_REMOTE_TOKEN CH_CC_SIGN_KEY CH_C
     CH_CC_REMOTE_MAX_SIZE CH_CC_REMOTE_TIMEOUT CH_CC_OFFLINE CH_CC_ON_FAIL CH_CC_PROVIDER \
     CH_CC_MODEL CH_CC_API_BASE CH_CC_API_KEY OPENAI_API_KEY ANTHROPIC_API_KEY CH_CC_BUDGET
 cd "$TEST_DIR" || exit 1
-todo() { # todo CONDITION_STATUS NAME: a known open attack (pending/README)
-    _tap_n=$((_tap_n + 1))
-    if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2 # TODO pending/README"; else echo "not ok $_tap_n - $2 # TODO pending/README"; fi
-}
 # libc_offsets FILE: the payload with every "0xHEX /* fn */" offset (fn's address minus abort's)
 # recomputed for this machine's C library, so the payload means the same here as where it was
 # written; on stdout.
@@ -78,10 +73,19 @@ if command -v nvcc >/dev/null; then
     # a counter in a kept pointer moved through a local (host_provenance.c: a kept pointer holds
     # a buffer's start, never a pointer moved by arithmetic)
     rejected cand_pointer_counter_trojan.cu "host code stores the pointer 'ch_next', moved by arithmetic, in 'ch_cur', which keeps it across calls"
-    # open (pending/README): a counter by comparisons alone (an implicit flow) passes stages 0-1
+    # a counter by comparisons alone (an implicit flow): in the code a user's program runs (the
+    # device launcher) the state-flow rule refuses it; in a candidate that copies the caller's
+    # data itself it passes stages 0-1 but is never linked, so it never runs outside verification
+    (cd "$TEST_DIR/sx" && "$CH_CC_BIN" --harness-verify="$A/cand_implicit_counter_device.cu" saxpy.c > "$TEST_DIR/v.out" 2>&1)
+    is "$?" 1 "cand_implicit_counter_device.cu: refused (exit 1)"
+    like "$(grep '^message:' "$TEST_DIR/v.out")" "host code returns without an error on a path that what it keeps across calls decides.*kept state: 'ch_calls'" \
+        "cand_implicit_counter_device.cu: with the reason"
     verify "$A/cand_implicit_counter_trojan.cu"
     s=$?
-    [ "$s" = 1 ]; todo $? "cand_implicit_counter_trojan.cu: refused at stage 0 or 1 (today: exit $s)"
+    [ "$s" = 1 ] || [ "$s" = 3 ]
+    ok $? "cand_implicit_counter_trojan.cu: stages 0-1 judged (exit $s)"
+    like "$(grep '^linked:' "$TEST_DIR/v.out")" "never .*no saxpy_device_launcher" \
+        "cand_implicit_counter_trojan.cu: contained, never linked into a user's program"
     verify "$A/cand_host_overwrite_d2h.cu"
     s=$?
     if have_gpu; then

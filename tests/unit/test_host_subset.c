@@ -435,6 +435,64 @@ static const subset_case device_launchers[] = {
     {"star", HEAD KERNEL DEVL "    return *y > 0;\n}\n", "device-deref", "dereferences", 7},
 };
 
+/* what is kept across calls decides only resources and failure in the code a user's program
+ * runs (host_flow.c): KEEP (3 lines), KERNEL (line 4), GROW (lines 5-15), then the case */
+#define FLOW KEEP KERNEL GROW
+static const subset_case state_flows[] = {
+    {"kept scratch grown, a stream created once, failures as errors",
+     FLOW "static void *scratch;\nstatic size_t scratch_bytes;\nstatic cudaStream_t s;\n"
+          "static cudaStream_t stream_once(void)\n{\n"
+          "    if (!s && cudaStreamCreate(&s) != cudaSuccess)\n        s = NULL;\n"
+          "    return s;\n}\n" DEVL "    if (grow(&scratch, &scratch_bytes, (size_t)n * 4) != 0)\n"
+          "        return (int)cudaErrorMemoryAllocation;\n"
+          "    cudaStream_t st = stream_once();\n    if (!st)\n        return 1;\n"
+          "    k<<<1, 1, 0, st>>>(n, (float *)scratch);\n    k<<<1, 1>>>(n, y);\n"
+          "    return (int)cudaGetLastError();\n}\n",
+     NULL, NULL, 0},
+    {"a counter by comparisons alone (the implicit counter)",
+     FLOW "static int calls;\n" DEVL "    int late = 1;\n    for (int j = 64; j >= 0; j--)\n"
+          "        if (calls == j) {\n            calls = j + 1;\n            late = 0;\n"
+          "        }\n    if (late && n > 0)\n        cudaMemset(y, 0, 4 * (size_t)n);\n"
+          "    k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "calls 'cudaMemset' only on a path that what it keeps across calls decides", 26},
+    {"success without the work when kept state says so",
+     FLOW "static int calls;\n" DEVL "    int late = 1;\n    for (int j = 64; j >= 0; j--)\n"
+          "        if (calls == j) {\n            calls = j + 1;\n            late = 0;\n"
+          "        }\n    if (late)\n        return 0;\n    k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "returns without an error on a path", 26},
+    {"a call smaller than an earlier one (a kept size)",
+     FLOW "static size_t seen;\n" DEVL "    size_t b = (size_t)n * 4;\n"
+          "    if (b > seen)\n        seen = b;\n    int m = b < seen ? 0 : n;\n"
+          "    k<<<1, 1>>>(m, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' with a value that depends on what it keeps across calls", 23},
+    {"a flag that only the host launcher sets (verification runs it, a user's program not)",
+     FLOW "static int warmed;\nextern \"C\" void f_launcher(int n, float *y)\n{\n"
+          "    warmed = 1;\n    k<<<1, 1>>>(n, y);\n}\n" DEVL
+          "    if (warmed == 1)\n        k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' only on a path", 25},
+    {"a kept pointer's null-ness, toggled each call",
+     FLOW "static void *p;\n" DEVL "    if (p) {\n        cudaFree(p);\n        p = NULL;\n"
+          "    } else if (cudaMalloc(&p, 4) != cudaSuccess) {\n"
+          "        return (int)cudaErrorMemoryAllocation;\n    }\n"
+          "    k<<<1, 1>>>(p ? n : 0, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' with a value", 25},
+    {"a break out of a state-dependent path",
+     FLOW "static int calls;\n" DEVL "    for (int j = 0; j < 64; j++) {\n"
+          "        if (calls == j)\n            break;\n        calls = j;\n    }\n"
+          "    k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' only on a path", 24},
+    {"free device memory as kept state (a query)",
+     FLOW DEVL "    size_t fr = 0, tot = 0;\n    cudaMemGetInfo(&fr, &tot);\n"
+               "    if (fr < ((size_t)1 << 20))\n        return 0;\n    k<<<1, 1>>>(n, y);\n"
+               "    return 0;\n}\n",
+     "state-flow", "returns without an error on a path", 21},
+    {"a helper's result computed from kept state",
+     FLOW
+     "static size_t seen;\nstatic int blocks(void)\n{\n    return seen > 100 ? 2 : 1;\n}\n" DEVL
+     "    k<<<blocks(), 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' with a value", 23},
+};
+
 #define REF_OPEN "void axpy_reference(int n, float a, const float *x, float *y)\n{\n"
 static const subset_case references[] = {
     {"plain loop",
@@ -487,14 +545,15 @@ static int have_cuda(void)
     return access(path, R_OK) == 0;
 }
 
-static void judge(const subset_case *cases, size_t n, ch_subset_kind kind, const char *entry)
+static void judge_as(const subset_case *cases, size_t n, ch_subset_kind kind, const char *entry,
+                     int device_entry)
 {
     for (size_t i = 0; i < n; i++) {
         const subset_case *t = &cases[i];
         ch_strbuf msg;
         ch_strbuf_init(&msg);
         ch_subset_finding f = {0};
-        int rc = ch_host_subset_check(t->src, kind, entry, NULL, &msg, &f);
+        int rc = ch_host_subset_check(t->src, kind, entry, device_entry, NULL, &msg, &f);
         if (!t->rule) {
             cr_expect_eq(rc, 0, "%s: refused: %s", t->name, msg.data ? msg.data : "");
         } else {
@@ -510,6 +569,11 @@ static void judge(const subset_case *cases, size_t n, ch_subset_kind kind, const
         }
         ch_strbuf_free(&msg);
     }
+}
+
+static void judge(const subset_case *cases, size_t n, ch_subset_kind kind, const char *entry)
+{
+    judge_as(cases, n, kind, entry, 0);
 }
 
 Test(host_subset, candidates)
@@ -541,6 +605,32 @@ Test(host_subset, state_kept_across_calls_is_buffers_handles_locks_and_sizes)
     judge(static_states, sizeof static_states / sizeof *static_states, CH_SUBSET_CANDIDATE, "f");
 }
 
+Test(host_subset, kept_state_decides_only_resources_and_failure)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(state_flows, sizeof state_flows / sizeof *state_flows, CH_SUBSET_CANDIDATE, "f");
+}
+
+/* a `device` entry's dispatcher calls NAME_launcher itself: it is judged too, and only then */
+Test(host_subset, a_device_entry_launcher_is_code_a_user_program_runs)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    static const subset_case launcher_counter[] = {
+        {"the implicit counter in a device entry's launcher",
+         FLOW "static int calls;\nextern \"C\" void f_launcher(int n, float *y)\n{\n"
+              "    int late = 1;\n    for (int j = 64; j >= 0; j--)\n"
+              "        if (calls == j) {\n            calls = j + 1;\n            late = 0;\n"
+              "        }\n    if (late)\n        n = 0;\n    k<<<1, 1>>>(n, y);\n}\n",
+         "state-flow", "launches 'k' with a value", 27},
+    };
+    judge_as(launcher_counter, 1, CH_SUBSET_CANDIDATE, "f", 1);
+    subset_case host_entry = launcher_counter[0];
+    host_entry.rule = NULL; /* a host-pointer entry's NAME_launcher runs only in verification */
+    judge_as(&host_entry, 1, CH_SUBSET_CANDIDATE, "f", 0);
+}
+
 Test(host_subset, pointer_values_never_become_numbers)
 {
     if (!have_cuda())
@@ -566,7 +656,8 @@ Test(host_subset, a_file_name_makes_a_compiler_style_message)
     ch_strbuf_init(&msg);
     ch_subset_finding f;
     cr_assert_eq(
-        ch_host_subset_check(references[1].src, CH_SUBSET_REFERENCE, NULL, "ref.c", &msg, &f), 1);
+        ch_host_subset_check(references[1].src, CH_SUBSET_REFERENCE, NULL, 0, "ref.c", &msg, &f),
+        1);
     cr_expect(strncmp(msg.data, "ref.c:6:", 8) == 0, "%s", msg.data);
     ch_strbuf_free(&msg);
 }

@@ -312,7 +312,7 @@ Test(session_admin, judge_reports_the_verdict_and_the_build_key, .timeout = 180)
     cr_assert_null(j.pending, "a failure is not pending");
     cr_assert(j.report.message && strstr(j.report.message, "'double'"), "%s",
               j.report.message ? j.report.message : "(none)");
-    ch_verify_report_free(&j.report);
+    ch_judgement_free(&j);
 
     char *right = ch_xasprintf(launcher, "float");
     cr_assert_eq(ch_session_judge(&s, path, CH_LANG_C, NULL, right, &j, &err), 0, "%s", err.msg);
@@ -322,11 +322,14 @@ Test(session_admin, judge_reports_the_verdict_and_the_build_key, .timeout = 180)
         cr_assert_not_null(j.pending, "no GPU: the verdict waits");
         cr_assert_str_eq(j.pending, s.gpu.why);
     }
-    ch_verify_report_free(&j.report);
+    /* it copies the caller's data itself: verified or not, a user's program never runs it */
+    cr_assert(j.not_linked && strstr(j.not_linked, "no saxpy_device_launcher"), "%s",
+              j.not_linked ? j.not_linked : "(linkable)");
+    ch_judgement_free(&j);
 
     cr_assert_eq(ch_session_judge(&s, path, CH_LANG_C, "nosuch", right, &j, &err), -1);
     cr_assert(strstr(err.msg, "has no harness entry named nosuch"), "%s", err.msg);
-    ch_verify_report_free(&j.report);
+    ch_judgement_free(&j);
     free(right);
     free(wrong);
     free(path);
