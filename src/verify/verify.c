@@ -1741,6 +1741,10 @@ static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev
     cJSON_AddNumberToObject(call, "repeats", line_value(out, "ch-time:", "repeats", NULL, 0));
     line_value(out, "ch-time:", "stop", stop, sizeof stop);
     cJSON_AddStringToObject(call, "stopped", stop);
+    if (strcmp(stop, "hopeless") == 0 && line_value(out, "ch-time:", "repeats", NULL, 0) == 0)
+        cJSON_AddStringToObject(call, "timed",
+                                "the process's first call only: the kernels alone were over the "
+                                "bound");
     char path[16];
     line_value(out, "ch-time:", "call_path", path, sizeof path);
     rep->call_runtime = strcmp(path, "runtime") == 0;
@@ -1865,6 +1869,46 @@ static int fastest_so_far(ch_verifier *v, const ch_verify_report *rep)
     return fastest;
 }
 
+/* The "cannot win" bound of this candidate's whole call (ch_verify_hopeless_bound) from the
+ * host path's time, measured before the GPU is taken (perf_prepare), and the fastest whole call
+ * of the candidates of this entry timed before; st gets it and what set it, *base_ms the time
+ * it multiplies. 0: no bound. */
+static double hopeless_bound(ch_verifier *v, cJSON *st, int *against_host, double *base_ms)
+{
+    pthread_mutex_lock(&v->mu);
+    double host = v->host_timed ? v->host_ms : -1, best = v->best_call_ms;
+    pthread_mutex_unlock(&v->mu);
+    double bound = ch_verify_hopeless_bound(host, best, against_host);
+    *base_ms = *against_host ? host : best;
+    if (bound > 0) {
+        cJSON_AddNumberToObject(st, "hopeless_bound_ms", bound);
+        cJSON_AddStringToObject(st, "hopeless_bound_of",
+                                *against_host ? "host path" : "earlier candidate");
+    }
+    return bound;
+}
+
+/* A timing the bound stopped (the scaffold's "ch-hopeless:" line): the stage says after what
+ * sample and against what. The candidate keeps the times it was given; it cannot win. */
+static void perf_hopeless(const char *out, cJSON *st, int against_host, double base_ms)
+{
+    double sample = line_value(out, "ch-hopeless:", "sample_ms", NULL, 0);
+    if (sample < 0)
+        return;
+    char loop[16];
+    line_value(out, "ch-hopeless:", "loop", loop, sizeof loop);
+    int kernels = strcmp(loop, "kernel") == 0;
+    cJSON_AddStringToObject(st, "stop", "hopeless");
+    cJSON_AddStringToObject(st, "stop_loop", kernels ? "kernel" : "whole_call");
+    char *note = ch_xasprintf("stopped after 1 sample: %.3f ms%s against %s %.3f ms (over %gx: %s)",
+                              sample, kernels ? " (the kernels alone)" : "",
+                              against_host ? "the host path's" : "an earlier candidate's", base_ms,
+                              CH_VERIFY_HOPELESS_FACTOR,
+                              against_host ? "never dispatched" : "it cannot win");
+    cJSON_AddStringToObject(st, "stop_note", note);
+    free(note);
+}
+
 /* The performance stage on the inputs perf_prepare wrote (tune_bytes: what a call at the tune
  * size moves). */
 static int stage_perf(ch_verifier *v, const char *work, const char *prog, int dev,
@@ -1899,12 +1943,16 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, int de
         static char *const runtime_trace[] = {"CH_CC_TRACE=1", NULL};
         if (!c->device)
             so.extra_env = runtime_trace;
-        char nb[16], wb[16], maxb[16], minb[16];
+        /* a first sample over the bound ends the timing: the GPU is held alone meanwhile */
+        int against_host = 0;
+        double base_ms = -1, bound = hopeless_bound(v, st, &against_host, &base_ms);
+        char nb[16], wb[16], maxb[16], minb[16], bb[32];
         snprintf(nb, sizeof nb, "%d", nsets);
         snprintf(wb, sizeof wb, "%d", warmup);
         snprintf(maxb, sizeof maxb, "%d", max_r);
         snprintf(minb, sizeof minb, "%d", min_r);
-        char *argv[] = {(char *)prog, "time", case_dir, nb, wb, maxb, minb, NULL};
+        snprintf(bb, sizeof bb, "%.9g", bound);
+        char *argv[] = {(char *)prog, "time", case_dir, nb, wb, maxb, minb, bb, NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
         rc = gpu_timed_run(v, &so, argv, &pr, rep, err);
@@ -1912,6 +1960,8 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, int de
             char *prob = run_problem(&pr, so.wall_seconds);
             if (!prob)
                 prob = perf_parse(c, &pr, dev, st, rep);
+            if (!prob)
+                perf_hopeless(pr.out.data, st, against_host, base_ms);
             if (prob) {
                 char *sizes = size_text(&c->tune);
                 failed = stage_fail(rep, CH_STAGE_PERF, ch_xasprintf("%s at %s", prob, sizes));
