@@ -33,7 +33,9 @@
 #define CH_BUF_MAGIC "CHBUF01"
 
 /* The line time mode prints once its inputs are read and copied, before anything touches the
- * GPU; it then waits for one byte on stdin (the verifier's gate: ch_proc_opts.gate). */
+ * GPU; it then waits for one byte on stdin (the verifier's gate: ch_proc_opts.gate), and reads
+ * what follows up to a newline or the end as a bound in ms (BOUND_MS, known later: the smaller
+ * of the two holds; ch_proc_opts.gate_reply). */
 #define CH_SCAFFOLD_READY "ch-ready"
 /* Run mode prints this, a space and the case's DIR before each case starts (stdout, flushed):
  * the last one printed names the case a crash or a timeout happened in. */

@@ -602,8 +602,9 @@ static void emit_time_agreement(ch_strbuf *o, const ch_checklist *c)
 /* The gate of time mode (ch_proc_opts.gate): the program has started, read its inputs, made
  * its host copies and set the device up (emit_time_setup), and no call of the entry has run
  * yet; the verifier takes the GPU alone when it reads CH_SCAFFOLD_READY and answers with one
- * byte on stdin. Only what follows is timed, so only that needs the GPU to itself. stdio, not
- * read(2): the candidate shares this unit. */
+ * byte on stdin, and perhaps a line with a fresher bound (ch_proc_opts.gate_reply). Only what
+ * follows is timed, so only that needs the GPU to itself. stdio, not read(2): the candidate shares
+ * this unit. */
 static void emit_time_gate(ch_strbuf *o)
 {
     ch_strbuf_adds(
@@ -612,6 +613,14 @@ static void emit_time_gate(ch_strbuf *o)
            "    if (fgetc(stdin) == EOF) {\n"
            "        fprintf(stderr, \"ch-scaffold: the verifier gave no go on stdin\\n\");\n"
            "        return 2;\n"
+           "    }\n"
+           "    /* after the byte, the bound again as the verifier knows it now (candidates timed\n"
+           "     * while this one waited for the GPU): the smaller holds */\n"
+           "    char ch_reply[64];\n"
+           "    if (fgets(ch_reply, sizeof ch_reply, stdin)) {\n"
+           "        double ch_b = atof(ch_reply);\n"
+           "        if (ch_b > 0 && (bound_ms <= 0 || ch_b < bound_ms))\n"
+           "            bound_ms = ch_b;\n"
            "    }\n");
 }
 

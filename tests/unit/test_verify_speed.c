@@ -671,12 +671,14 @@ static const char host_saxpy_timed[] =
     "}\n";
 
 /* One time-mode run of prog on a fresh set of n elements in DIR/tN: WARMUP 3, REPEATS 100,
- * MIN_REPEATS 10, then bound (NULL: the argument left out, as before it existed). Its stdout
- * goes into *out (caller frees); *launcher and *device: the calls of each entry point. */
-static void time_with_bound(const char *prog, const char *dir, int n, const char *bound, char **out,
-                            int *launcher, int *device)
+ * MIN_REPEATS 10, then bound (NULL: the argument left out, as before it existed); reply: what
+ * the gate sends after the go byte (NULL: nothing). Its stdout goes into *out (caller frees);
+ * *launcher and *device: the calls of each entry point. */
+static void time_with_bound(const char *prog, const char *dir, int n, const char *bound,
+                            const char *reply, char **out, int *launcher, int *device)
 {
-    char *tune = ch_xasprintf("%s/t%d-%s", dir, n, bound ? bound : "none");
+    /* removed at the end: each run has a fresh one */
+    char *tune = ch_xasprintf("%s/t%d", dir, n);
     write_saxpy_set(tune, n);
     char *argv[] = {(char *)prog, "time", tune, "1", "3", "100", "10", (char *)bound, NULL};
     ch_sandbox_opts so = {0};
@@ -684,6 +686,7 @@ static void time_with_bound(const char *prog, const char *dir, int n, const char
     so.gate_line = CH_SCAFFOLD_READY;
     so.gate = count_gate;
     so.gate_ctx = &opened;
+    so.gate_reply = reply;
     ch_proc_result pr = run_prog(tune, argv, &so);
     cr_assert_eq(pr.exit_code, 0, "out: %s; err: %s", pr.out.data ? pr.out.data : "",
                  pr.err.data ? pr.err.data : "");
@@ -750,7 +753,7 @@ Test(scaffold_fake_gpu, a_first_kernel_sample_over_the_bound_ends_both_loops, .t
     char *out;
     int launcher, device;
 
-    time_with_bound(prog, dir, 1000, "100", &out, &launcher, &device);
+    time_with_bound(prog, dir, 1000, "100", NULL, &out, &launcher, &device);
     cr_assert_eq(line_int(out, "ch-kernel:", "repeats"), 1, "%s", out);
     expect_word(out, "ch-kernel:", "stop", "hopeless");
     expect_word(out, "ch-hopeless:", "loop", "kernel");
@@ -763,8 +766,19 @@ Test(scaffold_fake_gpu, a_first_kernel_sample_over_the_bound_ends_both_loops, .t
     cr_assert_eq(launcher, 1, "only the first call: no warmup, timing or agreement: %d", launcher);
     free(out);
 
+    /* the bound known only when the GPU is had (the gate's reply, a candidate timed while this
+     * one waited) holds too; a larger or no reply leaves the argument's */
+    const char *args[] = {NULL, "100", "100"}, *replies[] = {"100\n", "100000\n", "0\n"};
+    for (int k = 0; k < 3; k++) {
+        time_with_bound(prog, dir, 1000, args[k], replies[k], &out, &launcher, &device);
+        expect_word(out, "ch-hopeless:", "loop", "kernel");
+        expect_word(out, "ch-hopeless:", "bound_ms", "100.000000");
+        cr_assert_eq(device, 3 + 1, "%d: %d", k, device);
+        free(out);
+    }
+
     /* bound 0: no bound, the old behaviour (the 3 s budget ends each loop; the agreement runs) */
-    time_with_bound(prog, dir, 1000, "0", &out, &launcher, &device);
+    time_with_bound(prog, dir, 1000, "0", NULL, &out, &launcher, &device);
     expect_word(out, "ch-kernel:", "stop", "budget");
     expect_word(out, "ch-time:", "stop", "budget");
     cr_assert_null(strstr(out, "ch-hopeless:"), "%s", out);
@@ -793,7 +807,7 @@ Test(scaffold_fake_gpu, a_first_call_sample_over_the_bound_ends_its_loop_and_fas
     char *out, w[32];
     int launcher, device;
 
-    time_with_bound(prog, dir, 2000, "100", &out, &launcher, &device);
+    time_with_bound(prog, dir, 2000, "100", NULL, &out, &launcher, &device);
     int kr = line_int(out, "ch-kernel:", "repeats");
     cr_assert_geq(kr, 10, "the kernels under the bound: timed as before: %s", out);
     line_word(out, "ch-kernel:", "stop", w, sizeof w);
@@ -808,7 +822,7 @@ Test(scaffold_fake_gpu, a_first_call_sample_over_the_bound_ends_its_loop_and_fas
 
     const char *bounds[] = {"100", "0", NULL};
     for (int k = 0; k < 3; k++) {
-        time_with_bound(prog, dir, 500, bounds[k], &out, &launcher, &device);
+        time_with_bound(prog, dir, 500, bounds[k], NULL, &out, &launcher, &device);
         cr_assert_null(strstr(out, "ch-hopeless:"), "%s", out);
         cr_assert_geq(line_int(out, "ch-kernel:", "repeats"), 10, "%s", out);
         cr_assert_geq(line_int(out, "ch-time:", "repeats"), 10, "%s", out);
