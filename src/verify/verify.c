@@ -1446,12 +1446,17 @@ static int write_set(ch_verifier *v, const char *set_dir, const ch_ck_size *sz, 
 /* The whole call at size set sz (what a call of that size costs: launches, copies,
  * synchronisation) into *call_ms and, when host_ms is not NULL, the host path's time there;
  * the device's set-up in that fresh process into *setup_ms; -1 for what cannot be measured. tag
- * names the work directory; its inputs are those perf_prepare wrote there, else made now. */
+ * names the work directory; its inputs are those perf_prepare wrote there, else made now.
+ * known_host_ms (> 0: the host path's time there, measured before) bounds the timing as the
+ * tune size's does (ch_verify_hopeless_bound): a call that many times slower than the host path
+ * is never dispatched at that size, so one sample says enough; *hopeless says it stopped so. */
 static void point_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
                        const ch_ck_size *sz, const char *tag, ch_verify_report *rep,
-                       double *call_ms, double *host_ms, double *setup_ms)
+                       double known_host_ms, double *call_ms, double *host_ms, double *setup_ms,
+                       int *hopeless)
 {
     *call_ms = *setup_ms = -1;
+    *hopeless = 0;
     if (host_ms)
         *host_ms = -1;
     ch_error err;
@@ -1462,12 +1467,15 @@ static void point_time(ch_verifier *v, const char *work, const char *prog, uint6
         sandbox_opts_for(v, &so, case_dir);
         so.runner = v->s.runner;
         so.wall_seconds = v->s.wall_seconds > 0 ? v->s.wall_seconds : 20;
-        char *argv[] = {(char *)prog, "time", case_dir, "1", "3", "15", NULL};
+        char bb[32];
+        snprintf(bb, sizeof bb, "%.9g", ch_verify_hopeless_bound(known_host_ms, -1, NULL));
+        char *argv[] = {(char *)prog, "time", case_dir, "1", "3", "15", "5", bb, NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
         if (gpu_timed_run(v, &so, argv, &pr, rep, NULL, &err) == 0) {
             *call_ms = time_value(&pr, "wall_ms");
             *setup_ms = time_value(&pr, "setup_ms");
+            *hopeless = *call_ms >= 0 && strstr(pr.out.data, "\nch-hopeless: ") != NULL;
         }
         ch_proc_result_free(&pr);
         if (host_ms)
@@ -1563,12 +1571,13 @@ static void curve_time(ch_verifier *v, const char *work, const char *prog, uint6
         mid_host = v->mid_host_ms;
     }
     pthread_mutex_unlock(&v->mu);
-    point_time(v, work, prog, seed, &c->smoke[0], "small", rep, &rep->small_ms,
-               host_known ? NULL : &small_host, &setup[0]);
+    int stopped[2] = {0, 0}; /* by the bound (point_time) */
+    point_time(v, work, prog, seed, &c->smoke[0], "small", rep, small_host, &rep->small_ms,
+               host_known ? NULL : &small_host, &setup[0], &stopped[0]);
     const ch_ck_size *mid = curve_middle(c);
     if (mid)
-        point_time(v, work, prog, seed, mid, "middle", rep, &mid_call,
-                   host_known ? NULL : &mid_host, &setup[1]);
+        point_time(v, work, prog, seed, mid, "middle", rep, mid_host, &mid_call,
+                   host_known ? NULL : &mid_host, &setup[1], &stopped[1]);
     if (!host_known) {
         pthread_mutex_lock(&v->mu);
         v->curve_host_timed = 1;
@@ -1596,6 +1605,8 @@ static void curve_time(ch_verifier *v, const char *work, const char *prog, uint6
         cJSON_AddNumberToObject(pt, "elements", set_elements(c, sets[k]));
         cJSON_AddNumberToObject(pt, "host_ms", host[k]);
         cJSON_AddNumberToObject(pt, "call_ms", call[k]);
+        if (k < 2 && stopped[k])
+            cJSON_AddStringToObject(pt, "stopped", "hopeless");
         cJSON_AddItemToArray(curve, pt);
     }
 }

@@ -649,10 +649,11 @@ static ch_verify_setup fake_setup(const ch_checklist *c, const char *dir, int la
     return s;
 }
 
-static ch_verifier *open_fake_verifier(const ch_checklist *c, const char *dir, int last_stage,
-                                       const char *cache, char **fake, char **tu)
+/* fake_setup's verifier through correctness */
+static ch_verifier *open_fake_verifier(const ch_checklist *c, const char *dir, char **fake,
+                                       char **tu)
 {
-    ch_verify_setup s = fake_setup(c, dir, last_stage, cache, fake, tu);
+    ch_verify_setup s = fake_setup(c, dir, CH_STAGE_CORRECT, NULL, fake, tu);
     return open_verifier(&s);
 }
 
@@ -665,7 +666,7 @@ Test(verifier, functional_stages_run_their_sizes_in_one_process, .timeout = 300)
     char *dir = ch_make_temp_dir("vcases", &err), *fake = NULL, *tu = NULL;
     ch_checklist c;
     fx_saxpy(&c, 0);
-    ch_verifier *v = open_fake_verifier(&c, dir, CH_STAGE_CORRECT, NULL, &fake, &tu);
+    ch_verifier *v = open_fake_verifier(&c, dir, &fake, &tu);
 
     /* sound: 3 smoke sizes, then 3 correctness sizes of 2 sets, in one process a stage */
     ch_verify_report r;
@@ -718,6 +719,37 @@ Test(verifier, functional_stages_run_their_sizes_in_one_process, .timeout = 300)
  * time and the whole call of the first. The host path is made slow (about 0.5 us an element,
  * adding 0: a busy loop in OFFSET) so that the first candidate's call (a few ms on the fake
  * runtime) is the smaller. */
+/* saxpy at a small tune size (the fake runtime copies and runs kernels on the host) through the
+ * performance stage on the fake runtime, in a temp directory: fake_perf_setup, open_verifier
+ * (changes to the setup in between), fake_perf_close. */
+typedef struct fake_perf {
+    ch_checklist c;
+    char *dir, *cache, *fake, *tu;
+} fake_perf;
+
+static ch_verify_setup fake_perf_setup(fake_perf *f, const char *tag)
+{
+    ch_error err;
+    f->dir = ch_make_temp_dir(tag, &err);
+    cr_assert_not_null(f->dir, "%s", err.msg);
+    fx_saxpy(&f->c, 0);
+    f->c.tune.values[0] = 1 << 16;
+    f->cache = ch_path_join(f->dir, "cache");
+    return fake_setup(&f->c, f->dir, CH_STAGE_PERF, f->cache, &f->fake, &f->tu);
+}
+
+static void fake_perf_close(fake_perf *f, ch_verifier *v)
+{
+    ch_error err;
+    ch_verifier_close(v);
+    ch_remove_tree(f->dir, &err);
+    free(f->cache);
+    free(f->fake);
+    free(f->tu);
+    free(f->dir);
+    fx_free(&f->c);
+}
+
 static double perf_number(const ch_verify_report *r, const char *key)
 {
     cJSON *st = cJSON_GetObjectItem(r->details, "performance");
@@ -729,12 +761,8 @@ static double perf_number(const ch_verify_report *r, const char *key)
 Test(verifier, perf_bound_is_k_times_the_host_or_the_fastest_earlier_call, .timeout = 600)
 {
     ch_error err;
-    char *dir = ch_make_temp_dir("vbound", &err), *fake = NULL, *tu = NULL;
-    ch_checklist c;
-    fx_saxpy(&c, 0);
-    c.tune.values[0] = 1 << 16; /* small: the fake runtime copies and runs kernels on the host */
-    char *cache = ch_path_join(dir, "cache");
-    ch_verify_setup s = fake_setup(&c, dir, CH_STAGE_PERF, cache, &fake, &tu);
+    fake_perf f = {0};
+    ch_verify_setup s = fake_perf_setup(&f, "vbound");
     static char *slow_argv[] = {
         "cc",
         "-DOFFSET=({ volatile float s_ = 0; for (int k_ = 0; k_ < 300; k_++) s_ += k_; "
@@ -779,13 +807,42 @@ Test(verifier, perf_bound_is_k_times_the_host_or_the_fastest_earlier_call, .time
     ch_remove_tree(r2.work_dir, &err);
     ch_verify_report_free(&r1);
     ch_verify_report_free(&r2);
-    ch_verifier_close(v);
-    ch_remove_tree(dir, &err);
-    free(cache);
-    free(fake);
-    free(tu);
-    free(dir);
-    fx_free(&c);
+    fake_perf_close(&f, v);
+}
+
+/* The dispatch curve's points are bounded by the host path's time at their size: at the
+ * smallest (2 elements: tens of ns on the host, microseconds for any call on the fake runtime)
+ * the first sample ends the timing and the point says so; a point that stopped so is over
+ * CH_VERIFY_HOPELESS_FACTOR times its host time. */
+Test(verifier, dispatch_curve_points_stop_at_their_hopeless_bound, .timeout = 600)
+{
+    ch_error err;
+    fake_perf f = {0};
+    ch_verify_setup s = fake_perf_setup(&f, "vcurve");
+    ch_verifier *v = open_verifier(&s);
+    ch_verify_report r;
+    verify_on_fake(v, -1, &r);
+    cr_assert_eq(r.status[CH_STAGE_PERF], CH_ST_PASS, "%s", r.message ? r.message : "");
+    cJSON *curve =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "performance"), "dispatch_curve");
+    cr_assert_geq(cJSON_GetArraySize(curve), 2, "the first candidate's curve is measured");
+    cJSON *small = cJSON_GetArrayItem(curve, 0);
+    cr_assert_float_eq(cJSON_GetObjectItem(small, "elements")->valuedouble, 2.0, 1e-9);
+    cJSON *stopped = cJSON_GetObjectItem(small, "stopped");
+    cr_assert(cJSON_IsString(stopped) && strcmp(stopped->valuestring, "hopeless") == 0,
+              "host %g ms, call %g ms", cJSON_GetObjectItem(small, "host_ms")->valuedouble,
+              cJSON_GetObjectItem(small, "call_ms")->valuedouble);
+    cJSON *pt;
+    cJSON_ArrayForEach(pt, curve)
+    {
+        if (cJSON_GetObjectItem(pt, "stopped"))
+            cr_assert_gt(cJSON_GetObjectItem(pt, "call_ms")->valuedouble,
+                         CH_VERIFY_HOPELESS_FACTOR *
+                             cJSON_GetObjectItem(pt, "host_ms")->valuedouble);
+    }
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+    fake_perf_close(&f, v);
 }
 
 /* The calibration program (src/verify/templates/calibrate.cu, built into the binary) compiles
