@@ -44,6 +44,9 @@ typedef struct ch_proc_opts {
     const char *gate_line;
     void (*gate)(void *ctx);
     void *gate_ctx;
+    /* NULL, or a string sent after that byte, read once gate(gate_ctx) has returned (so the gate
+     * may fill it in: what it learnt while it waited), then the child's stdin ends */
+    const char *gate_reply;
 } ch_proc_opts;
 
 typedef struct ch_proc_result {

@@ -55,6 +55,7 @@ typedef struct ch_sandbox_opts {
     const char *gate_line;
     void (*gate)(void *ctx);
     void *gate_ctx;
+    const char *gate_reply; /* ch_proc_opts.gate_reply */
 } ch_sandbox_opts;
 
 /* The isolation steps, as bits of ch_proc_result.isolation_failed. */

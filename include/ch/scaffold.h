@@ -33,7 +33,9 @@
 #define CH_BUF_MAGIC "CHBUF01"
 
 /* The line time mode prints once its inputs are read and copied, before anything touches the
- * GPU; it then waits for one byte on stdin (the verifier's gate: ch_proc_opts.gate). */
+ * GPU; it then waits for one byte on stdin (the verifier's gate: ch_proc_opts.gate), and reads
+ * what follows up to a newline or the end as a bound in ms (BOUND_MS, known later: the smaller
+ * of the two holds; ch_proc_opts.gate_reply). */
 #define CH_SCAFFOLD_READY "ch-ready"
 /* Run mode prints this, a space and the case's DIR before each case starts (stdout, flushed):
  * the last one printed names the case a crash or a timeout happened in. */
@@ -50,7 +52,10 @@
  * when the linked candidate defines it, time mode first times it on device-resident sets and
  * prints "ch-kernel: kernel_ms=M min_kernel_ms=M repeats=N stop=WHY" before the whole call's
  * "ch-time: event_ms=M wall_ms=M min_event_ms=M sets=N repeats=N stop=WHY" (WHY: stable, max,
- * budget; see ch_scaffold_stable_code). */
+ * budget; see ch_scaffold_stable_code; or hopeless). With time mode's BOUND_MS argument (> 0),
+ * the first timed sample of either loop over it ends the timing there: "ch-hopeless:
+ * loop=kernel|call sample_ms=M bound_ms=B", stop=hopeless, no more warmup or timed calls (after
+ * the kernels' loop, the process's first call stands for the whole call, repeats=0). */
 int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_strbuf *out,
                          ch_error *err);
 
@@ -62,7 +67,9 @@ void ch_scaffold_signatures(const ch_checklist *c, ch_strbuf *out);
 /* The time mode's stopping rule as C code valid in C and C++: `static int ch_stable(const
  * double *ms, int n, int min_n, int max_n, double spent_ms)` returns 0 (go on), 1 (the last
  * CH_STABLE_K = 5 samples lie within CH_STABLE_TOL = 2% of their median), 2 (max_n samples) or 3
- * (CH_TIME_BUDGET_MS of timed calls spent, once min_n are taken); plus ch_stop_name(why). */
+ * (CH_TIME_BUDGET_MS of timed calls spent, once min_n are taken); plus ch_stop_name(why) (4:
+ * "hopeless") and `int ch_hopeless(double ms, int n, double bound_ms)`, 1 when the first sample
+ * (n == 1) is over bound_ms > 0. */
 void ch_scaffold_stable_code(ch_strbuf *out);
 
 /* Appends the buffer-file reader/writer as C code valid in C11 and C++ (shared by the scaffold

@@ -399,6 +399,17 @@ void ch_verify_plan_free(ch_verify_plan *p);
 void ch_verify_perf_counts(double set_bytes, double dram_gbs, int *warmup, int *min_repeats,
                            int *max_repeats);
 
+/* How many times the host path's time, or the fastest earlier candidate's whole call, a whole
+ * call may take before it "cannot win": a GPU path that slow is never dispatched, and a candidate
+ * that slow loses to the earlier one (its kernels too: they take less than its call). */
+#define CH_VERIFY_HOPELESS_FACTOR 4.0
+/* The "cannot win" bound of a candidate's whole call at the tune size, in ms (time mode's
+ * BOUND_MS): CH_VERIFY_HOPELESS_FACTOR times the smaller of host_ms (the host path's call) and
+ * best_call_ms (the fastest whole call of an earlier candidate of this entry); a value <= 0 is
+ * unknown and left out; 0 when both are (no bound). *against_host (may be NULL): 1 when host_ms
+ * sets the bound, 0 when best_call_ms does. */
+double ch_verify_hopeless_bound(double host_ms, double best_call_ms, int *against_host);
+
 /* Bytes of one input set (count[i] elements of parameter i) by what moves them. */
 typedef struct ch_verify_bytes {
     double in;       /* a host-pointer call copies in: every buffer but out ones */

@@ -145,8 +145,8 @@ static int has_line(const ch_strbuf *out, const char *line)
 }
 
 /* Opens o's gate once stdout shows its line: the caller's gate (its wait is returned, to be
- * left out of the time limit), then the byte the child waits for. A child that has already
- * gone makes send fail, which is fine: MSG_NOSIGNAL keeps SIGPIPE off. */
+ * left out of the time limit), then the byte the child waits for and the gate's reply. A child
+ * that has already gone makes send fail, which is fine: MSG_NOSIGNAL keeps SIGPIPE off. */
 static double open_gate(const ch_proc_opts *o, int *in_w, ch_proc_result *res)
 {
     if (*in_w < 0 || !has_line(&res->out, o->gate_line))
@@ -157,6 +157,10 @@ static double open_gate(const ch_proc_opts *o, int *in_w, ch_proc_result *res)
     double waited = now_seconds() - t0;
     char go = 'g';
     if (send(*in_w, &go, 1, MSG_NOSIGNAL) < 0) {
+    }
+    /* a few bytes: a socket buffer takes them whole */
+    if (o->gate_reply && *o->gate_reply &&
+        send(*in_w, o->gate_reply, strlen(o->gate_reply), MSG_NOSIGNAL) < 0) {
     }
     close(*in_w);
     *in_w = -1;

@@ -79,7 +79,8 @@ void ch_scaffold_stable_code(ch_strbuf *out)
         " * otherwise; else once the last CH_STABLE_K samples lie within CH_STABLE_TOL of\n"
         " * their median ((max - min) <= tol * median), so the median of all samples no\n"
         " * longer moves. Returns 0 to go on, else why it stopped: 1 stable, 2 max_n\n"
-        " * reached, 3 time budget spent. Valid C and C++. */\n"
+        " * reached, 3 time budget spent (4, hopeless, is time mode's own: ch_hopeless).\n"
+        " * Valid C and C++. */\n"
         "#define CH_STABLE_K       5\n"
         "#define CH_STABLE_TOL     0.02\n"
         "#define CH_TIME_BUDGET_MS 3000.0\n"
@@ -109,7 +110,20 @@ void ch_scaffold_stable_code(ch_strbuf *out)
         "\n"
         "static const char *ch_stop_name(int why)\n"
         "{\n"
-        "    return why == 1 ? \"stable\" : why == 2 ? \"max\" : why == 3 ? \"budget\" : \"?\";\n"
+        "    return why == 1   ? \"stable\"\n"
+        "           : why == 2 ? \"max\"\n"
+        "           : why == 3 ? \"budget\"\n"
+        "           : why == 4 ? \"hopeless\"\n"
+        "                      : \"?\";\n"
+        "}\n"
+        "\n"
+        "/* Whether the first timed sample ms of a loop (n samples taken, this one included)\n"
+        " * says the candidate cannot win: over bound_ms (0: no bound), the verifier's\n"
+        " * \"cannot win\" time for the whole call. Only the first sample counts: a candidate\n"
+        " * under the bound is timed as it would be without one. */\n"
+        "static int ch_hopeless(double ms, int n, double bound_ms)\n"
+        "{\n"
+        "    return bound_ms > 0 && n == 1 && ms > bound_ms;\n"
         "}\n");
 }
 
@@ -351,6 +365,20 @@ static void emit_free_sets(ch_strbuf *o, const ch_checklist *c, const char *suff
     }
 }
 
+/* The check of a device launcher's return value (int ch_rc, in a loop body of time or run mode):
+ * a CUDA error it returns ends the program with status 3. */
+static void emit_device_launcher_rc(ch_strbuf *o, const ch_checklist *c)
+{
+    ch_strbuf_addf(o,
+                   "            if (ch_rc != 0) {\n"
+                   "                fprintf(stderr, \"ch-scaffold: %s_device_launcher returned %%d "
+                   "(%%s)\\n\", ch_rc,\n"
+                   "                        cudaGetErrorString((cudaError_t)ch_rc));\n"
+                   "                return 3;\n"
+                   "            }\n",
+                   c->name);
+}
+
 /* Run mode, host-pointer entries whose candidate defines NAME_device_launcher: the same inputs
  * through the device launcher, in device buffers of its own (the same ones for every set, as
  * the launcher's), its buffers written to DIR/s/P.dev.out.bin and judged like the launcher's:
@@ -385,15 +413,8 @@ static void emit_run_device_launcher(ch_strbuf *o, const ch_checklist *c)
     }
     ch_strbuf_adds(o, "            CH_CHECK(cudaDeviceSynchronize());\n");
     emit_call_of(o, c, "int ch_rc = ", "device_launcher", "_dl", "", "            ");
-    ch_strbuf_addf(o,
-                   "            CH_CHECK(cudaDeviceSynchronize());\n"
-                   "            if (ch_rc != 0) {\n"
-                   "                fprintf(stderr, \"ch-scaffold: %s_device_launcher returned %%d "
-                   "(%%s)\\n\", ch_rc,\n"
-                   "                        cudaGetErrorString((cudaError_t)ch_rc));\n"
-                   "                return 3;\n"
-                   "            }\n",
-                   c->name);
+    ch_strbuf_adds(o, "            CH_CHECK(cudaDeviceSynchronize());\n");
+    emit_device_launcher_rc(o, c);
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         if (!is_buf(p))
@@ -440,27 +461,32 @@ static void emit_time_device_launcher(ch_strbuf *o, const ch_checklist *c)
                    "            int ch_s = (ch_r + warmup) % nsets;\n"
                    "            CH_CHECK(cudaEventRecord(ch_start, 0));\n");
     emit_call_of(o, c, "int ch_rc = ", "device_launcher", "_dev", "[ch_s]", "            ");
-    ch_strbuf_addf(o,
-                   "            CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
-                   "            CH_CHECK(cudaDeviceSynchronize());\n"
-                   "            if (ch_rc != 0) {\n"
-                   "                fprintf(stderr, \"ch-scaffold: %s_device_launcher returned %%d "
-                   "(%%s)\\n\", ch_rc,\n"
-                   "                        cudaGetErrorString((cudaError_t)ch_rc));\n"
-                   "                return 3;\n"
-                   "            }\n"
-                   "            CH_CHECK(cudaGetLastError());\n"
-                   "            float ch_ms = 0;\n"
-                   "            CH_CHECK(cudaEventElapsedTime(&ch_ms, ch_start, ch_stop));\n"
-                   "            if (ch_r >= 0)\n"
-                   "                ch_kernel_ms.push_back(ch_ms);\n"
-                   "        }\n"
-                   "        printf(\"ch-kernel: kernel_ms=%%.6f min_kernel_ms=%%.6f repeats=%%d "
-                   "stop=%%s\\n\",\n"
-                   "               ch_median(ch_kernel_ms),\n"
-                   "               *std::min_element(ch_kernel_ms.begin(), ch_kernel_ms.end()),\n"
-                   "               (int)ch_kernel_ms.size(), ch_stop_name(ch_why));\n",
-                   c->name);
+    ch_strbuf_adds(o, "            CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
+                      "            CH_CHECK(cudaDeviceSynchronize());\n");
+    emit_device_launcher_rc(o, c);
+    ch_strbuf_adds(
+        o, "            CH_CHECK(cudaGetLastError());\n"
+           "            float ch_ms = 0;\n"
+           "            CH_CHECK(cudaEventElapsedTime(&ch_ms, ch_start, ch_stop));\n"
+           "            if (ch_r >= 0)\n"
+           "                ch_kernel_ms.push_back(ch_ms);\n"
+           "            /* the kernels alone over the bound: the whole call is slower still */\n"
+           "            if (ch_r >= 0 && ch_hopeless(ch_ms, (int)ch_kernel_ms.size(), "
+           "bound_ms)) {\n"
+           "                ch_why = 4;\n"
+           "                ch_kernels_hopeless = 1;\n"
+           "                break;\n"
+           "            }\n"
+           "        }\n"
+           "        printf(\"ch-kernel: kernel_ms=%.6f min_kernel_ms=%.6f repeats=%d "
+           "stop=%s\\n\",\n"
+           "               ch_median(ch_kernel_ms),\n"
+           "               *std::min_element(ch_kernel_ms.begin(), ch_kernel_ms.end()),\n"
+           "               (int)ch_kernel_ms.size(), ch_stop_name(ch_why));\n"
+           "        if (ch_kernels_hopeless)\n"
+           "            printf(\"ch-hopeless: loop=kernel sample_ms=%.6f "
+           "bound_ms=%.6f\\n\",\n"
+           "                   ch_kernel_ms[0], bound_ms);\n");
     emit_free_sets(o, c, "_dev", 1, "        ");
     ch_strbuf_adds(o, "    }\n");
 }
@@ -497,8 +523,9 @@ static void emit_time_first_call(ch_strbuf *o, const ch_checklist *c)
                       "    ch_cold_t0 = ch_now_ms();\n");
     emit_call_of(o, c, "", "ch_whole_call", "_set", "[0]", "    ");
     ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"
+                      "    double ch_first_call_ms = ch_now_ms() - ch_cold_t0;\n"
                       "    printf(\"ch-cold: setup_ms=%.6f first_call_ms=%.6f\\n\", ch_setup_ms,\n"
-                      "           ch_now_ms() - ch_cold_t0);\n");
+                      "           ch_first_call_ms);\n");
 }
 
 /* After the timing (host-pointer entries with a device launcher): both entry points once more
@@ -508,8 +535,9 @@ static void emit_time_first_call(ch_strbuf *o, const ch_checklist *c)
 static void emit_time_agreement(ch_strbuf *o, const ch_checklist *c)
 {
     ch_strbuf_addf(o,
-                   "    /* the device launcher still computes what the launcher does */\n"
-                   "    if (%s_device_launcher != NULL) {\n",
+                   "    /* the device launcher still computes what the launcher does (kernels\n"
+                   "     * over the bound cannot win on time: not worth two more calls) */\n"
+                   "    if (!ch_kernels_hopeless && %s_device_launcher != NULL) {\n",
                    c->name);
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
@@ -574,8 +602,9 @@ static void emit_time_agreement(ch_strbuf *o, const ch_checklist *c)
 /* The gate of time mode (ch_proc_opts.gate): the program has started, read its inputs, made
  * its host copies and set the device up (emit_time_setup), and no call of the entry has run
  * yet; the verifier takes the GPU alone when it reads CH_SCAFFOLD_READY and answers with one
- * byte on stdin. Only what follows is timed, so only that needs the GPU to itself. stdio, not
- * read(2): the candidate shares this unit. */
+ * byte on stdin, and perhaps a line with a fresher bound (ch_proc_opts.gate_reply). Only what
+ * follows is timed, so only that needs the GPU to itself. stdio, not read(2): the candidate shares
+ * this unit. */
 static void emit_time_gate(ch_strbuf *o)
 {
     ch_strbuf_adds(
@@ -584,6 +613,14 @@ static void emit_time_gate(ch_strbuf *o)
            "    if (fgetc(stdin) == EOF) {\n"
            "        fprintf(stderr, \"ch-scaffold: the verifier gave no go on stdin\\n\");\n"
            "        return 2;\n"
+           "    }\n"
+           "    /* after the byte, the bound again as the verifier knows it now (candidates timed\n"
+           "     * while this one waited for the GPU): the smaller holds */\n"
+           "    char ch_reply[64];\n"
+           "    if (fgets(ch_reply, sizeof ch_reply, stdin)) {\n"
+           "        double ch_b = atof(ch_reply);\n"
+           "        if (ch_b > 0 && (bound_ms <= 0 || ch_b < bound_ms))\n"
+           "            bound_ms = ch_b;\n"
            "    }\n");
 }
 
@@ -632,7 +669,7 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
         dev ? "the kernels it launches" : "copies and kernels");
     ch_strbuf_adds(o,
                    "static int ch_time(const char *dir, int nsets, int warmup, int max_repeats,\n"
-                   "                   int min_repeats)\n{\n"
+                   "                   int min_repeats, double bound_ms)\n{\n"
                    "    char ch_pb[4096];\n    char ch_sd[4096];\n"
                    "    snprintf(ch_sd, sizeof ch_sd, \"%s/0\", dir);\n");
     ch_scaffold_emit_inputs(o, c, "ch_sd", "    ", 1);
@@ -665,7 +702,10 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
         emit_time_first_call(o, c);
     ch_strbuf_adds(o, "    cudaEvent_t ch_start, ch_stop;\n"
                       "    CH_CHECK(cudaEventCreate(&ch_start));\n"
-                      "    CH_CHECK(cudaEventCreate(&ch_stop));\n");
+                      "    CH_CHECK(cudaEventCreate(&ch_stop));\n"
+                      "    /* the kernels' first sample was over the bound (ch_hopeless): nothing\n"
+                      "     * more is timed */\n"
+                      "    int ch_kernels_hopeless = 0;\n");
     if (!dev)
         emit_time_device_launcher(o, c);
     /* host-pointer entries: what the dispatcher runs (the runtime when the candidate has a
@@ -678,41 +718,60 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
     if (dev)
         emit_time_sets(o, c, "_set", 1, "    ");
     ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"
-                      "    /* warmup, ended early once it spent the budget (a slow call) */\n"
+                      "    /* warmup, ended early once it spent the budget (a slow call); none\n"
+                      "     * after hopeless kernels */\n"
                       "    double ch_warm0 = ch_now_ms();\n"
-                      "    for (int ch_r = 0; ch_r < warmup && ch_now_ms() - ch_warm0 < "
-                      "CH_TIME_BUDGET_MS; ch_r++) {\n"
+                      "    for (int ch_r = 0;\n"
+                      "         !ch_kernels_hopeless && ch_r < warmup && ch_now_ms() - ch_warm0 < "
+                      "CH_TIME_BUDGET_MS;\n"
+                      "         ch_r++) {\n"
                       "        int ch_s = ch_r % nsets;\n");
     emit_call_of(o, c, "", whole, "_set", "[ch_s]", "        ");
     ch_strbuf_adds(o, "    }\n    CH_CHECK(cudaGetLastError());\n"
                       "    CH_CHECK(cudaDeviceSynchronize());\n"
                       "    std::vector<double> ch_event_ms, ch_wall_ms;\n"
-                      "    int ch_why = 0;\n"
+                      "    int ch_why = ch_kernels_hopeless ? 4 : 0;\n"
                       "    double ch_begin = ch_now_ms();\n"
-                      "    for (int ch_r = 0; (ch_why = ch_stable(ch_wall_ms.data(), "
+                      "    for (int ch_r = 0;\n"
+                      "         ch_why == 0 && (ch_why = ch_stable(ch_wall_ms.data(), "
                       "(int)ch_wall_ms.size(), min_repeats,\n"
-                      "                                         max_repeats, ch_now_ms() - "
+                      "                                            max_repeats, ch_now_ms() - "
                       "ch_begin)) == 0;\n"
                       "         ch_r++) {\n"
                       "        int ch_s = ch_r % nsets;\n"
                       "        double ch_t0 = ch_now_ms();\n"
                       "        CH_CHECK(cudaEventRecord(ch_start, 0));\n");
     emit_call_of(o, c, "", whole, "_set", "[ch_s]", "        ");
-    ch_strbuf_adds(o, "        CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
-                      "        CH_CHECK(cudaDeviceSynchronize());\n"
-                      "        double ch_t1 = ch_now_ms();\n"
-                      "        float ch_ms = 0;\n"
-                      "        CH_CHECK(cudaEventElapsedTime(&ch_ms, ch_start, ch_stop));\n"
-                      "        ch_event_ms.push_back(ch_ms);\n"
-                      "        ch_wall_ms.push_back(ch_t1 - ch_t0);\n"
-                      "    }\n"
-                      "    CH_CHECK(cudaGetLastError());\n"
-                      "    printf(\"ch-time: event_ms=%.6f wall_ms=%.6f min_event_ms=%.6f sets=%d "
+    ch_strbuf_adds(
+        o, "        CH_CHECK(cudaEventRecord(ch_stop, 0));\n"
+           "        CH_CHECK(cudaDeviceSynchronize());\n"
+           "        double ch_t1 = ch_now_ms();\n"
+           "        float ch_ms = 0;\n"
+           "        CH_CHECK(cudaEventElapsedTime(&ch_ms, ch_start, ch_stop));\n"
+           "        ch_event_ms.push_back(ch_ms);\n"
+           "        ch_wall_ms.push_back(ch_t1 - ch_t0);\n"
+           "        if (ch_hopeless(ch_t1 - ch_t0, (int)ch_wall_ms.size(), bound_ms)) {\n"
+           "            ch_why = 4;\n"
+           "            printf(\"ch-hopeless: loop=call sample_ms=%.6f bound_ms=%.6f\\n\",\n"
+           "                   ch_t1 - ch_t0, bound_ms);\n"
+           "        }\n"
+           "    }\n"
+           "    CH_CHECK(cudaGetLastError());\n");
+    if (!dev)
+        ch_strbuf_adds(o,
+                       "    /* after hopeless kernels the process's first call is the whole call "
+                       "timed\n     * (no events: wall clock for both) */\n"
+                       "    if (ch_kernels_hopeless) {\n"
+                       "        ch_event_ms.push_back(ch_first_call_ms);\n"
+                       "        ch_wall_ms.push_back(ch_first_call_ms);\n"
+                       "    }\n");
+    ch_strbuf_adds(o, "    printf(\"ch-time: event_ms=%.6f wall_ms=%.6f min_event_ms=%.6f sets=%d "
                       "repeats=%d stop=%s call_path=%s\\n\",\n"
                       "           ch_median(ch_event_ms), ch_median(ch_wall_ms),\n"
                       "           *std::min_element(ch_event_ms.begin(), ch_event_ms.end()), "
                       "nsets,\n"
-                      "           (int)ch_wall_ms.size(), ch_stop_name(ch_why), ch_call_path);\n");
+                      "           ch_kernels_hopeless ? 0 : (int)ch_wall_ms.size(), "
+                      "ch_stop_name(ch_why), ch_call_path);\n");
     emit_free_sets(o, c, "_set", dev, "    ");
     if (!dev)
         emit_time_agreement(o, c);
@@ -753,14 +812,17 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                    "same buffers\n"
                    " *                                       (\"ch-case: DIR\" as each "
                    "starts)\n"
-                   " *   prog time DIR NSETS WARMUP REPEATS [MIN_REPEATS]\n"
+                   " *   prog time DIR NSETS WARMUP REPEATS [MIN_REPEATS [BOUND_MS]]\n"
                    " *                                       median times over NSETS rotated "
                    "copies of\n"
                    " *                                       DIR/0: the kernels alone on "
                    "device-resident\n"
                    " *                                       data (when the candidate has a "
                    "device\n"
-                   " *                                       launcher) and the whole call\n"
+                   " *                                       launcher) and the whole call;"
+                   " a first\n"
+                   " *                                       sample over BOUND_MS ms ends both "
+                   "(stop=hopeless)\n"
                    " * Exit codes: 0 ok, 2 bad arguments or inputs, 3 CUDA error, 4 write "
                    "failure. */\n",
                    c->name,
@@ -986,17 +1048,22 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                       "        /* REPEATS is the most timed calls; MIN_REPEATS (default 5) the "
                       "fewest */\n"
                       "        int min_repeats = argc >= 7 ? atoi(argv[6]) : 5;\n"
+                      "        /* BOUND_MS (0 or absent: none): a first sample over it ends the "
+                      "timing (ch_hopeless) */\n"
+                      "        double bound_ms = argc >= 8 ? atof(argv[7]) : 0;\n"
                       "        if (min_repeats > repeats)\n"
                       "            min_repeats = repeats;\n"
                       "        if (nsets < 1 || nsets > 64 || warmup < 0 || repeats < 1 || "
-                      "min_repeats < 1) {\n"
+                      "min_repeats < 1 ||\n"
+                      "            !(bound_ms >= 0)) {\n"
                       "            fprintf(stderr, \"ch-scaffold: bad timing arguments\\n\");\n"
                       "            return 2;\n"
                       "        }\n"
-                      "        return ch_time(argv[2], nsets, warmup, repeats, min_repeats);\n"
+                      "        return ch_time(argv[2], nsets, warmup, repeats, min_repeats, "
+                      "bound_ms);\n"
                       "    }\n"
                       "    fprintf(stderr, \"usage: %s run DIR NSETS [DIR NSETS ...] | time DIR "
-                      "NSETS WARMUP REPEATS [MIN_REPEATS]\\n\",\n"
+                      "NSETS WARMUP REPEATS [MIN_REPEATS [BOUND_MS]]\\n\",\n"
                       "            argv[0]);\n"
                       "    return 2;\n}\n");
     return 0;

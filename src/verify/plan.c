@@ -111,3 +111,12 @@ void ch_verify_perf_counts(double set_bytes_, double dram_gbs, int *warmup, int 
     double max = 1000.0 / est_ms;
     *max_repeats = max > 100 ? 100 : max < 10 ? 10 : (int)max;
 }
+
+double ch_verify_hopeless_bound(double host_ms, double best_call_ms, int *against_host)
+{
+    int host = host_ms > 0 && (best_call_ms <= 0 || host_ms <= best_call_ms);
+    double base = host ? host_ms : best_call_ms > 0 ? best_call_ms : 0;
+    if (against_host)
+        *against_host = host;
+    return CH_VERIFY_HOPELESS_FACTOR * base;
+}

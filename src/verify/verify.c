@@ -43,8 +43,9 @@ typedef struct sanitized {
  * Which race each lock handles:
  * - mu: the memory budget of concurrent tests (mem_used, waited on with mem_cv), the
  *   calibration and host time measured once (both also run under the exclusive GPU lock, mu
- *   only makes the result visible to every thread), the fastest times so far (best_*_ms),
- *   and the sanitizer verdicts (san);
+ *   only makes the result visible to every thread), and the sanitizer verdicts (san);
+ * - best_mu: the fastest times so far (best_*_ms), read again once a timing has the GPU alone
+ *   (perf_bound_update), where mu may be held by a calibration waiting for that GPU;
  * - scaffold_mu: the scaffold object, compiled by the first build that needs it while the others
  *   wait (seconds: not under mu, so tests are not held up);
  * - the GPU lock (ch_gpu_lock_acquire, per test): timing against every other GPU user of the
@@ -67,6 +68,7 @@ struct ch_verifier {
     double host_ms;
     int curve_host_timed; /* the host path at the curve's smallest and middle sets, likewise */
     double small_host_ms, mid_host_ms;
+    pthread_mutex_t best_mu;
     double best_kernel_ms; /* the least resident kernel time and whole call timed so far, -1 */
     double best_call_ms;   /* before one (fastest_so_far) */
     pthread_mutex_t scaffold_mu; /* held while the scaffold object is made (seconds) */
@@ -182,6 +184,7 @@ int ch_verifier_open(const ch_verify_setup *s, ch_verifier **out, ch_error *err)
     ch_verifier *v = ch_xcalloc(1, sizeof *v);
     v->s = *s;
     pthread_mutex_init(&v->mu, NULL);
+    pthread_mutex_init(&v->best_mu, NULL);
     v->best_kernel_ms = v->best_call_ms = -1;
     pthread_mutex_init(&v->scaffold_mu, NULL);
     pthread_cond_init(&v->mem_cv, NULL);
@@ -253,6 +256,7 @@ void ch_verifier_close(ch_verifier *v)
     free(v->san);
     ch_verify_plan_free(&v->plan);
     pthread_mutex_destroy(&v->mu);
+    pthread_mutex_destroy(&v->best_mu);
     pthread_mutex_destroy(&v->scaffold_mu);
     pthread_cond_destroy(&v->mem_cv);
     free(v);
@@ -461,11 +465,35 @@ static int gpu_shared_run(ch_verifier *v, const ch_sandbox_opts *so, char *const
  * (ch_proc_opts.gate). Held from the process start, as before, every other entry's timing and
  * functional runs waited through that preparation too: sixteen entries at once (make -j16)
  * spent most of their time queued behind it. rep gets the wait. */
+/* Time mode's "cannot win" bound (ch_verify_hopeless_bound) for one timing: the host path's
+ * time is known before the run; the fastest whole call of an earlier candidate is read before
+ * it (the BOUND_MS argument) and again once the GPU is had alone (the gate's reply), as the
+ * candidates of a round wait for the GPU together and those timed meanwhile may have lowered
+ * it. */
+typedef struct perf_bound {
+    double host_ms;   /* -1: unknown */
+    double bound;     /* ms, 0: none */
+    double base_ms;   /* the time it multiplies */
+    int against_host; /* 1: host_ms sets it, 0: an earlier candidate */
+    char reply[40];   /* bound as the program reads it after the go byte */
+} perf_bound;
+
+static void perf_bound_update(ch_verifier *v, perf_bound *pb)
+{
+    pthread_mutex_lock(&v->best_mu);
+    double best = v->best_call_ms;
+    pthread_mutex_unlock(&v->best_mu);
+    pb->bound = ch_verify_hopeless_bound(pb->host_ms, best, &pb->against_host);
+    pb->base_ms = pb->against_host ? pb->host_ms : best;
+    snprintf(pb->reply, sizeof pb->reply, "%.9g\n", pb->bound);
+}
+
 typedef struct timed_gate {
     ch_verifier *v;
     ch_verify_report *rep;
     ch_gpu_lock lk;
-    double taken; /* now() when the GPU was had alone */
+    double taken;   /* now() when the GPU was had alone */
+    perf_bound *pb; /* refreshed then, or NULL */
 } timed_gate;
 
 static void take_gpu_alone(void *ctx)
@@ -473,16 +501,20 @@ static void take_gpu_alone(void *ctx)
     timed_gate *g = ctx;
     gpu_lock_take(g->v, 1, g->rep, &g->lk);
     g->taken = now();
+    if (g->pb)
+        perf_bound_update(g->v, g->pb);
 }
 
+/* pb: the timing's bound, sent again when the GPU is had (NULL: none) */
 static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv, ch_proc_result *pr,
-                         ch_verify_report *rep, ch_error *err)
+                         ch_verify_report *rep, perf_bound *pb, ch_error *err)
 {
     assert(rep); /* the wait goes into its details */
-    timed_gate g = {.v = v, .rep = rep};
+    timed_gate g = {.v = v, .rep = rep, .pb = pb};
     so->gate_line = CH_SCAFFOLD_READY;
     so->gate = take_gpu_alone;
     so->gate_ctx = &g;
+    so->gate_reply = pb ? pb->reply : NULL;
     int rc = sandbox_run(v, so, argv, pr, err);
     if (pr->gate_opened) {
         ch_gpu_lock_release(&g.lk);
@@ -1414,12 +1446,17 @@ static int write_set(ch_verifier *v, const char *set_dir, const ch_ck_size *sz, 
 /* The whole call at size set sz (what a call of that size costs: launches, copies,
  * synchronisation) into *call_ms and, when host_ms is not NULL, the host path's time there;
  * the device's set-up in that fresh process into *setup_ms; -1 for what cannot be measured. tag
- * names the work directory; its inputs are those perf_prepare wrote there, else made now. */
+ * names the work directory; its inputs are those perf_prepare wrote there, else made now.
+ * known_host_ms (> 0: the host path's time there, measured before) bounds the timing as the
+ * tune size's does (ch_verify_hopeless_bound): a call that many times slower than the host path
+ * is never dispatched at that size, so one sample says enough; *hopeless says it stopped so. */
 static void point_time(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
                        const ch_ck_size *sz, const char *tag, ch_verify_report *rep,
-                       double *call_ms, double *host_ms, double *setup_ms)
+                       double known_host_ms, double *call_ms, double *host_ms, double *setup_ms,
+                       int *hopeless)
 {
     *call_ms = *setup_ms = -1;
+    *hopeless = 0;
     if (host_ms)
         *host_ms = -1;
     ch_error err;
@@ -1430,12 +1467,15 @@ static void point_time(ch_verifier *v, const char *work, const char *prog, uint6
         sandbox_opts_for(v, &so, case_dir);
         so.runner = v->s.runner;
         so.wall_seconds = v->s.wall_seconds > 0 ? v->s.wall_seconds : 20;
-        char *argv[] = {(char *)prog, "time", case_dir, "1", "3", "15", NULL};
+        char bb[32];
+        snprintf(bb, sizeof bb, "%.9g", ch_verify_hopeless_bound(known_host_ms, -1, NULL));
+        char *argv[] = {(char *)prog, "time", case_dir, "1", "3", "15", "5", bb, NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
-        if (gpu_timed_run(v, &so, argv, &pr, rep, &err) == 0) {
+        if (gpu_timed_run(v, &so, argv, &pr, rep, NULL, &err) == 0) {
             *call_ms = time_value(&pr, "wall_ms");
             *setup_ms = time_value(&pr, "setup_ms");
+            *hopeless = *call_ms >= 0 && strstr(pr.out.data, "\nch-hopeless: ") != NULL;
         }
         ch_proc_result_free(&pr);
         if (host_ms)
@@ -1531,12 +1571,13 @@ static void curve_time(ch_verifier *v, const char *work, const char *prog, uint6
         mid_host = v->mid_host_ms;
     }
     pthread_mutex_unlock(&v->mu);
-    point_time(v, work, prog, seed, &c->smoke[0], "small", rep, &rep->small_ms,
-               host_known ? NULL : &small_host, &setup[0]);
+    int stopped[2] = {0, 0}; /* by the bound (point_time) */
+    point_time(v, work, prog, seed, &c->smoke[0], "small", rep, small_host, &rep->small_ms,
+               host_known ? NULL : &small_host, &setup[0], &stopped[0]);
     const ch_ck_size *mid = curve_middle(c);
     if (mid)
-        point_time(v, work, prog, seed, mid, "middle", rep, &mid_call,
-                   host_known ? NULL : &mid_host, &setup[1]);
+        point_time(v, work, prog, seed, mid, "middle", rep, mid_host, &mid_call,
+                   host_known ? NULL : &mid_host, &setup[1], &stopped[1]);
     if (!host_known) {
         pthread_mutex_lock(&v->mu);
         v->curve_host_timed = 1;
@@ -1564,6 +1605,8 @@ static void curve_time(ch_verifier *v, const char *work, const char *prog, uint6
         cJSON_AddNumberToObject(pt, "elements", set_elements(c, sets[k]));
         cJSON_AddNumberToObject(pt, "host_ms", host[k]);
         cJSON_AddNumberToObject(pt, "call_ms", call[k]);
+        if (k < 2 && stopped[k])
+            cJSON_AddStringToObject(pt, "stopped", "hopeless");
         cJSON_AddItemToArray(curve, pt);
     }
 }
@@ -1741,6 +1784,10 @@ static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev
     cJSON_AddNumberToObject(call, "repeats", line_value(out, "ch-time:", "repeats", NULL, 0));
     line_value(out, "ch-time:", "stop", stop, sizeof stop);
     cJSON_AddStringToObject(call, "stopped", stop);
+    if (strcmp(stop, "hopeless") == 0 && line_value(out, "ch-time:", "repeats", NULL, 0) == 0)
+        cJSON_AddStringToObject(call, "timed",
+                                "the process's first call only: the kernels alone were over the "
+                                "bound");
     char path[16];
     line_value(out, "ch-time:", "call_path", path, sizeof path);
     rep->call_runtime = strcmp(path, "runtime") == 0;
@@ -1854,15 +1901,42 @@ static int perf_prepare(ch_verifier *v, const char *work, uint64_t seed, ch_veri
 static int fastest_so_far(ch_verifier *v, const ch_verify_report *rep)
 {
     double kernel = rep->kernel_resident ? rep->kernel_ms : -1, call = rep->launcher_ms;
-    pthread_mutex_lock(&v->mu);
+    pthread_mutex_lock(&v->best_mu);
     int fastest = (kernel >= 0 && (v->best_kernel_ms < 0 || kernel <= v->best_kernel_ms)) ||
                   call < 0 || v->best_call_ms < 0 || call <= v->best_call_ms;
     if (kernel >= 0 && (v->best_kernel_ms < 0 || kernel < v->best_kernel_ms))
         v->best_kernel_ms = kernel;
     if (call >= 0 && (v->best_call_ms < 0 || call < v->best_call_ms))
         v->best_call_ms = call;
-    pthread_mutex_unlock(&v->mu);
+    pthread_mutex_unlock(&v->best_mu);
     return fastest;
+}
+
+/* The bound a timing ran under (pb, as the gate last set it) into st; when the scaffold says it
+ * stopped the timing ("ch-hopeless:" line), after what sample and against what. The candidate
+ * keeps the times it was given; it cannot win. */
+static void perf_hopeless(const char *out, cJSON *st, const perf_bound *pb)
+{
+    if (pb->bound <= 0)
+        return;
+    cJSON_AddNumberToObject(st, "hopeless_bound_ms", pb->bound);
+    cJSON_AddStringToObject(st, "hopeless_bound_of",
+                            pb->against_host ? "host path" : "earlier candidate");
+    double sample = line_value(out, "ch-hopeless:", "sample_ms", NULL, 0);
+    if (sample < 0)
+        return;
+    char loop[16];
+    line_value(out, "ch-hopeless:", "loop", loop, sizeof loop);
+    int kernels = strcmp(loop, "kernel") == 0;
+    cJSON_AddStringToObject(st, "stop", "hopeless");
+    cJSON_AddStringToObject(st, "stop_loop", kernels ? "kernel" : "whole_call");
+    char *note = ch_xasprintf("stopped after 1 sample: %.3f ms%s against %s %.3f ms (over %gx: %s)",
+                              sample, kernels ? " (the kernels alone)" : "",
+                              pb->against_host ? "the host path's" : "an earlier candidate's",
+                              pb->base_ms, CH_VERIFY_HOPELESS_FACTOR,
+                              pb->against_host ? "never dispatched" : "it cannot win");
+    cJSON_AddStringToObject(st, "stop_note", note);
+    free(note);
 }
 
 /* The performance stage on the inputs perf_prepare wrote (tune_bytes: what a call at the tune
@@ -1899,19 +1973,30 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, int de
         static char *const runtime_trace[] = {"CH_CC_TRACE=1", NULL};
         if (!c->device)
             so.extra_env = runtime_trace;
-        char nb[16], wb[16], maxb[16], minb[16];
+        /* a first sample over the bound ends the timing: the GPU is held alone meanwhile; the
+         * host path's time was measured before (perf_prepare) */
+        perf_bound pb = {.host_ms = -1};
+        pthread_mutex_lock(&v->mu);
+        if (v->host_timed)
+            pb.host_ms = v->host_ms;
+        pthread_mutex_unlock(&v->mu);
+        perf_bound_update(v, &pb);
+        char nb[16], wb[16], maxb[16], minb[16], bb[32];
         snprintf(nb, sizeof nb, "%d", nsets);
         snprintf(wb, sizeof wb, "%d", warmup);
         snprintf(maxb, sizeof maxb, "%d", max_r);
         snprintf(minb, sizeof minb, "%d", min_r);
-        char *argv[] = {(char *)prog, "time", case_dir, nb, wb, maxb, minb, NULL};
+        snprintf(bb, sizeof bb, "%.9g", pb.bound);
+        char *argv[] = {(char *)prog, "time", case_dir, nb, wb, maxb, minb, bb, NULL};
         ch_proc_result pr;
         ch_proc_result_init(&pr);
-        rc = gpu_timed_run(v, &so, argv, &pr, rep, err);
+        rc = gpu_timed_run(v, &so, argv, &pr, rep, &pb, err);
         if (rc == 0) {
             char *prob = run_problem(&pr, so.wall_seconds);
             if (!prob)
                 prob = perf_parse(c, &pr, dev, st, rep);
+            if (!prob)
+                perf_hopeless(pr.out.data, st, &pb);
             if (prob) {
                 char *sizes = size_text(&c->tune);
                 failed = stage_fail(rep, CH_STAGE_PERF, ch_xasprintf("%s at %s", prob, sizes));

@@ -613,10 +613,13 @@ static void verify_on_fake(ch_verifier *v, int bad, ch_verify_report *r)
     free(cand);
 }
 
-/* A verifier of saxpy (c: fx_saxpy) through correctness whose programs run on the fake CUDA
- * runtime built into dir (*fake, *tu: the caller frees them after closing it); work kept. */
-static ch_verifier *open_fake_verifier(const ch_checklist *c, const char *dir, char **fake,
-                                       char **tu)
+/* A verifier of saxpy (c: fx_saxpy) through last_stage whose programs run on the fake CUDA
+ * runtime built into dir (*fake, *tu: the caller frees them after closing it); work kept. With
+ * cache (a directory the caller keeps until it closes the verifier), the sanitizer is skipped
+ * (none there) and a calibration is cached there (the fake runtime cannot run its program), for
+ * the performance stage. */
+static ch_verify_setup fake_setup(const ch_checklist *c, const char *dir, int last_stage,
+                                  const char *cache, char **fake, char **tu)
 {
     static char *nvcc_flags[] = {"-cudart=none", NULL};
     *fake = fx_fake_cudart(dir);
@@ -625,10 +628,32 @@ static ch_verifier *open_fake_verifier(const ch_checklist *c, const char *dir, c
     s.nvcc_flags = nvcc_flags;
     /* the fake runtime goes in where the trusted runtime would: linked into every program */
     s.runtime_lib = *fake;
-    s.last_stage = CH_STAGE_CORRECT;
+    s.last_stage = last_stage;
     s.keep = 1;
     s.seed = 7;
     s.no_nvrtc = 1;
+    if (cache) {
+        ch_error err;
+        char *vdir = ch_path_join(cache, "verify");
+        char *file = ch_xasprintf("%s/calib-v2-%s-%08llx.txt", vdir, arch(),
+                                  1469598103934665603ULL & 0xffffffffULL);
+        const char *text = "ch-calib: name=fake l2=52428800 d2d_gbs=3000 h2d_gbs=50 "
+                           "d2h_gbs=50 sms=132 clock_khz=1980000 cc=90\n";
+        cr_assert_eq(ch_mkdir_p(vdir, &err), 0, "%s", err.msg);
+        cr_assert_eq(ch_write_file_atomic(file, text, strlen(text), 0, &err), 0, "%s", err.msg);
+        free(file);
+        free(vdir);
+        s.cache_dir = cache;
+        s.sanitizer = "/nonexistent/compute-sanitizer";
+    }
+    return s;
+}
+
+/* fake_setup's verifier through correctness */
+static ch_verifier *open_fake_verifier(const ch_checklist *c, const char *dir, char **fake,
+                                       char **tu)
+{
+    ch_verify_setup s = fake_setup(c, dir, CH_STAGE_CORRECT, NULL, fake, tu);
     return open_verifier(&s);
 }
 
@@ -686,6 +711,138 @@ Test(verifier, functional_stages_run_their_sizes_in_one_process, .timeout = 300)
     free(tu);
     free(dir);
     fx_free(&c);
+}
+
+/* The performance stage's "cannot win" bound, passed to time mode and kept in the stage object:
+ * for the first candidate CH_VERIFY_HOPELESS_FACTOR times the host path's time (measured
+ * before the GPU is taken), for a later one that factor times the smaller of the host path's
+ * time and the whole call of the first. The host path is made slow (about 0.5 us an element,
+ * adding 0: a busy loop in OFFSET) so that the first candidate's call (a few ms on the fake
+ * runtime) is the smaller. */
+/* saxpy at a small tune size (the fake runtime copies and runs kernels on the host) through the
+ * performance stage on the fake runtime, in a temp directory: fake_perf_setup, open_verifier
+ * (changes to the setup in between), fake_perf_close. */
+typedef struct fake_perf {
+    ch_checklist c;
+    char *dir, *cache, *fake, *tu;
+} fake_perf;
+
+static ch_verify_setup fake_perf_setup(fake_perf *f, const char *tag)
+{
+    ch_error err;
+    f->dir = ch_make_temp_dir(tag, &err);
+    cr_assert_not_null(f->dir, "%s", err.msg);
+    fx_saxpy(&f->c, 0);
+    f->c.tune.values[0] = 1 << 16;
+    f->cache = ch_path_join(f->dir, "cache");
+    return fake_setup(&f->c, f->dir, CH_STAGE_PERF, f->cache, &f->fake, &f->tu);
+}
+
+static void fake_perf_close(fake_perf *f, ch_verifier *v)
+{
+    ch_error err;
+    ch_verifier_close(v);
+    ch_remove_tree(f->dir, &err);
+    free(f->cache);
+    free(f->fake);
+    free(f->tu);
+    free(f->dir);
+    fx_free(&f->c);
+}
+
+static double perf_number(const ch_verify_report *r, const char *key)
+{
+    cJSON *st = cJSON_GetObjectItem(r->details, "performance");
+    cJSON *x = cJSON_GetObjectItem(st, key);
+    cr_assert(cJSON_IsNumber(x), "performance.%s: %s", key, r->message ? r->message : "");
+    return x->valuedouble;
+}
+
+Test(verifier, perf_bound_is_k_times_the_host_or_the_fastest_earlier_call, .timeout = 600)
+{
+    ch_error err;
+    fake_perf f = {0};
+    ch_verify_setup s = fake_perf_setup(&f, "vbound");
+    static char *slow_argv[] = {
+        "cc",
+        "-DOFFSET=({ volatile float s_ = 0; for (int k_ = 0; k_ < 300; k_++) s_ += k_; "
+        "0.0f * s_; })",
+        NULL};
+    s.oracle.cc_argv = slow_argv;
+    ch_verifier *v = open_verifier(&s);
+
+    ch_verify_report r1, r2;
+    verify_on_fake(v, -1, &r1);
+    cr_assert_eq(r1.status[CH_STAGE_PERF], CH_ST_PASS, "%s", r1.message ? r1.message : "");
+    double host = perf_number(&r1, "host_ms");
+    cr_assert_gt(host, 0);
+    cr_assert_float_eq(perf_number(&r1, "hopeless_bound_ms"), CH_VERIFY_HOPELESS_FACTOR * host,
+                       1e-9 * host, "the first candidate: the host path's time");
+    cJSON *st1 = cJSON_GetObjectItem(r1.details, "performance");
+    cr_assert_str_eq(cJSON_GetObjectItem(st1, "hopeless_bound_of")->valuestring, "host path");
+    double call1 = r1.launcher_ms;
+    cr_assert_gt(call1, 0);
+
+    /* another source (never crashes either): the bound knows the first one's whole call */
+    verify_on_fake(v, -2, &r2);
+    cr_assert_eq(r2.status[CH_STAGE_PERF], CH_ST_PASS, "%s", r2.message ? r2.message : "");
+    cr_assert_lt(call1, host, "the slow host path: %g ms, the first call %g ms", host, call1);
+    double best = call1 < host ? call1 : host;
+    cr_assert_float_eq(perf_number(&r2, "hopeless_bound_ms"), CH_VERIFY_HOPELESS_FACTOR * best,
+                       1e-9 * best, "min(K x host %g, K x earlier %g)", host, call1);
+    cJSON *st2 = cJSON_GetObjectItem(r2.details, "performance");
+    cr_assert_str_eq(cJSON_GetObjectItem(st2, "hopeless_bound_of")->valuestring,
+                     "earlier candidate");
+    /* a stop by the bound is said with the sample and what it was held against */
+    cJSON *stop = cJSON_GetObjectItem(st2, "stop");
+    if (stop) {
+        cr_assert_str_eq(stop->valuestring, "hopeless");
+        const char *note = cJSON_GetObjectItem(st2, "stop_note")->valuestring;
+        cr_assert(strncmp(note, "stopped after 1 sample: ", 24) == 0, "%s", note);
+        cr_assert_str_eq(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(st2, "whole_call"), "stopped")->valuestring,
+            "hopeless");
+    }
+    ch_remove_tree(r1.work_dir, &err);
+    ch_remove_tree(r2.work_dir, &err);
+    ch_verify_report_free(&r1);
+    ch_verify_report_free(&r2);
+    fake_perf_close(&f, v);
+}
+
+/* The dispatch curve's points are bounded by the host path's time at their size: at the
+ * smallest (2 elements: tens of ns on the host, microseconds for any call on the fake runtime)
+ * the first sample ends the timing and the point says so; a point that stopped so is over
+ * CH_VERIFY_HOPELESS_FACTOR times its host time. */
+Test(verifier, dispatch_curve_points_stop_at_their_hopeless_bound, .timeout = 600)
+{
+    ch_error err;
+    fake_perf f = {0};
+    ch_verify_setup s = fake_perf_setup(&f, "vcurve");
+    ch_verifier *v = open_verifier(&s);
+    ch_verify_report r;
+    verify_on_fake(v, -1, &r);
+    cr_assert_eq(r.status[CH_STAGE_PERF], CH_ST_PASS, "%s", r.message ? r.message : "");
+    cJSON *curve =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(r.details, "performance"), "dispatch_curve");
+    cr_assert_geq(cJSON_GetArraySize(curve), 2, "the first candidate's curve is measured");
+    cJSON *small = cJSON_GetArrayItem(curve, 0);
+    cr_assert_float_eq(cJSON_GetObjectItem(small, "elements")->valuedouble, 2.0, 1e-9);
+    cJSON *stopped = cJSON_GetObjectItem(small, "stopped");
+    cr_assert(cJSON_IsString(stopped) && strcmp(stopped->valuestring, "hopeless") == 0,
+              "host %g ms, call %g ms", cJSON_GetObjectItem(small, "host_ms")->valuedouble,
+              cJSON_GetObjectItem(small, "call_ms")->valuedouble);
+    cJSON *pt;
+    cJSON_ArrayForEach(pt, curve)
+    {
+        if (cJSON_GetObjectItem(pt, "stopped"))
+            cr_assert_gt(cJSON_GetObjectItem(pt, "call_ms")->valuedouble,
+                         CH_VERIFY_HOPELESS_FACTOR *
+                             cJSON_GetObjectItem(pt, "host_ms")->valuedouble);
+    }
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+    fake_perf_close(&f, v);
 }
 
 /* The calibration program (src/verify/templates/calibrate.cu, built into the binary) compiles

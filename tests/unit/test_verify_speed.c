@@ -358,7 +358,14 @@ static const char stable_main[] =
     "           ch_stable(late, 6, 3, 100, 0),    /* still falling */\n"
     "           ch_stable(late, 10, 3, 100, 0),   /* settled */\n"
     "           ch_stable(zero, 6, 3, 100, 0));   /* zero times never count as stable */\n"
-    "    printf(\"%s %s %s\\n\", ch_stop_name(1), ch_stop_name(2), ch_stop_name(3));\n"
+    "    printf(\"%s %s %s %s\\n\", ch_stop_name(1), ch_stop_name(2), ch_stop_name(3),\n"
+    "           ch_stop_name(4));\n"
+    "    printf(\"%d %d %d %d %d\\n\",\n"
+    "           ch_hopeless(500, 1, 100),  /* the first sample over the bound */\n"
+    "           ch_hopeless(50, 1, 100),   /* under it: timed as before */\n"
+    "           ch_hopeless(500, 2, 100),  /* only the first sample counts */\n"
+    "           ch_hopeless(500, 1, 0),    /* no bound */\n"
+    "           ch_hopeless(100, 1, 100)); /* at the bound: not over it */\n"
     "    return 0;\n"
     "}\n";
 
@@ -379,7 +386,7 @@ Test(scaffold_time, stopping_rule_as_generated)
     ch_strbuf_reset(&log);
     char *run[] = {exe, NULL};
     cr_assert_eq(ch_proc_capture(run, &log, &err), 0);
-    cr_assert_str_eq(log.data, "0 1 0 0 2 3 3 0 0 1 0\nstable max budget\n");
+    cr_assert_str_eq(log.data, "0 1 0 0 2 3 3 0 0 1 0\nstable max budget hopeless\n1 0 0 0 0\n");
     ch_strbuf_reset(&log);
     char *cxx[] = {"c++", "-Wall", "-Werror", "-x", "c++", "-o", exe, src, NULL};
     cr_assert_eq(ch_proc_capture(cxx, &log, &err), 0, "and valid C++: %s", log.data);
@@ -481,15 +488,15 @@ static int trace_lines(const char *dir, const char *name)
     return n;
 }
 
-/* fx_saxpy's host entry in c, a temp directory (*dir, caller frees) and host_saxpy's program
- * built in it on the fake runtime (returned, caller frees) */
-static char *fake_saxpy_prog(ch_checklist *c, const char *tag, char **dir)
+/* fx_saxpy's host entry in c, a temp directory (*dir, caller frees) and the program of
+ * candidate cand built in it on the fake runtime (returned, caller frees) */
+static char *fake_saxpy_prog(ch_checklist *c, const char *tag, const char *cand, char **dir)
 {
     fx_saxpy(c, 0);
     ch_error err;
     *dir = ch_make_temp_dir(tag, &err);
     cr_assert_not_null(*dir, "%s", err.msg);
-    return build_on_fake_runtime(c, *dir, host_saxpy);
+    return build_on_fake_runtime(c, *dir, cand);
 }
 
 static ch_proc_result run_prog(const char *dir, char **argv, ch_sandbox_opts *so)
@@ -512,7 +519,7 @@ Test(scaffold_fake_gpu, run_mode_takes_several_cases_in_one_process, .timeout = 
     ch_checklist c;
     ch_error err;
     char *dir;
-    char *prog = fake_saxpy_prog(&c, "scafcases", &dir);
+    char *prog = fake_saxpy_prog(&c, "scafcases", host_saxpy, &dir);
     char *stage = ch_path_join(dir, "stage");
     char *a = ch_path_join(stage, "a"), *b = ch_path_join(stage, "b"),
          *d = ch_path_join(stage, "d");
@@ -593,7 +600,8 @@ Test(scaffold_fake_gpu, time_mode_sets_up_before_the_gate_and_stops_at_the_budge
 {
     char *dir = NULL;
     ch_checklist c;
-    char *prog = fake_saxpy_prog(&c, "scafbudget", &dir), *tune = ch_path_join(dir, "tune");
+    char *prog = fake_saxpy_prog(&c, "scafbudget", host_saxpy, &dir),
+         *tune = ch_path_join(dir, "tune");
     write_saxpy_set(tune, 1000);
     const char *gate[2] = {tune, NULL};
     ch_sandbox_opts so = {0};
@@ -624,6 +632,216 @@ Test(scaffold_fake_gpu, time_mode_sets_up_before_the_gate_and_stops_at_the_budge
     ch_error err;
     ch_remove_tree(dir, &err);
     free(tune);
+    free(prog);
+    free(dir);
+    fx_free(&c);
+}
+
+/* ---- the "cannot win" bound of time mode (BOUND_MS) on the fake runtime -----------------------
+ */
+
+/* saxpy on the host with a device launcher; each entry point appends a line to calls-launcher or
+ * calls-device in the run directory as it is called and sleeps by n: n == 1000 both 400 ms (the
+ * launcher 500), n == 2000 the launcher 500 ms and the device launcher 1 ms, else both 1 ms. */
+static const char host_saxpy_timed[] =
+    "#include <stdio.h>\n"
+    "#include <time.h>\n"
+    "static void called(const char *trace, int ms)\n"
+    "{\n"
+    "    FILE *f = fopen(trace, \"a\");\n"
+    "    if (f) {\n"
+    "        fputs(\"1\\n\", f);\n"
+    "        fclose(f);\n"
+    "    }\n"
+    "    struct timespec d = {ms / 1000, (ms % 1000) * 1000000L};\n"
+    "    nanosleep(&d, 0);\n"
+    "}\n"
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    called(\"calls-launcher\", n == 1000 || n == 2000 ? 500 : 1);\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "extern \"C\" int saxpy_device_launcher(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    called(\"calls-device\", n == 1000 ? 400 : 1);\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "    return 0;\n"
+    "}\n";
+
+/* One time-mode run of prog on a fresh set of n elements in DIR/tN: WARMUP 3, REPEATS 100,
+ * MIN_REPEATS 10, then bound (NULL: the argument left out, as before it existed); reply: what
+ * the gate sends after the go byte (NULL: nothing). Its stdout goes into *out (caller frees);
+ * *launcher and *device: the calls of each entry point. */
+static void time_with_bound(const char *prog, const char *dir, int n, const char *bound,
+                            const char *reply, char **out, int *launcher, int *device)
+{
+    /* removed at the end: each run has a fresh one */
+    char *tune = ch_xasprintf("%s/t%d", dir, n);
+    write_saxpy_set(tune, n);
+    char *argv[] = {(char *)prog, "time", tune, "1", "3", "100", "10", (char *)bound, NULL};
+    ch_sandbox_opts so = {0};
+    int opened = 0;
+    so.gate_line = CH_SCAFFOLD_READY;
+    so.gate = count_gate;
+    so.gate_ctx = &opened;
+    so.gate_reply = reply;
+    ch_proc_result pr = run_prog(tune, argv, &so);
+    cr_assert_eq(pr.exit_code, 0, "out: %s; err: %s", pr.out.data ? pr.out.data : "",
+                 pr.err.data ? pr.err.data : "");
+    cr_assert_eq(opened, 1);
+    *out = ch_xstrdup(pr.out.data ? pr.out.data : "");
+    *launcher = trace_lines(tune, "calls-launcher");
+    *device = trace_lines(tune, "calls-device");
+    ch_proc_result_free(&pr);
+    ch_error err;
+    ch_remove_tree(tune, &err);
+    free(tune);
+}
+
+/* the word after " KEY=" on the line starting with PREFIX in out, into w (empty: none) */
+static void line_word(const char *out, const char *prefix, const char *key, char *w, size_t cap)
+{
+    *w = '\0';
+    const char *l = strstr(out, prefix);
+    if (!l)
+        return;
+    size_t len = strcspn(l, "\n");
+    char *pat = ch_xasprintf(" %s=", key);
+    const char *k = memmem(l, len, pat, strlen(pat));
+    if (k) {
+        k += strlen(pat);
+        snprintf(w, cap, "%.*s", (int)strcspn(k, " \n"), k);
+    }
+    free(pat);
+}
+
+/* the word after " KEY=" on out's PREFIX line is want */
+static void expect_word(const char *out, const char *prefix, const char *key, const char *want)
+{
+    char w[32];
+    line_word(out, prefix, key, w, sizeof w);
+    cr_assert_str_eq(w, want, "%s %s: %s", prefix, key, out);
+}
+
+static int line_int(const char *out, const char *prefix, const char *key)
+{
+    char w[32];
+    line_word(out, prefix, key, w, sizeof w);
+    return *w ? atoi(w) : -1;
+}
+
+static double line_ms(const char *out, const char *prefix, const char *key)
+{
+    char w[32];
+    line_word(out, prefix, key, w, sizeof w);
+    return *w ? atof(w) : -1;
+}
+
+/* The kernels' first sample (400 ms) over a 100 ms bound ends the kernel loop after 1 sample
+ * and the whole call's warmup and timing with it: the device launcher is called for its 3
+ * warmups and 1 sample, the launcher once (the process's first call, which stands for the whole
+ * call), and neither again for the agreement check. Without the bound: until the 3 s budget in
+ * both loops, then the agreement. */
+Test(scaffold_fake_gpu, a_first_kernel_sample_over_the_bound_ends_both_loops, .timeout = 300)
+{
+    char *dir = NULL;
+    ch_checklist c;
+    ch_error err;
+    char *prog = fake_saxpy_prog(&c, "scafhopeless", host_saxpy_timed, &dir);
+    char *out;
+    int launcher, device;
+
+    time_with_bound(prog, dir, 1000, "100", NULL, &out, &launcher, &device);
+    cr_assert_eq(line_int(out, "ch-kernel:", "repeats"), 1, "%s", out);
+    expect_word(out, "ch-kernel:", "stop", "hopeless");
+    expect_word(out, "ch-hopeless:", "loop", "kernel");
+    cr_assert_geq(line_ms(out, "ch-hopeless:", "sample_ms"), 100.0, "over the bound: %s", out);
+    expect_word(out, "ch-time:", "stop", "hopeless");
+    cr_assert_eq(line_int(out, "ch-time:", "repeats"), 0, "no whole call timed: %s", out);
+    cr_assert_geq(line_ms(out, "ch-time:", "wall_ms"), 500.0, "the first call stands for it: %s",
+                  out);
+    cr_assert_eq(device, 3 + 1, "3 warmups and 1 sample of the kernels: %d", device);
+    cr_assert_eq(launcher, 1, "only the first call: no warmup, timing or agreement: %d", launcher);
+    free(out);
+
+    /* the bound known only when the GPU is had (the gate's reply, a candidate timed while this
+     * one waited) holds too; a larger or no reply leaves the argument's */
+    const char *args[] = {NULL, "100", "100"}, *replies[] = {"100\n", "100000\n", "0\n"};
+    for (int k = 0; k < 3; k++) {
+        time_with_bound(prog, dir, 1000, args[k], replies[k], &out, &launcher, &device);
+        expect_word(out, "ch-hopeless:", "loop", "kernel");
+        expect_word(out, "ch-hopeless:", "bound_ms", "100.000000");
+        cr_assert_eq(device, 3 + 1, "%d: %d", k, device);
+        free(out);
+    }
+
+    /* bound 0: no bound, the old behaviour (the 3 s budget ends each loop; the agreement runs) */
+    time_with_bound(prog, dir, 1000, "0", NULL, &out, &launcher, &device);
+    expect_word(out, "ch-kernel:", "stop", "budget");
+    expect_word(out, "ch-time:", "stop", "budget");
+    cr_assert_null(strstr(out, "ch-hopeless:"), "%s", out);
+    cr_assert_gt(line_int(out, "ch-kernel:", "repeats"), 1, "%s", out);
+    cr_assert_gt(line_int(out, "ch-time:", "repeats"), 1, "%s", out);
+    cr_assert_gt(launcher, 3, "warmup, timing and agreement: %d", launcher);
+    free(out);
+
+    ch_remove_tree(dir, &err);
+    free(prog);
+    free(dir);
+    fx_free(&c);
+}
+
+/* Kernels under the bound are timed as before (10 samples at least); the whole call's first
+ * sample (500 ms) over it ends that loop after its warmup: 1 sample, stop=hopeless, and the
+ * agreement still runs (the kernels may still win). Calls under the bound, or with the bound
+ * left out or 0, reach MIN_REPEATS and stop as before. */
+Test(scaffold_fake_gpu, a_first_call_sample_over_the_bound_ends_its_loop_and_fast_calls_do_not,
+     .timeout = 300)
+{
+    char *dir = NULL;
+    ch_checklist c;
+    ch_error err;
+    char *prog = fake_saxpy_prog(&c, "scafhopeless2", host_saxpy_timed, &dir);
+    char *out, w[32];
+    int launcher, device;
+
+    time_with_bound(prog, dir, 2000, "100", NULL, &out, &launcher, &device);
+    int kr = line_int(out, "ch-kernel:", "repeats");
+    cr_assert_geq(kr, 10, "the kernels under the bound: timed as before: %s", out);
+    line_word(out, "ch-kernel:", "stop", w, sizeof w);
+    cr_assert_str_neq(w, "hopeless", "%s", out);
+    expect_word(out, "ch-hopeless:", "loop", "call");
+    expect_word(out, "ch-time:", "stop", "hopeless");
+    cr_assert_eq(line_int(out, "ch-time:", "repeats"), 1, "%s", out);
+    /* first call + 3 warmups + 1 sample + the agreement's call */
+    cr_assert_eq(launcher, 1 + 3 + 1 + 1, "%d", launcher);
+    cr_assert_eq(device, 3 + kr + 1, "%d", device);
+    free(out);
+
+    const char *bounds[] = {"100", "0", NULL};
+    for (int k = 0; k < 3; k++) {
+        time_with_bound(prog, dir, 500, bounds[k], NULL, &out, &launcher, &device);
+        cr_assert_null(strstr(out, "ch-hopeless:"), "%s", out);
+        cr_assert_geq(line_int(out, "ch-kernel:", "repeats"), 10, "%s", out);
+        cr_assert_geq(line_int(out, "ch-time:", "repeats"), 10, "%s", out);
+        line_word(out, "ch-time:", "stop", w, sizeof w);
+        cr_assert(strcmp(w, "stable") == 0 || strcmp(w, "max") == 0, "%s", out);
+        free(out);
+    }
+
+    /* a bound that is not a number >= 0 is a bad argument */
+    char *tune = ch_path_join(dir, "bad");
+    write_saxpy_set(tune, 5);
+    char *argv[] = {prog, "time", tune, "1", "3", "100", "10", "-1", NULL};
+    ch_sandbox_opts so = {0};
+    ch_proc_result pr = run_prog(tune, argv, &so);
+    cr_assert_eq(pr.exit_code, 2, "%s", pr.err.data ? pr.err.data : "");
+    ch_proc_result_free(&pr);
+    free(tune);
+
+    ch_remove_tree(dir, &err);
     free(prog);
     free(dir);
     fx_free(&c);
@@ -695,6 +913,24 @@ Test(plan, perf_counts_from_the_expected_time)
     cr_assert_geq(mx, mn);
     ch_verify_perf_counts(0, -1, &w, &mn, &mx); /* nothing known */
     cr_assert_eq(mx, 100);
+}
+
+/* The "cannot win" bound: K times the smaller of the host path's time and the fastest earlier
+ * whole call; an unknown one (<= 0) is left out; none known: no bound. */
+Test(plan, hopeless_bound_is_k_times_the_smaller_known_time)
+{
+    int host = -1;
+    cr_assert_float_eq(ch_verify_hopeless_bound(20, -1, &host), 4 * 20.0, 1e-12);
+    cr_assert_eq(host, 1);
+    cr_assert_float_eq(ch_verify_hopeless_bound(20, 5, &host), 4 * 5.0, 1e-12);
+    cr_assert_eq(host, 0, "the earlier candidate sets it");
+    cr_assert_float_eq(ch_verify_hopeless_bound(20, 30, &host), 4 * 20.0, 1e-12);
+    cr_assert_eq(host, 1);
+    cr_assert_float_eq(ch_verify_hopeless_bound(-1, 30, &host), 4 * 30.0, 1e-12);
+    cr_assert_eq(host, 0, "no host time: the earlier candidate");
+    cr_assert_float_eq(ch_verify_hopeless_bound(-1, -1, &host), 0.0, 1e-12, "no bound");
+    cr_assert_float_eq(ch_verify_hopeless_bound(0, -1, NULL), 0.0, 1e-12);
+    cr_assert_float_eq(CH_VERIFY_HOPELESS_FACTOR, 4.0, 1e-12);
 }
 
 /* The DRAM floor's bytes: a in (read), b inout and written only (a stencil's: written, never
