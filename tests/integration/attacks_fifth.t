@@ -73,7 +73,7 @@ cand cand02_implicit_counter S
 cand cand03_nullness_counter R "takes the address of its own storage \('slot'\)"
 cand cand04_shrink_only S
 cand cand05_stale_scratch_counter S
-cand cand06_globaltimer_bomb R "inline assembly reads the globaltimer register"
+cand cand06_clock64_bomb R "reads a clock \(clock64\)"
 cand cand07_rdtsc_bomb R "calls '__builtin_ia32_rdtsc', which is not on the host allow-list"
 cand cand08_memgetinfo_trigger S
 cand cand09_leak_counter S

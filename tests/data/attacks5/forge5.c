@@ -32,8 +32,8 @@ int main(int argc, char **argv)
     free(body);
     if (flip) {
         for (size_t i = 0; i < hit.meta.len; i++) {
-            char *sp = strncmp(hit.meta.items[i], "sig=", 4) == 0 ? strchr(hit.meta.items[i], ' ')
-                                                                  : NULL;
+            char *sp =
+                strncmp(hit.meta.items[i], "sig=", 4) == 0 ? strchr(hit.meta.items[i], ' ') : NULL;
             if (sp && sp[1] == '0')
                 sp[1] = '1';
         }

