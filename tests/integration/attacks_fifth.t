@@ -24,6 +24,8 @@ FAKES="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes"
 VBIN="${CH_CC_REL_BIN:-$CH_CC_BIN}"
 [ -x "$VBIN" ] || VBIN=$CH_CC_BIN
 export HOME="$TEST_DIR/home" # the user's own config: none
+# a tmpfs mounted by uf05 must not outlive the test (nor stop the removal of TEST_DIR)
+trap 'umount "$TEST_DIR/small" 2>/dev/null; _tap_cleanup' EXIT
 mkdir -p "$HOME"
 cd "$TEST_DIR"
 
@@ -74,13 +76,11 @@ cand cand03_nullness_counter R "takes the address of its own storage \('slot'\)"
 cand cand04_shrink_only S
 cand cand05_stale_scratch_counter S
 cand cand06_clock64_bomb R "reads a clock \(clock64\)"
-cand cand07_rdtsc_bomb R "calls '__builtin_ia32_rdtsc', which is not on the host allow-list"
 cand cand08_memgetinfo_trigger S
 cand cand09_leak_counter S
 cand cand10_device_heap_counter S
 cand cand11_const_object_ctor R "object check: host code runs at program start \(.init_array\)"
 cand cand12_operator_new_replaced R "object check: host code defines '_Znwm' with external linkage"
-cand cand13_linemarker_system_header R "keeps the number 'ch_calls' across calls"
 cand cand14_variable_template_counter R "host code writes through a pointer, a reference"
 cand cand15_template_static_member R "keeps 'calls' across calls and is neither a buffer"
 cand cand16_chrono_bomb R "object check: host code calls '_ZNSt6chrono3_V212system_clock3nowEv'"
@@ -115,15 +115,17 @@ model_build() { # model_build NAME [PATCH|-] [KERNEL]: builds axpy.c in ref-NAME
     cd "$TEST_DIR" || return 1
 }
 run_prog() { (cd "ref-$1" && [ -x prog ] && ./prog "$2" 2>&1) | tail -1; }
+# safe_at NAME N: 0 when the reference was refused (the build failed) or the program is right at N
+safe_at() { [ "$(cat "ref-$1/rc")" != 0 ] || [ "$(run_prog "$1" "$2")" = "y right x kept" ]; }
 model_build ref01_size_trigger
 is "$(run_prog ref01_size_trigger 1000)" "y right x kept" "ref01: the hostile reference is right at the tested sizes"
-todo "$([ "$(run_prog ref01_size_trigger 200000)" = "y right x kept" ] && echo 0 || echo 1)" \
+todo "$(safe_at ref01_size_trigger 200000 && echo 0 || echo 1)" \
     "ref01: a reference wrong only on large sizes 3 mod 7 is not linked as the host path"
 model_build ref02_writes_const_input
-todo "$([ "$(run_prog ref02_writes_const_input 1000)" = "y right x kept" ] && echo 0 || echo 1)" \
+todo "$(safe_at ref02_writes_const_input 1000 && echo 0 || echo 1)" \
     "ref02: a reference that writes the caller's const input (cast away) is not linked"
 model_build ref03_vla_stack
-todo "$([ "$(run_prog ref03_vla_stack 4000000)" = "y right x kept" ] && echo 0 || echo 1)" \
+todo "$(safe_at ref03_vla_stack 4000000 && echo 0 || echo 1)" \
     "ref03: a reference with n-element VLAs does not crash the user's program at 4M elements"
 model_build ref04_interpose_memcmp
 like "$(cat ref-ref04_interpose_memcmp/rc) $(cat ref-ref04_interpose_memcmp/err)" \
@@ -143,8 +145,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 y = [p for p in d['params'] if p['name'] == 'y'][0]
 print('loose' if (y.get('rtol') or 0) > 1 or max(s['n'] for s in d['sizes']['correctness']) < 2 else 'tight')" "$ck")
-like "$loose" "loose|tight" "ref07: the entry reached the cache with its checklist"
-todo "$([ "$loose" = tight ] && echo 0 || echo 1)" \
+like "$(cat ref-ref07_clean/rc) $loose" "^0 loose|^0 tight|^[1-9]" "ref07: the build ends (a cached checklist, or a refusal)"
+todo "$([ "$loose" != loose ] && echo 0 || echo 1)" \
     "ref07: a model's checklist with rtol 1e30 and one correctness size of n=1 is not kept"
 
 phase "references done"
@@ -293,7 +295,8 @@ cd "$TEST_DIR" || exit 1
 mkdir -p small
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=3m tmpfs small 2>/dev/null; then
     mkdir -p small/cache && dd if=/dev/zero of=small/fill bs=1k count=2900 2>/dev/null
-    (cd uf && CH_CC_CACHE_DIR="$TEST_DIR/small/cache" "$CH_CC_BIN" -c saxpy.c -o full.o 2>"$TEST_DIR/full.err")
+    (cd uf && CH_CC_CACHE_DIR="$TEST_DIR/small/cache" CH_CC_BUDGET=1 "$CH_CC_BIN" -c saxpy.c -o full.o \
+        2>"$TEST_DIR/full.err")
     rc=$?
     umount small
     is "$rc" 0 "uf05: a cache on a full disk: the build succeeds"
