@@ -114,6 +114,12 @@ static int file_put(void *state, const char *name, const void *data, size_t len,
     }
     if (ch_mkdir_p(dir, err) != 0)
         goto out;
+    /* the share's own directory, never a link someone planted there: a writer following it
+     * would store the entry outside the share (attacks5 rc06); the reader refuses linked items */
+    if (lstat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        ch_error_set(err, "'%s' is not a directory of the share (a link or another file)", dir);
+        goto out;
+    }
     int fd = mkstemp(tmp);
     if (fd < 0) {
         ch_error_set(err, "cannot create a temporary file in '%s': %s", dir, strerror(errno));

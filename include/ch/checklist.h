@@ -90,7 +90,9 @@ void ch_checklist_free(ch_checklist *c);
  * parts the signature and clauses give (the agent completes description and ranges). */
 int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err);
 /* Puts what e's range(), offsets(), perm() and sample() clauses say into c (a checklist an agent
- * wrote for e): the user's word on valid inputs wins over the model's. Validates the result. */
+ * wrote for e): the user's word on valid inputs wins over the model's. Validates the result and
+ * bounds what the agent may loosen: tolerances up to 1e-2 (or the pragma's tol() when larger),
+ * two correctness sizes at least. */
 int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err);
 /* Serialises to a cJSON-printed, 2-space-indented JSON object; caller frees. */
 char *ch_checklist_to_json(const ch_checklist *c);

@@ -72,6 +72,7 @@ enum {
     CH_ISO_SECCOMP = 1 << 9,
     CH_ISO_RUNNER = 1 << 10,
     CH_ISO_PID_NS = 1 << 11, /* no PID namespace, or no /proc of its own in it */
+    CH_ISO_IPC_NS = 1 << 12, /* CPU-only runs: no IPC namespace of their own */
 };
 
 /* Builds the scrubbed environment for dir (NULL-terminated, owned: ch_strvec_free). */

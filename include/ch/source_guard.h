@@ -20,7 +20,7 @@ typedef enum { CH_GUARD_CANDIDATE, CH_GUARD_REFERENCE } ch_guard_kind;
 
 /* Which check refused a source, and the line it found. */
 typedef struct ch_guard_finding {
-    const char *check; /* "include", "macro", "asm", "conditional" or "clock" */
+    const char *check; /* "include", "macro", "asm", "conditional", "clock" or "device-effect" */
     unsigned line, col;
 } ch_guard_finding;
 

@@ -207,19 +207,32 @@ static int is_true(const char *v)
 }
 
 /* A path a project file may name for files ch-cc writes: inside the project (relative, no ..). */
-static int inside_project(const char *v)
+/* Whether v names a place inside the project whose .ch-cc.conf is at conf: relative, no "..",
+ * and no link on the way that exists now (a link committed to the repository would lead the
+ * reports or the log outside it, attacks5 cfg02). */
+static int inside_project(const char *conf, const char *v)
 {
     if (!*v || v[0] == '/' || v[0] == '~')
         return 0;
     for (const char *p = v; (p = strstr(p, "..")) != NULL; p += 2)
         if ((p == v || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
             return 0;
-    return 1;
+    char *dir = ch_path_dir(conf);
+    int inside = 1;
+    for (const char *end = v; inside && end;) {
+        end = strchr(end + 1, '/');
+        char *prefix = ch_xasprintf("%s/%.*s", dir, (int)(end ? end - v : (long)strlen(v)), v);
+        struct stat sb;
+        inside = lstat(prefix, &sb) != 0 || !S_ISLNK(sb.st_mode);
+        free(prefix);
+    }
+    free(dir);
+    return inside;
 }
 
 /* Why a project file may not set key = value over what is in effect, or NULL: it may make a
  * build cheaper or stricter, never dearer or looser than the user chose. */
-static const char *project_refusal(const ch_config *cfg, int i, const char *value)
+static const char *project_refusal(const ch_config *cfg, const char *conf, int i, const char *value)
 {
     const char *key = ch_settings[i].key, *now = cfg->values[i] ? cfg->values[i] : "";
     double want, have;
@@ -260,9 +273,10 @@ static const char *project_refusal(const ch_config *cfg, int i, const char *valu
     if (strcmp(key, "max_size") == 0)
         return "the cache is the user's, shared by every project (0 would empty it)";
     if (strcmp(key, "log") == 0 || strcmp(key, "report_dir") == 0)
-        return inside_project(value) ? NULL
-                                     : "a project .ch-cc.conf may only name a directory inside "
-                                       "the project (relative, without ..)";
+        return inside_project(conf, value)
+                   ? NULL
+                   : "a project .ch-cc.conf may only name a directory inside the project "
+                     "(relative, without .., through no link)";
     return NULL;
 }
 
@@ -314,7 +328,8 @@ static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_err
             untrusted_setting(cfg, path, i);
             continue;
         }
-        const char *refused = src == CH_CFG_PROJECT_FILE ? project_refusal(cfg, i, value) : NULL;
+        const char *refused =
+            src == CH_CFG_PROJECT_FILE ? project_refusal(cfg, path, i, value) : NULL;
         if (refused) {
             project_setting_refused(cfg, path, i, refused);
             continue;

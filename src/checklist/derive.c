@@ -1023,6 +1023,34 @@ static void take_values(ch_ck_param *p, const ch_param *s)
     }
 }
 
+/* An agent's checklist judges every candidate: tolerances so loose that any output passes
+ * (rtol = atol = 1e30, attacks5/ref07_checklist.json) or one correctness size would make stage 3
+ * pass anything. A tolerance may be looser than the default, as a reduction's rounding needs, up
+ * to CH_AGENT_TOL_MAX or the pragma's tol() when that is larger; correctness takes two sizes at
+ * least. */
+#define CH_AGENT_TOL_MAX 1e-2
+
+static int bound_agent_checklist(const ch_checklist *c, const ch_entry *e, ch_error *err)
+{
+    double max =
+        e->clauses.has_tol && e->clauses.tol > CH_AGENT_TOL_MAX ? e->clauses.tol : CH_AGENT_TOL_MAX;
+    for (size_t k = 0; k < c->n_params; k++) {
+        const ch_ck_param *p = &c->params[k];
+        if (p->rtol > max || p->atol > max)
+            return ch_error_set(err,
+                                "params[%zu].%s: a tolerance of %g is above %g (the most a "
+                                "checklist may allow without a looser tol() in the pragma)",
+                                k, p->rtol > max ? "rtol" : "atol",
+                                p->rtol > max ? p->rtol : p->atol, max);
+    }
+    if (c->n_correctness < 2)
+        return ch_error_set(err,
+                            "sizes.correctness: %zu size%s, two at least (one size tests "
+                            "one shape)",
+                            c->n_correctness, c->n_correctness == 1 ? "" : "s");
+    return 0;
+}
+
 int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err)
 {
     for (size_t i = 0; i < e->n_params; i++) {
@@ -1039,5 +1067,5 @@ int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err
     if (ch_checklist_validate(c, err) != 0)
         return ch_error_prefix(err,
                                "with the pragma's range(), offsets(), perm() and sample() clauses");
-    return 0;
+    return bound_agent_checklist(c, e, err);
 }

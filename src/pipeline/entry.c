@@ -421,6 +421,11 @@ static int evolve_entry(ch_session *s, const ch_entry *e, const char *tu, const 
     if (opened != 0) {
         free(gpu_lock);
         out->refusal = CH_REFUSAL_REFERENCE;
+        /* a test author's reference that fails its probe (a crash, a leak, a time limit) is
+         * not linked as the host path either: the entry then has none, as when the checks
+         * refuse the reference's text */
+        free(out->host_src);
+        out->host_src = NULL;
         return reference_failure(e, err);
     }
     evo_ctx x = {s, e, v, agent, now_s()};

@@ -170,10 +170,17 @@ static int param_index(ks_ctx *c, CXCursor decl)
     return -1;
 }
 
-static void note_source(ks_ctx *c, CXCursor decl)
+static void note_source_name(ks_ctx *c, const char *name)
 {
     if (!c->source)
-        c->source = hs_str_of(clang_getCursorSpelling(decl));
+        c->source = ch_xstrdup(name);
+}
+
+static void note_source(ks_ctx *c, CXCursor decl)
+{
+    char *name = hs_str_of(clang_getCursorSpelling(decl));
+    note_source_name(c, name);
+    free(name);
 }
 
 /* Refuses with "host code VERB ['NAME'] TAIL": what depends on kept state, and what it may do. */
@@ -453,28 +460,40 @@ static unsigned ev_helper(ks_ctx *c, CXCursor fn, const unsigned *args, int n)
 static unsigned ev_library(ks_ctx *c, CXCursor call, CXCursor fn, const char *name,
                            const unsigned *args, int n)
 {
-    unsigned all = 0;
-    for (int i = 0; i < n; i++)
-        all |= args[i];
     int resource = hs_in_list(resource_calls, name), query = hs_in_list(state_queries, name);
     /* a launch's <<<configuration>>>: judged with the launch (ev_launch) */
     int pure = pure_function(fn) || strcmp(name, "__cudaPushCallConfiguration") == 0 ||
                strcmp(name, "cudaConfigureCall") == 0;
-    if (c->region > 0 && !resource && !query && !pure)
-        refuse(c, call, "calls", name, on_path);
-    else if ((all & KS_STATE) && !pure && !query)
-        refuse(c, call, "calls", name, with_value);
-    /* what the call writes: a copy only its destination */
+    /* what the call writes: a copy only its destination, an allocation or a query its
+     * out-parameters; a local's address given to be written is not a value it reads */
     int copier = strncmp(name, "cudaMemcpy", 10) == 0 || strcmp(name, "memcpy") == 0 ||
                  strcmp(name, "memmove") == 0;
+    unsigned all = 0, read = 0;
+    CXCursor *written = ch_xcalloc((size_t)n + 1, sizeof *written);
+    for (int i = 0; i < n; i++) {
+        written[i] = local_written(c, clang_Cursor_getArgument(call, (unsigned)i));
+        if (copier && i > 0)
+            written[i] = clang_getNullCursor();
+        all |= args[i];
+        if (clang_Cursor_isNull(written[i]) || !(resource || query || copier))
+            read |= args[i];
+    }
+    if (query)
+        note_source_name(c, name);
+    /* a copy or fill into kept memory (clearing a buffer just allocated) sets kept state */
+    int setter = strcmp(name, "memset") == 0 || strncmp(name, "cudaMemset", 10) == 0;
+    int to_kept = (copier || setter) && n > 0 && (args[0] & (KS_KEPT | KS_TO_BUF));
+    if (c->region > 0 && !resource && !query && !pure && !to_kept)
+        refuse(c, call, "calls", name, on_path);
+    else if ((read & KS_STATE) && !pure && !query)
+        refuse(c, call, "calls", name, with_value);
     unsigned writes = (all & (KS_STATE | KS_KEPT)) || query ? KS_STATE : 0;
     if (resource && c->region > 0)
         writes |= KS_STATE;
-    for (int i = 0; i < n && writes; i++) {
-        CXCursor v = local_written(c, clang_Cursor_getArgument(call, (unsigned)i));
-        if (!clang_Cursor_isNull(v) && (!copier || i == 0))
-            grow(c, &var_slot(c, v)->flags, writes);
-    }
+    for (int i = 0; i < n && writes; i++)
+        if (!clang_Cursor_isNull(written[i]))
+            grow(c, &var_slot(c, written[i])->flags, writes);
+    free(written);
     if (query || (resource && c->region > 0))
         return KS_STATE;
     return pure ? (all & KS_STATE) : 0;

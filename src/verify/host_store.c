@@ -702,11 +702,11 @@ void hs_judge_store(subset_ctx *x, CXCursor c)
 static const char *const stack_allocators[] = {"alloca", "__builtin_alloca",
                                                "__builtin_alloca_with_align", NULL};
 
-void hs_judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k)
+/* The stack, for candidates and references alike (a reference is linked as the user's host
+ * path: two float t[n] overflow the stack at sizes verification never tried,
+ * attacks5/ref03_vla_stack.c): no variable-length array, no alloca. 1 when c is one. */
+static int judge_stack(subset_ctx *x, CXCursor c, enum CXCursorKind k)
 {
-    if (x->kind != CH_SUBSET_CANDIDATE || x->refused)
-        return;
-    CXCursor root;
     if ((k == CXCursor_VarDecl || k == CXCursor_ParmDecl || k == CXCursor_FieldDecl ||
          k == CXCursor_TypedefDecl) &&
         variable_length(k == CXCursor_TypedefDecl ? clang_getTypedefDeclUnderlyingType(c)
@@ -714,17 +714,24 @@ void hs_judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k)
         hs_refuse(x, c, "host-store",
                   "host code declares a variable-length array: its length is not known to fit "
                   "the stack, and a large one reaches past it");
-        return;
+        return 1;
     }
-    if (k == CXCursor_CallExpr) {
-        char *name = hs_str_of(clang_getCursorSpelling(c));
-        if (hs_in_list(stack_allocators, name))
-            hs_refuse(x, c, "host-store",
-                      "host code calls %s: memory on the stack of a run-time size reaches past it",
-                      name);
-        free(name);
+    if (k != CXCursor_CallExpr)
+        return 0;
+    char *name = hs_str_of(clang_getCursorSpelling(c));
+    if (hs_in_list(stack_allocators, name))
+        hs_refuse(x, c, "host-store",
+                  "host code calls %s: memory on the stack of a run-time size reaches past it",
+                  name);
+    free(name);
+    return 1;
+}
+
+void hs_judge_host_store(subset_ctx *x, CXCursor c, enum CXCursorKind k)
+{
+    if (x->refused || judge_stack(x, c, k) || x->kind != CH_SUBSET_CANDIDATE)
         return;
-    }
+    CXCursor root;
     if (k == CXCursor_UnaryOperator && hs_operator_is(x, c, "&") &&
         !foreign(x, hs_first_child(c), &root)) {
         char *what = root_name(root);

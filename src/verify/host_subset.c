@@ -568,6 +568,17 @@ static void judge_conversion(subset_ctx *x, CXCursor c, int is_implicit)
     }
     if (!hs_pointer_type(to) || hs_function_like(to))
         return;
+    /* a reference reads its inputs and writes only its outputs: a const input written through a
+     * cast (attacks5/ref02_writes_const_input.c) would change the caller's data on the host path */
+    if (x->kind == CH_SUBSET_REFERENCE && hs_pointer_type(from) &&
+        clang_isConstQualifiedType(clang_getPointeeType(from)) &&
+        !clang_isConstQualifiedType(clang_getPointeeType(to))) {
+        hs_refuse(x, c, "cast",
+                  "%s casts away const%s: a reference reads its inputs and writes only its "
+                  "outputs",
+                  code_name(x), is_implicit ? " (an implicit conversion)" : "");
+        return;
+    }
     if (hs_integer_type(from) && !hs_null_constant(operand))
         hs_refuse(x, c, "cast",
                   "%s turns an integer into a pointer%s: pointers may not be forged (only a null "

@@ -48,7 +48,8 @@ char *ch_sandbox_isolation_text(unsigned failed)
     static const char *const names[] = {
         "no_new_privs",      "user namespace", "mount namespace", "network namespace",
         "unprivileged user", "hidden paths",   "read-only root",  "run directory owner",
-        "capabilities",      "seccomp",        "runner prefix",   "pid namespace"};
+        "capabilities",      "seccomp",        "runner prefix",   "pid namespace",
+        "ipc namespace"};
     if (!failed)
         return ch_xstrdup("full");
     ch_strbuf sb;
@@ -368,6 +369,10 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
      * to the network */
     plan.restrict_all = !has_runner && !o->allow_spawn && !o->compiler;
     plan.new_net = !o->allow_network && !has_runner;
+    /* System V IPC outlives a process: a segment a reference run creates stays on the host
+     * (attacks5 sb02). Only runs without the GPU get their own namespace: the CUDA driver's
+     * use of System V IPC is not something to break unseen */
+    plan.new_ipc = o->cpu_only && !has_runner;
     plan.no_sockets = (o->cpu_only || o->compiler) && !has_runner && !o->allow_network;
     /* a spawning launcher is trusted by the caller's choice: not reported as partial */
     known |= has_runner ? CH_ISO_RUNNER : 0u;

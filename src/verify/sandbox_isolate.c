@@ -548,6 +548,8 @@ int iso_child_setup(const void *plan)
         failed |= CH_ISO_USER_NS;
     if (p->new_net && unshare(CLONE_NEWNET) != 0)
         failed |= CH_ISO_NET_NS;
+    if (p->new_ipc && unshare(CLONE_NEWIPC) != 0)
+        failed |= CH_ISO_IPC_NS;
     int mount_ns = unshare(CLONE_NEWNS) == 0;
     int in_pid_ns = enter_pid_ns() == 0;
     if (!in_pid_ns)

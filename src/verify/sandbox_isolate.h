@@ -29,6 +29,7 @@ typedef struct iso_plan {
     size_t n_required;
     ch_strvec owned;  /* the strings above that the plan made (realpath, PATH entries) */
     int new_net;      /* ask for a network namespace */
+    int new_ipc;      /* ask for an IPC namespace (System V shared memory, semaphores, queues) */
     int restrict_all; /* the filter forbids fork and every exec but exec_path */
     int no_sockets;   /* the filter refuses socket, socketpair and connect: no GPU to talk to */
     struct sock_fprog filter; /* owned: iso_plan_free; len 0 when it could not be built */

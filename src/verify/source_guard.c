@@ -589,6 +589,40 @@ static int judge_clocks(const char *code, const char *bare, ch_strbuf *msg, ch_g
     return 0;
 }
 
+/* ---- device effects ---------------------------------------------------------------------- */
+
+/* What a kernel does besides writing the buffers its launcher hands it: printf reaches the user's
+ * program's stdout (a forged "ALL TESTS PASSED" among the program's own lines,
+ * attacks5/cand19_device_printf.cu), and the device heap (malloc, free, new, delete in device
+ * code) is state kept from one launch to the next, which a kernel that allocates and never frees
+ * exhausts after N launches (attacks5/cand10_device_heap_counter.cu). Host code is the allow-
+ * list's (host_subset.c, object_check.c), which refuses printf and keeps malloc to buffers. */
+static int judge_device_effects(const char *bare, ch_guard_kind kind, ch_strbuf *msg,
+                                ch_guard_finding *f)
+{
+    if (kind == CH_GUARD_REFERENCE)
+        return 0;
+    static const char *const calls[] = {"printf", "vprintf", "malloc", "free",
+                                        "new",    "delete",  NULL};
+    for (size_t i = 0; calls[i]; i++)
+        for (const char *p = next_word(bare, bare, calls[i]); p;
+             p = next_word(bare, p + 1, calls[i])) {
+            if (!in_device_code(bare, p))
+                continue;
+            int print = calls[i][0] == 'p' || calls[i][0] == 'v';
+            char *what = ch_xasprintf(
+                "device code %s (%s): %s", print ? "prints" : "uses the device heap", calls[i],
+                print ? "a kernel's output reaches the user's program's stdout; kernels write "
+                        "only the buffers their launcher hands them"
+                      : "the device heap is state kept from one launch to the next; scratch "
+                        "memory is the launcher's to allocate");
+            refuse(msg, f, "device-effect", bare, p, what);
+            free(what);
+            return 1;
+        }
+    return 0;
+}
+
 static int judge_code(const char *text, const char *code, const char *bare, ch_guard_kind kind,
                       ch_strbuf *msg, ch_guard_finding *f)
 {
@@ -647,6 +681,8 @@ int ch_source_guard(const char *src, ch_guard_kind kind, ch_strbuf *msg, ch_guar
     }
     if (!rc && kind == CH_GUARD_CANDIDATE)
         rc = judge_clocks(code, bare, msg, f);
+    if (!rc)
+        rc = judge_device_effects(bare, kind, msg, f);
     free(bare);
     free(code);
     free(text);

@@ -459,12 +459,6 @@ static int gpu_shared_run(ch_verifier *v, const ch_sandbox_opts *so, char *const
     return rc;
 }
 
-/* A timing run with the GPU alone, taken only once the program is ready to time: the
- * scaffold's time mode prints CH_SCAFFOLD_READY after starting, reading its inputs and making
- * its host copies of them (hundreds of MiB at a tune size), then waits for the verifier's go
- * (ch_proc_opts.gate). Held from the process start, as before, every other entry's timing and
- * functional runs waited through that preparation too: sixteen entries at once (make -j16)
- * spent most of their time queued behind it. rep gets the wait. */
 /* Time mode's "cannot win" bound (ch_verify_hopeless_bound) for one timing: the host path's
  * time is known before the run; the fastest whole call of an earlier candidate is read before
  * it (the BOUND_MS argument) and again once the GPU is had alone (the gate's reply), as the
@@ -505,7 +499,13 @@ static void take_gpu_alone(void *ctx)
         perf_bound_update(g->v, g->pb);
 }
 
-/* pb: the timing's bound, sent again when the GPU is had (NULL: none) */
+/* A timing run with the GPU alone, taken only once the program is ready to time: the
+ * scaffold's time mode prints CH_SCAFFOLD_READY after starting, reading its inputs and making
+ * its host copies of them (hundreds of MiB at a tune size), then waits for the verifier's go
+ * (ch_proc_opts.gate). Held from the process start, as before, every other entry's timing and
+ * functional runs waited through that preparation too: sixteen entries at once (make -j16)
+ * spent most of their time queued behind it. rep gets the wait.
+ * pb: the timing's bound, sent again when the GPU is had (NULL: none). */
 static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv, ch_proc_result *pr,
                          ch_verify_report *rep, perf_bound *pb, ch_error *err)
 {

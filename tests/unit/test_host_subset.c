@@ -534,6 +534,14 @@ static const subset_case references[] = {
     {"a file-scope scratch array in a reference",
      "static float scratch[64];\n" REF_OPEN "    scratch[0] = a;\n    y[0] = scratch[0];\n}\n",
      "static-state", "the reference keeps 'scratch' across calls", 1},
+    {"a reference writing its const input through a cast",
+     REF_OPEN "    for (int i = 0; i < n; i++)\n        y[i] = a * x[i] + y[i];\n"
+              "    float *w = (float *)x;\n    w[0] = 0;\n}\n",
+     "cast", "the reference casts away const", 5},
+    {"a variable-length array in a reference",
+     REF_OPEN "    float t[n > 0 ? n : 1];\n    for (int i = 0; i < n; i++)\n        t[i] = x[i];\n"
+              "    for (int i = 0; i < n; i++)\n        y[i] = a * t[i] + y[i];\n}\n",
+     "host-store", "declares a variable-length array", 3},
 };
 
 static int have_cuda(void)

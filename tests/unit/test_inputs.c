@@ -526,6 +526,36 @@ Test(inputs, clauses_override_an_agent_checklist)
     ch_entry_list_free(&l);
 }
 
+/* An agent's checklist judges every candidate: it may loosen a tolerance up to a bound, and tests
+ * two correctness sizes at least (attacks5/ref07_checklist.json: rtol = atol = 1e30, n = 1). */
+Test(inputs, an_agent_checklist_cannot_pass_anything)
+{
+    ch_entry_list l;
+    scan_one("#pragma harness \"y[i] = a * x[i] + y[i]\" extent(x: n, y: n)\n"
+             "void axpy(int n, float a, const float *x, float *y);\n",
+             &l);
+    const ch_entry *e = &l.items[0];
+    ch_checklist c;
+    ch_error err;
+    cr_assert_eq(ch_checklist_derive(e, &c, &err), 0, "%s", err.msg);
+    cr_assert_eq(ch_checklist_apply_clauses(&c, e, &err), 0, "the derived one passes: %s", err.msg);
+    ch_ck_param *y = (ch_ck_param *)ch_checklist_param(&c, "y");
+    y->rtol = 1e-3; /* a reduction's rounding: looser than the default, allowed */
+    cr_assert_eq(ch_checklist_apply_clauses(&c, e, &err), 0, "%s", err.msg);
+    y->rtol = 1e30;
+    cr_assert_neq(ch_checklist_apply_clauses(&c, e, &err), 0);
+    cr_expect_not_null(strstr(err.msg, "a tolerance of 1e+30 is above 0.01"), "%s", err.msg);
+    y->rtol = 1e-4;
+    size_t sizes = c.n_correctness;
+    c.n_correctness = 1;
+    int rc = ch_checklist_apply_clauses(&c, e, &err);
+    c.n_correctness = sizes;
+    cr_assert_neq(rc, 0);
+    cr_expect_not_null(strstr(err.msg, "two at least"), "%s", err.msg);
+    ch_checklist_free(&c);
+    ch_entry_list_free(&l);
+}
+
 /* The checklist rules for the new fields, whoever wrote the checklist. */
 Test(inputs, checklist_rules_for_index_and_offsets_arrays)
 {

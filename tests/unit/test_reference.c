@@ -322,5 +322,26 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
     ch_error err;
     cr_expect_eq(ch_reference_build(&f.c, &ok, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
     free(exe);
+    exe = NULL;
+    /* the host path runs on every call of the user's program: scratch is freed before it
+     * returns (attacks5/ref06_leak.c) */
+    const char *scratch = "#include <stdlib.h>\n"
+                          "void twice_reference(int n, const double *x, double *y)\n"
+                          "{ double *t = malloc(sizeof *t * (unsigned)(n + 1));\n"
+                          "  for (int i = 0; i < n; i++) t[i] = 2 * x[i];\n"
+                          "  for (int i = 0; i < n; i++) y[i] = t[i];\n"
+                          "  %s }\n";
+    char *freed = ch_xasprintf(scratch, "free(t);"), *kept = ch_xasprintf(scratch, "");
+    ch_oracle tidy = {NULL, cc_argv, freed, 0}, leaky = {NULL, cc_argv, kept, 0};
+    cr_expect_eq(ch_reference_build(&f.c, &tidy, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    exe = NULL;
+    cr_expect_neq(ch_reference_build(&f.c, &leaky, f.dir, &exe, NULL, &err), 0,
+                  "a leaking reference accepted");
+    cr_expect_not_null(strstr(err.msg, "bytes allocated (a malloc without its free)"), "%s",
+                       err.msg);
+    free(exe);
+    free(freed);
+    free(kept);
     fixture_close(&f);
 }

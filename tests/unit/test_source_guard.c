@@ -74,6 +74,16 @@ static const guard_case candidates[] = {
      "reads the clock register", 1},
     {"host time()", "#include <ctime>\nextern \"C\" void f(int *o) { o[0] = (int)time(0); }\n",
      "reads a clock (time)", 2},
+    /* device effects: the user's stdout, the device heap */
+    {"device printf",
+     "#include <cstdio>\n__global__ void k(float *y)\n{\n    printf(\"ok\\n\");\n}\n",
+     "device code prints (printf)", 4},
+    {"device malloc", "__global__ void k(float **y)\n{\n    y[0] = (float *)malloc(64);\n}\n",
+     "device code uses the device heap (malloc)", 3},
+    {"host malloc and free beside a kernel",
+     "#include <stdlib.h>\n__global__ void k(float *y) { y[0] = 1; }\n"
+     "extern \"C\" void f(void) { void *p = malloc(4); free(p); }\n",
+     NULL, 0},
     {"words near clocks",
      "__global__ void k(int clocks, int time_steps, float *y) { int time = "
      "clocks; y[0] = time + time_steps; }\n",
