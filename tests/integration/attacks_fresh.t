@@ -117,8 +117,10 @@ EOF
     CH_CC_CACHE_DIR="$TEST_DIR/mcache.$RANDOM" CH_CC_PROVIDER=openai CH_CC_MODEL=fake \
         CH_CC_API_KEY=sk-SECRET-A4 CH_CC_BUDGET=1 CH_CC_RETRIES=0 \
         CH_CC_API_BASE="http://127.0.0.1:$(cat llm.port)/v1" \
-        /usr/bin/time -f "%M" -o m.rss "$CH_CC_BIN" -O2 -c spec.c -o m.o 2> m.err
+        /usr/bin/time -f "%M" -o m.time "$CH_CC_BIN" -O2 -c spec.c -o m.o 2> m.err
     local s=$?
+    # time(1) adds "Command exited with non-zero status N" before the figure on a failed build
+    tail -1 m.time > m.rss
     kill $llm 2>/dev/null
     wait $llm 2>/dev/null
     return $s
