@@ -372,13 +372,20 @@ static void judge_reference_static(subset_ctx *x, CXCursor v)
     free(name);
 }
 
+/* Storage no call can change: a constant, a __constant__ table, a block's __shared__ scratch
+ * (nothing of it survives a launch). */
+static int unchanging(CXCursor v)
+{
+    return hs_has_child_kind(v, CXCursor_CUDAConstantAttr) ||
+           hs_has_child_kind(v, CXCursor_CUDASharedAttr) || const_type(clang_getCursorType(v));
+}
+
 int hs_kept_kind(CXCursor v)
 {
     if (clang_getCursorKind(v) != CXCursor_VarDecl || !hs_from_main_file(v) || !static_storage(v))
         return HS_KEPT_NONE;
     CXType t = clang_getCursorType(v);
-    if (hs_has_child_kind(v, CXCursor_CUDAConstantAttr) ||
-        hs_has_child_kind(v, CXCursor_CUDASharedAttr) || const_type(t) || lock_type(element_of(t)))
+    if (unchanging(v) || lock_type(element_of(t)))
         return HS_KEPT_NONE;
     return resource_type(t) ? HS_KEPT_BUFFER : HS_KEPT_NUMBER;
 }
@@ -393,12 +400,9 @@ void hs_judge_static_state(subset_ctx *x, CXCursor v, int in_device)
     }
     if (x->kind != CH_SUBSET_CANDIDATE)
         return;
+    if (unchanging(v))
+        return;
     CXType t = clang_getCursorType(v);
-    if (hs_has_child_kind(v, CXCursor_CUDAConstantAttr) ||
-        hs_has_child_kind(v, CXCursor_CUDASharedAttr))
-        return;
-    if (const_type(t))
-        return;
     char *name = hs_str_of(clang_getCursorSpelling(v));
     if (in_device || hs_has_child_kind(v, CXCursor_CUDADeviceAttr) || managed(x, v)) {
         hs_refuse(x, v, "static-state",
