@@ -9,7 +9,7 @@ rm -rf "$logs"
 mkdir -p "$logs"
 export CH_CC_TEST_LOGS="$logs"
 jobs=$(nproc 2>/dev/null || echo 2)
-prove -j"$jobs" --exec "bash $(dirname "$0")/lib/exec.sh" "$@"
+prove --timer -j"$jobs" --exec "bash $(dirname "$0")/lib/exec.sh" "$@"
 status=$?
 passed=0 failed=0 skipped=0 todo=0
 for f in "$logs"/*.tap; do

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -53,8 +54,16 @@ static void set_limit(int resource, long value)
 
 /* Runs in the child after fork: never returns. Reports exec failure through errpipe. */
 static void child_exec(char *const *argv, const ch_proc_opts *o, int in_r, int out_w, int err_w,
-                       int errpipe_w)
+                       int errpipe_w, pid_t parent)
 {
+    /* Nothing a build starts outlives it: a ch-cc killed with SIGKILL cannot run its cleanup,
+     * and a child left running (a program past its time limit, which only the parent enforces)
+     * would hold its output pipes and directories for as long as it runs. The thread that
+     * forked waits for this child in ch_proc_run, so the signal comes only when ch-cc is gone.
+     * A parent that died before the prctl is caught by the getppid test. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != parent)
+        _exit(127);
     if (o->new_process_group || o->wall_seconds > 0)
         setpgid(0, 0);
     if (o->new_network_ns && unshare(CLONE_NEWNET) == 0) {
@@ -188,11 +197,12 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
         return ch_error_set(err, "cannot create a pipe: %s", strerror(errno));
     double start = now_seconds();
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         return ch_error_set(err, "cannot start '%s': %s", argv[0], strerror(errno));
     if (pid == 0)
-        child_exec(argv, o, inp[0], outp[1], errp[1], ep[1]);
+        child_exec(argv, o, inp[0], outp[1], errp[1], ep[1], parent);
     if (o->new_process_group || o->wall_seconds > 0)
         setpgid(pid, pid);
     /* a child in its own group misses the terminal's ^C: the signal handler kills it */

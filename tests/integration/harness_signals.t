@@ -22,6 +22,13 @@ for sig in INT TERM HUP; do
         pid=$!
         sleep "$t"
         kill -"$sig" "$pid" 2>/dev/null
+        # it must die of the signal soon: one that does not is reported with what it was
+        # doing, then killed, instead of the test waiting for it forever
+        for _ in $(seq 1 120); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+        if kill -0 "$pid" 2>/dev/null; then
+            diag "SIG$sig after ${t}s: still running 60 s later:" "$(ps -o pid,stat,wchan:20,args --ppid "$pid" -p "$pid" 2>&1)"
+            kill -KILL "$pid"
+        fi
         wait "$pid"
         s=$?
         # finished before the signal (a fast machine): then it must have succeeded
@@ -35,21 +42,32 @@ done
 is "$(left)" "" "and leaves TMPDIR empty"
 
 "$CH_CC_BIN" --harness-clean >/dev/null
-"$CH_CC_BIN" -O2 -c saxpy.c -o k.o 2>/dev/null &
+# an nvcc that takes a minute before it starts: the build is surely waiting on it when killed
+real_nvcc=$(command -v nvcc)
+printf '#!/bin/sh\nexec perl -e "sleep 60; exec @ARGV" %s "$@"\n' "$real_nvcc" > slow-nvcc
+chmod +x slow-nvcc
+CH_CC_NVCC="$TEST_DIR/slow-nvcc" "$CH_CC_BIN" -O2 -c saxpy.c -o k.o 2>/dev/null &
 pid=$!
-sleep 2
+sleep 4
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 like "$(left)" "ch-cc-[a-z]+-$pid-" "SIGKILL leaves its directories (named with its pid)"
-# its orphaned children (an nvcc, a sanitizer run) may still work in its directories, and a
-# directory removed under a live writer comes back: wait (up to 60 s on a loaded machine) until
-# no process has its working directory there
-for _ in $(seq 1 120); do
-    busy=$(for p in /proc/[0-9]*; do readlink "$p/cwd" 2>/dev/null; done |
-        grep -c "/ch-cc-[a-z]*-$pid-")
+# its children (that nvcc, a reference run, a sandboxed program past its time limit, which only
+# the build enforced) die with it: within 10 s no process works in its directories or names
+# them on its command line
+busy_with() {
+    for p in /proc/[0-9]*; do
+        readlink "$p/cwd" 2>/dev/null
+        tr '\0' ' ' < "$p/cmdline" 2>/dev/null
+        echo
+    done | grep -c "$1"
+}
+for _ in $(seq 1 20); do
+    busy=$(busy_with "/ch-cc-[a-z]*-$pid-\|[s]low-nvcc")
     [ "$busy" = 0 ] && break
     sleep 0.5
 done
+is "$busy" 0 "SIGKILL: no child of the build outlives it"
 sleep 1 # a child that was between two steps
 "$CH_CC_BIN" -O2 -c saxpy.c -o s2.o 2>/dev/null; ok $? "the next build succeeds"
 # an orphan still setting up its sandbox (not yet in the directory, so not seen above) can make
