@@ -165,6 +165,29 @@ typedef struct ch_tr_kernel {
                               below it are spread over the lanes (ch_tr_plan.lane_role) */
 } ch_tr_kernel;
 
+/* An arg-reduction (argred.c): a loop whose only carried dependences are the conditional update
+ * `if (E(i) CMP m) { m = E(i); at = IDX(i); }` of a value and its index, with m and at set
+ * before the loop and only stored after it. Its pointers borrow the model's body IR. */
+typedef struct ch_tr_argred {
+    const char *value, *index;  /* m and at */
+    ch_scalar vtype, itype;     /* their declared types */
+    const ch_ir *vinit, *iinit; /* their values before the loop */
+    const char *counter;        /* the loop's counter i */
+    const char *counter_type;   /* its declared C type */
+    const ch_ir *start, *bound; /* i runs from start while i < bound (i <= bound: inclusive) */
+    int inclusive;
+    const ch_ir *elem;   /* E(i) */
+    const ch_ir *at_of;  /* IDX(i) */
+    int max;             /* E > m or E >= m: a maximum; else a minimum */
+    int last;            /* >= or <=: ties go to the last index; else to the first */
+    const ch_ir **after; /* the statements after the loop (stores of m or at; owned array) */
+    size_t n_after;
+} ch_tr_argred;
+/* 1 with a filled (free it with ch_tr_argred_free) when m's whole body is an arg-reduction:
+ * the scalars' initialisations, the loop, then stores of the results; else 0. */
+int ch_tr_argred_match(const ch_tr_model *m, ch_tr_argred *a);
+void ch_tr_argred_free(ch_tr_argred *a);
+
 /* How a local scalar is stored in the translation. */
 typedef enum ch_tr_storage {
     CH_TR_NOT_SCALAR = 0,
@@ -187,6 +210,8 @@ typedef struct ch_tr_plan {
                                  else 0 */
     size_t *lane_red;         /* per model loop with CH_TR_LANES_REDUCTION: the scalar */
     const char **lane_op;     /* and its operation ("+", "min", "max"; static) */
+    ch_tr_argred *argred;     /* the whole body is an arg-reduction: its one kernel runs on
+                                 threads (argred_cuda.c), else NULL (owned) */
 } ch_tr_plan;
 
 enum { CH_TR_LANES_PARALLEL = 1, CH_TR_LANES_REDUCTION = 2 };

@@ -2316,8 +2316,49 @@ void tr_launcher_params(const ch_entry *e, ch_strbuf *out)
     launcher_params(e, out);
 }
 
+void tr_emit_reserve(ch_strbuf *out, const char *entry)
+{
+    emit_reserve(out, entry);
+}
+
+void tr_emit_launcher(const ch_entry *e, ch_strbuf *out)
+{
+    emit_launcher(e, out);
+}
+
+void tr_emit_opening(ch_strbuf *out, const ch_tr_plan *p, const ch_tr_cuda_opts *o,
+                     size_t n_functions)
+{
+    const ch_tr_model *m = p->m;
+    ch_strbuf_addf(out, "/* %s\n *\n", o->header ? o->header : "ch-cc translator");
+    ch_strbuf_addf(out,
+                   " * CUDA translation of %s (%s:%u) by the ch-cc translator on isl: the "
+                   "statements' order\n * comes from the %s, checked against every "
+                   "dependence; %zu kernel%s,\n * launched by %s_launcher.\n",
+                   m->entry->name, m->entry->file, m->entry->fn_line,
+                   ch_tr_strategy_name(p->strategy), n_functions, n_functions == 1 ? "" : "s",
+                   m->entry->name);
+    ch_strbuf_adds(out, " *\n * Plan:\n");
+    ch_strbuf plan;
+    ch_strbuf_init(&plan);
+    ch_tr_plan_print(&plan, p);
+    for (char *line = plan.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        ch_strbuf_adds(out, " *   ");
+        ch_strbuf_add(out, line, nl ? (size_t)(nl - line) : strlen(line));
+        ch_strbuf_addc(out, '\n');
+    }
+    ch_strbuf_free(&plan);
+    ch_strbuf_adds(out, " */\n#include <cuda_runtime.h>\n#include <limits.h>\n#include "
+                        "<math.h>\n#include <stddef.h>\n#include <mutex>\n");
+    ch_strbuf_adds(out, o->tile_mma ? "#include <mma.h>\n\n" : "\n");
+    ch_cx_helpers(m->entry, out);
+}
+
 char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
 {
+    if (p->argred)
+        return tr_argred_cuda(p, o);
     const ch_tr_model *m = p->m;
     printer pr = {.p = p, .m = m, .e = m->entry, .o = o};
     ch_strbuf_init(&pr.kernels);
@@ -2336,29 +2377,7 @@ char *ch_tr_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o)
 
     ch_strbuf out;
     ch_strbuf_init(&out);
-    ch_strbuf_addf(&out, "/* %s\n *\n", o->header ? o->header : "ch-cc translator");
-    ch_strbuf_addf(&out,
-                   " * CUDA translation of %s (%s:%u) by the ch-cc translator on isl: the "
-                   "statements' order\n * comes from the %s, checked against every "
-                   "dependence; %zu kernel%s,\n * launched by %s_launcher.\n",
-                   m->entry->name, m->entry->file, m->entry->fn_line,
-                   ch_tr_strategy_name(p->strategy), pr.n_functions, pr.n_functions == 1 ? "" : "s",
-                   m->entry->name);
-    ch_strbuf_adds(&out, " *\n * Plan:\n");
-    ch_strbuf plan;
-    ch_strbuf_init(&plan);
-    ch_tr_plan_print(&plan, p);
-    for (char *line = plan.data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-        nl = strchr(line, '\n');
-        ch_strbuf_adds(&out, " *   ");
-        ch_strbuf_add(&out, line, nl ? (size_t)(nl - line) : strlen(line));
-        ch_strbuf_addc(&out, '\n');
-    }
-    ch_strbuf_free(&plan);
-    ch_strbuf_adds(&out, " */\n#include <cuda_runtime.h>\n#include <limits.h>\n#include "
-                         "<math.h>\n#include <stddef.h>\n#include <mutex>\n");
-    ch_strbuf_adds(&out, o->tile_mma ? "#include <mma.h>\n\n" : "\n");
-    ch_cx_helpers(m->entry, &out);
+    tr_emit_opening(&out, p, o, pr.n_functions);
     ch_strbuf code;
     ch_strbuf_init(&code);
     ch_strbuf_addf(&code, "%s%s", pr.kernels.data, launcher.data);

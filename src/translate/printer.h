@@ -68,6 +68,15 @@ const char *tr_counter_type(const printer *pr, const ch_tr_loop *l);
  * copy out) and the buffer helper it uses, for a translation whose device launcher is printed
  * elsewhere (library.c). */
 void tr_emit_host_launcher(const ch_entry *e, ch_strbuf *out);
+/* NAME_reserve, the helper that keeps a device buffer across calls. */
+void tr_emit_reserve(ch_strbuf *out, const char *entry);
+/* The host NAME_launcher alone (tr_emit_host_launcher without NAME_reserve). */
+void tr_emit_launcher(const ch_entry *e, ch_strbuf *out);
+/* A candidate's opening comment (the plan), its includes and the entry's helpers. */
+void tr_emit_opening(ch_strbuf *out, const ch_tr_plan *p, const ch_tr_cuda_opts *o,
+                     size_t n_functions);
+/* argred_cuda.c: the candidate of a plan whose body is an arg-reduction (p->argred). */
+char *tr_argred_cuda(const ch_tr_plan *p, const ch_tr_cuda_opts *o);
 /* The C function's parameters as the launchers declare them. */
 void tr_launcher_params(const ch_entry *e, ch_strbuf *out);
 /* The shuffles that combine the lanes' values of the scalar v (operation op: "+", "min",

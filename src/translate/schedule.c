@@ -817,6 +817,20 @@ static void mark_warp_rows(planner *pl)
     }
 }
 
+/* A body whose one kernel runs on one thread because its loop carries an arg-reduction
+ * (argred.c) runs it on threads instead: the pair (value, index) is combined by the rule of
+ * the C comparison, exact in any grouping. */
+static void mark_argred(ch_tr_plan *p)
+{
+    if (p->n_kernels != 1 || p->kernels[0].n_mapped != 0 || p->kernels[0].reduction != (size_t)-1)
+        return;
+    ch_tr_argred a;
+    if (!ch_tr_argred_match(p->m, &a))
+        return;
+    p->argred = ch_xmalloc(sizeof *p->argred);
+    *p->argred = a;
+}
+
 int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy, int flags,
                      ch_tr_plan **out, ch_error *err)
 {
@@ -861,6 +875,7 @@ int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy s
                 p->uses[k * na + a] |= pl.touch[s * na + a];
         }
         mark_warp_rows(&pl);
+        mark_argred(p);
     }
     isl_union_map_free(pl.validity);
     free(pl.limited);
@@ -883,6 +898,9 @@ void ch_tr_plan_free(ch_tr_plan *p)
     free(p->lane_role);
     free(p->lane_red);
     free(p->lane_op);
+    if (p->argred)
+        ch_tr_argred_free(p->argred);
+    free(p->argred);
     free(p);
 }
 
@@ -910,6 +928,12 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
                            : strcmp(op, "|") == 0   ? "a bitwise or"
                                                     : "a bitwise xor",
                            m->stmts[K->reduction].name);
+        } else if (p->argred) {
+            ch_strbuf_addf(out,
+                           "an arg-%s on threads (%s, %s; ties to the %s index), the blocks' "
+                           "pairs combined by a second kernel",
+                           p->argred->max ? "maximum" : "minimum", p->argred->value,
+                           p->argred->index, p->argred->last ? "last" : "first");
         } else if (K->warp_rows)
             ch_strbuf_adds(out, "1 parallel dimension on warps, the loops below it on lanes");
         else if (K->n_mapped)
