@@ -64,4 +64,8 @@ int ch_storage_copy_limited(int from_fd, int fd, unsigned long long limit, const
 /* Writes len bytes to fd (all of them, retrying short writes). */
 int ch_storage_write_all(int fd, const void *data, size_t len, ch_error *err);
 
+/* Tests only: step(arg) runs inside a file:// put between opening the item's directory and
+ * creating its temp file, where another user could swap that directory for a link. */
+void ch_storage_file_set_step(void *state, void (*step)(void *arg), void *arg);
+
 #endif

@@ -57,7 +57,13 @@ verify_one() { # verify_one FILE: FILE.out holds the verdict, FILE.rc the exit s
 }
 export -f verify_one
 export TEST_DIR VBIN
-ls "$A"/cand*.cu | xargs -P 2 -I{} bash -c 'verify_one {}'
+# the candidates are fragments (only the hostile part) of cand00_baseline.cu, assembled here
+mkdir -p cands && cp "$A/cand00_baseline.cu" cands/
+for f in "$A"/cand*.cu; do
+    [ "$f" = "$A/cand00_baseline.cu" ] || python3 "$A/assemble_candidate.py" "$f" >"cands/$(basename "$f")" ||
+        fail "$(basename "$f"): the fragment does not assemble"
+done
+ls "$TEST_DIR"/cands/cand*.cu | xargs -P 2 -I{} bash -c 'verify_one {}'
 cand() { # cand NAME EXPECT [REGEX]: EXPECT R (refused, message matches REGEX) or S (pending now)
     local b=$1 rc out
     rc=$(cat "$b.rc" 2>/dev/null)
@@ -143,7 +149,7 @@ model_build ref06b_leak_used
 like "$(cat ref-ref06b_leak_used/rc) $(cat ref-ref06b_leak_used/err)" \
     "^[1-9].*bytes allocated \\(a malloc without its free\\)" \
     "ref06b: a reference that leaks a malloc per call is refused, and not linked"
-model_build ref07_clean "$A/ref07_checklist.json" "$A/cand21_magic_size.cu"
+model_build ref07_clean "$A/ref07_checklist.json" "$TEST_DIR/cands/cand21_magic_size.cu"
 ck=$(find ref-ref07_clean/cache -name checklist.json | head -1)
 loose=$([ -n "$ck" ] && python3 -c "
 import json, sys

@@ -4,7 +4,9 @@
 # items appear whole (written to a temp file in the share and renamed; a writer killed mid-write
 # leaves no item a reader can take); many writers of one entry at once leave one valid item; a
 # share that goes away between builds or in the middle of one is one warning, a working build and
-# remote_unreachable counted. Objects are items beside their entry: adding one to an entry writes
+# remote_unreachable counted; a directory of the share or the share itself swapped for a link
+# (by another user who can write it) is never read or written through: one warning, a miss, the
+# local build works. Objects are items beside their entry: adding one to an entry writes
 # that object and the entry's record (file mtimes show nothing else is written); an object
 # swapped in from another entry or listed by an unsigned record is refused, the entry served.
 # Entries go through tests/fakes/cache_torture and real ch-cc builds.
@@ -140,4 +142,34 @@ is "$(echo $(cat "$TEST_DIR/out.H"))" "hit miss generated miss" "hit before, loc
 is "$(warnings_in "$TEST_DIR/err.H")" 1 "one warning"
 is "$(stat_of "$TEST_DIR/H" remote_unreachable)" 1 "counted in remote_unreachable"
 is "$(stat_of "$TEST_DIR/H" entries)" 2 "the read-through and the generated entry are local"
+mv "$SHARE.away" "$SHARE"
+
+# --- another user swaps a directory of the share for a link ------------------------------------
+K9=ef00000000000000000000000000d009 K10=ef00000000000000000000000000d00a
+CH_CC_CACHE_DIR="$TEST_DIR/A" "$T" script put:$K9 >/dev/null 2>>"$TEST_DIR/err.A"
+mv "$SHARE/ef" "$TEST_DIR/victim"
+ln -s "$TEST_DIR/victim" "$SHARE/ef"
+moved=$(ls -A "$TEST_DIR/victim" | wc -l)
+CH_CC_CACHE_DIR="$TEST_DIR/L" "$T" script get:$K9 put:$K10 >"$TEST_DIR/out.L" 2>"$TEST_DIR/err.L"
+ok $? "a build whose share holds a directory link succeeds"
+is "$(echo $(cat "$TEST_DIR/out.L"))" "miss generated" "the entry behind the link is a miss, generated locally"
+like "$(cat "$TEST_DIR/err.L")" "is not a directory of the share" "the warning says the directory is a link"
+is "$(ls -A "$TEST_DIR/victim" | wc -l)" "$moved" "nothing is written through the link (only the items moved there)"
+
+# --- ... or the share itself, in the middle of a build -----------------------------------------
+mkdir "$TEST_DIR/victim2"
+rm -f "$TEST_DIR/ready" "$TEST_DIR/go"
+CH_CC_CACHE_DIR="$TEST_DIR/S" "$T" script get:$K1 touch:"$TEST_DIR/ready" wait:"$TEST_DIR/go" \
+    get:$K5 put:$K5 get:$K2 >"$TEST_DIR/out.S" 2>"$TEST_DIR/err.S" &
+BUILD=$!
+for _ in $(seq 300); do [ -e "$TEST_DIR/ready" ] && break; sleep 0.02; done
+mv "$SHARE" "$SHARE.real"
+ln -s "$TEST_DIR/victim2" "$SHARE"
+touch "$TEST_DIR/go"
+wait $BUILD
+ok $? "a build whose share became a link mid-build succeeds"
+is "$(echo $(cat "$TEST_DIR/out.S"))" "hit miss generated miss" "hit before, local generation after"
+is "$(warnings_in "$TEST_DIR/err.S")" 1 "one warning"
+like "$(cat "$TEST_DIR/err.S")" "shared cache directory .* is now a link" "the warning says the share is a link"
+is "$(find "$TEST_DIR/victim2" | wc -l)" 1 "nothing is written where the link points"
 done_testing

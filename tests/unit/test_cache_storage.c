@@ -11,6 +11,8 @@
  * driven against real servers by tests/integration/cache_remote*.t. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "../../cache/sign.h"
+#include "../../cache/storage/backend.h"
 #include "ch/cache.h"
 #include "ch/fsutil.h"
 #include "ch/remote.h"
@@ -601,6 +604,119 @@ Test(cache_storage, an_object_over_remote_max_size_is_counted_and_the_entry_stil
     cr_assert_eq(s.remote_rejected, 0, "a size limit is not a refusal");
     ch_cache_close(a);
     ch_cache_close(b);
+    free(url);
+    team_free(&t);
+}
+
+/* The file:// backend against another local user who can write the share: the item's directory
+ * swapped for a link to a victim directory after the writer checked it (a step run between
+ * opening that directory and creating the temp file makes the race happen every time), or
+ * planted before a read. Nothing may be written or read through the link. */
+typedef struct dir_swap {
+    char *dir, *moved, *victim;
+} dir_swap;
+
+static void swap_dir_for_link(void *arg)
+{
+    const dir_swap *s = arg;
+    cr_assert_eq(rename(s->dir, s->moved), 0, "%s", strerror(errno));
+    cr_assert_eq(symlink(s->victim, s->dir), 0, "%s", strerror(errno));
+}
+
+static void *open_file_backend(const char *url)
+{
+    ch_storage_params p = {.timeout_s = 5, .max_get = 1 << 20};
+    void *st;
+    ch_error err;
+    cr_assert_eq(ch_storage_file.open(&st, url, &p, &err), 0, "%s", err.msg);
+    return st;
+}
+
+Test(cache_storage, a_share_directory_swapped_for_a_link_mid_put_writes_nothing_through_it)
+{
+    char *url = share_url("share");
+    char *victim = ch_path_join(root, "victim");
+    ch_error err;
+    cr_assert_eq(ch_mkdir_p(victim, &err), 0, "%s", err.msg);
+    /* overwrite 0 links the temp file into place, overwrite 1 renames it */
+    const char *names[] = {"ab00000000000000000000000000e007", "cd00000000000000000000000000e008"};
+    for (int overwrite = 0; overwrite < 2; overwrite++) {
+        const char *name = names[overwrite];
+        dir_swap s = {ch_xasprintf("%s/share/%.2s", root, name),
+                      ch_xasprintf("%s/share/%.2s.moved", root, name), victim};
+        cr_assert_eq(ch_mkdir_p(s.dir, &err), 0, "%s", err.msg); /* earlier items made it */
+        void *st = open_file_backend(url);
+        ch_storage_file_set_step(st, swap_dir_for_link, &s);
+        ch_storage_fault fault = CH_STORAGE_TIMEOUT;
+        err.msg[0] = '\0';
+        int rc = ch_storage_file.put(st, name, "ITEM", 4, overwrite, &fault, &err);
+        cr_assert_eq(files_named(victim, ""), 0,
+                     "overwrite %d: nothing is written in the directory the link points to",
+                     overwrite);
+        cr_assert_eq(rc, -1, "overwrite %d: the put reports failure", overwrite);
+        cr_assert_eq(fault, CH_STORAGE_FAILED);
+        cr_assert(strstr(err.msg, "was replaced while writing"), "%s", err.msg);
+        ch_storage_file.close(st);
+        free(s.dir);
+        free(s.moved);
+    }
+    free(victim);
+    free(url);
+}
+
+Test(cache_storage, a_share_directory_that_is_a_link_is_never_read_or_written_through)
+{
+    char *url = share_url("share");
+    char *victim = ch_path_join(root, "victim");
+    char *link = ch_xasprintf("%s/share/ab", root);
+    char *bait = ch_xasprintf("%s/00000000000000000000000000e009.char", victim);
+    ch_error err;
+    cr_assert_eq(ch_mkdir_p(victim, &err), 0, "%s", err.msg);
+    cr_assert_eq(ch_write_file_atomic(bait, "BAIT", 4, 0, &err), 0, "%s", err.msg);
+    cr_assert_eq(symlink(victim, link), 0);
+    void *st = open_file_backend(url);
+    ch_storage_fault fault = CH_STORAGE_TIMEOUT;
+    char *out = ch_path_join(root, "got");
+    int got = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    cr_assert_eq(ch_storage_file.get(st, "ab00000000000000000000000000e009", got, &fault, &err), -1,
+                 "an item behind a linked directory is not read");
+    cr_assert_eq(fault, CH_STORAGE_FAILED);
+    cr_assert(strstr(err.msg, "is not a directory of the share"), "%s", err.msg);
+    cr_assert_eq(lseek(got, 0, SEEK_END), 0, "no byte of it was copied");
+    cr_assert_eq(
+        ch_storage_file.put(st, "ab00000000000000000000000000e00a", "ITEM", 4, 1, &fault, &err), -1,
+        "a put through a planted link is refused");
+    cr_assert(strstr(err.msg, "is not a directory of the share"), "%s", err.msg);
+    cr_assert_eq(files_named(victim, ""), 1, "only the bait is in the victim directory");
+    close(got);
+    ch_storage_file.close(st);
+    free(out);
+    free(bait);
+    free(link);
+    free(victim);
+    free(url);
+}
+
+Test(cache_storage, a_put_through_a_planted_directory_link_is_one_warning_and_a_local_entry)
+{
+    team t = make_team();
+    char *url = share_url("share");
+    char *victim = ch_path_join(root, "victim");
+    char *link = ch_xasprintf("%s/share/%.2s", root, K);
+    ch_error err;
+    cr_assert_eq(ch_mkdir_p(victim, &err), 0, "%s", err.msg);
+    cr_assert_eq(symlink(victim, link), 0);
+    ch_cache *a = open_cache("A", url, &t, 0);
+    generate(a, K);
+    cr_assert_eq(warnings(a, NULL), 1, "one warning");
+    cr_assert_eq(files_named(victim, ""), 0, "nothing written through the link");
+    cr_assert_eq(lookup(a, K), 1, "the entry is kept locally all the same");
+    ch_cache_close(a);
+    ch_cache *b = open_cache("B", url, &t, 0);
+    cr_assert_eq(lookup(b, K), 0, "a reader of the share misses");
+    ch_cache_close(b);
+    free(link);
+    free(victim);
     free(url);
     team_free(&t);
 }
