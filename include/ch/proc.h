@@ -47,6 +47,12 @@ typedef struct ch_proc_opts {
     /* NULL, or a string sent after that byte, read once gate(gate_ctx) has returned (so the gate
      * may fill it in: what it learnt while it waited), then the child's stdin ends */
     const char *gate_reply;
+    /* NULL, or the line after which the child no longer needs what the gate gave it (its timed
+     * calls are over; what is left is freeing memory and exiting, which can take seconds): once
+     * the captured stdout holds it at the start of a line after the gate opened,
+     * release(gate_ctx) is called, once (result.released) */
+    const char *release_line;
+    void (*release)(void *ctx);
 } ch_proc_opts;
 
 typedef struct ch_proc_result {
@@ -57,6 +63,7 @@ typedef struct ch_proc_result {
     unsigned isolation_failed; /* child_setup's mask of failed isolation steps */
     double wall_used;          /* seconds (the gate's wait left out) */
     int gate_opened;           /* nonzero: the gate was called (ch_proc_opts.gate) */
+    int released;              /* nonzero: release was called (ch_proc_opts.release_line) */
     ch_strbuf out;             /* captured stdout (owned; ch_proc_result_free) */
     ch_strbuf err;             /* captured stderr */
 } ch_proc_result;

@@ -55,7 +55,9 @@ typedef struct ch_sandbox_opts {
     const char *gate_line;
     void (*gate)(void *ctx);
     void *gate_ctx;
-    const char *gate_reply; /* ch_proc_opts.gate_reply */
+    const char *gate_reply;   /* ch_proc_opts.gate_reply */
+    const char *release_line; /* ch_proc_opts.release_line and release */
+    void (*release)(void *ctx);
 } ch_sandbox_opts;
 
 /* The isolation steps, as bits of ch_proc_result.isolation_failed. */

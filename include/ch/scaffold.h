@@ -9,6 +9,9 @@
  *   buffer P, poison out buffers, call the launcher, snapshot every buffer right after it
  *   returns, then check CUDA errors, write DIR/s/P.out.bin. The first failing case ends the
  *   run with its status.
+ * - `prog grun DIR NSETS ...`: run mode behind a gate: the CUDA context is made first, then
+ *   CH_SCAFFOLD_READY is printed and one byte awaited on stdin before the first case (the
+ *   verifier holds the GPU, shared, only from then on).
  * - `prog time DIR NSETS WARMUP REPEATS [MIN_REPEATS]`: read DIR/0, replicate into NSETS buffer
  *   sets (rotated so the L2 does not stay warm), time the device launcher on device-resident
  *   sets when the candidate has one, then the whole call; print "ch-kernel: ..." and
@@ -40,7 +43,10 @@
 /* Run mode prints this, a space and the case's DIR before each case starts (stdout, flushed):
  * the last one printed names the case a crash or a timeout happened in. */
 #define CH_SCAFFOLD_CASE "ch-case:"
-#define CH_BUF_HEADER    32
+/* Time mode prints this line (flushed) once its timed calls are over: what follows (freeing
+ * its sets, comparing the two paths' outputs, the process's exit) needs no GPU alone. */
+#define CH_SCAFFOLD_TIMED "ch-time:"
+#define CH_BUF_HEADER     32
 
 /* Generates the scaffold for checklist c. With candidate_path the candidate is #included from
  * it (absolute, or relative to where nvcc runs; one translation unit). With NULL the scaffold

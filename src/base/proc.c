@@ -176,6 +176,16 @@ static double open_gate(const ch_proc_opts *o, int *in_w, ch_proc_result *res)
     return waited;
 }
 
+/* Calls o's release once stdout shows its line after the gate opened. */
+static void release_gate(const ch_proc_opts *o, ch_proc_result *res)
+{
+    if (!res->gate_opened || res->released || !o->release || !o->release_line ||
+        !has_line(&res->out, o->release_line))
+        return;
+    o->release(o->gate_ctx);
+    res->released = 1;
+}
+
 static void kill_group(pid_t pid)
 {
     kill(-pid, SIGKILL);
@@ -274,6 +284,7 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
             } else if (ids[i] == 1) {
                 drain(&outp[0], &res->out, limit);
                 start += open_gate(o, &inp[1], res);
+                release_gate(o, res);
             } else {
                 drain(&errp[0], &res->err, limit);
             }

@@ -449,13 +449,44 @@ static void gpu_lock_take(ch_verifier *v, int exclusive, ch_verify_report *rep, 
  * the longer every entry's timing waits and the more functional runs queue behind it: with
  * holds over whole stages, sixteen entries built at once (make -j16) mostly waited. The wait
  * is added up in the report's details (gpu_lock.shared_wait_seconds). */
-static int gpu_shared_run(ch_verifier *v, const ch_sandbox_opts *so, char *const *argv,
+/* Whether word is one of argv's (NULL-terminated). */
+static int argv_has(char *const *argv, const char *word)
+{
+    for (; *argv; argv++)
+        if (strcmp(*argv, word) == 0)
+            return 1;
+    return 0;
+}
+
+typedef struct shared_gate {
+    ch_verifier *v;
+    ch_verify_report *rep;
+    ch_gpu_lock lk;
+} shared_gate;
+
+static void take_gpu_shared(void *ctx)
+{
+    shared_gate *g = ctx;
+    gpu_lock_take(g->v, 0, g->rep, &g->lk);
+}
+
+/* The hold starts at the program's gate (`prog grun`, include/ch/scaffold.h), after its CUDA
+ * context exists: a context takes 0.3 s alone, seconds beside other builds, and a sanitizer's
+ * start more; held from the process start, every timing run of every other entry waited
+ * through them. A program that ends before its gate never held the GPU. */
+static int gpu_shared_run(ch_verifier *v, const ch_sandbox_opts *so_in, char *const *argv,
                           ch_proc_result *pr, ch_verify_report *rep, ch_error *err)
 {
-    ch_gpu_lock lk;
-    gpu_lock_take(v, 0, rep, &lk);
-    int rc = sandbox_run(v, so, argv, pr, err);
-    ch_gpu_lock_release(&lk);
+    assert(argv_has(argv, "grun")); /* only a gated run prints the line the hold waits for */
+    ch_sandbox_opts so = *so_in;
+    shared_gate g = {.v = v, .rep = rep};
+    so.gate_line = CH_SCAFFOLD_READY;
+    so.gate = take_gpu_shared;
+    so.gate_ctx = &g;
+    so.gate_reply = NULL;
+    int rc = sandbox_run(v, &so, argv, pr, err);
+    if (pr->gate_opened)
+        ch_gpu_lock_release(&g.lk);
     return rc;
 }
 
@@ -499,6 +530,14 @@ static void take_gpu_alone(void *ctx)
         perf_bound_update(g->v, g->pb);
 }
 
+static void give_gpu_back(void *ctx)
+{
+    timed_gate *g = ctx;
+    ch_gpu_lock_release(&g->lk);
+    /* how long every other build waited on this one (the timeline shows it) */
+    gpu_lock_add(g->rep, "exclusive_held_seconds", now() - g->taken);
+}
+
 /* A timing run with the GPU alone, taken only once the program is ready to time: the
  * scaffold's time mode prints CH_SCAFFOLD_READY after starting, reading its inputs and making
  * its host copies of them (hundreds of MiB at a tune size), then waits for the verifier's go
@@ -515,12 +554,13 @@ static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv,
     so->gate = take_gpu_alone;
     so->gate_ctx = &g;
     so->gate_reply = pb ? pb->reply : NULL;
+    /* released as soon as the timed calls are over: freeing a tune size's sets, comparing its
+     * outputs and tearing the context down took seconds more, every other build waiting */
+    so->release_line = CH_SCAFFOLD_TIMED;
+    so->release = give_gpu_back;
     int rc = sandbox_run(v, so, argv, pr, err);
-    if (pr->gate_opened) {
-        ch_gpu_lock_release(&g.lk);
-        /* how long every other build waited on this one (the timeline shows it) */
-        gpu_lock_add(rep, "exclusive_held_seconds", now() - g.taken);
-    }
+    if (pr->gate_opened && !pr->released)
+        give_gpu_back(&g);
     return rc;
 }
 
@@ -806,7 +846,7 @@ static int run_cases(ch_verifier *v, const char *prog, const char *stage_dir, in
     ch_strvec argv;
     ch_strvec_init(&argv);
     ch_strvec_push(&argv, prog);
-    ch_strvec_push(&argv, "run");
+    ch_strvec_push(&argv, "grun");
     for (int i = 0; i < n; i++) {
         char nbuf[16];
         snprintf(nbuf, sizeof nbuf, "%d", cases[i].nsets);
@@ -1223,7 +1263,7 @@ static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uin
                             "--print-limit",
                             "20",
                             (char *)prog,
-                            "run",
+                            "grun",
                             case_dir,
                             "1",
                             NULL};

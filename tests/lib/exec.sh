@@ -32,7 +32,9 @@ pid=$!
 dog=$!
 wait "$pid"
 status=$?
+set +m # no job notice for the watchdog's end
 kill -- "-$dog" 2> /dev/null
+wait "$dog" 2> /dev/null
 if [ -f "$log.hung" ]; then
     {
         echo "not ok - watchdog: $t still ran after $limit s and was killed (CH_CC_TEST_LIMIT)"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -208,6 +209,63 @@ Test(sandbox, gate_opens_once_after_the_ready_line_and_its_wait_is_not_run_time)
                  g.seen_out);
     cr_assert(pr.out.data && strstr(pr.out.data, "go=g\n"), "the child got no go: %s",
               pr.out.data ? pr.out.data : "");
+    ch_proc_result_free(&pr);
+}
+
+/* The release of a timing run: called once the child says its timed calls are over, while
+ * it still runs (a slow exit must not keep every other build off the GPU). */
+typedef struct release_probe {
+    int calls;
+    size_t seen_out;
+    double at; /* seconds, monotonic */
+    const ch_proc_result *pr;
+} release_probe;
+
+static double mono_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void open_now(void *ctx)
+{
+    (void)ctx;
+}
+
+static void note_release(void *ctx)
+{
+    release_probe *r = ctx;
+    r->calls++;
+    r->seen_out = r->pr->out.len;
+    r->at = mono_seconds();
+}
+
+Test(sandbox, release_comes_at_the_end_of_the_timed_calls_not_at_the_exit)
+{
+    release_probe r = {0};
+    ch_proc_result pr;
+    ch_sandbox_opts so;
+    memset(&so, 0, sizeof so);
+    so.dir = run_dir;
+    so.wall_seconds = 10;
+    so.gate_line = "ch-ready";
+    so.gate = open_now;
+    so.gate_ctx = &r;
+    so.release_line = "ch-time:";
+    so.release = note_release;
+    r.pr = &pr;
+    char *argv[] = {prog, "timed", "x.in.bin", NULL};
+    ch_error err;
+    ch_proc_result_init(&pr);
+    cr_assert_eq(ch_sandbox_run(&so, argv, &pr, &err), 0, "%s", err.msg);
+    double ended = mono_seconds();
+    cr_assert_eq(pr.exit_code, 0, "exit %d: %s", pr.exit_code, pr.err.data ? pr.err.data : "");
+    cr_assert_eq(r.calls, 1, "released %d times", r.calls);
+    cr_assert(pr.released);
+    cr_assert_eq(r.seen_out, strlen("before\nch-ready\ngo=g\nch-time: done\n"),
+                 "released at %zu bytes of output", r.seen_out);
+    cr_assert_geq(ended - r.at, 1.0, "released only %.2f s before the run ended", ended - r.at);
     ch_proc_result_free(&pr);
 }
 

@@ -358,6 +358,14 @@ static const char stable_main[] =
     "           ch_stable(late, 6, 3, 100, 0),    /* still falling */\n"
     "           ch_stable(late, 10, 3, 100, 0),   /* settled */\n"
     "           ch_stable(zero, 6, 3, 100, 0));   /* zero times never count as stable */\n"
+    "    /* the whole call's rule: 5% and 400 ms; the kernel's: 2% and 3 s */\n"
+    "    double pcie[6] = {10.0, 10.4, 9.8, 10.3, 9.9, 10.2};\n"
+    "    printf(\"%d %d %d %d %d\\n\",\n"
+    "           ch_stable(pcie, 6, 3, 100, 0),        /* 6% spread: not within 2% */\n"
+    "           ch_call_stable(pcie, 6, 3, 100, 0),   /* within 5%: the whole call settles */\n"
+    "           ch_call_stable(noisy, 8, 3, 100, 0),  /* 40% spread: go on */\n"
+    "           ch_call_stable(noisy, 8, 3, 100, 500), /* its budget is spent at 400 ms */\n"
+    "           ch_stable(noisy, 8, 3, 100, 500));     /* the kernel's is not */\n"
     "    printf(\"%s %s %s %s\\n\", ch_stop_name(1), ch_stop_name(2), ch_stop_name(3),\n"
     "           ch_stop_name(4));\n"
     "    printf(\"%d %d %d %d %d\\n\",\n"
@@ -386,7 +394,8 @@ Test(scaffold_time, stopping_rule_as_generated)
     ch_strbuf_reset(&log);
     char *run[] = {exe, NULL};
     cr_assert_eq(ch_proc_capture(run, &log, &err), 0);
-    cr_assert_str_eq(log.data, "0 1 0 0 2 3 3 0 0 1 0\nstable max budget hopeless\n1 0 0 0 0\n");
+    cr_assert_str_eq(log.data,
+                     "0 1 0 0 2 3 3 0 0 1 0\n0 1 0 3 0\nstable max budget hopeless\n1 0 0 0 0\n");
     ch_strbuf_reset(&log);
     char *cxx[] = {"c++", "-Wall", "-Werror", "-x", "c++", "-o", exe, src, NULL};
     cr_assert_eq(ch_proc_capture(cxx, &log, &err), 0, "and valid C++: %s", log.data);

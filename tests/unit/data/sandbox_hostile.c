@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -175,6 +176,18 @@ static int gate(void)
     return 0;
 }
 
+/* a timing run: the gate, the timed part's end line, then a slow exit (freeing a tune size's
+ * memory) during which the verifier should no longer hold the GPU */
+static int timed(void)
+{
+    gate();
+    printf("ch-time: done\n");
+    fflush(stdout);
+    struct timespec slow_exit = {1, 500 * 1000 * 1000};
+    nanosleep(&slow_exit, NULL);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "", *arg = argc > 2 ? argv[2] : "";
@@ -198,6 +211,8 @@ int main(int argc, char **argv)
         return usleep((useconds_t)atoi(arg) * 1000) == 0 ? 0 : 4;
     if (strcmp(mode, "gate") == 0)
         return gate();
+    if (strcmp(mode, "timed") == 0)
+        return timed();
     if (strcmp(mode, "benign") == 0)
         return benign(arg);
     if (strcmp(mode, "signal") == 0)
