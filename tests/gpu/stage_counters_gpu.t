@@ -7,7 +7,10 @@
 #   a kernel whose formula is wrong      stage 2, smoke        stage_smoke_failed
 #   an unwritten tail past small sizes   stage 3, correctness  stage_correct_failed
 #   an out-of-bounds access (i <= n)     stage 4, sanitizer    stage_sanitize_failed
-#   skipped work on repeated calls       stage 5, performance  stage_perf_failed
+#   a fault at the tune size alone       stage 5, performance  stage_perf_failed
+#   skipped work on repeated calls       stage 0, static       stage_static_failed
+#     (what a candidate keeps across calls decides whether it launches: the state-flow rule
+#     refuses it before any GPU run; the memory floor stays behind it, tests/gpu/verify_catalog)
 # Each build succeeds with its host path (fallback_failed); each assertion names the counter and
 # its expected change: that stage's counter by the number of candidates that stopped there (at
 # least one), every other stage's by 0.
@@ -30,6 +33,12 @@ EOF
 sed 's/if (i < n)/if (i == 0)\n        __trap();\n    if (i < n)/' "$cand/saxpy_ok.cu" > crash.cu
 grep -q '__trap();' crash.cu
 ok $? "a crashing candidate is made from the correct one (__trap in the kernel)"
+# one that fails only at large sizes: the kernel traps once n passes 2^23, above every smoke,
+# correctness and sanitizer size of saxpy_dev.c and below its tune size (2^24), so only the
+# performance stage, the one that runs the tune size, sees it
+sed '0,/^{$/s//{\n    if (n > (1 << 23))\n        __trap();/' "$cand/saxpy_dev_ok.cu" > bigfault.cu
+grep -q '__trap();' bigfault.cu
+ok $? "a candidate failing at the tune size alone is made from the correct one"
 
 STAGES="stage_static_failed stage_compile_failed stage_smoke_failed stage_correct_failed stage_sanitize_failed stage_perf_failed"
 stats_of() { # stats_of CACHE NAME...: the counters' values, space separated
@@ -62,9 +71,11 @@ print(sum(1 for c in ev["candidates"] if c["verdict"] != "correct" and c["stage"
 PY
 }
 
-# case SOURCE CANDIDATE STAGE_NAME COUNTER WHAT
+# case SOURCE CANDIDATE STAGE_NAME COUNTER WHAT [GPU_RUNS]: GPU_RUNS 0 for a candidate refused
+# before any GPU run
 stage_case() {
-    local src=$1 cu=$2 stage=$3 counter=$4 what=$5 cache="$TEST_DIR/c-$4-$(basename "$2" .cu)"
+    local src=$1 cu=$2 stage=$3 counter=$4 what=$5 gpu=${6:-1}
+    local cache="$TEST_DIR/c-$4-$(basename "$2" .cu)"
     start_llm "$cu"
     CH_CC_CACHE_DIR="$cache" CH_CC_PROVIDER=openai CH_CC_MODEL=fake CH_CC_API_KEY=test-key \
         CH_CC_BUDGET=1 CH_CC_API_BASE="http://127.0.0.1:$(cat port)/v1" \
@@ -90,13 +101,19 @@ stage_case() {
     is "$(stats_of "$cache" fallback_failed host_fallbacks refused_reference)" "1 1 0" \
         "$what: fallback_failed and host_fallbacks move by 1, refused_reference by 0"
     got=$(stats_of "$cache" gpu_runs)
-    [ "${got:-0}" -ge 1 ]
-    ok $? "$what: gpu_runs moved ($got)"
+    if [ "$gpu" = 0 ]; then
+        is "$got" 0 "$what: no GPU run"
+    else
+        [ "${got:-0}" -ge 1 ]
+        ok $? "$what: gpu_runs moved ($got)"
+    fi
 }
 
 stage_case saxpy.c crash.cu smoke stage_smoke_failed "a crashing kernel"
 stage_case saxpy.c "$cand/saxpy_wrong.cu" smoke stage_smoke_failed "a wrong formula"
 stage_case saxpy.c "$cand/saxpy_tail.cu" correctness stage_correct_failed "an unwritten tail"
 stage_case saxpy.c "$cand/saxpy_oob.cu" sanitizer stage_sanitize_failed "an out-of-bounds access"
-stage_case saxpy_dev.c "$cand/saxpy_dev_skip.cu" performance stage_perf_failed "skipped work"
+stage_case saxpy_dev.c bigfault.cu performance stage_perf_failed \
+    "a fault at the tune size"
+stage_case saxpy_dev.c "$cand/saxpy_dev_skip.cu" static stage_static_failed "skipped work" 0
 done_testing
