@@ -42,13 +42,22 @@ done
 is "$(left)" "" "and leaves TMPDIR empty"
 
 "$CH_CC_BIN" --harness-clean >/dev/null
-# an nvcc that takes a minute before it starts: the build is surely waiting on it when killed
+# an nvcc whose compiles wait a minute before they start (its --version answers at once: the
+# front asks it before the build makes any directory); the build is killed once one of those
+# compiles runs and its directories exist (up to 60 s on a loaded machine), not after a guess
 real_nvcc=$(command -v nvcc)
-printf '#!/bin/sh\nexec perl -e "sleep 60; exec @ARGV" %s "$@"\n' "$real_nvcc" > slow-nvcc
+{
+    echo '#!/bin/sh'
+    echo "case \" \$* \" in *\" --version \"*) exec $real_nvcc \"\$@\" ;; esac"
+    echo "exec perl -e 'sleep 60; exec @ARGV' $real_nvcc \"\$@\""
+} > slow-nvcc
 chmod +x slow-nvcc
 CH_CC_NVCC="$TEST_DIR/slow-nvcc" "$CH_CC_BIN" -O2 -c saxpy.c -o k.o 2>/dev/null &
 pid=$!
-sleep 4
+for _ in $(seq 1 120); do
+    ls -A tmp | grep -q -- "-$pid-" && pgrep -f "sleep 60; exec" > /dev/null && break
+    sleep 0.5
+done
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 like "$(left)" "ch-cc-[a-z]+-$pid-" "SIGKILL leaves its directories (named with its pid)"
@@ -63,7 +72,7 @@ busy_with() {
     done | grep -c "$1"
 }
 for _ in $(seq 1 20); do
-    busy=$(busy_with "/ch-cc-[a-z]*-$pid-\|[s]low-nvcc")
+    busy=$(busy_with "/ch-cc-[a-z]*-$pid-\|[s]leep 60; exec")
     [ "$busy" = 0 ] && break
     sleep 0.5
 done
