@@ -742,12 +742,12 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
     if (dev)
         emit_time_sets(o, c, "_set", 1, "    ");
     ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"
-                      "    /* warmup, ended early once it spent the budget (a slow call); none\n"
-                      "     * after hopeless kernels */\n"
+                      "    /* warmup, ended early once it spent the whole call's budget (a slow\n"
+                      "     * call); none after hopeless kernels */\n"
                       "    double ch_warm0 = ch_now_ms();\n"
                       "    for (int ch_r = 0;\n"
                       "         !ch_kernels_hopeless && ch_r < warmup && ch_now_ms() - ch_warm0 < "
-                      "CH_TIME_BUDGET_MS;\n"
+                      "CH_CALL_BUDGET_MS;\n"
                       "         ch_r++) {\n"
                       "        int ch_s = ch_r % nsets;\n");
     emit_call_of(o, c, "", whole, "_set", "[ch_s]", "        ");

@@ -19,9 +19,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ch/fsutil.h"
+#include "ch/proc.h"
 #include "ch/sandbox.h"
 #include "ch/verify.h"
 
@@ -267,6 +269,62 @@ Test(sandbox, release_comes_at_the_end_of_the_timed_calls_not_at_the_exit)
                  "released at %zu bytes of output", r.seen_out);
     cr_assert_geq(ended - r.at, 1.0, "released only %.2f s before the run ended", ended - r.at);
     ch_proc_result_free(&pr);
+}
+
+/* Whether pid has ended (gone, or a zombie its new parent has not reaped yet). */
+static int ended(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *name_end = strrchr(buf, ')');
+    return name_end && name_end[1] == ' ' && name_end[2] == 'Z';
+}
+
+/* Nothing ch_proc_run starts outlives the process that started it: a build killed with SIGKILL
+ * runs no cleanup, and a child left running (a program past a time limit only the build
+ * enforced) would go on holding its pipes and directories. */
+Test(sandbox, a_child_dies_with_the_process_that_started_it)
+{
+    char *pidfile = ch_path_join(run_dir, "child.pid");
+    pid_t starter = fork();
+    cr_assert_geq(starter, 0);
+    if (starter == 0) {
+        char *argv[] = {"sh", "-c", "echo $$ > \"$0.tmp\" && mv \"$0.tmp\" \"$0\"; exec sleep 30",
+                        pidfile, NULL};
+        ch_proc_result pr;
+        ch_proc_result_init(&pr);
+        ch_error err;
+        ch_proc_run(argv, NULL, &pr, &err);
+        _exit(0);
+    }
+    pid_t child = 0;
+    for (int i = 0; i < 1000 && child <= 0; i++) {
+        FILE *f = fopen(pidfile, "r");
+        if (f) {
+            int v = 0;
+            if (fscanf(f, "%d", &v) == 1)
+                child = v;
+            fclose(f);
+        }
+        if (child <= 0)
+            usleep(10 * 1000);
+    }
+    cr_assert_gt(child, 0, "the child never started");
+    kill(starter, SIGKILL);
+    waitpid(starter, NULL, 0);
+    int dead = 0;
+    for (int i = 0; i < 500 && !(dead = ended(child)); i++)
+        usleep(10 * 1000);
+    if (!dead)
+        kill(child, SIGKILL);
+    cr_assert(dead, "the child still ran 5 s after the process that started it was killed");
+    free(pidfile);
 }
 
 Test(sandbox, gate_stays_shut_for_a_program_that_never_says_ready)
