@@ -632,12 +632,8 @@ static void emit_time_agreement(ch_strbuf *o, const ch_checklist *c)
 static void emit_time_gate(ch_strbuf *o)
 {
     ch_strbuf_adds(
-        o, "    printf(\"" CH_SCAFFOLD_READY "\\n\");\n"
-           "    fflush(stdout);\n"
-           "    if (fgetc(stdin) == EOF) {\n"
-           "        fprintf(stderr, \"ch-scaffold: the verifier gave no go on stdin\\n\");\n"
+        o, "    if (ch_wait_for_go() != 0)\n"
            "        return 2;\n"
-           "    }\n"
            "    /* after the byte, the bound again as the verifier knows it now (candidates timed\n"
            "     * while this one waited for the GPU): the smaller holds */\n"
            "    char ch_reply[64];\n"
@@ -909,6 +905,15 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                       "static double ch_now_ms(void)\n{\n    struct timespec ts;\n"
                       "    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
                       "    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;\n}\n\n");
+    ch_strbuf_adds(o, "/* The gate of time mode and of grun: says " CH_SCAFFOLD_READY
+                      " and waits for the verifier's\n * byte on stdin; 0, or 2 when stdin "
+                      "ended without one. */\n"
+                      "static int ch_wait_for_go(void)\n{\n"
+                      "    printf(\"" CH_SCAFFOLD_READY "\\n\");\n"
+                      "    fflush(stdout);\n"
+                      "    if (fgetc(stdin) != EOF)\n        return 0;\n"
+                      "    fprintf(stderr, \"ch-scaffold: the verifier gave no go on stdin\\n\");\n"
+                      "    return 2;\n}\n\n");
 
     /* ---- run mode ---- */
     ch_strbuf_addf(o,
@@ -1062,13 +1067,8 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                       "        if (ch_gated) {\n"
                       "            cudaFree(0);\n"
                       "            cudaGetLastError();\n"
-                      "            printf(\"" CH_SCAFFOLD_READY "\\n\");\n"
-                      "            fflush(stdout);\n"
-                      "            if (fgetc(stdin) == EOF) {\n"
-                      "                fprintf(stderr, \"ch-scaffold: the verifier gave no go on "
-                      "stdin\\n\");\n"
+                      "            if (ch_wait_for_go() != 0)\n"
                       "                return 2;\n"
-                      "            }\n"
                       "        }\n"
                       "        for (int ch_a = 3; ch_a < argc; ch_a += 2) {\n"
                       "            int nsets = atoi(argv[ch_a]);\n"

@@ -442,13 +442,6 @@ static void gpu_lock_take(ch_verifier *v, int exclusive, ch_verify_report *rep, 
         cJSON_AddStringToObject(gl, "error", lerr.msg);
 }
 
-/* A functional run on the GPU (smoke, correctness, sanitizer) under a shared hold of the GPU
- * lock, taken for this run alone: the work around it (reference outputs, inputs written,
- * outputs compared) holds nothing. A shared hold keeps a timing run off the GPU meanwhile, and
- * a waiting timing run stops new shared takers (cache/lock.c), so the longer shared holds are,
- * the longer every entry's timing waits and the more functional runs queue behind it: with
- * holds over whole stages, sixteen entries built at once (make -j16) mostly waited. The wait
- * is added up in the report's details (gpu_lock.shared_wait_seconds). */
 /* Whether word is one of argv's (NULL-terminated). */
 static int argv_has(char *const *argv, const char *word)
 {
@@ -470,7 +463,14 @@ static void take_gpu_shared(void *ctx)
     gpu_lock_take(g->v, 0, g->rep, &g->lk);
 }
 
-/* The hold starts at the program's gate (`prog grun`, include/ch/scaffold.h), after its CUDA
+/* A functional run on the GPU (smoke, correctness, sanitizer) under a shared hold of the GPU
+ * lock, taken for this run alone: the work around it (reference outputs, inputs written,
+ * outputs compared) holds nothing. A shared hold keeps a timing run off the GPU meanwhile, and
+ * a waiting timing run stops new shared takers (cache/lock.c), so the longer shared holds are,
+ * the longer every entry's timing waits and the more functional runs queue behind it: with
+ * holds over whole stages, sixteen entries built at once (make -j16) mostly waited. The wait
+ * is added up in the report's details (gpu_lock.shared_wait_seconds).
+ * The hold starts at the program's gate (`prog grun`, include/ch/scaffold.h), after its CUDA
  * context exists: a context takes 0.3 s alone, seconds beside other builds, and a sanitizer's
  * start more; held from the process start, every timing run of every other entry waited
  * through them. A program that ends before its gate never held the GPU. */

@@ -133,8 +133,13 @@ static void expect_gate_before_the_gpu(int device)
     cr_assert_eq(ch_scaffold_generate(&c, NULL, &s, &err), 0, "%s", err.msg);
     const char *fn = strstr(s.data, "static int ch_time(");
     cr_assert_not_null(fn);
-    const char *gate = strstr(fn, "printf(\"ch-ready\\n\");\n    fflush(stdout);\n"
-                                  "    if (fgetc(stdin) == EOF) {");
+    /* the gate itself: says ready, then waits for the verifier's byte */
+    const char *go = strstr(s.data, "static int ch_wait_for_go(void)\n{\n");
+    cr_assert_not_null(go, "no gate function:\n%s", s.data);
+    cr_assert_not_null(strstr(go, "    printf(\"ch-ready\\n\");\n    fflush(stdout);\n"
+                                  "    if (fgetc(stdin) != EOF)\n        return 0;\n"),
+                       "the gate does not say ready and wait:\n%s", go);
+    const char *gate = strstr(fn, "    if (ch_wait_for_go() != 0)\n        return 2;\n");
     cr_assert_not_null(gate, "no gate in time mode:\n%s", fn);
     /* the device's set-up (its CUDA context) before the gate, the first call after it */
     const char *setup = strstr(fn, device ? "    cudaFree(0);\n" : "    ch_device_setup();\n");
