@@ -83,6 +83,10 @@ typedef struct ch_checklist {
     int device;
     int budget;   /* 0: none given */
     char *sample; /* sample(fn): the function that fills valid inputs, else NULL */
+    /* the size parameter when the entry's own body is an elementwise map over it (see
+     * ch_checklist_map_size), else NULL. Set from the user's body only, never read from JSON:
+     * the runtime cuts such calls into chunks, which an agent's word must not decide. */
+    char *map;
 } ch_checklist;
 
 void ch_checklist_free(ch_checklist *c);
@@ -94,6 +98,13 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err);
  * bounds what the agent may loosen: tolerances up to 1e-2 (or the pragma's tol() when larger),
  * two correctness sizes at least. */
 int ch_checklist_apply_clauses(ch_checklist *c, const ch_entry *e, ch_error *err);
+/* The name of e's size parameter n when e's body is an elementwise map over [0, n): element i
+ * of every written buffer depends only on element i of every buffer and on scalars other than
+ * n, and every buffer holds n elements (src/checklist/map.c says exactly what is accepted).
+ * NULL otherwise, and for entries without a body. The name is borrowed from e. */
+const char *ch_checklist_map_size(const ch_entry *e);
+/* Sets c->map from e (derive does; a checklist read back from JSON needs it again). */
+void ch_checklist_note_map(ch_checklist *c, const ch_entry *e);
 /* Serialises to a cJSON-printed, 2-space-indented JSON object; caller frees. */
 char *ch_checklist_to_json(const ch_checklist *c);
 /* Parses and validates; on failure err names the field ("params[1].extent: unknown name 'k'"). */

@@ -90,6 +90,15 @@ CH_RT_DECL int ch_rt_cold_v1(const ch_rt_site *site, const ch_rt_buffer *bufs, s
 CH_RT_DECL int ch_rt_call_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs,
                              ch_rt_launch_fn launch, const void *ctx);
 
+/* The device launcher of a map call: runs the kernels on elements [0, count) of the buffers
+ * whose device copies start at dev[i] (the runtime offsets them to the chunk); same return and
+ * stream rules as ch_rt_launch_fn. */
+typedef int (*ch_rt_launch_range_fn)(void *const *dev, size_t count, const void *ctx);
+
+/* A call whose kernels are an elementwise map over n elements. */
+CH_RT_DECL int ch_rt_call_map_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs,
+                                 size_t n, ch_rt_launch_range_fn launch, const void *ctx);
+
 /* A status in words ("cudaErrorMemoryAllocation", "the GPU path is off", ...). */
 CH_RT_DECL const char *ch_rt_strerror_v1(int status);
 

@@ -920,6 +920,7 @@ int ch_checklist_derive(const ch_entry *e, ch_checklist *out, ch_error *err)
     c->device = e->clauses.device;
     c->budget = e->clauses.has_budget ? e->clauses.budget : 0;
     c->sample = e->clauses.sample ? ch_xstrdup(e->clauses.sample) : NULL;
+    ch_checklist_note_map(c, e);
     if (e->has_body)
         c->reference = reference_snippet(e);
     if (e->spec)

@@ -86,6 +86,7 @@ void ch_checklist_free(ch_checklist *c)
     free_sizes(c->correctness, c->n_correctness);
     ch_ck_size_free(&c->tune);
     free(c->sample);
+    free(c->map);
     memset(c, 0, sizeof *c);
 }
 

@@ -15,6 +15,7 @@
 
 #include <xxhash.h>
 
+#include "ch/checklist.h"
 #include "ch/embed.h"
 #include "ch/emit.h"
 #include "emit_internal.h"
@@ -181,7 +182,27 @@ void ch_emit_runtime_interface(ch_strbuf *out)
     ch_strbuf_adds(out, h ? h : "#error ch-cc was built without its runtime header\n");
 }
 
-static void emit_thunk(const ch_entry *e, int scalars, ch_strbuf *out)
+/* The arguments of NAME_device_launcher from the runtime's device copies (dev[k]: the k-th
+ * buffer) and the scalars in s; a map's size parameter is the chunk's count instead. */
+static void launcher_args(const ch_entry *e, const char *map, ch_strbuf *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < e->n_params; i++) {
+        const ch_param *p = &e->params[i];
+        ch_strbuf_adds(out, i ? ", " : "");
+        if (p->role != CH_ROLE_SCALAR)
+            ch_strbuf_addf(out, "(%s%s *)dev[%zu]", p->is_const ? "const " : "",
+                           ch_scalar_name(p->elem), k++);
+        else if (map && strcmp(p->name, map) == 0)
+            ch_strbuf_addf(out, "(%s)count", ch_scalar_name(p->elem));
+        else
+            ch_strbuf_addf(out, "s->%s", p->name);
+    }
+}
+
+/* The thunk the runtime calls: the device launcher on the runtime's device copies; for a map
+ * (map: its size parameter), on one chunk of count elements, the copies offset to it. */
+static void emit_thunk(const ch_entry *e, int scalars, const char *map, ch_strbuf *out)
 {
     const char *n = e->name;
     if (scalars) {
@@ -195,11 +216,22 @@ static void emit_thunk(const ch_entry *e, int scalars, ch_strbuf *out)
             }
         ch_strbuf_adds(out, "};\n\n");
     }
-    ch_strbuf_addf(out,
-                   "/* The device launcher on the runtime's device copies: dev[k] is the k-th "
-                   "buffer\n * parameter. */\nstatic int ch_%s_rt_device(void *const *dev, "
-                   "const void *ctx)\n{\n",
-                   n);
+    if (map)
+        ch_strbuf_addf(out,
+                       "/* The device launcher on one chunk of the call: %s is an elementwise "
+                       "map over %s\n * (element i of its outputs depends only on element i of "
+                       "its buffers), so the runtime\n * runs it on [lo, lo + count) as a call of "
+                       "count elements on dev[k] = the k-th buffer's\n * device copy + lo, "
+                       "overlapping one chunk's copies with another's kernels. */\n"
+                       "static int ch_%s_rt_device(void *const *dev, size_t count, const void "
+                       "*ctx)\n{\n",
+                       n, map, n);
+    else
+        ch_strbuf_addf(out,
+                       "/* The device launcher on the runtime's device copies: dev[k] is the "
+                       "k-th buffer\n * parameter. */\nstatic int ch_%s_rt_device(void *const "
+                       "*dev, const void *ctx)\n{\n",
+                       n);
     if (scalars)
         ch_strbuf_addf(out,
                        "    const struct ch_%s_rt_scalars *s = (const struct ch_%s_rt_scalars "
@@ -208,16 +240,7 @@ static void emit_thunk(const ch_entry *e, int scalars, ch_strbuf *out)
     else
         ch_strbuf_adds(out, "    (void)ctx;\n");
     ch_strbuf_addf(out, "    return %s_device_launcher(", n);
-    size_t k = 0;
-    for (size_t i = 0; i < e->n_params; i++) {
-        const ch_param *p = &e->params[i];
-        ch_strbuf_adds(out, i ? ", " : "");
-        if (p->role == CH_ROLE_SCALAR)
-            ch_strbuf_addf(out, "s->%s", p->name);
-        else
-            ch_strbuf_addf(out, "(%s%s *)dev[%zu]", p->is_const ? "const " : "",
-                           ch_scalar_name(p->elem), k++);
-    }
+    launcher_args(e, map, out);
     ch_strbuf_adds(out, ");\n}\n\n");
 }
 
@@ -290,7 +313,8 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
                        "static long long ch_%s_rt_max(long long a, long long b)\n{\n"
                        "    return a > b ? a : b;\n}\n\n",
                        n, n);
-    emit_thunk(e, nscalar > 0, out);
+    const char *map = ch_checklist_map_size(e);
+    emit_thunk(e, nscalar > 0, map, out);
 
     ch_strbuf_addf(out,
                    "/* 0 when the outputs are written; else a status, and the caller's memory "
@@ -307,9 +331,18 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
                 ch_strbuf_addf(out, "%s%s", k++ ? ", " : "", e->params[i].name);
         ch_strbuf_adds(out, "};\n");
     }
-    ch_strbuf_addf(out,
-                   "    return ch_rt_call_v1(&ch_%s_rt_site, %s, %zu, ch_%s_rt_device, %s);\n}\n\n",
-                   n, nbuf ? "ch_bufs" : "NULL", nbuf, n, nscalar ? "&ch_s" : "NULL");
+    if (map)
+        ch_strbuf_addf(out,
+                       "    if (!ch_rt_call_map_v1) /* an older libch_runtime.a */\n"
+                       "        return CH_RT_E_OFF;\n"
+                       "    return ch_rt_call_map_v1(&ch_%s_rt_site, ch_bufs, %zu, (size_t)%s, "
+                       "ch_%s_rt_device, %s);\n}\n\n",
+                       n, nbuf, map, n, nscalar ? "&ch_s" : "NULL");
+    else
+        ch_strbuf_addf(out,
+                       "    return ch_rt_call_v1(&ch_%s_rt_site, %s, %zu, ch_%s_rt_device, "
+                       "%s);\n}\n\n",
+                       n, nbuf ? "ch_bufs" : "NULL", nbuf, n, nscalar ? "&ch_s" : "NULL");
 
     ch_strbuf_addf(out,
                    "static const char *ch_%s_rt_status(int status)\n{\n"

@@ -532,6 +532,7 @@ static int verify_pending(ch_session *s, const ch_entry *e, const char *tu, ch_c
     const char *reference_c = file_text(ch_cache_txn_file(t, "reference.c"));
     if (!json || ch_checklist_from_json(json, &c, err) != 0)
         return ch_error_set(err, "%s: the cached checklist is unusable", e->name);
+    ch_checklist_note_map(&c, e); /* the user's body decides, not the cached JSON */
     const char *seeds[16];
     size_t n = pending_sources(t, seeds, 16);
     int offline = 0;

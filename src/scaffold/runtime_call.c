@@ -41,16 +41,34 @@ static void emit_thunk(ch_strbuf *o, const ch_checklist *c)
             ch_strbuf_addf(o, "    %s %s;\n", t, c->params[i].name);
             free(t);
         }
+    if (c->map)
+        ch_strbuf_addf(o,
+                       "};\n\n/* %s_device_launcher on one chunk of count elements (an "
+                       "elementwise map over %s:\n * dev[k], the k-th buffer's device copy, is "
+                       "offset to the chunk), as the dispatcher's\n * ch_rt_call_map_v1 runs it "
+                       "*/\nstatic int ch_rt_thunk(void *const *dev, size_t count, const void "
+                       "*ctx)\n{\n",
+                       c->name, c->map);
+    else
+        ch_strbuf_addf(o,
+                       "};\n\n/* %s_device_launcher on the runtime's device copies (dev[k]: "
+                       "the k-th buffer) */\nstatic int ch_rt_thunk(void *const *dev, const void "
+                       "*ctx)\n{\n",
+                       c->name);
     ch_strbuf_addf(o,
-                   "};\n\n/* %s_device_launcher on the runtime's device copies (dev[k]: the k-th "
-                   "buffer) */\nstatic int ch_rt_thunk(void *const *dev, const void *ctx)\n{\n"
                    "    const struct ch_rt_scalars *s = (const struct ch_rt_scalars *)ctx;\n"
                    "    (void)s;\n    return %s_device_launcher(",
-                   c->name, c->name);
+                   c->name);
     size_t k = 0;
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         ch_strbuf_adds(o, i ? ", " : "");
+        if (!is_buf(p) && c->map && strcmp(p->name, c->map) == 0) {
+            char *t = ch_scaffold_param_type(p);
+            ch_strbuf_addf(o, "(%s)count", t);
+            free(t);
+            continue;
+        }
         if (!is_buf(p)) {
             ch_strbuf_addf(o, "s->%s", p->name);
             continue;
@@ -77,9 +95,9 @@ void ch_scaffold_runtime_call(ch_strbuf *o, const ch_checklist *c)
                    "/* 1 when the whole call goes through the runtime: the candidate has a device "
                    "launcher,\n * the runtime is linked and its GPU path is on (what the "
                    "dispatcher checks) */\nstatic int ch_rt_path(void)\n{\n"
-                   "    return %s_device_launcher != NULL && ch_rt_call_v1 != NULL &&\n"
+                   "    return %s_device_launcher != NULL && %s != NULL &&\n"
                    "           ch_rt_usable_v1 != NULL && ch_rt_usable_v1();\n}\n\n",
-                   c->name);
+                   c->name, c->map ? "ch_rt_call_map_v1" : "ch_rt_call_v1");
     ch_strbuf_addf(o,
                    "/* The device's set-up alone, as the dispatcher's first call pays it: the "
                    "runtime's\n * (probe, context, staging) when the whole call goes through it, "
@@ -126,12 +144,21 @@ void ch_scaffold_runtime_call(ch_strbuf *o, const ch_checklist *c)
     for (size_t i = 0; i < c->n_params; i++)
         if (!is_buf(&c->params[i]))
             ch_strbuf_addf(o, "    ch_s.%s = %s;\n", c->params[i].name, c->params[i].name);
+    if (c->map)
+        ch_strbuf_addf(o,
+                       "    int ch_st = ch_rt_call_map_v1(&ch_rt_site_whole, ch_bufs, %zu, "
+                       "(size_t)%s, ch_rt_thunk, &ch_s);\n",
+                       nbuf, c->map);
+    else
+        ch_strbuf_addf(o,
+                       "    int ch_st = ch_rt_call_v1(&ch_rt_site_whole, ch_bufs, %zu, "
+                       "ch_rt_thunk, &ch_s);\n",
+                       nbuf);
     ch_strbuf_addf(
         o,
-        "    int ch_st = ch_rt_call_v1(&ch_rt_site_whole, ch_bufs, %zu, ch_rt_thunk, "
-        "&ch_s);\n    if (ch_st != 0) {\n"
+        "    if (ch_st != 0) {\n"
         "        fprintf(stderr, \"ch-scaffold: the runtime's call of %s failed: %%s\\n\",\n"
         "                ch_rt_strerror_v1 ? ch_rt_strerror_v1(ch_st) : \"?\");\n"
         "        exit(3);\n    }\n}\n\n",
-        nbuf, c->name);
+        c->name);
 }

@@ -419,11 +419,16 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
         "#define CH_RT_DECL __attribute__((weak))\n",
         "CH_RT_DECL int ch_rt_call_v1(",
         "static ch_rt_site ch_saxpy_rt_site = CH_RT_SITE_INIT(\"saxpy\");",
-        "    return saxpy_device_launcher(s->n, s->a, (const float *)dev[0], (float *)dev[1]);\n",
+        /* saxpy is an elementwise map: the runtime runs it chunk by chunk, n = the chunk's */
+        "static int ch_saxpy_rt_device(void *const *dev, size_t count, const void *ctx)\n",
+        "    return saxpy_device_launcher((int)count, s->a, (const float *)dev[0], (float "
+        "*)dev[1]);\n",
         "    const long long ch_count_x = (long long)n;\n",
         "        {(void *)x, (size_t)ch_count_x * sizeof(float), CH_RT_IN},\n",
         "        {(void *)y, (size_t)ch_count_y * sizeof(float), CH_RT_INOUT},\n",
-        "    return ch_rt_call_v1(&ch_saxpy_rt_site, ch_bufs, 2, ch_saxpy_rt_device, &ch_s);\n",
+        "    if (!ch_rt_call_map_v1) /* an older libch_runtime.a */\n        return CH_RT_E_OFF;\n"
+        "    return ch_rt_call_map_v1(&ch_saxpy_rt_site, ch_bufs, 2, (size_t)n, "
+        "ch_saxpy_rt_device, &ch_s);\n",
         "        int status = ch_saxpy_rt_call(n, a, x, y);\n",
         "ch_saxpy_host = ch_saxpy_flag(\"CH_CC_FORCE_HOST\");",
         "    ch_saxpy_gpu = ch_saxpy_rt_usable();\n",
@@ -454,6 +459,11 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
     cr_assert(strstr(out.data, "const long long ch_count_A = (long long)n*(long long)n;"), "%s",
               out.data);
     cr_assert(strstr(out.data, "(double *)dev[0], (double *)dev[1]);"), "%s", out.data);
+    /* a stencil is no map: one call, one launch */
+    cr_assert(strstr(out.data, "    return ch_rt_call_v1(&ch_jacobi_rt_site, ch_bufs, 2, "
+                               "ch_jacobi_rt_device, &ch_s);\n"),
+              "%s", out.data);
+    cr_assert_null(strstr(out.data, "return ch_rt_call_map_v1("), "%s", out.data);
     cr_assert(strstr(out.data, "sizeof(double), CH_RT_IN},"), "%s", out.data);
     /* B's border is left as it was: inout, copied in as well */
     cr_assert(strstr(out.data, "(size_t)ch_count_B * sizeof(double), CH_RT_INOUT},"), "%s",

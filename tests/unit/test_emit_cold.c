@@ -145,6 +145,10 @@ static const char fake_runtime[] =
     "{ (void)site; (void)bufs; (void)n; return fake_state; }\n"
     "int ch_rt_call_v1(void *site, const void *bufs, size_t n, void *launch, const void *ctx)\n"
     "{ (void)site; (void)bufs; (void)n; (void)launch; (void)ctx; fake_calls++; return 0; }\n"
+    "int ch_rt_call_map_v1(void *site, const void *bufs, size_t nb, size_t n, void *launch,\n"
+    "                      const void *ctx)\n"
+    "{ (void)site; (void)bufs; (void)nb; (void)n; (void)launch; (void)ctx; fake_calls++;\n"
+    "  return 0; }\n"
     "const char *ch_rt_strerror_v1(int status) { (void)status; return \"fake\"; }\n";
 
 /* main: the states and sizes of the calls, then calls at a size between the warm and the cold

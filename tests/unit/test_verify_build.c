@@ -523,6 +523,25 @@ Test(verifier, scaffold_program_links_the_runtime, .timeout = 240)
               "%s", src.data);
     cr_assert(strstr(src.data, "call_path=%s"), "%s", src.data);
     ch_strbuf_free(&src);
+    /* an elementwise map (the checklist says so only from the user's body): the whole call is
+     * the dispatcher's chunked one, the launcher called on a chunk's count */
+    c.map = ch_xstrdup("n");
+    ch_strbuf_init(&src);
+    cr_assert_eq(ch_scaffold_generate(&c, NULL, &src, &err), 0, "%s", err.msg);
+    cr_assert(strstr(src.data, "ch_rt_call_map_v1(&ch_rt_site_whole, ch_bufs, 2, (size_t)n, "
+                               "ch_rt_thunk, &ch_s);"),
+              "%s", src.data);
+    cr_assert(strstr(src.data, "static int ch_rt_thunk(void *const *dev, size_t count, const "
+                               "void *ctx)"),
+              "%s", src.data);
+    cr_assert(strstr(src.data, "return saxpy_device_launcher((int)count, s->a, (const float "
+                               "*)dev[0], (float *)dev[1]);"),
+              "%s", src.data);
+    cr_assert(strstr(src.data, "saxpy_device_launcher != NULL && ch_rt_call_map_v1 != NULL"), "%s",
+              src.data);
+    ch_strbuf_free(&src);
+    free(c.map);
+    c.map = NULL;
 
     char *dir = ch_make_temp_dir("vrt", &err);
     char *tu = NULL;
