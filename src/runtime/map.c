@@ -19,9 +19,10 @@
  * All-or-nothing: an inout buffer is filled, chunk by chunk, into the site's pinned pre-image of
  * all its inout bytes (the H2D reads it from there), so that a failure after some of its chunks
  * were written back restores them from it; that is a host copy, which cannot fail. Out buffers
- * may keep the chunks written before a failure (ch/runtime.h). Calls too small for three
- * chunks, or whose pre-image would pass tune.preimage or cannot be pinned, or that get no
- * staging set, run the plain protocol of call.c with one launch over all n elements. */
+ * may keep the chunks written before a failure (ch/runtime.h). Calls too small for
+ * tune.map_min chunks (CH_CC_RT_MAP_CHUNKS, 3; 0 turns the pipeline off), or whose pre-image would
+ * pass tune.preimage or cannot be pinned, or that get no staging set, run the plain protocol of
+ * call.c with one launch over all n elements. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -83,13 +83,14 @@ typedef struct ch_rt_tuning {
                       * staging (in), bit 1 draining into the caller's memory (out) */
     size_t preimage; /* a map call keeps a pinned copy of its inout buffers up to this many
                       * bytes; above it the call is not pipelined (map.c) */
+    int map_min;     /* a map call is cut only into at least this many chunks (0: never) */
 } ch_rt_tuning;
 
 /* Defaults for a machine with ncpu usable processors. */
 void ch_rt_tuning_default(ch_rt_tuning *t, int ncpu);
 /* Overrides from CH_CC_RT_THREADS, CH_CC_RT_CHUNK_KB, CH_CC_RT_MINCHUNK_KB, CH_CC_RT_SLOTS,
- * CH_CC_RT_SMALL_KB, CH_CC_RT_SETS, CH_CC_RT_NT (0-3, the bits of nt), CH_CC_RT_PREIMAGE_MB
- * (read through get, e.g.
+ * CH_CC_RT_SMALL_KB, CH_CC_RT_SETS, CH_CC_RT_NT (0-3, the bits of nt), CH_CC_RT_PREIMAGE_MB,
+ * CH_CC_RT_MAP_CHUNKS (map_min) (read through get, e.g.
  * getenv); values that are not numbers in range are ignored. Then clamps everything into
  * range. */
 void ch_rt_tuning_env(ch_rt_tuning *t, const char *(*get)(const char *name));
@@ -129,7 +130,8 @@ size_t ch_rt_grow(size_t cap, size_t need);
  * slot (the in and out pieces of a chunk side by side): as many as fill a slot, or a quarter of
  * n when that is less (at least minchk bytes of group), always a multiple of
  * CH_RT_MAP_ALIGN elements so that every chunk of every buffer starts on a 4 KiB boundary.
- * 0 when the call is not worth cutting (fewer than three chunks) or a slot holds too little. */
+ * 0 when the call is not worth cutting (fewer than t->map_min chunks) or a slot holds too
+ * little. */
 #define CH_RT_MAP_ALIGN 4096
 size_t ch_rt_map_per_chunk(size_t n, size_t group, const ch_rt_tuning *t);
 

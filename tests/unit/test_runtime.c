@@ -115,6 +115,9 @@ Test(runtime_plan, map_chunks)
     cr_assert_eq(ch_rt_map_per_chunk(2 * t.minchk / 8, 8, &t), 0,
                  "fewer than three chunks of minchk: not cut");
     cr_assert_eq(ch_rt_map_per_chunk(0, 8, &t), 0);
+    ch_rt_tuning off = t;
+    off.map_min = 0;
+    cr_assert_eq(ch_rt_map_per_chunk((size_t)1 << 26, 8, &off), 0, "CH_CC_RT_MAP_CHUNKS=0");
     cr_assert_eq(ch_rt_map_per_chunk((size_t)1 << 30, t.chunk / 4096 + 1, &t), 0,
                  "a slot must hold 4096 elements");
     size_t groups[] = {1, 3, 8, 15, 100, 2048};
@@ -150,9 +153,9 @@ Test(runtime_plan, cursor_walks_the_staged_buffers)
 }
 
 static const char *env_values[][2] = {
-    {"CH_CC_RT_THREADS", "12"},    {"CH_CC_RT_CHUNK_KB", "4096"}, {"CH_CC_RT_SLOTS", "99"},
-    {"CH_CC_RT_SMALL_KB", "x"},    {"CH_CC_RT_NT", "2"},          {"CH_CC_RT_SETS", "3"},
-    {"CH_CC_RT_MINCHUNK_KB", "8"}, {"CH_CC_RT_PREIMAGE_MB", "64"}};
+    {"CH_CC_RT_THREADS", "12"},    {"CH_CC_RT_CHUNK_KB", "4096"},  {"CH_CC_RT_SLOTS", "99"},
+    {"CH_CC_RT_SMALL_KB", "x"},    {"CH_CC_RT_NT", "2"},           {"CH_CC_RT_SETS", "3"},
+    {"CH_CC_RT_MINCHUNK_KB", "8"}, {"CH_CC_RT_PREIMAGE_MB", "64"}, {"CH_CC_RT_MAP_CHUNKS", "0"}};
 
 static const char *fake_env(const char *name)
 {
@@ -177,6 +180,7 @@ Test(runtime_plan, tuning_from_the_environment)
     cr_assert_eq(t.sets, 3);
     cr_assert_eq(t.minchk, 512 * KIB, "below 64 KiB: ignored");
     cr_assert_eq(t.preimage, 64 * KIB * KIB);
+    cr_assert_eq(t.map_min, 0, "map calls never cut");
     ch_rt_tuning_default(&t, 0);
     cr_assert_eq(t.threads, 1);
 }
