@@ -7,6 +7,8 @@
  * that runs the entry's kernels on device pointers, in the order of the buffers. The runtime
  * copies `in` and `inout` buffers in, runs the thunk, waits for the device and copies `out` and
  * `inout` buffers back; nothing of the caller's memory is written before the kernels succeeded.
+ * A map call (ch_rt_call_map_v1) does the same chunk by chunk, its copies in, kernels and copies
+ * out overlapping; its inout buffers are restored if it fails after writing some of them back.
  * Any failure is a status, never an exit: the dispatcher then runs the host path.
  *
  * This header is the whole interface. ch-cc pastes it into every emitted unit with CH_RT_DECL
@@ -33,8 +35,11 @@ extern "C" {
 #define CH_RT_INOUT 3 /* copied in and written back */
 
 /* Statuses of ch_rt_call_v1 besides 0 (done, outputs written) and positive values (the
- * cudaError_t that ended the call; nothing was written back). With every nonzero status but
- * CH_RT_E_PARTIAL the caller's memory is as it was and the host path computes the result. */
+ * cudaError_t that ended the call). With every nonzero status but CH_RT_E_PARTIAL the caller's
+ * in and inout buffers are as they were and the host path computes the result; an out buffer
+ * may hold part of the results (the call writes its out buffers back before its inout buffers,
+ * a map call chunk by chunk), which is no harm, since `out` means the host path writes every
+ * element of it without reading one. */
 #define CH_RT_E_OFF                                                                                \
     (-1)                     /* the GPU path is off: no device, an earlier sticky error, a         \
                               * process forked after CUDA was used, or this site kept failing */
@@ -58,6 +63,11 @@ typedef struct ch_rt_buffer {
  * legacy default stream and returns 0 or the first cudaError_t it met; the runtime
  * synchronizes. */
 typedef int (*ch_rt_launch_fn)(void *const *dev, const void *ctx);
+
+/* The device launcher of a map call: runs the kernels on elements [0, count) of the buffers
+ * whose device copies start at dev[i] (the runtime offsets them to the chunk); same return and
+ * stream rules as ch_rt_launch_fn. */
+typedef int (*ch_rt_launch_range_fn)(void *const *dev, size_t count, const void *ctx);
 
 /* One per entry, zero-initialised static storage in the generated unit. name is for messages;
  * state belongs to the runtime (its device buffers), created on the first call. */
@@ -90,12 +100,14 @@ CH_RT_DECL int ch_rt_cold_v1(const ch_rt_site *site, const ch_rt_buffer *bufs, s
 CH_RT_DECL int ch_rt_call_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs,
                              ch_rt_launch_fn launch, const void *ctx);
 
-/* The device launcher of a map call: runs the kernels on elements [0, count) of the buffers
- * whose device copies start at dev[i] (the runtime offsets them to the chunk); same return and
- * stream rules as ch_rt_launch_fn. */
-typedef int (*ch_rt_launch_range_fn)(void *const *dev, size_t count, const void *ctx);
-
-/* A call whose kernels are an elementwise map over n elements. */
+/* A call whose kernels are an elementwise map over n elements: element i of every written buffer
+ * depends only on element i of every buffer and on ctx; buffer k holds n elements of
+ * bufs[k].bytes / n bytes each (bytes must be a multiple of n; n == 0 means nothing to do).
+ * The runtime may cut it into chunks and overlap copies in, launches and copies out. Statuses
+ * and the promise on the caller's memory are those of ch_rt_call_v1: on any nonzero status
+ * other than CH_RT_E_PARTIAL the caller's in and inout buffers are as they were before the call
+ * (an inout buffer written back in part is restored from a copy the runtime kept; out buffers
+ * may hold the results of some chunks). Chunks start on 4096-element boundaries. */
 CH_RT_DECL int ch_rt_call_map_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs,
                                  size_t n, ch_rt_launch_range_fn launch, const void *ctx);
 

@@ -111,6 +111,14 @@ int ch_rt_call_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs, ch_
     return ch_rt_call(&g_rt, site, bufs, n_bufs, launch, ctx);
 }
 
+int ch_rt_call_map_v1(ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs, size_t n,
+                      ch_rt_launch_range_fn launch, const void *ctx)
+{
+    if (!ch_rt_usable_v1())
+        return CH_RT_E_OFF;
+    return ch_rt_call_map(&g_rt, site, bufs, n_bufs, n, launch, ctx);
+}
+
 const char *ch_rt_strerror_v1(int status)
 {
     return ch_rt_status_name(ch_rt_global(), status);

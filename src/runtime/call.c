@@ -8,7 +8,7 @@
  * if not (a sticky error: an illegal address, a lost device) the GPU path is off for the rest of
  * the process, said once on stderr; a site whose calls keep failing otherwise takes the host
  * path from then on, said once too. A lack of device memory is neither: the next, smaller call
- * may fit. */
+ * may fit. A map call (map.c) enters and leaves the same way, with its own middle. */
 #include <stdio.h>
 #include <time.h>
 
@@ -16,20 +16,16 @@
 
 #define FAILURES_BEFORE_OFF 3
 
-/* The code a launcher returned, as a device error (a negative one would read as ours). */
-#define LAUNCHER_BAD_STATUS 999
-
-static double now_ms(void)
+double ch_rt_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static int check_args(const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n,
-                      ch_rt_launch_fn launch)
+int ch_rt_check_buffers(const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n)
 {
-    if (!site || !launch || (n && !bufs) || n > CH_RT_MAX_BUFFERS)
+    if (!site || (n && !bufs) || n > CH_RT_MAX_BUFFERS)
         return CH_RT_E_ARGS;
     for (size_t i = 0; i < n; i++)
         if ((bufs[i].dir != CH_RT_IN && bufs[i].dir != CH_RT_OUT && bufs[i].dir != CH_RT_INOUT) ||
@@ -38,8 +34,7 @@ static int check_args(const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n
     return 0;
 }
 
-/* The site's stream and the event that marks the end of its launches. */
-static int site_ready(ch_rt *rt, ch_rt_site_state *st)
+int ch_rt_site_ready(ch_rt *rt, ch_rt_site_state *st)
 {
     int rc = 0;
     if (!st->stream)
@@ -57,7 +52,7 @@ static int launch_and_wait(ch_rt *rt, ch_rt_site_state *st, ch_rt_launch_fn laun
     int before = rt->ops.last_error(rt->ops.ctx, 0);
     int rc = launch(st->dev, ctx);
     if (rc < 0)
-        rc = LAUNCHER_BAD_STATUS;
+        rc = CH_RT_LAUNCHER_BAD_STATUS;
     if (rc == 0)
         rc = rt->ops.record(rt->ops.ctx, st->done, NULL);
     if (rc == 0)
@@ -111,23 +106,27 @@ static double gbps(size_t bytes, double ms)
 static void trace(ch_rt *rt, const ch_rt_site_state *st, const ch_rt_stats *s, const double t[4],
                   int rc)
 {
-    char in[32], out[32];
+    char in[32], out[32], how[1280];
     size_text(s->in_bytes, in, sizeof in);
     size_text(s->out_bytes, out, sizeof out);
-    fprintf(stderr,
-            "ch-cc: %s: runtime: in %s %.3f ms (%.1f GB/s), kernels %.3f ms, out %s %.3f ms "
-            "(%.1f GB/s); buffers %d staged, %d plain, %d direct%s%s\n",
-            st->name, in, t[1] - t[0], gbps(s->in_bytes, t[1] - t[0]), t[2] - t[1], out,
-            t[3] - t[2], gbps(s->out_bytes, t[3] - t[2]), s->staged, s->plain, s->direct,
-            rc ? "; failed: " : "", rc ? ch_rt_status_name(rt, rc) : "");
+    if (s->chunks) /* a map call: the three steps ran at once, chunk by chunk */
+        snprintf(how, sizeof how,
+                 "in %s, out %s overlapped with the kernels in %zu chunks of %zu elements, %.3f ms "
+                 "(%.1f GB/s in, %.1f GB/s out)",
+                 in, out, s->chunks, s->per, t[3] - t[0], gbps(s->in_bytes, t[3] - t[0]),
+                 gbps(s->out_bytes, t[3] - t[0]));
+    else
+        snprintf(how, sizeof how,
+                 "in %s %.3f ms (%.1f GB/s), kernels %.3f ms, out %s %.3f ms (%.1f GB/s)", in,
+                 t[1] - t[0], gbps(s->in_bytes, t[1] - t[0]), t[2] - t[1], out, t[3] - t[2],
+                 gbps(s->out_bytes, t[3] - t[2]));
+    fprintf(stderr, "ch-cc: %s: runtime: %s; buffers %d staged, %d plain, %d direct%s%s\n",
+            st->name, how, s->staged, s->plain, s->direct, rc ? "; failed: " : "",
+            rc ? ch_rt_status_name(rt, rc) : "");
 }
 
-int ch_rt_call(ch_rt *rt, ch_rt_site *site, const ch_rt_buffer *bufs, size_t n,
-               ch_rt_launch_fn launch, const void *ctx)
+int ch_rt_call_enter(ch_rt *rt, ch_rt_site *site, ch_rt_site_state **out)
 {
-    int rc = check_args(site, bufs, n, launch);
-    if (rc != 0)
-        return rc;
     if (!ch_rt_probe(rt))
         return CH_RT_E_OFF;
     ch_rt_site_state *st = ch_rt_site_state_of(rt, site);
@@ -138,21 +137,32 @@ int ch_rt_call(ch_rt *rt, ch_rt_site *site, const ch_rt_buffer *bufs, size_t n,
         pthread_mutex_unlock(&st->lock);
         return CH_RT_E_OFF;
     }
-    ch_rt_stats stats = {0};
-    double t[4];
-    t[0] = now_ms();
-    rc = site_ready(rt, st);
+    *out = st;
+    return 0;
+}
+
+int ch_rt_call_whole(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n,
+                     ch_rt_launch_fn launch, const void *ctx, ch_rt_stats *stats, double t[4])
+{
+    t[0] = ch_rt_now_ms();
+    int rc = ch_rt_site_ready(rt, st);
     if (rc == 0)
         rc = ch_rt_buffers_ensure(rt, st, bufs, n);
     if (rc == 0)
-        rc = ch_rt_copy_in(rt, st, bufs, n, &stats);
-    t[1] = now_ms();
+        rc = ch_rt_copy_in(rt, st, bufs, n, stats);
+    t[1] = ch_rt_now_ms();
     if (rc == 0)
         rc = launch_and_wait(rt, st, launch, ctx);
-    t[2] = now_ms();
+    t[2] = ch_rt_now_ms();
     if (rc == 0)
-        rc = ch_rt_copy_out(rt, st, bufs, n, &stats);
-    t[3] = now_ms();
+        rc = ch_rt_copy_out(rt, st, bufs, n, stats);
+    t[3] = ch_rt_now_ms();
+    return rc;
+}
+
+int ch_rt_call_leave(ch_rt *rt, ch_rt_site_state *st, int rc, const ch_rt_stats *stats,
+                     const double t[4])
+{
     if (rc != 0) {
         rc = failed(rt, st, rc);
     } else {
@@ -160,9 +170,24 @@ int ch_rt_call(ch_rt *rt, ch_rt_site *site, const ch_rt_buffer *bufs, size_t n,
         __atomic_store_n(&rt->set_up, 1, __ATOMIC_RELEASE);
     }
     if (rt->trace)
-        trace(rt, st, &stats, t, rc);
+        trace(rt, st, stats, t, rc);
     pthread_mutex_unlock(&st->lock);
     return rc;
+}
+
+int ch_rt_call(ch_rt *rt, ch_rt_site *site, const ch_rt_buffer *bufs, size_t n,
+               ch_rt_launch_fn launch, const void *ctx)
+{
+    ch_rt_site_state *st = NULL;
+    int rc = launch ? ch_rt_check_buffers(site, bufs, n) : CH_RT_E_ARGS;
+    if (rc == 0)
+        rc = ch_rt_call_enter(rt, site, &st);
+    if (rc != 0)
+        return rc;
+    ch_rt_stats stats = {0};
+    double t[4];
+    rc = ch_rt_call_whole(rt, st, bufs, n, launch, ctx, &stats, t);
+    return ch_rt_call_leave(rt, st, rc, &stats, t);
 }
 
 const char *ch_rt_status_name(ch_rt *rt, int status)

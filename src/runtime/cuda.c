@@ -106,6 +106,13 @@ static int wait_stream(void *ctx, void *stream)
     return (int)cudaStreamSynchronize((cudaStream_t)stream);
 }
 
+static int stream_wait(void *ctx, void *stream, void *event)
+{
+    (void)ctx;
+    return (int)cudaStreamWaitEvent(stream ? (cudaStream_t)stream : cudaStreamLegacy,
+                                    (cudaEvent_t)event, 0);
+}
+
 static int last_error(void *ctx, int take)
 {
     (void)ctx;
@@ -144,6 +151,7 @@ static const ch_rt_ops cuda_ops = {
     .record = record,
     .wait_event = wait_event,
     .wait_stream = wait_stream,
+    .stream_wait = stream_wait,
     .last_error = last_error,
     .recover = recover,
     .error_name = error_name,

@@ -46,7 +46,12 @@ static void free_site_device(ch_rt *rt, ch_rt_site_state *st)
         rt->ops.stream_destroy(rt->ops.ctx, st->stream);
     if (st->done)
         rt->ops.event_destroy(rt->ops.ctx, st->done);
-    st->stream = st->done = NULL;
+    if (st->stream_out)
+        rt->ops.stream_destroy(rt->ops.ctx, st->stream_out);
+    if (st->pre)
+        rt->ops.pinned_free(rt->ops.ctx, st->pre);
+    st->stream = st->done = st->stream_out = st->pre = NULL;
+    st->pre_cap = 0;
 }
 
 /* Unlinks and frees the staging sets nobody holds. Called with rt->lock held. */

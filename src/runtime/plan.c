@@ -33,6 +33,8 @@ void ch_rt_tuning_default(ch_rt_tuning *t, int ncpu)
     t->small = 256 * KIB;
     t->sets = 2;
     t->nt = 3;
+    t->preimage = 1024 * MIB;
+    t->map_min = 3; /* fewer chunks overlap too little to pay for their events and waits */
 }
 
 static size_t clamp_size(size_t v, size_t lo, size_t hi)
@@ -55,6 +57,8 @@ void ch_rt_tuning_clamp(ch_rt_tuning *t)
     t->small = clamp_size(t->small, 0, 1024 * MIB);
     t->sets = clamp_int(t->sets, 1, 64);
     t->nt &= 3;
+    t->preimage = clamp_size(t->preimage, 0, (size_t)1 << 48);
+    t->map_min = t->map_min == 0 ? 0 : clamp_int(t->map_min, 2, 1 << 20);
 }
 
 /* A decimal number in [lo, hi] from name, else the old value. */
@@ -84,6 +88,10 @@ void ch_rt_tuning_env(ch_rt_tuning *t, const char *(*get)(const char *name))
         KIB;
     t->sets = (int)env_number(get, "CH_CC_RT_SETS", t->sets, 1, 64);
     t->nt = (int)env_number(get, "CH_CC_RT_NT", t->nt, 0, 3);
+    t->preimage = (size_t)env_number(get, "CH_CC_RT_PREIMAGE_MB", (long long)(t->preimage / MIB), 0,
+                                     1024 * 1024) *
+                  MIB;
+    t->map_min = (int)env_number(get, "CH_CC_RT_MAP_CHUNKS", t->map_min, 0, 1 << 20);
     ch_rt_tuning_clamp(t);
 }
 
@@ -153,6 +161,20 @@ size_t ch_rt_grow(size_t cap, size_t need)
     if (cap > 0 && more > want)
         want = more;
     return want < 256 ? 256 : want;
+}
+
+size_t ch_rt_map_per_chunk(size_t n, size_t group, const ch_rt_tuning *t)
+{
+    if (n == 0 || group == 0 || group > t->chunk / CH_RT_MAP_ALIGN || t->map_min == 0)
+        return 0;
+    size_t per = t->chunk / group / CH_RT_MAP_ALIGN * CH_RT_MAP_ALIGN;
+    if (n < 4 * per) { /* as ch_rt_chunk_len: filling one chunk overlaps the moves of others */
+        size_t quarter = round_up((n + 3) / 4, CH_RT_MAP_ALIGN);
+        size_t least = round_up((t->minchk + group - 1) / group, CH_RT_MAP_ALIGN);
+        size_t len = quarter < least ? least : quarter;
+        per = len < per ? len : per;
+    }
+    return (n + per - 1) / per >= (size_t)t->map_min ? per : 0;
 }
 
 void ch_rt_cursor_init(ch_rt_cursor *c, const ch_rt_buffer *bufs, const ch_rt_route *routes,

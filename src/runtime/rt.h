@@ -8,6 +8,7 @@
  *   buffers.c    a site's device buffers, kept across calls and grown when needed
  *   staging.c    pinned staging sets and the copies in and out
  *   call.c       the call protocol: copy in, launch, wait, copy out; failure as a status
+ *   map.c        the map call: the same protocol cut into chunks whose copies and kernels overlap
  *   lifecycle.c  instances, sites, probing, fork and exit
  *   faults.c     CH_CC_RT_FAULT: an injected failure of one device operation (for tests)
  *   cuda.c       the device operations over the CUDA runtime
@@ -57,6 +58,9 @@ typedef struct ch_rt_ops {
     int (*record)(void *ctx, void *event, void *stream);
     int (*wait_event)(void *ctx, void *event);
     int (*wait_stream)(void *ctx, void *stream);
+    /* later work queued in stream (NULL: the legacy stream) waits, on the device, for what
+     * stood before event when it was recorded; the host does not wait */
+    int (*stream_wait)(void *ctx, void *stream, void *event);
     /* the calling thread's pending launch error: peeked (take == 0) or taken and cleared */
     int (*last_error)(void *ctx, int take);
     /* after a failure: clears the thread's error, returns 0 when the device still works (the
@@ -68,21 +72,25 @@ typedef struct ch_rt_ops {
 /* ---- tuning and planning (plan.c: pure functions) ---- */
 
 typedef struct ch_rt_tuning {
-    size_t chunk;  /* bytes of one pinned staging slot: the largest chunk */
-    size_t minchk; /* a buffer shorter than a few chunks is cut into chunks of at least this */
-    int slots;     /* slots per staging set: chunks in flight while the next is filled */
-    int threads;   /* host threads filling or draining one chunk, the caller included */
-    size_t piece;  /* a thread's share of a chunk is at least this many bytes */
-    size_t small;  /* below this many bytes a buffer is one plain copy, no staging */
-    int sets;      /* staging sets: callers that stage at the same time */
-    int nt;        /* streaming (non-temporal) stores for large host copies: bit 0 filling
-                    * staging (in), bit 1 draining into the caller's memory (out) */
+    size_t chunk;    /* bytes of one pinned staging slot: the largest chunk */
+    size_t minchk;   /* a buffer shorter than a few chunks is cut into chunks of at least this */
+    int slots;       /* slots per staging set: chunks in flight while the next is filled */
+    int threads;     /* host threads filling or draining one chunk, the caller included */
+    size_t piece;    /* a thread's share of a chunk is at least this many bytes */
+    size_t small;    /* below this many bytes a buffer is one plain copy, no staging */
+    int sets;        /* staging sets: callers that stage at the same time */
+    int nt;          /* streaming (non-temporal) stores for large host copies: bit 0 filling
+                      * staging (in), bit 1 draining into the caller's memory (out) */
+    size_t preimage; /* a map call keeps a pinned copy of its inout buffers up to this many
+                      * bytes; above it the call is not pipelined (map.c) */
+    int map_min;     /* a map call is cut only into at least this many chunks (0: never) */
 } ch_rt_tuning;
 
 /* Defaults for a machine with ncpu usable processors. */
 void ch_rt_tuning_default(ch_rt_tuning *t, int ncpu);
 /* Overrides from CH_CC_RT_THREADS, CH_CC_RT_CHUNK_KB, CH_CC_RT_MINCHUNK_KB, CH_CC_RT_SLOTS,
- * CH_CC_RT_SMALL_KB, CH_CC_RT_SETS, CH_CC_RT_NT (0-3, the bits of nt) (read through get, e.g.
+ * CH_CC_RT_SMALL_KB, CH_CC_RT_SETS, CH_CC_RT_NT (0-3, the bits of nt), CH_CC_RT_PREIMAGE_MB,
+ * CH_CC_RT_MAP_CHUNKS (map_min) (read through get, e.g.
  * getenv); values that are not numbers in range are ignored. Then clamps everything into
  * range. */
 void ch_rt_tuning_env(ch_rt_tuning *t, const char *(*get)(const char *name));
@@ -117,6 +125,15 @@ void ch_rt_part_range(size_t len, int parts, int p, size_t *off, size_t *n);
  * 256 B below 1 MiB, to 1 MiB above), and at least cap + cap / 4 so that slowly growing calls
  * do not reallocate every time. At least 256 bytes, so a device pointer is never NULL. */
 size_t ch_rt_grow(size_t cap, size_t need);
+
+/* Elements per chunk of a map call over n elements that stages group bytes per element in one
+ * slot (the in and out pieces of a chunk side by side): as many as fill a slot, or a quarter of
+ * n when that is less (at least minchk bytes of group), always a multiple of
+ * CH_RT_MAP_ALIGN elements so that every chunk of every buffer starts on a 4 KiB boundary.
+ * 0 when the call is not worth cutting (fewer than t->map_min chunks) or a slot holds too
+ * little. */
+#define CH_RT_MAP_ALIGN 4096
+size_t ch_rt_map_per_chunk(size_t n, size_t group, const ch_rt_tuning *t);
 
 /* A walk over the chunks of the buffers that take the staged route, in order. */
 typedef struct ch_rt_cursor {
@@ -168,10 +185,12 @@ void ch_rt_pool_fork_child(ch_rt_pool *p); /* no workers in the child; new ones 
 
 /* ---- instances, sites, staging ---- */
 
-/* A set of pinned chunks with one event each; a staged copy holds one set for its duration. */
+/* A set of pinned chunks with one event each (two: a map call moves a slot's chunk in and out
+ * at once); a staged copy holds one set for its duration. */
 typedef struct ch_rt_staging {
     void *mem[CH_RT_MAX_SLOTS];
     void *ev[CH_RT_MAX_SLOTS];
+    void *ev_out[CH_RT_MAX_SLOTS];
     int slots;
     size_t chunk;
     int busy;
@@ -183,9 +202,13 @@ typedef struct ch_rt_site_state {
     pthread_mutex_t lock; /* held for a whole call */
     ch_rt_site *site;     /* whose state this is (ch_rt_destroy clears site->state) */
     const char *name;
-    void *stream; /* the site's copies */
-    void *done;   /* recorded on the legacy stream after the launcher */
-    void **dev;   /* device buffers, dev[i] of cap[i] bytes (NULL: none yet) */
+    void *stream;     /* the site's copies */
+    void *done;       /* recorded on the legacy stream after the launcher */
+    void *stream_out; /* a map call's copies out, beside its copies in on stream */
+    void *pre;        /* a map call's pinned pre-image of its inout buffers (map.c) */
+    size_t pre_cap;
+    size_t pre_refused; /* a pinned allocation of this many bytes failed: not tried again */
+    void **dev;         /* device buffers, dev[i] of cap[i] bytes (NULL: none yet) */
     size_t *cap;
     size_t n_dev;
     int failures; /* calls failed in a row (not counting a lack of device memory) */
@@ -198,6 +221,7 @@ typedef struct ch_rt_stats {
     size_t in_bytes, out_bytes;
     double in_ms, run_ms, out_ms;
     int staged, plain, direct; /* buffers by route */
+    size_t chunks, per;        /* a pipelined map call: its chunks of per elements */
 } ch_rt_stats;
 
 typedef struct ch_rt {
@@ -277,6 +301,29 @@ int ch_rt_copy_out(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, si
 int ch_rt_call(ch_rt *rt, ch_rt_site *site, const ch_rt_buffer *bufs, size_t n,
                ch_rt_launch_fn launch, const void *ctx);
 const char *ch_rt_status_name(ch_rt *rt, int status);
+/* The parts of the protocol that map.c shares: */
+/* the buffers' directions, sizes and pointers: 0 or CH_RT_E_ARGS */
+int ch_rt_check_buffers(const ch_rt_site *site, const ch_rt_buffer *bufs, size_t n);
+/* Takes site's state and its lock for a call (*st), or says why not: CH_RT_E_OFF (also when
+ * the site or the GPU path is off) or CH_RT_E_HOSTMEM; then the lock is not held. */
+int ch_rt_call_enter(ch_rt *rt, ch_rt_site *site, ch_rt_site_state **st);
+/* The site's copy stream and the event that marks the end of its launches. */
+int ch_rt_site_ready(ch_rt *rt, ch_rt_site_state *st);
+/* The whole unpipelined call under the lock: buffers, copy in, launch, wait, copy out; t gets
+ * the times of its four steps' ends (t[0] its start). 0 or the first failure. */
+int ch_rt_call_whole(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n,
+                     ch_rt_launch_fn launch, const void *ctx, ch_rt_stats *stats, double t[4]);
+/* Ends a call: judges a failure (a sticky error turns the GPU path off, a site that keeps
+ * failing is turned off), traces it under CH_CC_TRACE and unlocks the site; returns rc. */
+int ch_rt_call_leave(ch_rt *rt, ch_rt_site_state *st, int rc, const ch_rt_stats *stats,
+                     const double t[4]);
+double ch_rt_now_ms(void);
+/* The code a launcher returned, as a device error (a negative one would read as ours). */
+#define CH_RT_LAUNCHER_BAD_STATUS 999
+
+/* map.c: ch_rt_call_map_v1 (ch/runtime.h) on rt. */
+int ch_rt_call_map(ch_rt *rt, ch_rt_site *site, const ch_rt_buffer *bufs, size_t n_bufs, size_t n,
+                   ch_rt_launch_range_fn launch, const void *ctx);
 
 /* faults.c: ops that fail the nth use of one operation ("alloc", "pinned", "h2d", "d2h",
  * "launch" (the wait after the launcher), "sync"; spec "h2d" or "h2d:3") with error code err,

@@ -26,6 +26,8 @@ void ch_rt_staging_free(ch_rt *rt, ch_rt_staging *s)
             rt->ops.pinned_free(rt->ops.ctx, s->mem[i]);
         if (s->ev[i])
             rt->ops.event_destroy(rt->ops.ctx, s->ev[i]);
+        if (s->ev_out[i])
+            rt->ops.event_destroy(rt->ops.ctx, s->ev_out[i]);
     }
     free(s);
 }
@@ -41,7 +43,8 @@ static ch_rt_staging *staging_new(ch_rt *rt, const ch_rt_tuning *t)
     s->busy = 1;
     for (int i = 0; i < s->slots; i++)
         if (rt->ops.pinned_alloc(rt->ops.ctx, &s->mem[i], s->chunk) != 0 ||
-            rt->ops.event_create(rt->ops.ctx, &s->ev[i]) != 0) {
+            rt->ops.event_create(rt->ops.ctx, &s->ev[i]) != 0 ||
+            rt->ops.event_create(rt->ops.ctx, &s->ev_out[i]) != 0) {
             rt->ops.last_error(rt->ops.ctx, 1);
             ch_rt_staging_free(rt, s);
             return NULL;

@@ -3,10 +3,11 @@
  * registered user memory, threads calling two entries at once, failures at each step
  * (CH_CC_RT_FAULT, a launcher's error, a sticky illegal address) leaving the caller's data
  * intact, fork children, and the effective bandwidth next to cudaMemcpy from pageable and from
- * pinned memory.
+ * pinned memory; map calls (saxpy through ch_rt_call_map_v1) exact and timed next to
+ * ch_rt_call_v1 and the host loop, and failing mid-map with the inputs intact.
  *
  * Usage: runtime_gpu roundtrip MAX_MIB | pinned | threads | fault ok|fail | launcherr | sticky
- *                    | fork | forkfirst | bandwidth | sweep
+ *                    | fork | forkfirst | bandwidth | sweep | map [sweep] | mapfault
  * Exit status 0 when the scenario holds; what went wrong on stderr; bandwidth on stdout. */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -489,6 +490,214 @@ static int sweep(void)
     return 0;
 }
 
+/* ---- map calls (ch_rt_call_map_v1): saxpy y = a*x + y, x in, y inout ---- */
+
+/* __fmul_rn and __fadd_rn: no contraction into an fma, so the result is the host's exactly */
+__global__ void saxpy_kernel(size_t n, float a, const float *x, float *y)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = __fadd_rn(__fmul_rn(a, x[i]), y[i]);
+}
+
+struct saxpy_ctx {
+    float a;
+    size_t n;    /* the whole call's elements (ch_rt_call_v1's launcher) */
+    int chunks;  /* launches of the map launcher */
+};
+
+static void saxpy_launch_on(size_t n, float a, const float *x, float *y)
+{
+    unsigned blocks = (unsigned)((n + 255) / 256 < 8192 ? (n + 255) / 256 : 8192);
+    if (n)
+        saxpy_kernel<<<blocks, 256>>>(n, a, x, y);
+}
+
+/* the map launcher the dispatcher would emit: a chunk of count elements */
+static int saxpy_range(void *const *dev, size_t count, const void *ctx)
+{
+    saxpy_ctx *c = (saxpy_ctx *)ctx;
+    c->chunks++;
+    saxpy_launch_on(count, c->a, (const float *)dev[0], (float *)dev[1]);
+    return (int)cudaGetLastError();
+}
+
+/* the same entry through ch_rt_call_v1: one launch over everything */
+static int saxpy_whole(void *const *dev, const void *ctx)
+{
+    const saxpy_ctx *c = (const saxpy_ctx *)ctx;
+    saxpy_launch_on(c->n, c->a, (const float *)dev[0], (float *)dev[1]);
+    return (int)cudaGetLastError();
+}
+
+static float saxpy_x(size_t i)
+{
+    return (float)(i % 1000) * 0.25f - 7.0f;
+}
+
+static float saxpy_y(size_t i)
+{
+    return (float)(i % 777) * 0.5f + 1.0f;
+}
+
+static void saxpy_fill(float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] = saxpy_x(i);
+        y[i] = saxpy_y(i);
+    }
+}
+
+/* the host path; noinline so that the compiler times the loop, not a folded constant */
+__attribute__((noinline)) static void saxpy_host(size_t n, float a, const float *x, float *y)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];
+}
+
+static const float SAXPY_A = 2.5f;
+
+/* y after `times` saxpy calls from the initial data, element i */
+static float saxpy_want(size_t i, int times)
+{
+    float y = saxpy_y(i);
+    for (int t = 0; t < times; t++)
+        y = SAXPY_A * saxpy_x(i) + y;
+    return y;
+}
+
+static int saxpy_check(const float *x, const float *y, size_t n, int times, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        float wx = saxpy_x(i), wy = saxpy_want(i, times);
+        if (memcmp(&x[i], &wx, sizeof wx) != 0 || memcmp(&y[i], &wy, sizeof wy) != 0) {
+            fprintf(stderr, "%s: n=%zu: element %zu wrong (x %g y %g, want y %g)\n", what, n, i,
+                    (double)x[i], (double)y[i], (double)wy);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static ch_rt_site site_map = CH_RT_SITE_INIT("saxpy_map");
+static ch_rt_site site_whole = CH_RT_SITE_INIT("saxpy_whole");
+
+static int saxpy_map_call(float *x, float *y, size_t n, saxpy_ctx *c)
+{
+    ch_rt_buffer b[2] = {{x, n * sizeof(float), CH_RT_IN}, {y, n * sizeof(float), CH_RT_INOUT}};
+    c->a = SAXPY_A;
+    c->n = n;
+    c->chunks = 0;
+    return ch_rt_call_map_v1(&site_map, b, 2, n, saxpy_range, c);
+}
+
+static int saxpy_whole_call(float *x, float *y, size_t n)
+{
+    ch_rt_buffer b[2] = {{x, n * sizeof(float), CH_RT_IN}, {y, n * sizeof(float), CH_RT_INOUT}};
+    saxpy_ctx c = {SAXPY_A, n, 0};
+    return ch_rt_call_v1(&site_whole, b, 2, saxpy_whole, &c);
+}
+
+static double median(double *t, int reps)
+{
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    return t[reps / 2];
+}
+
+/* One size: exact results of the map call (and of ch_rt_call_v1), then the median of reps
+ * calls of each way and of the host loop, each from the same data. */
+static int saxpy_bench(size_t n, int reps)
+{
+    float *x = (float *)malloc(n * sizeof(float)), *y = (float *)malloc(n * sizeof(float));
+    if (!x || !y)
+        return fprintf(stderr, "no host memory for n=%zu\n", n), 0;
+    saxpy_fill(x, y, n);
+    saxpy_ctx c;
+    int rc = saxpy_map_call(x, y, n, &c);
+    if (rc != 0)
+        return fprintf(stderr, "map n=%zu: %s\n", n, ch_rt_strerror_v1(rc)), 0;
+    int ok = saxpy_check(x, y, n, 1, "map call") && c.chunks > 1;
+    if (c.chunks <= 1)
+        fprintf(stderr, "map n=%zu: one launch, not cut into chunks\n", n);
+    rc = saxpy_map_call(x, y, n, &c);
+    ok = ok && rc == 0 && saxpy_check(x, y, n, 2, "second map call");
+    saxpy_fill(x, y, n);
+    rc = saxpy_whole_call(x, y, n);
+    ok = ok && rc == 0 && saxpy_check(x, y, n, 1, "ch_rt_call_v1");
+    double tm[16], tw[16], th[16];
+    for (int r = 0; r < reps && ok; r++) {
+        double t0 = now_s();
+        ok = saxpy_map_call(x, y, n, &c) == 0;
+        double t1 = now_s();
+        ok = ok && saxpy_whole_call(x, y, n) == 0;
+        double t2 = now_s();
+        saxpy_host(n, SAXPY_A, x, y);
+        double t3 = now_s();
+        tm[r] = (t1 - t0) * 1e3;
+        tw[r] = (t2 - t1) * 1e3;
+        th[r] = (t3 - t2) * 1e3;
+    }
+    if (ok) {
+        double m = median(tm, reps), w = median(tw, reps), h = median(th, reps);
+        printf("saxpy n=%zu (%zu MiB in, %zu MiB out): map %.2f ms in %d chunks, "
+               "ch_rt_call_v1 %.2f ms, host loop %.2f ms; host/map %.2fx, call/map %.2fx\n",
+               n, 2 * n * sizeof(float) / MIB, n * sizeof(float) / MIB, m, c.chunks, w, h,
+               h / m, w / m);
+    }
+    free(x);
+    free(y);
+    return ok;
+}
+
+static int map_bench(int sweep)
+{
+    if (!need_device())
+        return 1;
+    int ok = saxpy_bench((size_t)1 << 24, 9) && saxpy_bench((size_t)1 << 26, 7);
+    if (ok && sweep) { /* the map call over chunk sizes and threads */
+        ch_rt *rt = ch_rt_global();
+        ch_rt_tuning base = rt->tune;
+        size_t chunks[] = {4, 8, 16, 32};
+        int threads[] = {8, 12, 16};
+        for (size_t k = 0; k < sizeof chunks / sizeof *chunks; k++)
+            for (size_t j = 0; j < sizeof threads / sizeof *threads; j++) {
+                ch_rt_tuning t = base;
+                t.chunk = chunks[k] * MIB;
+                t.threads = threads[j];
+                ch_rt_retune(rt, &t);
+                printf("sweep chunk %2zu MiB threads %2d: ", chunks[k], threads[j]);
+                ok = ok && saxpy_bench((size_t)1 << 26, 5);
+            }
+        ch_rt_retune(rt, &base);
+    }
+    return !ok;
+}
+
+/* CH_CC_RT_FAULT (set by the caller) fails one step in the middle of a map call of 16 chunks:
+ * the call reports it, x and y are as they were (y's chunks already written back restored),
+ * the host path computes the result; the next call runs on the GPU. */
+static int map_fault(void)
+{
+    if (!need_device())
+        return 1;
+    size_t n = (size_t)1 << 24;
+    float *x = (float *)malloc(n * sizeof(float)), *y = (float *)malloc(n * sizeof(float));
+    if (!x || !y)
+        return 1;
+    saxpy_fill(x, y, n);
+    saxpy_ctx c;
+    int rc = saxpy_map_call(x, y, n, &c);
+    fprintf(stderr, "status %d: %s after %d launches\n", rc, ch_rt_strerror_v1(rc), c.chunks);
+    int ok = rc > 0 && c.chunks > 1 && saxpy_check(x, y, n, 0, "after the fault");
+    saxpy_host(n, SAXPY_A, x, y);
+    ok = ok && saxpy_check(x, y, n, 1, "host path");
+    rc = saxpy_map_call(x, y, n, &c);
+    ok = ok && rc == 0 && saxpy_check(x, y, n, 2, "the next call");
+    free(x);
+    free(y);
+    return !ok;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -512,8 +721,12 @@ int main(int argc, char **argv)
         return bandwidth();
     if (strcmp(what, "sweep") == 0)
         return sweep();
+    if (strcmp(what, "map") == 0)
+        return map_bench(argc > 2 && strcmp(argv[2], "sweep") == 0);
+    if (strcmp(what, "mapfault") == 0)
+        return map_fault();
     fprintf(stderr, "usage: %s roundtrip MAX_MIB | pinned | threads | fault ok|fail | launcherr "
-                    "| sticky | fork | forkfirst | bandwidth | sweep\n",
+                    "| sticky | fork | forkfirst | bandwidth | sweep | map [sweep] | mapfault\n",
             argv[0]);
     return 2;
 }

@@ -3,8 +3,9 @@
 # sizes and misaligned pointers, pinned and registered memory, threads calling two entries at
 # once, a failure injected at each step leaving the caller's data intact for the host path, a
 # sticky error turning the GPU path off with one line, fork children; then the bandwidth next
-# to cudaMemcpy; then a program built with make CC=ch-cc whose dispatcher goes through the
-# runtime, and falls back to the host path when a step fails.
+# to cudaMemcpy; map calls (saxpy) exact, timed and failing mid-map with the inputs intact;
+# then a program built with make CC=ch-cc whose dispatcher goes through the runtime, and falls
+# back to the host path when a step fails.
 . "$(dirname "$0")/../lib/tap.sh"
 require_gpu
 b="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}"
@@ -58,10 +59,29 @@ ok $? "a child forked before any CUDA use uses the device itself"
 run bandwidth bandwidth
 ok $? "bandwidth measured"
 diag "$(cat "$TEST_DIR/bandwidth.out")"
+
+# map calls (issue 14): saxpy through ch_rt_call_map_v1, its copies in, kernels and copies out
+# overlapping chunk by chunk, next to ch_rt_call_v1 and the host loop in the same run
+CH_CC_TRACE=1 run map map
+ok $? "map calls (saxpy 2^24 and 2^26, x in, y inout) are exact and cut into chunks"
+diag "$(cat "$TEST_DIR/map.out")"
+like "$(grep 'saxpy_map: runtime:' "$TEST_DIR/map.err" | tail -n 1)" \
+    "runtime: in .*, out .* overlapped with the kernels in [0-9]+ chunks of [0-9]+ elements" \
+    "the trace says the map call's copies and kernels overlapped"
+diag "$(grep 'runtime:' "$TEST_DIR/map.err" | tail -n 2)"
+# 16 chunks of 2^20 elements; by chunk 8 chunks 0-3 of y were written back and are restored
+for f in h2d:17 launch:9 d2h:9 sync:12; do
+    CH_CC_RT_FAULT=$f run "mapfault-${f%%:*}" mapfault
+    ok $? "a failure at $f mid-map: the call reports it, x and y are intact, the host path is right, the next call runs"
+done
+
 if [ "${CH_CC_RT_SWEEP:-0}" = 1 ]; then
     run sweep sweep
     ok $? "tuning sweep"
     diag "$(cat "$TEST_DIR/sweep.out")"
+    run mapsweep map sweep
+    ok $? "map tuning sweep"
+    diag "$(cat "$TEST_DIR/mapsweep.out")"
 fi
 
 # ---- a program built with ch-cc: the dispatcher goes through the runtime -------------------

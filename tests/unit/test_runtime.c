@@ -103,6 +103,33 @@ Test(runtime_plan, growth)
     cr_assert_eq(ch_rt_grow(100u << 20, 300u << 20), 300u << 20);
 }
 
+Test(runtime_plan, map_chunks)
+{
+    ch_rt_tuning t;
+    ch_rt_tuning_default(&t, 8);
+    cr_assert_eq(t.preimage, 1024 * KIB * KIB, "a pre-image of up to 1 GiB by default");
+    /* saxpy: x in and y back take 8 bytes an element of an 8 MiB slot */
+    cr_assert_eq(ch_rt_map_per_chunk((size_t)1 << 26, 8, &t), (size_t)1 << 20);
+    cr_assert_eq(ch_rt_map_per_chunk((size_t)1 << 20, 8, &t), (size_t)1 << 18, "short: a quarter");
+    cr_assert_eq(ch_rt_map_per_chunk(100, 8, &t), 0, "small: not cut");
+    cr_assert_eq(ch_rt_map_per_chunk(2 * t.minchk / 8, 8, &t), 0,
+                 "fewer than three chunks of minchk: not cut");
+    cr_assert_eq(ch_rt_map_per_chunk(0, 8, &t), 0);
+    ch_rt_tuning off = t;
+    off.map_min = 0;
+    cr_assert_eq(ch_rt_map_per_chunk((size_t)1 << 26, 8, &off), 0, "CH_CC_RT_MAP_CHUNKS=0");
+    cr_assert_eq(ch_rt_map_per_chunk((size_t)1 << 30, t.chunk / 4096 + 1, &t), 0,
+                 "a slot must hold 4096 elements");
+    size_t groups[] = {1, 3, 8, 15, 100, 2048};
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+        for (size_t n = 1000; n < ((size_t)1 << 28); n = n * 3 + 7) {
+            size_t per = ch_rt_map_per_chunk(n, groups[g], &t);
+            cr_assert(per % CH_RT_MAP_ALIGN == 0 && per * groups[g] <= t.chunk,
+                      "n %zu group %zu: %zu", n, groups[g], per);
+            cr_assert(per == 0 || (n + per - 1) / per >= 3);
+        }
+}
+
 Test(runtime_plan, cursor_walks_the_staged_buffers)
 {
     ch_rt_tuning t = small_tuning();
@@ -125,10 +152,10 @@ Test(runtime_plan, cursor_walks_the_staged_buffers)
     cr_assert_eq(chunks, 5 + 2);
 }
 
-static const char *env_values[][2] = {{"CH_CC_RT_THREADS", "12"},   {"CH_CC_RT_CHUNK_KB", "4096"},
-                                      {"CH_CC_RT_SLOTS", "99"},     {"CH_CC_RT_SMALL_KB", "x"},
-                                      {"CH_CC_RT_NT", "2"},         {"CH_CC_RT_SETS", "3"},
-                                      {"CH_CC_RT_MINCHUNK_KB", "8"}};
+static const char *env_values[][2] = {
+    {"CH_CC_RT_THREADS", "12"},    {"CH_CC_RT_CHUNK_KB", "4096"},  {"CH_CC_RT_SLOTS", "99"},
+    {"CH_CC_RT_SMALL_KB", "x"},    {"CH_CC_RT_NT", "2"},           {"CH_CC_RT_SETS", "3"},
+    {"CH_CC_RT_MINCHUNK_KB", "8"}, {"CH_CC_RT_PREIMAGE_MB", "64"}, {"CH_CC_RT_MAP_CHUNKS", "0"}};
 
 static const char *fake_env(const char *name)
 {
@@ -152,6 +179,8 @@ Test(runtime_plan, tuning_from_the_environment)
     cr_assert_eq(t.nt, 2, "streaming stores draining only");
     cr_assert_eq(t.sets, 3);
     cr_assert_eq(t.minchk, 512 * KIB, "below 64 KiB: ignored");
+    cr_assert_eq(t.preimage, 64 * KIB * KIB);
+    cr_assert_eq(t.map_min, 0, "map calls never cut");
     ch_rt_tuning_default(&t, 0);
     cr_assert_eq(t.threads, 1);
 }
@@ -470,8 +499,9 @@ static int fake_copy(void *ctx, void *dst, const void *src, size_t n, int kind, 
     if (rc == 0) {
         *(kind == CH_RT_H2D ? &fk.h2d_bytes : &fk.d2h_bytes) += n;
         int user_direct = kind == CH_RT_H2D ? fake_direct_locked(src) : fake_direct_locked(dst);
-        if (user_direct && fk.user_pinned)
-            fk.direct_copies += (kind == CH_RT_H2D ? src : dst) == fk.user_pinned;
+        const unsigned char *user = kind == CH_RT_H2D ? src : dst;
+        const unsigned char *pinned = fk.user_pinned;
+        fk.direct_copies += pinned && user >= pinned && user < pinned + fk.user_pinned_n;
         if (!user_direct) { /* pageable: done before the call returns, after what is queued */
             fake_drain(s, -1);
             memcpy(dst, src, n);
@@ -530,6 +560,22 @@ static int fake_wait_stream(void *ctx, void *stream)
     return rc;
 }
 
+/* The fake's launches run when they are called, so the legacy stream waiting for an event is
+ * the host running what stands before it now; a copy stream waiting for the legacy stream waits
+ * for nothing. */
+static int fake_stream_wait(void *ctx, void *stream, void *event)
+{
+    (void)ctx;
+    (void)stream;
+    fake_event *e = event;
+    pthread_mutex_lock(&fk.lock);
+    int rc = fk.broken ? FAKE_ERR : 0;
+    if (rc == 0 && e->stream && e->stream->marks < e->mark)
+        fake_drain(e->stream, e->mark);
+    pthread_mutex_unlock(&fk.lock);
+    return rc;
+}
+
 static int fake_last_error(void *ctx, int take)
 {
     (void)ctx;
@@ -568,6 +614,7 @@ static const ch_rt_ops fake_ops = {
     .record = fake_record,
     .wait_event = fake_wait_event,
     .wait_stream = fake_wait_stream,
+    .stream_wait = fake_stream_wait,
     .last_error = fake_last_error,
     .recover = fake_recover,
     .error_name = fake_error_name,
@@ -753,13 +800,19 @@ Test(runtime_call, threads_calling_two_sites_at_once)
     cr_assert_eq(fk.live, 0);
 }
 
-/* One call with the nth use of op failing: its status, with the data checked intact. */
-static int failing_call(int op, int nth, size_t n, int sticky)
+/* A fresh fake_rt whose device fails the nth use of op (stickily or not). */
+static void fake_rt_failing(int op, int nth, int sticky)
 {
     fake_rt_init();
     fk.fail_op = op;
     fk.fail_nth = nth;
     fk.sticky = sticky;
+}
+
+/* One call with the nth use of op failing: its status, with the data checked intact. */
+static int failing_call(int op, int nth, size_t n, int sticky)
+{
+    fake_rt_failing(op, nth, sticky);
     ch_rt_site site = CH_RT_SITE_INIT("xyz");
     host_data h;
     host_make(&h, n, 1, 9);
@@ -1019,4 +1072,359 @@ Test(runtime_call, faults_wrapper_fails_the_chosen_use)
     cr_assert(host_check(&h, 1, 1));
     host_free(&h);
     ch_rt_destroy(&fake_rt);
+}
+
+/* ---- map calls (ch_rt_call_map): chunks whose copies and kernels overlap ---- */
+
+/* The test's map entry over n elements of four widths: a (in, u32) and b (in, u8), c (out,
+ * u16) = a * 3 + b, d (inout, u64) = d * 5 + a + b; the device copy of a is scribbled over. The
+ * launcher records each call's count and where its pointers point, and can fail a chosen call. */
+#define MAP_LAUNCHES_MAX 64
+
+typedef struct map_ctx {
+    int fail_at, status; /* call fail_at (from 1) returns status */
+    int error_at;        /* call error_at leaves a launch error pending, returning 0 */
+    int launches;
+    size_t count[MAP_LAUNCHES_MAX];
+    unsigned char *dev[MAP_LAUNCHES_MAX][4];
+} map_ctx;
+
+static int map_launch(void *const *dev, size_t count, const void *ctx)
+{
+    map_ctx *c = (map_ctx *)ctx;
+    int call = c->launches++;
+    if (call < MAP_LAUNCHES_MAX) {
+        c->count[call] = count;
+        for (int i = 0; i < 4; i++)
+            c->dev[call][i] = dev[i];
+    }
+    if (call + 1 == c->fail_at)
+        return c->status;
+    if (call + 1 == c->error_at)
+        fk.pending_error = 98;
+    uint32_t *a = dev[0];
+    const uint8_t *b = dev[1];
+    uint16_t *cc = dev[2];
+    uint64_t *d = dev[3];
+    for (size_t i = 0; i < count; i++) {
+        cc[i] = (uint16_t)(a[i] * 3u + b[i]);
+        d[i] = d[i] * 5u + a[i] + b[i];
+        a[i] = 0;
+    }
+    return 0;
+}
+
+typedef struct map_data {
+    void *alloc[4]; /* the buffers, misalign * 8 bytes into these */
+    uint32_t *a;
+    uint8_t *b;
+    uint16_t *c;
+    uint64_t *d;
+    size_t n;
+    unsigned seed;
+} map_data;
+
+static uint32_t map_a(size_t i, unsigned seed)
+{
+    return (uint32_t)(i * 2654435761u + seed);
+}
+
+static uint8_t map_b(size_t i, unsigned seed)
+{
+    return (uint8_t)(i * 7 + seed);
+}
+
+static uint64_t map_d(size_t i, unsigned seed)
+{
+    return (uint64_t)i * 0x9E3779B97F4A7C15ull + seed;
+}
+
+static void map_make(map_data *m, size_t n, int misalign, unsigned seed)
+{
+    static const size_t width[4] = {4, 1, 2, 8};
+    unsigned char *p[4];
+    for (int k = 0; k < 4; k++) {
+        m->alloc[k] = malloc(n * width[k] + 32);
+        p[k] = (unsigned char *)m->alloc[k] + misalign * 8;
+    }
+    m->a = (uint32_t *)p[0];
+    m->b = p[1];
+    m->c = (uint16_t *)p[2];
+    m->d = (uint64_t *)p[3];
+    m->n = n;
+    m->seed = seed;
+    for (size_t i = 0; i < n; i++) {
+        m->a[i] = map_a(i, seed);
+        m->b[i] = map_b(i, seed);
+        m->c[i] = 0x1111;
+        m->d[i] = map_d(i, seed);
+    }
+}
+
+static void map_free(map_data *m)
+{
+    for (int k = 0; k < 4; k++)
+        free(m->alloc[k]);
+}
+
+/* Whether m holds the results (done), or its inputs unchanged (!done: a, b and d as they were;
+ * c, an out buffer, may hold results of some chunks). */
+static int map_check(const map_data *m, int done)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        uint32_t a = map_a(i, m->seed);
+        uint8_t b = map_b(i, m->seed);
+        uint16_t c = (uint16_t)(a * 3u + b);
+        uint64_t d = map_d(i, m->seed), dd = d * 5u + a + b;
+        if (m->a[i] != a || m->b[i] != b || m->d[i] != (done ? dd : d) ||
+            (m->c[i] != c && (done || m->c[i] != 0x1111)))
+            return 0;
+    }
+    return 1;
+}
+
+static int call_map(ch_rt *rt, ch_rt_site *site, map_data *m, map_ctx *c)
+{
+    ch_rt_buffer bufs[] = {{m->a, m->n * 4, CH_RT_IN},
+                           {m->b, m->n, CH_RT_IN},
+                           {m->c, m->n * 2, CH_RT_OUT},
+                           {m->d, m->n * 8, CH_RT_INOUT}};
+    return ch_rt_call_map(rt, site, bufs, 4, m->n, map_launch, c);
+}
+
+/* In small_tuning's 64 KiB slots a chunk of the map entry takes 5 + 10 bytes an element: 4096
+ * elements (the unit of chunks). */
+#define MAP_PER 4096
+
+/* The launches of one call cover [0, n) in order, each chunk at its offset of every buffer. */
+static void map_launches_cover(const map_ctx *c, size_t n, size_t per)
+{
+    static const size_t width[4] = {4, 1, 2, 8};
+    size_t at = 0;
+    cr_assert_leq(c->launches, MAP_LAUNCHES_MAX);
+    for (int k = 0; k < c->launches; k++) {
+        cr_assert(k == c->launches - 1 ? c->count[k] > 0 && c->count[k] <= per : c->count[k] == per,
+                  "n %zu: launch %d of %zu elements", n, k, c->count[k]);
+        for (int b = 0; b < 4; b++)
+            cr_assert_eq(c->dev[k][b], c->dev[0][b] + at * width[b],
+                         "n %zu: launch %d: buffer %d not at element %zu", n, k, b, at);
+        at += c->count[k];
+    }
+    cr_assert_eq(at, n, "the launches cover %zu of %zu elements", at, n);
+}
+
+Test(runtime_map, chunks_at_odd_sizes_give_the_elementwise_result)
+{
+    fake_rt_init();
+    ch_rt_site site = CH_RT_SITE_INIT("map");
+    size_t sizes[] = {3 * MAP_PER, 5 * MAP_PER + 123, 9 * MAP_PER - 1, 20 * MAP_PER + 1};
+    for (int slots = 2; slots <= 3; slots++) {
+        ch_rt_tuning t = small_tuning();
+        t.slots = slots;
+        ch_rt_retune(&fake_rt, &t);
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            map_data m;
+            map_make(&m, sizes[i], (int)(i % 4), (unsigned)(i + 10 * slots));
+            map_ctx c = {0};
+            size_t h2d = fk.h2d_bytes, d2h = fk.d2h_bytes;
+            int rc = call_map(&fake_rt, &site, &m, &c);
+            cr_assert_eq(rc, 0, "n %zu: %s", m.n, ch_rt_status_name(&fake_rt, rc));
+            cr_assert(map_check(&m, 1), "n %zu slots %d: wrong results", m.n, slots);
+            cr_assert_eq(c.launches, (int)((m.n + MAP_PER - 1) / MAP_PER), "one launch a chunk");
+            map_launches_cover(&c, m.n, MAP_PER);
+            cr_assert_eq(fk.h2d_bytes - h2d, m.n * (4 + 1 + 8), "a, b and d in");
+            cr_assert_eq(fk.d2h_bytes - d2h, m.n * (2 + 8), "c and d out");
+            map_free(&m);
+        }
+    }
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(fk.live, 0, "staging, pre-image, streams and events freed");
+}
+
+Test(runtime_map, buffers_the_device_reaches_move_directly)
+{
+    for (int which = 0; which < 3; which++) {
+        fake_rt_init();
+        ch_rt_site site = CH_RT_SITE_INIT("map");
+        map_data m;
+        map_make(&m, 7 * MAP_PER + 5, 0, 40u + (unsigned)which);
+        void *pinned[] = {m.a, m.c, m.d};
+        static const size_t width[] = {4, 2, 8};
+        fk.user_pinned = pinned[which];
+        fk.user_pinned_n = m.n * width[which];
+        map_ctx c = {0};
+        cr_assert_eq(call_map(&fake_rt, &site, &m, &c), 0);
+        cr_assert(map_check(&m, 1), "buffer %d pinned: wrong results", which);
+        cr_assert_eq(c.launches, 8);
+        if (which < 2) /* a in, c out without staging; d (inout) always through its pre-image */
+            cr_assert_eq(fk.direct_copies, 8, "buffer %d: one direct copy a chunk", which);
+        map_free(&m);
+        ch_rt_destroy(&fake_rt);
+        cr_assert_eq(fk.live, 0);
+    }
+}
+
+Test(runtime_map, small_calls_make_one_launch)
+{
+    fake_rt_init();
+    ch_rt_site site = CH_RT_SITE_INIT("map");
+    size_t sizes[] = {1, 100, 2 * MAP_PER}; /* fewer than three chunks: not cut */
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        map_data m;
+        map_make(&m, sizes[i], 1, 20u + (unsigned)i);
+        map_ctx c = {0};
+        cr_assert_eq(call_map(&fake_rt, &site, &m, &c), 0);
+        cr_assert(map_check(&m, 1), "n %zu", m.n);
+        cr_assert_eq(c.launches, 1, "n %zu: one launch", m.n);
+        cr_assert_eq(c.count[0], m.n);
+        map_free(&m);
+    }
+    map_ctx c = {0};
+    int probes = fk.probes;
+    ch_rt_site fresh = CH_RT_SITE_INIT("none");
+    cr_assert_eq(ch_rt_call_map(&fake_rt, &fresh, NULL, 0, 0, map_launch, &c), 0, "n 0: done");
+    cr_assert_eq(c.launches, 0);
+    cr_assert_eq(fk.probes, probes, "nothing to do touches nothing");
+    uint32_t odd[3];
+    ch_rt_buffer bad = {odd, 10, CH_RT_IN};
+    cr_assert_eq(ch_rt_call_map(&fake_rt, &fresh, &bad, 1, 3, map_launch, &c), CH_RT_E_ARGS,
+                 "bytes not a multiple of n");
+    cr_assert_eq(ch_rt_call_map(&fake_rt, &fresh, &bad, 1, 5, NULL, &c), CH_RT_E_ARGS);
+    ch_rt_destroy(&fake_rt);
+}
+
+/* One map call of 6 chunks (slots 3: a chunk is drained three steps after it was filled) with the
+ * nth use of op failing, or launch number fail_at returning 9; its status, the data checked. */
+static int failing_map(int op, int nth, int fail_at, int sticky)
+{
+    fake_rt_failing(op, nth, sticky);
+    ch_rt_site site = CH_RT_SITE_INIT("map");
+    map_data m;
+    map_make(&m, 5 * MAP_PER + 123, 2, 31);
+    map_ctx c = {.fail_at = fail_at, .status = 9};
+    int rc = call_map(&fake_rt, &site, &m, &c);
+    if (rc != 0)
+        cr_assert(map_check(&m, 0), "op %d #%d launch %d: the caller's a, b or d changed", op, nth,
+                  fail_at);
+    map_free(&m);
+    return rc;
+}
+
+Test(runtime_map, failures_mid_map_leave_the_inputs_as_they_were)
+{
+    /* each chunk: 3 h2d (a, b, d), a launch, 2 d2h (c, d); chunk k is drained in step k + 3,
+     * before chunk k + 3 is queued: chunk 0 of d is back when chunk 3 fails, 0 and 1 when
+     * chunk 4 does */
+    cr_assert_eq(failing_map(-1, 0, 4, 0), 9, "the 4th launcher's status");
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(failing_map(OP_D2H, 2 * 3 + 2, 0, 0), FAKE_ERR, "d's copy out of chunk 3");
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(failing_map(OP_D2H, 2 * 5 + 1, 0, 0), FAKE_ERR, "the last chunk's c");
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(failing_map(OP_H2D, 3 * 4 + 1, 0, 0), FAKE_ERR, "chunk 4's a");
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(failing_map(OP_RECORD_LEGACY, 5, 0, 0), FAKE_ERR, "chunk 4's launch");
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(failing_map(OP_WAIT, 4, 0, 0), FAKE_ERR, "a wait mid-map");
+    cr_assert_eq(fake_rt.off, 0, "not sticky: the GPU path stays on");
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(fk.live, 0);
+    /* a launch error the launcher did not report: the call fails at that chunk, the error is
+     * taken */
+    fake_rt_init();
+    ch_rt_site site = CH_RT_SITE_INIT("map");
+    map_data m;
+    map_make(&m, 6 * MAP_PER, 0, 32);
+    map_ctx c = {.error_at = 4};
+    cr_assert_eq(call_map(&fake_rt, &site, &m, &c), 98);
+    cr_assert_eq(c.launches, 4, "no launch after it");
+    cr_assert(map_check(&m, 0));
+    cr_assert_eq(fk.pending_error, 0, "taken");
+    map_free(&m);
+    ch_rt_destroy(&fake_rt);
+}
+
+Test(runtime_map, a_sticky_failure_turns_the_gpu_path_off)
+{
+    cr_assert_eq(failing_map(OP_D2H, 5, 0, 1), FAKE_ERR);
+    cr_assert(ch_rt_is_off(&fake_rt));
+    ch_rt_site site = CH_RT_SITE_INIT("later");
+    map_data m;
+    map_make(&m, 6 * MAP_PER, 0, 33);
+    map_ctx c = {0};
+    cr_assert_eq(call_map(&fake_rt, &site, &m, &c), CH_RT_E_OFF);
+    cr_assert_eq(c.launches, 0);
+    cr_assert(map_check(&m, 0));
+    map_free(&m);
+    fk.broken = 0;
+    ch_rt_destroy(&fake_rt);
+}
+
+typedef struct map_worker {
+    ch_rt_site *site;
+    unsigned seed;
+    int bad, cut;
+} map_worker;
+
+static void *map_thread(void *p)
+{
+    map_worker *w = p;
+    for (int r = 0; r < 12; r++) {
+        size_t n = 1 + (w->seed * 7919u + (unsigned)r * 104729u) % (12 * MAP_PER);
+        map_data m;
+        map_make(&m, n, r % 3, w->seed * 100 + (unsigned)r);
+        map_ctx c = {0};
+        if (call_map(&fake_rt, w->site, &m, &c) != 0 || !map_check(&m, 1))
+            w->bad++;
+        w->cut += c.launches > 1;
+        map_free(&m);
+    }
+    return NULL;
+}
+
+Test(runtime_map, two_threads_on_two_sites_at_once)
+{
+    fake_rt_init();
+    ch_rt_site sites[2] = {CH_RT_SITE_INIT("a"), CH_RT_SITE_INIT("b")};
+    pthread_t th[2];
+    map_worker w[2];
+    for (int i = 0; i < 2; i++) {
+        w[i] = (map_worker){&sites[i], (unsigned)i + 3, 0, 0};
+        pthread_create(&th[i], NULL, map_thread, &w[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_eq(w[i].bad, 0, "thread %d: %d wrong calls", i, w[i].bad);
+        cr_assert_gt(w[i].cut, 3, "thread %d: calls were cut into chunks", i);
+    }
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(fk.live, 0);
+}
+
+Test(runtime_map, no_pre_image_no_pipeline)
+{
+    /* above the cap: one launch over everything, still right */
+    fake_rt_init();
+    ch_rt_tuning t = small_tuning();
+    t.preimage = 64 * KIB; /* d alone takes 8 bytes an element */
+    ch_rt_retune(&fake_rt, &t);
+    ch_rt_site site = CH_RT_SITE_INIT("map");
+    map_data m;
+    map_make(&m, 6 * MAP_PER, 1, 34);
+    map_ctx c = {0};
+    cr_assert_eq(call_map(&fake_rt, &site, &m, &c), 0);
+    cr_assert(map_check(&m, 1));
+    cr_assert_eq(c.launches, 1, "the cap is passed: not cut");
+    map_free(&m);
+    ch_rt_destroy(&fake_rt);
+    /* the pinned pre-image cannot be had (the staging set's 3 slots came first) */
+    fake_rt_failing(OP_PINNED, 4, 0);
+    map_make(&m, 6 * MAP_PER, 1, 35);
+    c = (map_ctx){0};
+    cr_assert_eq(call_map(&fake_rt, &site, &m, &c), 0);
+    cr_assert(map_check(&m, 1));
+    cr_assert_eq(c.launches, 1, "no pre-image: not cut");
+    map_free(&m);
+    ch_rt_destroy(&fake_rt);
+    cr_assert_eq(fk.live, 0);
 }
