@@ -217,19 +217,26 @@ static void print_device_launcher(ch_strbuf *out, const ch_tr_model *m, const ch
                    "    long long ch_b = ch_count > 0 ? (ch_count + %d - 1) / %d : 1;\n"
                    "    const unsigned ch_nb = (unsigned)(ch_b < %lld ? ch_b : %lld);\n"
                    "    static void *ch_d_pairs = NULL;\n    static size_t ch_d_pairs_bytes = 0;\n"
-                   "    /* the indices, then the values, then the flags: each array aligned */\n"
-                   "    if (%s_reserve(&ch_d_pairs, &ch_d_pairs_bytes, (size_t)ch_nb * "
-                   "(sizeof(long long) + sizeof(%s) + sizeof(int))) != 0)\n"
+                   "    /* the indices, then the values, then the flags, at byte offsets of "
+                   "one allocation\n     * (each aligned: the flags' offset rounded up to 8); "
+                   "views through void *, never\n     * one element type reinterpreted as "
+                   "another */\n"
+                   "    const size_t ch_at_v = (size_t)ch_nb * sizeof(long long);\n"
+                   "    const size_t ch_at_h = (ch_at_v + (size_t)ch_nb * sizeof(%s) + 7) / 8 * "
+                   "8;\n"
+                   "    if (%s_reserve(&ch_d_pairs, &ch_d_pairs_bytes, ch_at_h + (size_t)ch_nb * "
+                   "sizeof(int)) != 0)\n"
                    "        return (int)cudaErrorMemoryAllocation;\n"
+                   "    char *ch_base = (char *)ch_d_pairs;\n"
                    "    long long *ch_bi = (long long *)ch_d_pairs;\n"
-                   "    %s *ch_bv = (%s *)(ch_bi + ch_nb);\n"
-                   "    int *ch_bh = (int *)(ch_bv + ch_nb);\n"
+                   "    %s *ch_bv = (%s *)(void *)(ch_base + ch_at_v);\n"
+                   "    int *ch_bh = (int *)(void *)(ch_base + ch_at_h);\n"
                    "    %s_k0<<<ch_nb, %d>>>(%s, ch_bv, ch_bi, ch_bh);\n"
                    "    if (cudaPeekAtLastError() != cudaSuccess)\n"
                    "        return (int)cudaGetLastError();\n"
                    "    %s_k1<<<1, %d>>>(%s, ch_bv, ch_bi, ch_bh, ch_nb);\n"
                    "    return (int)cudaGetLastError();\n}\n\n",
-                   cap, block, block, cap, cap, e->name, t, t, t, e->name, block, args.data,
+                   cap, block, block, cap, cap, t, e->name, t, t, e->name, block, args.data,
                    e->name, block, args.data);
     ch_strbuf_free(&args);
 }

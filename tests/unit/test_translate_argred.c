@@ -2,8 +2,12 @@
  * index plans as a parallel kernel with the tie rule of the C comparison, for int and floating
  * values, strict and non-strict comparisons, the index the counter or an affine expression of
  * it; bodies that only look like one keep the planner's one-thread plan. */
+#include <cjson/cJSON.h>
+
+#include "ch/checklist.h"
 #include "ch/proc.h"
 #include "ch/translate.h"
+#include "ch/verify.h"
 #include "scan_helpers.h"
 
 typedef struct built {
@@ -45,6 +49,24 @@ static char *plan_text(const ch_tr_plan *p)
     return ch_strbuf_detach(&s);
 }
 
+/* The verifier's stage 0 accepts src as a candidate of e: the generated host code stays in the
+ * subset candidates are held to (its scratch once viewed a long long * as an int *, and every
+ * argmax candidate was refused before it ran). */
+static void expect_static_pass(const ch_entry *e, const char *src)
+{
+    ch_checklist c;
+    ch_error err;
+    cr_assert_eq(ch_checklist_derive(e, &c, &err), 0, "%s", err.msg);
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cJSON *details = NULL;
+    cr_expect_eq(ch_static_check(&c, src, &msg, &details), 0, "static check: %s\nin:\n%s",
+                 msg.data ? msg.data : "", src);
+    cJSON_Delete(details);
+    ch_strbuf_free(&msg);
+    ch_checklist_free(&c);
+}
+
 /* Both strategies plan the body as an arg-reduction whose kernel line is `kernel`, and the CUDA
  * holds each of `lines` (NULL-terminated). */
 static void expect_argred(const char *clauses, const char *body, const char *kernel,
@@ -66,6 +88,7 @@ static void expect_argred(const char *clauses, const char *body, const char *ker
     /* two kernels, the second one block, and no loop left on one thread */
     cr_expect_null(strstr(src, "__launch_bounds__(1)"), "a one-thread kernel:\n%s", src);
     cr_expect_not_null(strstr(src, "_k1<<<1, 256>>>("));
+    expect_static_pass(&b.l.items[0], src);
     free(src);
     unbuild(&b);
 }
