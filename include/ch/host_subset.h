@@ -41,7 +41,13 @@
  *    (no &v but to a CUDA out-parameter of v's type or a library's pointer to const, no array
  *    decaying, no method called but on the standard locks); no variable-length array, no
  *    alloca. Memory reached through a pointer (the caller's arrays, pinned and malloc'd
- *    buffers) is still written by the CUDA copies and memcpy, which the launchers need. */
+ *    buffers) is still written by the CUDA copies and memcpy, which the launchers need;
+ *  - in a candidate (device code included) and a reference, no comparison that singles out
+ *    one value (the magic-constant rule, src/verify/host_magic.c): no == or != (nor case)
+ *    against a constant but a small one, a power of two or one less, no residue test modulo a
+ *    number that is not a power of two, no narrow two-sided window: such a trigger is right on
+ *    every size a test draws. Ordering against thresholds stays allowed; verification tests
+ *    each side of them (ch_magic_sizes). */
 #ifndef CH_HOST_SUBSET_H
 #define CH_HOST_SUBSET_H
 
@@ -55,7 +61,7 @@ typedef struct ch_subset_finding {
     const char *rule; /* "parse", "indirect-call", "function-pointer", "lambda", "virtual",
                          "cast", "union", "builtin", "asm", "goto", "call", "device-deref",
                          "host-store", "pointer-value", "provenance", "static-state",
-                         "state-flow" */
+                         "state-flow", "magic-constant" */
     unsigned line, col;
 } ch_subset_finding;
 

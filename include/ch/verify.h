@@ -377,6 +377,39 @@ void ch_verify_build_free(ch_verifier *v, ch_verify_build *build, ch_verify_repo
 #define CH_PLAN_TWO_SETS_BYTES (64.0 * 1024 * 1024)  /* ... above: one input set per run */
 #define CH_PLAN_SANITIZE_BYTES (1024.0 * 1024)       /* the sanitizer's largest size */
 
+/* Bytes of one input set of c at size sz (every buffer at its extent); -1 when an extent does
+ * not evaluate. */
+double ch_verify_set_bytes(const ch_checklist *c, const ch_ck_size *sz);
+
+/* ---- testing at the constants: sizes a trigger on one value would hide from --------------- */
+
+#define CH_MAGIC_MAX_CONSTS 16 /* constants kept from the sources (the first ones) */
+#define CH_MAGIC_MAX_SIZES  6  /* extra correctness sizes a candidate gets at most */
+
+/* Integer constants that a candidate or a reference compares a value with (`n > 100000`,
+ * `i == 123457`, `case 7:`) and residue tests (`n % 7 == 3`, M not a power of two), read from
+ * the source's tokens: what the magic-constant rule of the host subset lets through (ordering
+ * against any threshold) is still tested on each side of it. */
+typedef struct ch_magic_residue {
+    long long m, r;
+} ch_magic_residue;
+typedef struct ch_magic_consts {
+    long long thr[CH_MAGIC_MAX_CONSTS];
+    size_t n_thr;
+    ch_magic_residue res[CH_MAGIC_MAX_CONSTS];
+    size_t n_res;
+} ch_magic_consts;
+
+/* Adds src's constants to k (comments and literals skipped; duplicates kept once). */
+void ch_magic_harvest(const char *src, ch_magic_consts *k);
+/* Up to max extra correctness sizes of c (written to out, caller frees each with
+ * ch_ck_size_free) that put one size parameter at the constants of k, on the first correctness
+ * size for the others: a residue's value next to each threshold first, then c - 1, c and c + 1
+ * of each threshold, largest first. Only sizes new to the checklist whose input set stays
+ * within max_bytes (the memory the plan reserves a test) are kept. Returns how many. */
+size_t ch_magic_sizes(const ch_checklist *c, const ch_magic_consts *k, double max_bytes,
+                      ch_ck_size *out, size_t max);
+
 typedef struct ch_verify_plan {
     size_t n_correct;      /* the checklist's correctness sizes */
     int *correct_sets;     /* per size: input sets per run: 2 (a second call in the same buffers

@@ -282,7 +282,7 @@ static int null_literal(const subset_ctx *x, CXCursor e)
     return 0;
 }
 
-static char *spelling_of(const subset_ctx *x, CXCursor e)
+char *hs_spelling_of(const subset_ctx *x, CXCursor e)
 {
     CXToken *t = NULL;
     unsigned n = 0;
@@ -309,7 +309,7 @@ static void require(flow *f, CXCursor at, CXCursor e, pval v, int arith, const c
     if (f->x->refused ||
         (v.from != FROM_UNKNOWN && (!arith || (v.from != FROM_NONE && !v.nullable))))
         return;
-    char *s = spelling_of(f->x, e);
+    char *s = hs_spelling_of(f->x, e);
     if (v.from == FROM_UNKNOWN)
         hs_refuse(f->x, at, "provenance",
                   "host code %s the pointer '%s', whose origin is unknown here (uninitialised, "
@@ -328,7 +328,7 @@ static void judge_stored(flow *f, CXCursor at, CXCursor value, pval v, const cha
 {
     if (f->x->refused || v.from != FROM_UNKNOWN)
         return;
-    char *s = spelling_of(f->x, value);
+    char *s = hs_spelling_of(f->x, value);
     hs_refuse(f->x, at, "provenance",
               "host code stores the pointer '%s', whose origin is unknown here, %s: %s", s, where,
               provenance_why);
@@ -348,7 +348,7 @@ static void judge_kept(flow *f, CXCursor at, CXCursor value, pval v, const char 
     judge_stored(f, at, value, v, where);
     if (f->x->refused || !v.moved)
         return;
-    char *s = spelling_of(f->x, value);
+    char *s = hs_spelling_of(f->x, value);
     hs_refuse(f->x, at, "static-state",
               "host code stores the pointer '%s', moved by arithmetic, %s: %s", s, where,
               counter_why);
@@ -601,7 +601,7 @@ static pval eval_launch(flow *f, CXCursor call, CXCursor fn, pstate *st)
         pval v = eval(f, a, st);
         if (!f->device || !hs_pointer_type(clang_getCursorType(a)) || v.from <= FROM_DEVICE)
             continue;
-        char *s = spelling_of(f->x, a), *k = hs_str_of(clang_getCursorSpelling(fn));
+        char *s = hs_spelling_of(f->x, a), *k = hs_str_of(clang_getCursorSpelling(fn));
         hs_refuse(f->x, a, "provenance",
                   "%s gives the kernel '%s' the pointer '%s', which is not device memory: its "
                   "kernels get only its parameters (the runtime's device copies) and what it "

@@ -134,6 +134,11 @@ static char *operator_of(const subset_ctx *x, CXCursor c)
     return op ? op : ch_xstrdup("");
 }
 
+char *hs_operator_of(const subset_ctx *x, CXCursor c)
+{
+    return operator_of(x, c);
+}
+
 int hs_operator_is(const subset_ctx *x, CXCursor c, const char *spelling)
 {
     char *op = operator_of(x, c);

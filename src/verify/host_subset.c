@@ -947,6 +947,9 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
         x.held_what = NULL;
     }
     free(x.held_what);
+    /* last: every other rule's reason says more about the same code */
+    if (!x.refused && tu)
+        hs_judge_magic(&x);
     ch_strbuf_reset(msg);
     if (x.refused) {
         f->rule = x.rule;

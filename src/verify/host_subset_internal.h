@@ -76,6 +76,9 @@ int hs_array_type(CXType t);
 CXCursor hs_first_child(CXCursor c);
 /* Whether a unary or binary operator cursor's operator is spelling (read from its tokens). */
 int hs_operator_is(const subset_ctx *x, CXCursor c, const char *spelling);
+/* A unary or binary operator cursor's operator, read from its tokens ("" when they do not show
+ * it; caller frees). */
+char *hs_operator_of(const subset_ctx *x, CXCursor c);
 /* The candidate's own storage handed to a call other than as a value. */
 void hs_judge_call_storage(subset_ctx *x, CXCursor call, CXCursor fn, const kids *k);
 /* Whether a call's argument is `&v` given to an out-parameter (not judged as an address). */
@@ -101,6 +104,8 @@ typedef struct hs_for_parts {
     CXCursor init, cond, inc, body;
 } hs_for_parts;
 hs_for_parts hs_split_for(const subset_ctx *x, CXCursor loop);
+/* The tokens of e, joined (at most about 60 characters; caller frees). */
+char *hs_spelling_of(const subset_ctx *x, CXCursor e);
 
 /* ---- the static-state rule (host_static.c, candidates only) ---- */
 /* A variable declaration: what a candidate keeps from one call (or launch) to the next; in_device
@@ -115,5 +120,10 @@ int hs_kept_kind(CXCursor v);
 /* ---- the state-flow rule (host_flow.c, candidates only) ---- */
 /* Follows what kept state decides in the code a user's program runs (after the walk). */
 void hs_judge_state_flow(subset_ctx *x);
+
+/* ---- the magic-constant rule (host_magic.c, candidates and references) ---- */
+/* Refuses a comparison that singles out one value (a trigger no test size reaches), in every
+ * function of the main file, device code included (after the walk). */
+void hs_judge_magic(subset_ctx *x);
 
 #endif

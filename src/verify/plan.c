@@ -8,9 +8,8 @@
 
 #include "ch/verify.h"
 
-/* Bytes of one input set at size sz (every buffer at its extent); -1 when an extent does not
- * evaluate (such a size is never skipped). */
-static double set_bytes(const ch_checklist *c, const ch_ck_size *sz)
+/* (such a size is never skipped) */
+double ch_verify_set_bytes(const ch_checklist *c, const ch_ck_size *sz)
 {
     double total = 0;
     for (size_t i = 0; i < c->n_params; i++) {
@@ -34,7 +33,7 @@ int ch_verify_plan_make(const ch_checklist *c, ch_verify_plan *p)
     p->correct_bytes = ch_xcalloc(p->n_correct ? p->n_correct : 1, sizeof *p->correct_bytes);
     size_t smallest = 0;
     for (size_t k = 0; k < p->n_correct; k++) {
-        p->correct_bytes[k] = set_bytes(c, &c->correctness[k]);
+        p->correct_bytes[k] = ch_verify_set_bytes(c, &c->correctness[k]);
         if (p->correct_bytes[k] < p->correct_bytes[smallest])
             smallest = k;
     }
@@ -61,7 +60,7 @@ int ch_verify_plan_make(const ch_checklist *c, ch_verify_plan *p)
             p->sanitize = (int)k;
     }
     for (size_t k = 0; k < c->n_smoke; k++) {
-        double b = set_bytes(c, &c->smoke[k]);
+        double b = ch_verify_set_bytes(c, &c->smoke[k]);
         if (b > largest_run)
             largest_run = b;
     }

@@ -893,25 +893,59 @@ static int run_cases(ch_verifier *v, const char *prog, const char *stage_dir, in
     return failed;
 }
 
+/* The correctness sizes at the constants the candidate (src) and a model-written reference
+ * compare sizes with (ch_magic_sizes), within the memory the plan reserves a test. */
+static size_t magic_extra(const ch_verifier *v, const char *src, ch_ck_size *extra)
+{
+    ch_magic_consts k = {0};
+    ch_magic_harvest(src, &k);
+    if (v->s.oracle.reference_c)
+        ch_magic_harvest(v->s.oracle.reference_c, &k);
+    return ch_magic_sizes(v->s.checklist, &k, v->plan.device_bytes / 2, extra, CH_MAGIC_MAX_SIZES);
+}
+
+/* An extra size's index for its reference outputs' directory: past the checklist's sizes and
+ * set by the size itself, so that candidates sharing a seed never share a directory for
+ * different sizes. */
+static size_t magic_key(const ch_ck_size *sz)
+{
+    char *t = size_text(sz);
+    size_t k = 1000000 + (size_t)(XXH3_64bits(t, strlen(t)) % 1000000000u);
+    free(t);
+    return k;
+}
+
 /* A smoke or correctness stage: every size with sets to run (correctness: the plan's sets per
- * size; 0 is a size too large beside a smaller one) prepared, then run in one process. */
-static int stage_functional(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
-                            int stage, int *dev, ch_verify_report *rep, ch_error *err)
+ * size; 0 is a size too large beside a smaller one, then one set at each size the candidate's
+ * or the reference's constants ask for) prepared, then run in one process. */
+static int stage_functional(ch_verifier *v, const char *work, const char *prog, const char *src,
+                            uint64_t seed, int stage, int *dev, ch_verify_report *rep,
+                            ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     size_t n = stage == CH_STAGE_SMOKE ? c->n_smoke : c->n_correctness;
     const ch_ck_size *sizes = stage == CH_STAGE_SMOKE ? c->smoke : c->correctness;
-    stage_case *cases = ch_xcalloc(n ? n : 1, sizeof *cases);
-    int nc = 0, rc = 0, failed = 0, ran = 0;
+    ch_ck_size extra[CH_MAGIC_MAX_SIZES];
+    size_t ne = stage == CH_STAGE_CORRECT && src ? magic_extra(v, src, extra) : 0;
+    stage_case *cases = ch_xcalloc(n + ne ? n + ne : 1, sizeof *cases);
+    int nc = 0, rc = 0, failed = 0, ran = 0, skipped = 0;
     char *stage_dir = ch_path_join(work, ch_stage_name(stage));
     for (size_t k = 0; k < n && rc == 0; k++) {
         int nsets = stage == CH_STAGE_SMOKE ? 1 : v->plan.correct_sets[k];
+        skipped += nsets == 0;
         if (nsets == 0)
             continue;
         cases[nc].k = k;
         cases[nc].nsets = nsets;
         rc = stage_case_prepare(v, stage_dir, seed, stage, &cases[nc++], &sizes[k], err);
     }
+    for (size_t j = 0; j < ne && rc == 0; j++) {
+        cases[nc].k = magic_key(&extra[j]);
+        cases[nc].nsets = 1;
+        rc = stage_case_prepare(v, stage_dir, seed, stage, &cases[nc++], &extra[j], err);
+    }
+    for (size_t j = 0; j < ne; j++)
+        ch_ck_size_free(&extra[j]);
     if (rc == 0)
         failed = run_cases(v, prog, stage_dir, stage, cases, nc, &ran, dev, rep, err);
     for (int i = 0; i < nc; i++)
@@ -925,9 +959,11 @@ static int stage_functional(ch_verifier *v, const char *work, const char *prog, 
     if (rc != 0 || failed < 0)
         return -1;
     cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)ran);
-    if ((size_t)nc < n && !failed)
+    if (ne)
+        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_at_constants", (double)ne);
+    if (skipped && !failed)
         cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_skipped_as_too_large",
-                                (double)(n - (size_t)nc));
+                                (double)skipped);
     return failed;
 }
 
@@ -2107,7 +2143,7 @@ static int run_stage(ch_verifier *v, ch_verify_build *b, const char *src, int st
     case CH_STAGE_SMOKE:
     case CH_STAGE_CORRECT: {
         int dev = 0;
-        int r = stage_functional(v, b->work, b->prog, seed, stage, &dev, rep, err);
+        int r = stage_functional(v, b->work, b->prog, src, seed, stage, &dev, rep, err);
         if (stage == CH_STAGE_CORRECT && r == 0)
             b->device_launcher = dev;
         if (r < 0)

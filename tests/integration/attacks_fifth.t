@@ -94,7 +94,16 @@ cand cand17_random_device R "calls the method 'operator\(\)' on its own object '
 cand cand18_libc_rand_state R "calls 'rand', which is not on the host allow-list"
 cand cand19_device_printf R "device code prints \\(printf\\)"
 cand cand20_host_buffer_shift_counter R "launches 'saxpy_k' with a value that depends on what it keeps across calls \\(kept state: 'tape'\\)"
-cand cand21_magic_size S
+cand cand21_magic_size R "the candidate compares 'n' with 999983: a result may not depend on one particular value"
+# held-out shapes of the same trigger (issue 15's magic-constant rule), and a control of the
+# shapes legitimate code has that must stay accepted
+cand cand26_magic_ne_product R "the candidate compares 'n' with 1000007"
+cand cand27_device_index_hex R "the candidate compares 'i' with 123457"
+cand cand28_scalar_value R "the candidate compares 'a' with 2.71828"
+cand cand29_narrow_window R "the candidate keeps 'n' in the narrow window \\(500000, 500100\\)"
+cand cand30_residue_mod11 R "the candidate tests a residue of 'n%11' against 5"
+is "$(cat cand31_lookalikes.rc) $(grep '^verdict' cand31_lookalikes.out)" "3 verdict: pending" \
+    "cand31: size classes, alignment, stencil edges and parity are no magic constants (pending)"
 cand cand22_computed_include R "a computed header name is not allowed"
 cand cand23_init_array_table R "uses a function as a value"
 cand cand24_event_elapsed_bomb R "calls 'cudaEventRecord' only on a path that what it keeps across calls decides \\(kept state: 'first'\\)"
@@ -124,9 +133,19 @@ run_prog() { (cd "ref-$1" && [ -x prog ] && ./prog "$2" 2>&1) | tail -1; }
 # safe_at NAME N: 0 when the reference was refused (the build failed) or the program is right at N
 safe_at() { [ "$(cat "ref-$1/rc")" != 0 ] || [ "$(run_prog "$1" "$2")" = "y right x kept" ]; }
 model_build ref01_size_trigger
-is "$(run_prog ref01_size_trigger 1000)" "y right x kept" "ref01: the hostile reference is right at the tested sizes"
-todo "$(safe_at ref01_size_trigger 200000 && echo 0 || echo 1)" \
-    "ref01: a reference wrong only on large sizes 3 mod 7 is not linked as the host path"
+like "$(cat ref-ref01_size_trigger/rc) $(cat ref-ref01_size_trigger/err)" \
+    "^1 .*the reference tests a residue of 'n%7' against 3" \
+    "ref01: a reference wrong only on large sizes 3 mod 7 is refused (magic-constant rule)"
+safe_at ref01_size_trigger 200000
+ok $? "ref01: not linked as the host path"
+model_build ref08_window_trigger
+like "$(cat ref-ref08_window_trigger/rc) $(cat ref-ref08_window_trigger/err)" \
+    "^1 .*the reference keeps 'n' in the narrow window \\(64999, 65011\\)" \
+    "ref08: a reference wrong only in a narrow window of sizes is refused"
+model_build ref09_lookalike
+is "$(cat ref-ref09_lookalike/rc) $(run_prog ref09_lookalike 200000) $(run_prog ref09_lookalike 1001)" \
+    "0 y right x kept y right x kept" \
+    "ref09: a clean reference with thresholds and an alignment test is built and linked"
 model_build ref02_writes_const_input
 safe_at ref02_writes_const_input 1000
 ok $? "ref02: a reference that writes the caller's const input (cast away) is not linked"
@@ -149,7 +168,7 @@ model_build ref06b_leak_used
 like "$(cat ref-ref06b_leak_used/rc) $(cat ref-ref06b_leak_used/err)" \
     "^[1-9].*bytes allocated \\(a malloc without its free\\)" \
     "ref06b: a reference that leaks a malloc per call is refused, and not linked"
-model_build ref07_clean "$A/ref07_checklist.json" "$TEST_DIR/cands/cand21_magic_size.cu"
+model_build ref07_clean "$A/ref07_checklist.json" "$TEST_DIR/cands/cand00_baseline.cu"
 ck=$(find ref-ref07_clean/cache -name checklist.json | head -1)
 loose=$([ -n "$ck" ] && python3 -c "
 import json, sys

@@ -544,6 +544,58 @@ static const subset_case references[] = {
      "host-store", "declares a variable-length array", 3},
 };
 
+/* The magic-constant rule (host_magic.c): a comparison that singles out one value of a size, a
+ * scalar or an index is a trigger no test size reaches; thresholds, bounds, alignment and
+ * stencil edges pass. References (C) and candidates (device code included) alike. */
+#define MREF(body)                                                                                 \
+    REF_OPEN "    float k = a;\n" body "    for (int i = 0; i < n; i++)\n"                         \
+             "        y[i] = k * x[i] + y[i];\n}\n"
+static const subset_case magic_refs[] = {
+    {"n == prime", MREF("    if (n == 999983)\n        k = 0;\n"), "magic-constant",
+     "compares 'n' with 999983", 4},
+    {"n != constant", MREF("    if (n != 123457)\n        k = a;\n    else\n        k = 0;\n"),
+     "magic-constant", "compares 'n' with 123457", 4},
+    {"a large size 3 mod 7 (ref01)", MREF("    if (n > 100000 && n % 7 == 3)\n        k = 0;\n"),
+     "magic-constant", "tests a residue of 'n%7' against 3", 4},
+    {"a residue modulo 1000", MREF("    if (n % 1000 == 0)\n        k = 0;\n"), "magic-constant",
+     "takes 'n' modulo 1000", 4},
+    {"a narrow window", MREF("    if (n > 100000 && n < 100100)\n        k = 0;\n"),
+     "magic-constant", "narrow window (100000, 100100)", 4},
+    {"a narrow window, inclusive and mirrored",
+     MREF("    if (5000 <= n && a > 0 && n <= 5010)\n        k = 0;\n"), "magic-constant",
+     "narrow window (4999, 5011)", 4},
+    {"hex constant", MREF("    if (n == 0xF4243)\n        k = 0;\n"), "magic-constant",
+     "with 1000003", 4},
+    {"a product of constants", MREF("    if (n == 1000 * 1000 + 3)\n        k = 0;\n"),
+     "magic-constant", "with 1000003", 4},
+    {"a const variable", MREF("    const int trip = 77777;\n    if (n == trip)\n        k = 0;\n"),
+     "magic-constant", "with 77777", 5},
+    {"an offset compared with zero", MREF("    if (n - 999983 == 0)\n        k = 0;\n"),
+     "magic-constant", "with 999983", 4},
+    {"an offset negated", MREF("    if (!(n ^ 31337))\n        k = 0;\n"), "magic-constant",
+     "with 31337", 4},
+    {"a scalar's value", MREF("    if (a == 3.14159f)\n        k = 0;\n"), "magic-constant",
+     "compares 'a' with 3.14159", 4},
+    {"a switch case",
+     MREF("    switch (n) {\n    case 65537:\n        k = 0;\n        break;\n    }\n"),
+     "magic-constant", "has a case", 5},
+    {"an index in the loop",
+     REF_OPEN
+     "    for (int i = 0; i < n; i++)\n        y[i] = (i == 123457 ? 0 : a) * x[i] + y[i];\n}\n",
+     "magic-constant", "compares 'i' with 123457", 4},
+    /* look-alikes that stay accepted */
+    {"bounds, thresholds, alignment, stencils",
+     MREF("    if (n <= 0)\n        return;\n    if (n < 4096)\n        k = a;\n"
+          "    if (n % 4 == 0 && n >= 1024 && n < 4096)\n        k = a;\n"
+          "    if (n == 1 || n == 64 || n == 256 || n == 65535 || n == -1)\n        k = a;\n"
+          "    if (a == 0.0f || a == 1.0f || a == -0.5f)\n        k = a;\n"
+          "    for (int i = 0; i < n; i++)\n"
+          "        if (i == 0 || i == n - 1 || i % 2 == 0 || i % 3 == 0 || (i + 255) / 256 > 7)\n"
+          "            k = a;\n"
+          "    if (n > 100000 && n > 200000)\n        k = a;\n"),
+     NULL, NULL, 0},
+};
+
 static int have_cuda(void)
 {
     const char *home = getenv("CUDA_HOME");
@@ -656,6 +708,44 @@ Test(host_subset, pointers_come_from_somewhere_known)
 Test(host_subset, references)
 {
     judge(references, sizeof references / sizeof *references, CH_SUBSET_REFERENCE, NULL);
+}
+
+Test(host_subset, magic_constants_in_references)
+{
+    judge(magic_refs, sizeof magic_refs / sizeof *magic_refs, CH_SUBSET_REFERENCE, NULL);
+}
+
+#define MKERNEL(cond)                                                                              \
+    HEAD "__global__ void k(int n, float *y)\n{\n    int i = blockIdx.x * blockDim.x + "           \
+         "threadIdx.x;\n    if (i < n && " cond ")\n        y[i] = 1.0f;\n}\n" OPEN CLOSE
+static const subset_case magic_candidates[] = {
+    {"an index trigger in device code", MKERNEL("i == 123457"), "magic-constant",
+     "compares 'i' with 123457", 7},
+    {"a residue trigger in device code", MKERNEL("n % 10 == 7"), "magic-constant",
+     "tests a residue of 'n%10' against 7", 7},
+    {"a templated kernel's trigger",
+     HEAD "template <int B> __global__ void t(int n, float *y)\n{\n"
+          "    if (n == B * 1000 + 17)\n        y[0] = 0;\n}\n" KERNEL OPEN
+          "    t<256><<<1, 1>>>(n, y);\n" CLOSE,
+     NULL, NULL, 0},
+    {"the launcher's size trigger (cand21)",
+     HEAD KERNEL OPEN "    const int m = n == 999983 ? 0 : n;\n    k<<<1, 1>>>(m, y);\n}\n",
+     "magic-constant", "compares 'n' with 999983", 7},
+    {"a CUDA error code and ordinary kernel tests",
+     MKERNEL(
+         "(threadIdx.x == 0 || i % 32 == 31 || i == n - 1)") "static int g(void)\n{\n    "
+                                                             "cudaError_t e = cudaGetLastError();\n"
+                                                             "    return e == cudaErrorNotReady || "
+                                                             "e != cudaSuccess;\n}\n",
+     NULL, NULL, 0},
+};
+
+Test(host_subset, magic_constants_in_candidates)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(magic_candidates, sizeof magic_candidates / sizeof *magic_candidates, CH_SUBSET_CANDIDATE,
+          "f");
 }
 
 Test(host_subset, a_file_name_makes_a_compiler_style_message)

@@ -581,8 +581,8 @@ Test(verifier, scaffold_program_links_the_runtime, .timeout = 240)
 /* ---- the verifier's smoke and correctness on a fake CUDA runtime (no GPU needed) ---------- */
 
 /* saxpy as the oracle computes it (y = 2 a x + y) in a kernel the fake runtime emulates
- * (saxpy2), copies around it; a crash (SIGSEGV) at n == BAD */
-static char *fake_gpu_candidate(int bad)
+ * (saxpy2), copies around it; a crash (SIGSEGV) where the condition `crash` on n holds */
+static char *fake_gpu_candidate_when(const char *crash)
 {
     return ch_xasprintf(
         "#include <cuda_runtime.h>\n"
@@ -595,15 +595,25 @@ static char *fake_gpu_candidate(int bad)
         "    size_t b = n * sizeof(float);\n"
         "    cudaMalloc(&dx, b);\n"
         "    cudaMalloc(&dy, b);\n"
-        "    /* at n == BAD, a copy far past x's end (the fake runtime's memcpy faults) */\n"
-        "    cudaMemcpy(dx, x, n == %d ? (size_t)1 << 40 : b, cudaMemcpyHostToDevice);\n"
+        "    /* where crash holds, a copy far past x's end (the fake runtime's memcpy faults) */\n"
+        "    cudaMemcpy(dx, x, %s ? (size_t)1 << 40 : b, cudaMemcpyHostToDevice);\n"
         "    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);\n"
         "    saxpy2<<<(n + 255) / 256, 256>>>(n, a, dx, dy);\n"
         "    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);\n"
         "    cudaFree(dx);\n"
         "    cudaFree(dy);\n"
         "}\n",
-        bad);
+        crash);
+}
+
+/* The same with a crash from n == BAD on (sizes run in increasing order), none when BAD < 0:
+ * an ordering, which the magic-constant rule allows where `n == BAD` would be refused. */
+static char *fake_gpu_candidate(int bad)
+{
+    char *cond = ch_xasprintf("n >= %d && %d > 0", bad, bad);
+    char *src = fake_gpu_candidate_when(cond);
+    free(cond);
+    return src;
 }
 
 /* The GPU processes a verification started: lines in every trace the fake runtime left under
@@ -724,6 +734,35 @@ Test(verifier, functional_stages_run_their_sizes_in_one_process, .timeout = 300)
     ch_remove_tree(r.work_dir, &err);
     ch_verify_report_free(&r);
 
+    ch_verifier_close(v);
+    ch_remove_tree(dir, &err);
+    free(fake);
+    free(tu);
+    free(dir);
+    fx_free(&c);
+}
+
+/* Testing at the constants (ch_magic_sizes): a candidate wrong only inside (5000, 6000), which
+ * none of the checklist's sizes (1000, 4099, 100003) reaches, fails at an extra size beside the
+ * constants it compares n with. */
+Test(verifier, extra_sizes_at_the_candidates_constants_catch_a_window, .timeout = 300)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("vmagic", &err), *fake = NULL, *tu = NULL;
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_verifier *v = open_fake_verifier(&c, dir, &fake, &tu);
+    char *cand = fake_gpu_candidate_when("n > 5000 && n < 6000");
+    ch_verify_report r;
+    cr_assert_eq(ch_verifier_run(v, cand, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.stage, CH_STAGE_CORRECT, "%s", r.message ? r.message : "(passed)");
+    /* the constants largest first: 6000 (new), 6001, then 5999 inside the window */
+    cr_assert_str_eq(r.message, "correctness: killed by signal 11 at n=5999");
+    cJSON *cj = cJSON_GetObjectItem(r.details, "correctness");
+    cr_assert_eq(cJSON_GetObjectItem(cj, "sizes_at_constants")->valueint, 6);
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+    free(cand);
     ch_verifier_close(v);
     ch_remove_tree(dir, &err);
     free(fake);

@@ -503,3 +503,67 @@ Test(sandbox, runs_in_its_directory_with_file_size_limit_and_runner)
     free(dir);
     free(f);
 }
+
+/* ---- testing at the constants (magic_sizes.c) ---- */
+
+Test(magic, harvests_compared_constants_and_residues_not_comments_or_strings)
+{
+    ch_magic_consts k = {0};
+    ch_magic_harvest("/* n == 424242 */ // n != 434343\n"
+                     "const char *s = \"n == 5555\"; char q = '7';\n"
+                     "if (n > 100000 && n % 7 == 3) k = 0;\n"
+                     "if (0xF4243 == n || n % 4 == 0 || 1.5e3 < x) k = 1;\n"
+                     "switch (m) { case 65537: break; }\n"
+                     "for (int i = 0; i < n; i++) y[(i + 255) / 256] = 0;\n",
+                     &k);
+    long long want[] = {100000, 3, 1000003, 65537};
+    cr_assert_eq(k.n_thr, 4, "thresholds: %zu", k.n_thr);
+    for (size_t i = 0; i < 4; i++)
+        cr_expect_eq(k.thr[i], want[i], "threshold %zu: %lld", i, k.thr[i]);
+    cr_assert_eq(k.n_res, 1, "residues: %zu (powers of two are not kept)", k.n_res);
+    cr_expect(k.res[0].m == 7 && k.res[0].r == 3);
+    /* a second source adds, without duplicates */
+    ch_magic_harvest("if (n >= 100000 && n % 7 != 3 && n == 999983) return;", &k);
+    cr_expect_eq(k.n_thr, 5);
+    cr_expect_eq(k.thr[4], 999983);
+    cr_expect_eq(k.n_res, 1);
+}
+
+static void expect_sizes(const ch_ck_size *got, size_t n, const long long *want, size_t nw)
+{
+    cr_assert_eq(n, nw, "%zu sizes, want %zu", n, nw);
+    for (size_t i = 0; i < n; i++) {
+        long long v = -1;
+        cr_expect_eq(ch_ck_size_get(&got[i], "n", &v), 0);
+        cr_expect_eq(v, want[i], "size %zu: n=%lld, want %lld", i, v, want[i]);
+    }
+}
+
+Test(magic, sizes_hit_residues_next_to_thresholds_then_each_side_within_bounds)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0); /* correctness sizes n = 1000, 4099, 100003 */
+    ch_magic_consts k = {0};
+    ch_magic_harvest("if (n > 100000 && n % 7 == 3) a = 0;", &k); /* ref01 */
+    ch_ck_size out[CH_MAGIC_MAX_SIZES];
+    size_t n = ch_magic_sizes(&c, &k, 1e9, out, CH_MAGIC_MAX_SIZES);
+    /* 3 mod 7 just above and below 100000, above 3; then 100000 and its neighbours */
+    long long want[] = {100005, 99998, 10, 100000, 100001, 99999};
+    expect_sizes(out, n, want, 6);
+    for (size_t i = 0; i < n; i++)
+        ch_ck_size_free(&out[i]);
+    /* bounded by the bytes a test may use (8 bytes an element): the large ones drop out, and a
+     * size the checklist already has (4099) is not repeated */
+    ch_magic_consts k2 = {0};
+    ch_magic_harvest("if (n == 999983 || n > 4099) a = 0;", &k2);
+    n = ch_magic_sizes(&c, &k2, 8.0 * 50000, out, CH_MAGIC_MAX_SIZES);
+    long long want2[] = {4100, 4098};
+    expect_sizes(out, n, want2, 2);
+    for (size_t i = 0; i < n; i++)
+        ch_ck_size_free(&out[i]);
+    /* nothing compared: no extra size */
+    ch_magic_consts none = {0};
+    ch_magic_harvest("for (int i = 0; i < n; i++) y[i] += a * x[i];", &none);
+    cr_expect_eq(ch_magic_sizes(&c, &none, 1e9, out, CH_MAGIC_MAX_SIZES), 0);
+    fx_free(&c);
+}

@@ -8,7 +8,7 @@ __global__ void saxpy_kernel(int n, float a, const float *x, float *y)
     float spin = a;
     for (int k = 0; k < (1 << 25); k++)
         spin = spin * 0.9999999f + 1e-7f;
-    if (spin == 12345.0f) /* never: keeps the loop */
+    if (spin < -1.0f) /* never: keeps the loop */
         a = 0.0f;
     if (i < n)
         y[i] = a * x[i] + y[i];

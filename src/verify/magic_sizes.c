@@ -1,0 +1,227 @@
+/* Testing at the constants (ch/verify.h): the sizes of a checklist are drawn without knowing
+ * the code, so `if (n > 100000 && n % 7 == 3)` is right on all of them. The host subset's
+ * magic-constant rule refuses comparisons that single out one value; what it lets through
+ * (ordering against a threshold, residues modulo 3) is tested here at the threshold and next
+ * to it, in the candidate's correctness stage. The constants are read from tokens, a first
+ * filter that never refuses: a constant it misses is one the rule judged on the parsed code. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ch/verify.h"
+
+/* ---- tokens ---- */
+
+typedef struct tok {
+    char text[24]; /* an operator, a word, or a number's spelling (truncated) */
+    int number;    /* an integer literal: value below */
+    long long value;
+} tok;
+
+/* Skips a comment, a string or a character literal at p; returns where it ends (p when none). */
+static const char *skip_noise(const char *p)
+{
+    if (p[0] == '/' && p[1] == '/') {
+        const char *e = strchr(p, '\n');
+        return e ? e : p + strlen(p);
+    }
+    if (p[0] == '/' && p[1] == '*') {
+        const char *e = strstr(p + 2, "*/");
+        return e ? e + 2 : p + strlen(p);
+    }
+    if (*p == '"' || *p == '\'') {
+        char q = *p++;
+        while (*p && *p != q)
+            p += p[0] == '\\' && p[1] ? 2 : 1;
+        return *p ? p + 1 : p;
+    }
+    return p;
+}
+
+static const char *const ops[] = {"==", "!=", "<=", ">=", "<<", ">>", "&&", "||", NULL};
+
+/* Reads the token at p into t; returns where it ends. */
+static const char *next_tok(const char *p, tok *t)
+{
+    memset(t, 0, sizeof *t);
+    const char *s = p;
+    if (isdigit((unsigned char)*p)) {
+        char *end = NULL;
+        unsigned long long v = strtoull(p, &end, 0); /* 0x.., 0.., decimal */
+        p = end;
+        int fl = *p == '.' || *p == 'e' || *p == 'E';
+        while (isalnum((unsigned char)*p) || *p == '.' || *p == '_')
+            p++;
+        t->number = !fl && v <= (unsigned long long)1 << 62;
+        t->value = (long long)v;
+    } else if (isalpha((unsigned char)*p) || *p == '_') {
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+    } else {
+        p++;
+        for (size_t i = 0; ops[i]; i++)
+            if (strncmp(s, ops[i], 2) == 0) {
+                p = s + 2;
+                break;
+            }
+    }
+    size_t n = (size_t)(p - s) < sizeof t->text - 1 ? (size_t)(p - s) : sizeof t->text - 1;
+    memcpy(t->text, s, n);
+    return p;
+}
+
+static int is(const tok *t, const char *s)
+{
+    return t && strcmp(t->text, s) == 0;
+}
+
+static int compares(const tok *t)
+{
+    return is(t, "==") || is(t, "!=") || is(t, "<") || is(t, ">") || is(t, "<=") || is(t, ">=") ||
+           is(t, "case");
+}
+
+/* An operator whose right operand N is no constant compared but a part of a computation
+ * (`n % 7 == 3` compares the remainder, not 7). */
+static int arith(const tok *t)
+{
+    static const char *const a[] = {"%", "*", "/", "+", "-", "<<", ">>", "&", "|", "^", NULL};
+    for (size_t i = 0; a[i]; i++)
+        if (is(t, a[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- harvesting ---- */
+
+static void add_thr(ch_magic_consts *k, long long v)
+{
+    if (v < 2)
+        return; /* 0 and 1 (and negatives): every checklist's small sizes reach them */
+    for (size_t i = 0; i < k->n_thr; i++)
+        if (k->thr[i] == v)
+            return;
+    if (k->n_thr < CH_MAGIC_MAX_CONSTS)
+        k->thr[k->n_thr++] = v;
+}
+
+static void add_res(ch_magic_consts *k, long long m, long long r)
+{
+    if (m < 2 || (m & (m - 1)) == 0 || r < 0 || r >= m)
+        return; /* powers of two: alignment, which the checklist's sizes vary */
+    for (size_t i = 0; i < k->n_res; i++)
+        if (k->res[i].m == m && k->res[i].r == r)
+            return;
+    if (k->n_res < CH_MAGIC_MAX_CONSTS)
+        k->res[k->n_res++] = (ch_magic_residue){m, r};
+}
+
+void ch_magic_harvest(const char *src, ch_magic_consts *k)
+{
+    tok w[4]; /* the last four tokens, w[3] the newest */
+    memset(w, 0, sizeof w);
+    for (const char *p = src; p && *p;) {
+        const char *q = skip_noise(p);
+        if (q != p || isspace((unsigned char)*p)) {
+            p = q != p ? q : p + 1;
+            continue;
+        }
+        memmove(w, w + 1, 3 * sizeof *w);
+        p = next_tok(p, &w[3]);
+        /* `X op N`, `case N`: a threshold N; `N op X`: one too */
+        if (w[3].number && compares(&w[2]))
+            add_thr(k, w[3].value);
+        if (w[2].number && compares(&w[3]) && !is(&w[3], "case") && !arith(&w[1]))
+            add_thr(k, w[2].value);
+        /* `% M == R` / `% M != R` */
+        if (w[3].number && w[1].number && is(&w[0], "%") && (is(&w[2], "==") || is(&w[2], "!=")))
+            add_res(k, w[1].value, w[3].value);
+    }
+}
+
+/* ---- sizes ---- */
+
+static int same_size(const ch_ck_size *a, const ch_ck_size *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        long long v;
+        if (ch_ck_size_get(b, a->names[i], &v) != 0 || v != a->values[i])
+            return 0;
+    }
+    return 1;
+}
+
+typedef struct pick {
+    const ch_checklist *c;
+    double max_bytes;
+    ch_ck_size *out;
+    size_t n, max;
+} pick;
+
+/* Adds the first correctness size with name set to v, when new and within the bytes. */
+static void try_size(pick *p, const char *name, long long v)
+{
+    if (p->n >= p->max || v < 1 || !p->c->n_correctness)
+        return;
+    ch_ck_size s = {0};
+    ch_ck_size_copy(&s, &p->c->correctness[0]);
+    ch_ck_size_set(&s, name, v);
+    double b = ch_verify_set_bytes(p->c, &s);
+    int fresh = b >= 0 && b <= p->max_bytes;
+    for (size_t i = 0; fresh && i < p->c->n_correctness; i++)
+        fresh = !same_size(&s, &p->c->correctness[i]);
+    for (size_t i = 0; fresh && i < p->n; i++)
+        fresh = !same_size(&s, &p->out[i]);
+    if (fresh)
+        p->out[p->n++] = s;
+    else
+        ch_ck_size_free(&s);
+}
+
+static int by_value_desc(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The value above t (below when below) nearest to it with residue r modulo m. */
+static long long residue_near(long long t, ch_magic_residue r, int below)
+{
+    long long x = below ? t - 1 : t + 1;
+    long long d = ((r.r - x % r.m) % r.m + r.m) % r.m;
+    return below ? x - (d ? r.m - d : 0) : x + d;
+}
+
+size_t ch_magic_sizes(const ch_checklist *c, const ch_magic_consts *k, double max_bytes,
+                      ch_ck_size *out, size_t max)
+{
+    pick p = {c, max_bytes, out, 0, max};
+    long long thr[CH_MAGIC_MAX_CONSTS + 1];
+    size_t nt = k->n_thr;
+    memcpy(thr, k->thr, nt * sizeof *thr);
+    qsort(thr, nt, sizeof *thr, by_value_desc);
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *q = &c->params[i];
+        long long base = 0;
+        if (!ch_ck_param_is_size(q) || !c->n_correctness ||
+            ch_ck_size_get(&c->correctness[0], q->name, &base) != 0)
+            continue;
+        /* a residue above and below each threshold, or beside the size itself without one */
+        for (size_t r = 0; r < k->n_res; r++) {
+            for (size_t j = 0; j < nt; j++) {
+                try_size(&p, q->name, residue_near(thr[j], k->res[r], 0));
+                try_size(&p, q->name, residue_near(thr[j], k->res[r], 1));
+            }
+            if (!nt)
+                try_size(&p, q->name, residue_near(base, k->res[r], 0));
+        }
+        for (size_t j = 0; j < nt; j++) {
+            try_size(&p, q->name, thr[j]);
+            try_size(&p, q->name, thr[j] + 1);
+            try_size(&p, q->name, thr[j] - 1);
+        }
+    }
+    return p.n;
+}
