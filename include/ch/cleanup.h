@@ -30,6 +30,13 @@ void ch_cleanup_register_file(const char *path);
 void ch_cleanup_child_started(pid_t pid, int group);
 void ch_cleanup_child_ended(pid_t pid);
 
+/* Around a call into a library that puts its own signal handlers in place while it runs
+ * (NVRTC's front end: its SIGINT handler exits with status 4). An exit() between begin and end
+ * is not ch-cc's own ending, so what is registered is removed, as on a signal, instead of being
+ * marked as kept on purpose. Calls nest; thread-safe. */
+void ch_cleanup_foreign_begin(void);
+void ch_cleanup_foreign_end(void);
+
 /* Removes the temp directories in dir (named ch-cc-*-PID-*, owned by this user) whose process
  * no longer exists and that were not kept on purpose (--harness-keep). Returns how many. */
 int ch_cleanup_sweep(const char *dir);

@@ -4,6 +4,7 @@
  * last thing stored), so the signal handler reads it without locks or allocation. The handler
  * uses system calls only (kill, openat, getdents64, unlinkat), which are async-signal-safe:
  * the interrupted thread may hold malloc's lock or be inside stdio. */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +40,8 @@ static struct {
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int installed;
 static pid_t owner; /* the process that installed the handlers (a forked child is not it) */
+/* calls into libraries whose own signal handlers are in place (ch_cleanup_foreign_begin) */
+static atomic_int foreign;
 /* TMPDIR as it was (where ch-cc's own directories go), and the private directory that TMPDIR
  * names for the children from then on: nvcc's tmpxft_* files die with it */
 static char *temp_base, *child_tmp;
@@ -170,11 +173,18 @@ static void on_signal(int sig)
 }
 
 /* At a normal exit, what is still registered and present was kept on purpose (--harness-keep
- * prints the directory for the user to read): marked, so that no sweep takes it. */
+ * prints the directory for the user to read): marked, so that no sweep takes it. An exit from
+ * inside a foreign library's signal handler is no normal exit: that is cleaned as a signal
+ * would be. */
 static void at_exit(void)
 {
     if (child_tmp && getpid() == owner)
         remove_at(AT_FDCWD, child_tmp, 0);
+    if (atomic_load(&foreign) > 0 && getpid() == owner) {
+        kill_children();
+        remove_registered();
+        return;
+    }
     int n = atomic_load(&n_paths);
     for (int i = 0; i < n; i++) {
         if (!paths[i].path[0] || !paths[i].is_dir || !ch_is_dir(paths[i].path))
@@ -236,6 +246,18 @@ int ch_cleanup_sweep(const char *dir)
     }
     closedir(d);
     return removed;
+}
+
+void ch_cleanup_foreign_begin(void)
+{
+    atomic_fetch_add(&foreign, 1);
+}
+
+void ch_cleanup_foreign_end(void)
+{
+    int was = atomic_fetch_sub(&foreign, 1);
+    assert(was > 0); /* every end has its begin */
+    (void)was;
 }
 
 void ch_cleanup_install(void)

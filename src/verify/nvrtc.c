@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/cleanup.h"
 #include "ch/fsutil.h"
 #include "ch/verify.h"
 
@@ -706,6 +707,9 @@ static int nv_compile(const char *code, const char *name, const char *arch, cons
     pthread_mutex_lock(&nv_mu);
     struct sigaction saved[N_NV_SIGNALS];
     nv_save_signals(saved);
+    /* a signal while its handlers are in place makes NVRTC exit(4), not ch-cc's handler run:
+     * that exit must still clean up (src/base/cleanup.c) */
+    ch_cleanup_foreign_begin();
     nv_load(cuda_home);
     nvrtc_prog prog = NULL;
     if (nv.ok && nv.create(&prog, code, name, (int)N_STUBS, htexts, hnames) == 0) {
@@ -723,6 +727,7 @@ static int nv_compile(const char *code, const char *name, const char *arch, cons
         nv.destroy(&prog);
     }
     nv_restore_signals(saved);
+    ch_cleanup_foreign_end();
     pthread_mutex_unlock(&nv_mu);
     free(o_arch);
     free(o_inc);
