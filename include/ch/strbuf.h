@@ -25,6 +25,10 @@ void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...) __attribute__((format(p
 /* Appends `#line 1 "PATH"` and a newline, quotes and backslashes in path escaped: a copy of a
  * source file compiled elsewhere keeps the user's name in messages, __FILE__ and line markers. */
 void ch_strbuf_add_line_directive(ch_strbuf *sb, const char *path);
+/* In C or CUDA text: past the comment, string or character literal that starts at p (to the
+ * end of the text when it is not closed; a line comment up to its newline), or p itself when
+ * none starts there. */
+const char *ch_c_skip_noncode(const char *p);
 void ch_strbuf_vaddf(ch_strbuf *sb, const char *fmt, va_list ap);
 /* Returns the buffer's string (caller frees; "" when empty, never NULL) and leaves sb empty:
  * further adds allocate anew, ch_strbuf_free is a no-op, and sb->data is NULL until then. */

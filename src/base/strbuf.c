@@ -198,3 +198,20 @@ void ch_strvec_copy(ch_strvec *dst, const ch_strvec *src)
     ch_strvec_init(dst);
     ch_strvec_pushv(dst, src);
 }
+
+const char *ch_c_skip_noncode(const char *p)
+{
+    if (p[0] == '/' && p[1] == '/')
+        return p + strcspn(p, "\n");
+    if (p[0] == '/' && p[1] == '*') {
+        const char *end = strstr(p + 2, "*/");
+        return end ? end + 2 : p + strlen(p);
+    }
+    if (*p == '"' || *p == '\'') {
+        char quote = *p++;
+        while (*p && *p != quote)
+            p += p[0] == '\\' && p[1] ? 2 : 1;
+        return *p ? p + 1 : p;
+    }
+    return p;
+}

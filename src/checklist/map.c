@@ -78,9 +78,9 @@ static int var_ok(map_walk *w, const ch_ir *x)
     return is_local(w, x->text);
 }
 
-static int kids_ok(map_walk *w, const ch_ir *x, size_t from)
+static int kids_ok(map_walk *w, const ch_ir *x)
 {
-    for (size_t i = from; i < x->nkids; i++)
+    for (size_t i = 0; i < x->nkids; i++)
         if (x->kids[i] && !expr_ok(w, x->kids[i]))
             return 0;
     return 1;
@@ -104,13 +104,13 @@ static int expr_ok(map_walk *w, const ch_ir *x)
             return 0; /* addresses: pointer arithmetic the subscripts do not show */
         if (strcmp(x->text, "++") == 0 || strcmp(x->text, "--") == 0)
             return target_ok(w, x->kids[0]) && expr_ok(w, x->kids[0]);
-        return kids_ok(w, x, 0);
+        return kids_ok(w, x);
     case CH_IR_CALL:
-        return helper_is_pure(w, x->text) && kids_ok(w, x, 0);
+        return helper_is_pure(w, x->text) && kids_ok(w, x);
     case CH_IR_BINARY:
     case CH_IR_CAST:
     case CH_IR_COND:
-        return kids_ok(w, x, 0);
+        return kids_ok(w, x);
     default:
         return 0;
     }

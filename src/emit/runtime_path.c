@@ -22,31 +22,13 @@
 
 extern const struct ch_embedded_file ch_runtime_header_files[];
 
-/* Past a comment, string or character literal starting at p, or p itself. */
-static const char *skip_noncode(const char *p)
-{
-    if (p[0] == '/' && p[1] == '/')
-        return p + strcspn(p, "\n");
-    if (p[0] == '/' && p[1] == '*') {
-        const char *end = strstr(p + 2, "*/");
-        return end ? end + 2 : p + strlen(p);
-    }
-    if (*p == '"' || *p == '\'') {
-        char quote = *p++;
-        while (*p && *p != quote)
-            p += p[0] == '\\' && p[1] ? 2 : 1;
-        return *p ? p + 1 : p;
-    }
-    return p;
-}
-
 /* Past whitespace and comments. */
 static const char *skip_space(const char *p)
 {
     for (;;) {
         while (isspace((unsigned char)*p))
             p++;
-        const char *q = (p[0] == '/' && (p[1] == '/' || p[1] == '*')) ? skip_noncode(p) : p;
+        const char *q = (p[0] == '/' && (p[1] == '/' || p[1] == '*')) ? ch_c_skip_noncode(p) : p;
         if (q == p)
             return p;
         p = q;
@@ -66,7 +48,7 @@ int ch_emit_has_device_launcher(const char *src, const char *name)
     size_t wl = strlen(want);
     int found = 0;
     for (const char *p = src; *p && !found;) {
-        const char *q = skip_noncode(p);
+        const char *q = ch_c_skip_noncode(p);
         if (q != p) {
             p = q;
             continue;
@@ -86,7 +68,7 @@ int ch_emit_has_device_launcher(const char *src, const char *name)
             continue;
         int depth = 0;
         while (*r) {
-            const char *s = skip_noncode(r);
+            const char *s = ch_c_skip_noncode(r);
             if (s != r) {
                 r = s;
                 continue;

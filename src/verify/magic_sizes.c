@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/strbuf.h"
 #include "ch/verify.h"
 
 /* ---- tokens ---- */
@@ -17,26 +18,6 @@ typedef struct tok {
     int number;    /* an integer literal: value below */
     long long value;
 } tok;
-
-/* Skips a comment, a string or a character literal at p; returns where it ends (p when none). */
-static const char *skip_noise(const char *p)
-{
-    if (p[0] == '/' && p[1] == '/') {
-        const char *e = strchr(p, '\n');
-        return e ? e : p + strlen(p);
-    }
-    if (p[0] == '/' && p[1] == '*') {
-        const char *e = strstr(p + 2, "*/");
-        return e ? e + 2 : p + strlen(p);
-    }
-    if (*p == '"' || *p == '\'') {
-        char q = *p++;
-        while (*p && *p != q)
-            p += p[0] == '\\' && p[1] ? 2 : 1;
-        return *p ? p + 1 : p;
-    }
-    return p;
-}
 
 static const char *const ops[] = {"==", "!=", "<=", ">=", "<<", ">>", "&&", "||", NULL};
 
@@ -121,7 +102,7 @@ void ch_magic_harvest(const char *src, ch_magic_consts *k)
     tok w[4]; /* the last four tokens, w[3] the newest */
     memset(w, 0, sizeof w);
     for (const char *p = src; p && *p;) {
-        const char *q = skip_noise(p);
+        const char *q = ch_c_skip_noncode(p);
         if (q != p || isspace((unsigned char)*p)) {
             p = q != p ? q : p + 1;
             continue;
