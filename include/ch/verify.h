@@ -12,8 +12,8 @@
  *   3 correct  the correctness sizes the plan keeps (ch_verify_plan), two input sets in the same
  *              buffers (no output caching) or one for large sizes, in buffers unchanged,
  *              compared in the parent
- *   4 sanitize compute-sanitizer memcheck + racecheck + synccheck on a small size (skipped when
- *              absent); once per distinct candidate source
+ *   4 sanitize compute-sanitizer memcheck (+ racecheck, synccheck, initcheck where they apply)
+ *              on a small size (skipped when absent); once per distinct candidate source
  *   5 perf     tune size: the kernels alone on device-resident data (NAME_device_launcher) against
  *              the DRAM floor, and the whole host-pointer call against the PCIe floor and the
  *              host path; repeats stop once the median is stable; afterwards the device

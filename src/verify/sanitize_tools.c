@@ -8,6 +8,14 @@
  * two wasted instrumented runs per distinct candidate, which a cold `make -j` pays for every
  * elementwise and stencil entry.
  *
+ * initcheck reports reads of device memory that nothing wrote. The scaffold writes every
+ * buffer it hands the candidate, so what initcheck can find is memory the candidate allocates
+ * itself: scratch space, or a block a later call's allocation gets back with the bytes an
+ * earlier call left there. That is a channel for state kept across calls without a kept
+ * pointer (a counter that turns the result wrong after the tests have run), which no output
+ * comparison sees on the calls it makes. It runs where the candidate may allocate device
+ * memory: an allocator named in its code, or code that may hide one.
+ *
  * The decision reads two witnesses, and a tool runs when either says it may apply:
  * - ptxas's resource lines of the compile stage: static shared memory (`N bytes smem`) and
  *   named barriers (`used N barriers`);
@@ -34,6 +42,13 @@ static const char *const shared_words[] = {
 static const char *const sync_words[] = {"_sync",   "barrier", "cooperative",  "cub", "thrust",
                                          "cutlass", "cute::",  "asm",          "##",  "\\u",
                                          "\\U",     "cuda::",  "memcpy_async", NULL};
+/* Words whose presence means the candidate may allocate device memory, or may hide that it
+ * does: every CUDA allocator's name holds "alloc" or "Alloc" (cudaMalloc*, cuMemAlloc*,
+ * cudaMallocAsync from a pool, device-side malloc), and the libraries allocate their own
+ * temporary storage. */
+static const char *const alloc_words[] = {"alloc",  "Alloc", "cub",  "thrust", "cutlass",
+                                          "cute::", "asm",   "##",   "\\u",    "\\U",
+                                          "cuda::", "cuMem", "new ", "new(",   NULL};
 
 /* The length of the string or character literal at s (quote q), up to its closing quote. */
 static size_t literal_len(const char *s, char q)
@@ -131,6 +146,8 @@ unsigned ch_sanitizer_tools(const char *src, const cJSON *resources)
         tools |= CH_SAN_RACECHECK;
     if (mentions_any(code, sync_words) || any_barriers(resources))
         tools |= CH_SAN_SYNCCHECK;
+    if (mentions_any(code, alloc_words))
+        tools |= CH_SAN_INITCHECK;
     free(code);
     return tools;
 }

@@ -1257,6 +1257,11 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
     return rc ? -1 : failed;
 }
 
+/* compute-sanitizer's tools in the order of the CH_SAN_* bits; a verdict recorded for a source
+ * is keyed by them too, so a tool added later also judges sources that passed before it */
+static const char *const sanitizer_tool_names[] = {"memcheck", "racecheck", "synccheck",
+                                                   "initcheck"};
+
 /* The sanitizer tools of mask (CH_SAN_* bits) at size sz: 1 failed (stage_fail done), 0
  * passed, -1 internal. The tools left out are listed in the stage's details. */
 static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uint64_t seed,
@@ -1266,13 +1271,15 @@ static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uin
     cJSON *st = stage_obj(rep, CH_STAGE_SANITIZE);
     char *sizes = size_text(sz);
     cJSON_AddStringToObject(st, "size", sizes);
-    static const char *const tools[] = {"memcheck", "racecheck", "synccheck"};
+    const char *const *tools = sanitizer_tool_names;
+    const size_t n_tools = sizeof sanitizer_tool_names / sizeof *sanitizer_tool_names;
+    assert(CH_SAN_ALL == (1u << n_tools) - 1);
     cJSON *ran = cJSON_AddArrayToObject(st, "tools");
     cJSON *left = cJSON_AddArrayToObject(st, "tools_not_needed");
-    for (size_t t = 0; t < 3; t++)
+    for (size_t t = 0; t < n_tools; t++)
         cJSON_AddItemToArray(mask & (1u << t) ? ran : left, cJSON_CreateString(tools[t]));
     int failed = 0, rc = 0;
-    for (size_t t = 0; t < 3 && !failed && rc == 0; t++) {
+    for (size_t t = 0; t < n_tools && !failed && rc == 0; t++) {
         if (!(mask & (1u << t)))
             continue;
         char *case_dir = ch_xasprintf("%s/sanitize-%s", work, tools[t]);
@@ -1353,6 +1360,8 @@ static void sanitizer_key(const ch_verifier *v, const char *src, char out[33])
     XXH3_128bits_reset(st);
     XXH3_128bits_update(st, v->ck_hash, strlen(v->ck_hash));
     XXH3_128bits_update(st, v->arch, strlen(v->arch) + 1);
+    for (size_t t = 0; t < sizeof sanitizer_tool_names / sizeof *sanitizer_tool_names; t++)
+        XXH3_128bits_update(st, sanitizer_tool_names[t], strlen(sanitizer_tool_names[t]) + 1);
     XXH3_128bits_update(st, src, strlen(src));
     XXH128_hash_t h = XXH3_128bits_digest(st);
     XXH3_freeState(st);
@@ -1446,7 +1455,8 @@ static int stage_sanitize(ch_verifier *v, const char *work, const char *prog, ui
         free(file);
         return 0;
     }
-    /* racecheck and synccheck only where the kernel has shared memory or synchronisation */
+    /* racecheck and synccheck only where the kernel has shared memory or synchronisation,
+     * initcheck only where the candidate allocates device memory itself */
     const cJSON *compile =
         cJSON_GetObjectItemCaseSensitive(rep->details, ch_stage_name(CH_STAGE_COMPILE));
     unsigned mask = ch_sanitizer_tools(src, cJSON_GetObjectItemCaseSensitive(compile, "resources"));

@@ -13,7 +13,7 @@ mkdir -p "$out"
 # libclang finds its builtin headers (stddef.h ...) at <its dir>/clang/<version>, so that
 # directory is linked beside the soname too.
 lib16=$(ls /usr/lib/llvm-16/lib/libclang-16.so.1 /usr/lib/x86_64-linux-gnu/libclang-16.so.1 2>/dev/null | head -1)
-[ -n "$lib16" ] && ln -sf "$lib16" "$c/lib/libclang-14.so.13"
+[ -n "$lib16" ] && ln -sf "$lib16" "$c/lib/libclang-14.so.13" && ln -sf "$lib16" "$c/lib/libclang.so"
 [ -d /usr/lib/llvm-16/lib/clang ] && ln -sfn /usr/lib/llvm-16/lib/clang "$c/lib/clang"
 ln -sf /usr/lib/x86_64-linux-gnu/libxxhash.so.0 "$c/lib/libxxhash.so"
 export LD_LIBRARY_PATH="$c/lib:${LD_LIBRARY_PATH:-}" LIBRARY_PATH="$c/lib:${LIBRARY_PATH:-}"

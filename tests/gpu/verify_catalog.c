@@ -38,6 +38,7 @@ static const struct {
     {"gather_tail.cu", GATHER, 3, 3, "tail from index"},
     {"saxpy_offbyone.cu", SAXPY, 2, 2, "y[0] expected"},
     {"saxpy_oob.cu", SAXPY, 4, 4, "memcheck reports errors"},
+    {"saxpy_stale_block.cu", SAXPY, 4, 4, "initcheck reports errors"},
     {"jacobi_race.cu", JACOBI, 4, 3, "racecheck reports errors|differ"},
     {"saxpy_wrong.cu", SAXPY, 2, 2, "elements differ"},
     {"saxpy_modin.cu", SAXPY, 2, 2, "input buffer x was modified"},
@@ -46,7 +47,10 @@ static const struct {
     {"saxpy_dev_stream.cu", SAXPY_DEV, 2, 2, "differ"},
     {"saxpy_loop.cu", SAXPY, 2, 2, "timed out"},
     {"jacobi_float.cu", JACOBI, 3, 2, "differ"},
-    {"saxpy_dev_skip.cu", SAXPY_DEV, 5, 5, "faster than physically possible: skipped work"},
+    /* skipped work: the kept-state rule refuses it before it runs; the memory floor is the
+     * layer behind */
+    {"saxpy_dev_skip.cu", SAXPY_DEV, 0, 5,
+     "decides (kept state: 'seen_y')|faster than physically possible: skipped work"},
     /* hostile: each computes the right answer too, so only a refusal stops it (stage 0: the
      * text check, stage 1: the object check); the sandbox is the layer behind (test_sandbox) */
     {"saxpy_steal_expected.cu", SAXPY, 0, 1, HOSTILE},

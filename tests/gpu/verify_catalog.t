@@ -6,7 +6,7 @@ require_gpu
 b="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}"
 cc -std=c11 -D_GNU_SOURCE -I"$CH_CC_SRC/include" -I"$CH_CC_SRC/tests/unit" \
     "$CH_CC_SRC/tests/gpu/verify_catalog.c" -Wl,--start-group "$b/lib/libchcache.a" "$b/lib/libharness.a" \
-    -Wl,--end-group -L/usr/lib/llvm-14/lib -Wl,-rpath,/usr/lib/llvm-14/lib -lcjson -lxxhash -lsodium -lseccomp -lpthread -lm -ldl \
+    -Wl,--end-group -L/usr/lib/llvm-14/lib -Wl,-rpath,/usr/lib/llvm-14/lib -lclang -lcjson -lxxhash -lsodium -lseccomp -lpthread -lm -ldl \
     $(case "$b" in */asan) echo -fsanitize=address,undefined ;; esac) \
     -o "$TEST_DIR/verify_catalog" || { plan 1; fail "catalog driver builds"; exit 1; }
 # CH_CC_CATALOG=a.cu,b.cu runs only those (a quick re-check on a GPU machine)

@@ -38,11 +38,35 @@ Test(sanitize_tools, elementwise_kernel_needs_memcheck_only)
     cr_assert_eq(tools_for(elementwise, 0, 0), CH_SAN_MEMCHECK);
 }
 
-Test(sanitize_tools, static_shared_tile_with_barrier_needs_all_three)
+Test(sanitize_tools, static_shared_tile_with_barrier_needs_racecheck_and_synccheck)
 {
     const char *src = "__global__ void k(float *y) { __shared__ float t[256];\n"
                       "  t[threadIdx.x] = y[threadIdx.x]; __syncthreads(); y[0] = t[1]; }\n";
-    cr_assert_eq(tools_for(src, 1024, 1), CH_SAN_ALL);
+    cr_assert_eq(tools_for(src, 1024, 1), CH_SAN_MEMCHECK | CH_SAN_RACECHECK | CH_SAN_SYNCCHECK);
+}
+
+Test(sanitize_tools, device_memory_the_candidate_allocates_needs_initcheck)
+{
+    /* a block a later call's allocation gets back holds what an earlier call left there */
+    const char *scratch = "extern \"C\" int l(int n, float *y) { unsigned *s;\n"
+                          "  cudaMalloc(&s, 64); k<<<1, 1>>>(n, y, s); cudaFree(s); return 0; }\n";
+    cr_assert_eq(tools_for(scratch, 0, 0), CH_SAN_MEMCHECK | CH_SAN_INITCHECK);
+    const char *pool = "int l(float *y, cudaStream_t q) { void *p; cudaMallocAsync(&p, 8, q); }\n";
+    cr_assert(tools_for(pool, 0, 0) & CH_SAN_INITCHECK);
+    const char *driver = "int l(void) { CUdeviceptr p; cuMemAlloc(&p, 8); return 0; }\n";
+    cr_assert(tools_for(driver, 0, 0) & CH_SAN_INITCHECK);
+    const char *heap = "__global__ void k(float *y) { float *t = (float *)malloc(8); }\n";
+    cr_assert(tools_for(heap, 0, 0) & CH_SAN_INITCHECK);
+}
+
+Test(sanitize_tools, no_allocation_or_one_in_a_comment_needs_no_initcheck)
+{
+    /* the scaffold writes every buffer it hands over: nothing for initcheck to find */
+    cr_assert(!(tools_for(elementwise, 0, 0) & CH_SAN_INITCHECK));
+    const char *said =
+        "/* no cudaMalloc here: the runtime owns the buffers */\n"
+        "extern \"C\" int l(int n, float *y) { return ch_rt_call_v1(0, 0, 0, 0, 0); }\n";
+    cr_assert(!(tools_for(said, 0, 0) & CH_SAN_INITCHECK));
 }
 
 Test(sanitize_tools, dynamic_shared_memory_is_seen_in_the_text)
