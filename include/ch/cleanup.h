@@ -2,18 +2,25 @@
  *
  * Every temporary directory ch-cc makes (ch_make_temp_dir) and every temp file it writes beside
  * a destination is registered here, and so is every child process. On SIGINT, SIGTERM or SIGHUP
- * the handler kills the children (a child in its own process group does not get the terminal's
- * signal), removes what is registered, and dies of the same signal, so make still sees an
- * interrupted compiler. A run killed with SIGKILL cannot clean up: its directories carry its pid
- * (ch-cc-PREFIX-PID-XXXXXX) and the next run removes those whose process is gone. */
+ * a thread that waits for them (every other thread blocks them) kills the children (a child in
+ * its own process group does not get the terminal's signal), removes what is registered, and
+ * dies of the same signal, so make still sees an interrupted compiler. A run killed with SIGKILL
+ * cannot clean up: its directories carry its pid (ch-cc-PREFIX-PID-XXXXXX) and the next run removes
+ * those whose process is gone. */
 #ifndef CH_CLEANUP_H
 #define CH_CLEANUP_H
 
 #include <sys/types.h>
 
-/* Installs the handlers (once; later calls do nothing) and sweeps the directories of dead runs
- * from $TMPDIR (or /tmp). Called by the commands that make temporary directories. */
+/* Installs the handlers (once; later calls do nothing), blocks the signals in the calling
+ * thread and starts the thread that takes them, and sweeps the directories of dead runs from
+ * $TMPDIR (or /tmp). Called by the commands that make temporary directories, before they start
+ * any thread: a thread started earlier keeps the signals unblocked. */
 void ch_cleanup_install(void);
+/* In a forked child before its exec, and before an exec in place: unblocks the signals that
+ * ch_cleanup_install blocked, so that the program gets the mask ch-cc was given (a compiler
+ * that inherited them blocked could not be interrupted). Async-signal-safe. */
+void ch_cleanup_unblock(void);
 /* Where ch-cc's own temporary directories go: $TMPDIR as it was before ch_cleanup_install
  * pointed TMPDIR at a private directory for the children (removed on exit and on a signal,
  * so that a killed nvcc leaves no tmpxft_* files); NULL before. */
@@ -31,9 +38,11 @@ void ch_cleanup_child_started(pid_t pid, int group);
 void ch_cleanup_child_ended(pid_t pid);
 
 /* Around a call into a library that puts its own signal handlers in place while it runs
- * (NVRTC's front end: its SIGINT handler exits with status 4). An exit() between begin and end
- * is not ch-cc's own ending, so what is registered is removed, as on a signal, instead of being
- * marked as kept on purpose. Calls nest; thread-safe. */
+ * (NVRTC's front end: its SIGINT handler exits with status 4). Those handlers do not run for
+ * the signals blocked in every thread; should one run all the same (a thread the library
+ * started with the signals unblocked), an exit() between begin and end is not ch-cc's own
+ * ending, so what is registered is removed, as on a signal, instead of being marked as kept on
+ * purpose. Calls nest; thread-safe. */
 void ch_cleanup_foreign_begin(void);
 void ch_cleanup_foreign_end(void);
 

@@ -1,9 +1,27 @@
 /* Removing temporary files and directories when a build is interrupted (ch/cleanup.h).
  *
- * The registry is fixed-size static memory written before it is published (the count is the
- * last thing stored), so the signal handler reads it without locks or allocation. The handler
- * uses system calls only (kill, openat, getdents64, unlinkat), which are async-signal-safe:
- * the interrupted thread may hold malloc's lock or be inside stdio. */
+ * Interrupts are taken by one thread, synchronously, and never by a signal handler of whoever
+ * set one last. ch_cleanup_install blocks SIGINT, SIGTERM and SIGHUP in the calling thread
+ * before ch-cc starts any other (threads inherit the mask), and starts a thread that waits for
+ * them with sigwait(), cleans up and makes the process die of the same signal. A signal that
+ * every thread blocks is never delivered to a handler, so a library's handlers cannot decide
+ * how a build ends: NVRTC's front end puts its own in place while it compiles (they exit(4)),
+ * and with a process-wide handler of ours a SIGINT in that window ended the build with status
+ * 4 instead of dying of the signal (issue 15). The other ways fail: blocking the signals only
+ * around the foreign call covers the calling thread alone (another thread's mask cannot be
+ * changed from outside, and the kernel gives a process's signal to any thread that does not
+ * block it); and the exit from inside the foreign handler cannot tell which signal caused it.
+ * NVRTC offers no option or environment variable that leaves the handlers alone (none in
+ * libnvrtc 13.0). Children get the mask back before their exec (ch_cleanup_unblock), so that a
+ * compiler ch-cc runs can be interrupted.
+ *
+ * on_signal stays installed as the handler, for a thread that has the signals unblocked all the
+ * same (one a library starts with a mask of its own) and for a forked child between unblocking
+ * them and its exec. So the cleanup still uses system calls only (kill, openat, getdents64,
+ * unlinkat), which are async-signal-safe: an interrupted thread may hold malloc's lock or be
+ * inside stdio. The registry is fixed-size static memory written before it is published (the
+ * count is the last thing stored), so the cleanup reads it without locks or allocation, while
+ * the other threads go on registering. */
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +60,11 @@ static atomic_int installed;
 static pid_t owner; /* the process that installed the handlers (a forked child is not it) */
 /* calls into libraries whose own signal handlers are in place (ch_cleanup_foreign_begin) */
 static atomic_int foreign;
+/* the signals the cleanup thread waits for, and those of them that install blocked (the
+ * caller had them unblocked): what a child unblocks before its exec */
+static sigset_t interrupts, blocked_by_us;
+/* the signal the process is dying of, once the cleanup for it has begun; 0 before */
+static atomic_int dying;
 /* TMPDIR as it was (where ch-cc's own directories go), and the private directory that TMPDIR
  * names for the children from then on: nvcc's tmpxft_* files die with it */
 static char *temp_base, *child_tmp;
@@ -155,35 +178,103 @@ static void remove_registered(void)
             remove_at(AT_FDCWD, paths[i].path, 0);
 }
 
+/* Kills the children and removes what is registered (async-signal-safe). */
+static void clean_up(void)
+{
+    kill_children();
+    /* a compiler killed mid-write may still be flushing: remove twice, a moment apart */
+    remove_registered();
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    remove_registered();
+}
+
+/* Ends the process by sig itself, so that make and shells see an interrupted compiler
+ * (async-signal-safe). A foreign library may put its handler back between the sigaction and
+ * the raise; if that handler exits, at_exit still ends the process by sig. */
+static void die_of(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    for (int tries = 0; tries < 3; tries++) {
+        sigaction(sig, &dfl, NULL);
+        pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+        raise(sig);
+    }
+    _exit(128 + sig); /* a handler that returned took it three times: the shell's status */
+}
+
+/* Cleans up for sig, once (a second signal during the cleanup ends the process at once), and
+ * dies of it: in the signal thread, or as the handler. Between fork and exec a child runs this
+ * too: the parent's files are not its own. */
 static void on_signal(int sig)
 {
-    static volatile sig_atomic_t busy;
-    /* between fork and exec a child runs this handler too: the parent's files are not its own */
-    if (!busy && getpid() == owner) {
-        busy = 1;
-        kill_children();
-        /* a compiler killed mid-write may still be flushing: remove twice, a moment apart */
-        remove_registered();
-        struct timespec pause = {0, 50 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-        remove_registered();
+    int none = 0;
+    if (getpid() == owner && atomic_compare_exchange_strong(&dying, &none, sig))
+        clean_up();
+    die_of(sig);
+}
+
+static void *signal_thread(void *arg)
+{
+    for (;;) {
+        int sig;
+        if (sigwait(&interrupts, &sig) == 0)
+            on_signal(sig);
     }
-    signal(sig, SIG_DFL);
-    raise(sig);
+    return arg;
+}
+
+/* Blocks the interrupts in this thread, and so in every thread started from here on, and
+ * starts the thread that takes them; without that thread they stay unblocked (on_signal). */
+static void start_signal_thread(void)
+{
+    if (sigisemptyset(&interrupts))
+        return;
+    sigset_t before;
+    pthread_sigmask(SIG_BLOCK, &interrupts, &before);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&interrupts, sig) == 1 && sigismember(&before, sig) == 0)
+            sigaddset(&blocked_by_us, sig);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t tid;
+    if (pthread_create(&tid, &attr, signal_thread, NULL) != 0) {
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
+        sigemptyset(&blocked_by_us);
+    }
+    pthread_attr_destroy(&attr);
+}
+
+void ch_cleanup_unblock(void)
+{
+    pthread_sigmask(SIG_UNBLOCK, &blocked_by_us, NULL);
 }
 
 /* At a normal exit, what is still registered and present was kept on purpose (--harness-keep
  * prints the directory for the user to read): marked, so that no sweep takes it. An exit from
  * inside a foreign library's signal handler is no normal exit: that is cleaned as a signal
- * would be. */
+ * would be. Nor is an exit while the process is dying of a signal (a foreign handler that took
+ * die_of's raise, or another thread that finished meanwhile): it still dies of the signal. */
 static void at_exit(void)
 {
     if (child_tmp && getpid() == owner)
         remove_at(AT_FDCWD, child_tmp, 0);
-    if (atomic_load(&foreign) > 0 && getpid() == owner) {
-        kill_children();
-        remove_registered();
-        return;
+    if (getpid() == owner) {
+        int sig = atomic_load(&dying);
+        if (sig) {
+            clean_up();
+            die_of(sig);
+        }
+        if (atomic_load(&foreign) > 0) {
+            clean_up();
+            return;
+        }
     }
     int n = atomic_load(&n_paths);
     for (int i = 0; i < n; i++) {
@@ -273,6 +364,7 @@ void ch_cleanup_install(void)
     sigaddset(&sa.sa_mask, SIGINT);
     sigaddset(&sa.sa_mask, SIGTERM);
     sigaddset(&sa.sa_mask, SIGHUP);
+    sigemptyset(&interrupts);
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old;
@@ -280,7 +372,9 @@ void ch_cleanup_install(void)
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
             continue;
         sigaction(sigs[i], &sa, NULL);
+        sigaddset(&interrupts, sigs[i]);
     }
+    start_signal_thread();
     const char *tmp = getenv("TMPDIR");
     temp_base = ch_xstrdup(tmp && *tmp ? tmp : "/tmp");
     ch_cleanup_sweep(temp_base);

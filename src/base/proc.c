@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +63,9 @@ static void child_exec(char *const *argv, const ch_proc_opts *o, int in_r, int o
      * forked waits for this child in ch_proc_run, so the signal comes only when ch-cc is gone.
      * A parent that died before the prctl is caught by the getppid test. */
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    /* the interrupts ch-cc's threads block (ch/cleanup.h) are the program's to take, and the
+     * sandbox's processes that never exec (src/verify/sandbox_isolate.c) die of them too */
+    ch_cleanup_unblock();
     if (getppid() != parent)
         _exit(127);
     if (o->new_process_group || o->wall_seconds > 0)
@@ -335,8 +339,13 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
 int ch_proc_exec(char *const *argv, ch_error *err)
 {
     fflush(NULL);
+    sigset_t mask;
+    pthread_sigmask(SIG_SETMASK, NULL, &mask);
+    ch_cleanup_unblock(); /* the compiler that replaces ch-cc takes ^C itself */
     execvp(argv[0], argv);
-    return ch_error_set(err, "cannot run '%s': %s", argv[0], strerror(errno));
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL); /* still ch-cc: its signal thread takes them */
+    return ch_error_set(err, "cannot run '%s': %s", argv[0], strerror(e));
 }
 
 int ch_proc_capture(char *const *argv, ch_strbuf *out, ch_error *err)

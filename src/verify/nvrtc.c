@@ -668,9 +668,11 @@ static void nv_load(const char *cuda_home)
 }
 
 /* NVRTC (LLVM inside) installs its own handlers for interrupts and crashes when it loads and
- * when it compiles; they would replace ch-cc's (src/base/cleanup.c), so that a SIGINT during
- * a build left temporary directories behind or exited inside a signal handler. The
- * handlers in place before are put back after each of its calls. */
+ * when it compiles. The interrupts never reach them: every thread blocks those and one thread
+ * of src/base/cleanup.c takes them with sigwait (its handler exits with status 4, so a SIGINT
+ * it took ended the build with 4, not as an interrupt). The handlers in place before are put
+ * back after each of its calls all the same: ch-cc's own are the fallback for a thread that
+ * has the signals unblocked, and crashes are not blocked. */
 static const int nv_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
                                  SIGSEGV, SIGBUS,  SIGABRT, SIGFPE,  SIGILL};
 #define N_NV_SIGNALS (sizeof nv_signals / sizeof *nv_signals)
@@ -707,8 +709,8 @@ static int nv_compile(const char *code, const char *name, const char *arch, cons
     pthread_mutex_lock(&nv_mu);
     struct sigaction saved[N_NV_SIGNALS];
     nv_save_signals(saved);
-    /* a signal while its handlers are in place makes NVRTC exit(4), not ch-cc's handler run:
-     * that exit must still clean up (src/base/cleanup.c) */
+    /* should its handler take a signal all the same, its exit(4) must still clean up
+     * (src/base/cleanup.c) */
     ch_cleanup_foreign_begin();
     nv_load(cuda_home);
     nvrtc_prog prog = NULL;

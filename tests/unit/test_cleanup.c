@@ -1,8 +1,13 @@
 /* The cleanup module at an exit: a normal exit keeps what is still registered (marked, so that no
  * sweep takes it), an exit from inside a foreign library's signal handler (NVRTC's front end
- * exits with status 4 on SIGINT) removes it as a signal would. Each case runs in a child
- * process, since the module's handlers and registrations are the process's. */
+ * exits with status 4 on SIGINT) removes it as a signal would. A signal while such a library's
+ * handler is in place ends the process by that signal, not by the library's exit, and the
+ * programs ch-cc starts get the signal mask it was given, not the one its threads keep. Each
+ * case runs in a child process, since the module's handlers and registrations are the
+ * process's. */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,40 +16,76 @@
 
 #include "ch/cleanup.h"
 #include "ch/fsutil.h"
+#include "ch/proc.h"
 #include "ch/strbuf.h"
 
-/* In a child with TMPDIR = base: installs the handlers, makes (and so registers) a temp
- * directory, writes its path to the pipe and exits with 4, inside a foreign call or not.
- * Returns the directory's path (caller frees) and the child's exit status in *status. */
-static char *child_dir(const char *base, int in_foreign, int *status)
+/* Forks a child with TMPDIR = base that installs the handlers (SIGINT and SIGTERM not ignored,
+ * as in a build started from a terminal) and makes (and so registers) a temp directory: the
+ * child gets 0 and the directory in *dir, the parent the child's pid. fds becomes a pipe from
+ * the child to the parent (each has closed the other's end). */
+static pid_t fork_installed(const char *base, int fds[2], char **dir)
 {
-    int fds[2];
     cr_assert_eq(pipe(fds), 0);
     pid_t pid = fork();
     cr_assert_neq(pid, -1);
+    if (pid > 0) {
+        close(fds[1]);
+        return pid;
+    }
+    close(fds[0]);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    setenv("TMPDIR", base, 1);
+    ch_cleanup_install();
+    ch_error err;
+    *dir = ch_make_temp_dir("t", &err);
+    if (!*dir)
+        _exit(90);
+    return 0;
+}
+
+/* Writes "dir\n" to fd (in the child). */
+static void send_dir(int fd, const char *dir)
+{
+    char *line = ch_xasprintf("%s\n", dir);
+    if (write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+        _exit(91);
+    free(line);
+}
+
+/* Reads the line send_dir wrote (the parent closes fd); NULL when the child wrote none. */
+static char *receive_dir(int fd)
+{
+    char buf[1024] = {0};
+    size_t n = 0;
+    while (n < sizeof buf - 1 && (n == 0 || buf[n - 1] != '\n') && read(fd, buf + n, 1) == 1)
+        n++;
+    close(fd);
+    if (n == 0 || buf[n - 1] != '\n')
+        return NULL;
+    buf[n - 1] = '\0';
+    return ch_xstrdup(buf);
+}
+
+/* A child that makes a temp directory, tells its path and exits with 4, inside a foreign call
+ * or not. Returns the directory's path (caller frees) and the child's exit status in *status. */
+static char *child_dir(const char *base, int in_foreign, int *status)
+{
+    int fds[2];
+    char *dir;
+    pid_t pid = fork_installed(base, fds, &dir);
     if (pid == 0) {
-        close(fds[0]);
-        setenv("TMPDIR", base, 1);
-        ch_cleanup_install();
-        ch_error err;
-        char *dir = ch_make_temp_dir("t", &err);
-        if (!dir)
-            _exit(90);
-        if (write(fds[1], dir, strlen(dir)) != (ssize_t)strlen(dir))
-            _exit(91);
+        send_dir(fds[1], dir);
         close(fds[1]);
         free(dir);
         if (in_foreign)
             ch_cleanup_foreign_begin();
         exit(4); /* as NVRTC's handler does; atexit handlers run */
     }
-    close(fds[1]);
-    char buf[1024] = {0};
-    ssize_t n = read(fds[0], buf, sizeof buf - 1);
-    close(fds[0]);
+    char *got = receive_dir(fds[0]);
     cr_assert(waitpid(pid, status, 0) == pid);
-    cr_assert(n > 0, "the child made no directory (status %d)", *status);
-    return ch_xstrdup(buf);
+    cr_assert_not_null(got, "the child made no directory (status %d)", *status);
+    return got;
 }
 
 Test(cleanup, an_exit_inside_a_foreign_call_removes_what_is_registered)
@@ -70,4 +111,151 @@ Test(cleanup, an_exit_inside_a_foreign_call_removes_what_is_registered)
     free(kept);
     free(gone);
     free(base);
+}
+
+/* What NVRTC's front end does with a SIGINT that reaches its handler. */
+static void foreign_handler(int sig)
+{
+    (void)sig;
+    exit(4);
+}
+
+/* The foreign call: puts its handlers in place, tells the parent (through the fd in arg) the
+ * temp directory's path, and runs for up to 10 s, as a long compile would. */
+static char *foreign_dir;
+static void *foreign_call(void *arg)
+{
+    ch_cleanup_foreign_begin();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = foreign_handler;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    send_dir(*(int *)arg, foreign_dir);
+    for (int i = 0; i < 1000; i++)
+        usleep(10000);
+    ch_cleanup_foreign_end();
+    return NULL;
+}
+
+/* A child that makes a temp directory and the foreign call in a thread while the main thread
+ * waits beside it (as it waits for nvcc); sig is sent once the call is under way. Returns the
+ * directory's path (caller frees) and the child's wait status in *status. */
+static char *child_in_foreign_call(const char *base, int sig, int *status)
+{
+    int fds[2];
+    pid_t pid = fork_installed(base, fds, &foreign_dir);
+    if (pid == 0) {
+        pthread_t tid;
+        if (pthread_create(&tid, NULL, foreign_call, &fds[1]) != 0)
+            _exit(92);
+        for (int i = 0; i < 1000; i++)
+            usleep(10000);
+        _exit(93); /* the signal did not end it */
+    }
+    char *got = receive_dir(fds[0]);
+    if (got)
+        kill(pid, sig);
+    cr_assert(waitpid(pid, status, 0) == pid);
+    cr_assert_not_null(got, "the child never got into the foreign call (status %d)", *status);
+    return got;
+}
+
+Test(cleanup, a_signal_inside_a_foreign_call_ends_the_process_by_that_signal)
+{
+    /* not made by ch_make_temp_dir: the children would inherit it registered and remove it */
+    const char *tmp = getenv("TMPDIR");
+    char *base = ch_xasprintf("%s/cleanup-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    cr_assert_not_null(mkdtemp(base));
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        int status = 0;
+        char *dir = child_in_foreign_call(base, sigs[i], &status);
+        cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i],
+                  "signal %d: the child must die of it, not exit (%s %d)", sigs[i],
+                  WIFSIGNALED(status) ? "signal" : "exit status",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        cr_expect_not(ch_is_dir(dir), "signal %d: %s outlived it", sigs[i], dir);
+        free(dir);
+    }
+    ch_error err;
+    ch_remove_tree(base, &err);
+    free(base);
+}
+
+/* The blocked signals of this thread, in hex, as /proc/self/status's SigBlk shows them. */
+static void blocked_mask(char out[64])
+{
+    strcpy(out, "?");
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "SigBlk: %63s", out) == 1)
+            break;
+    fclose(f);
+}
+
+static char *const show_mask[] = {"sh", "-c", "grep SigBlk /proc/self/status | cut -f2", NULL};
+
+/* In a child: the mask before ch_cleanup_install, whether install blocked SIGINT in this
+ * thread, and what a program started by ch_proc_capture and one exec'd in place by
+ * ch_proc_exec (in a grandchild) were given, each on a line. */
+static void masks_around_install(char *out, size_t size)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        close(fds[0]);
+        signal(SIGINT, SIG_DFL);
+        char before[64];
+        blocked_mask(before);
+        ch_cleanup_install();
+        sigset_t now;
+        pthread_sigmask(SIG_SETMASK, NULL, &now);
+        ch_strbuf spawned;
+        ch_strbuf_init(&spawned);
+        ch_error err;
+        if (ch_proc_capture(show_mask, &spawned, &err) != 0)
+            _exit(90);
+        char *text = ch_xasprintf("%s\n%d\n%s", before, sigismember(&now, SIGINT), spawned.data);
+        if (write(fds[1], text, strlen(text)) != (ssize_t)strlen(text))
+            _exit(91);
+        fflush(NULL);
+        pid_t exec_child = fork();
+        if (exec_child == 0) {
+            dup2(fds[1], 1);
+            ch_proc_exec(show_mask, &err);
+            _exit(92);
+        }
+        int st;
+        waitpid(exec_child, &st, 0);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t got;
+    while (n < size - 1 && (got = read(fds[0], out + n, size - 1 - n)) > 0)
+        n += (size_t)got;
+    out[n] = '\0';
+    close(fds[0]);
+    int status;
+    cr_assert(waitpid(pid, &status, 0) == pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child failed (%d)", status);
+}
+
+Test(cleanup, a_program_started_after_install_gets_the_mask_ch_cc_was_given)
+{
+    char out[1024];
+    masks_around_install(out, sizeof out);
+    char before[64], spawned[64], in_place[64];
+    int blocked = -1;
+    cr_assert_eq(sscanf(out, "%63s %d %63s %63s", before, &blocked, spawned, in_place), 4,
+                 "unexpected output: %s", out);
+    cr_expect_eq(blocked, 1, "install blocks SIGINT in the installing thread");
+    cr_expect_str_eq(spawned, before, "ch_proc_run's child gets the mask back");
+    cr_expect_str_eq(in_place, before, "ch_proc_exec's program gets the mask back");
 }
