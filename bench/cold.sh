@@ -3,9 +3,10 @@
 # must be generated and verified. Single programs, each alone with a fresh cache (an elementwise
 # kernel, a stencil, a GEMM, a row-wise softmax), then sixteen annotated programs of
 # tests/data/everyday built by make -j16 with CC=ch-cc and one fresh cache, against the same
-# project built with plain gcc. The ratio divides the -j16 time by the slowest single measured
-# here: the singles are a subset of the sixteen, so the true slowest single is at least as long
-# and the real ratio at most the one printed. GPU only (without one nothing is verified).
+# project built with plain gcc and with plain nvcc, and the verification's seconds per stage.
+# The ratio divides the -j16 time by the slowest single measured here: the singles are a subset
+# of the sixteen, so the true slowest single is at least as long and the real ratio at most the
+# one printed. GPU only (without one nothing is verified).
 #
 # CH_CC_COLD_SINGLES (the single programs), CH_CC_COLD_LIMIT (seconds the -j16 build may take,
 # default none), CH_CC_COLD_KEEP (a directory: the -j16 build's stderr, each compile's start and
@@ -52,10 +53,17 @@ all: \$(PROGS)
 	\$(CC) -O2 \$< -lm -o \$@
 MK
 cp -r "$tmp/ed" "$tmp/plain"
+cp -r "$tmp/ed" "$tmp/plain-nvcc"
 t0=$(now)
 make -s -C "$tmp/plain" -j16 CC=gcc CFLAGS= > /dev/null 2>&1
 t1=$(now)
 plain=$(secs "$t0" "$t1")
+# the same project with plain nvcc as the compiler (what CC=nvcc costs without ch-cc)
+t0=$(now)
+make -s -C "$tmp/plain-nvcc" -j16 CC=nvcc CFLAGS= > /dev/null 2>&1
+nvcc_rc=$?
+t1=$(now)
+plain_nvcc=$(secs "$t0" "$t1")
 # each compile's start and end (seconds since the build began), through a wrapper around ch-cc
 cat > "$tmp/cc" <<SH
 #!/bin/sh
@@ -65,13 +73,14 @@ SH
 chmod +x "$tmp/cc"
 limit=${CH_CC_COLD_LIMIT:-0}
 t0=$(now)
-CH_CC_CACHE_DIR=$tmp/jcache timeout "$limit" make -s -C "$tmp/ed" -j16 CC="$tmp/cc" \
-    > "$tmp/j16.out" 2> "$tmp/j16.err"
+CH_CC_TIMELINE=$tmp/j16.timeline CH_CC_CACHE_DIR=$tmp/jcache timeout "$limit" \
+    make -s -C "$tmp/ed" -j16 CC="$tmp/cc" > "$tmp/j16.out" 2> "$tmp/j16.err"
 rc=$?
 t1=$(now)
 if [ -n "${CH_CC_COLD_KEEP:-}" ]; then
     mkdir -p "$CH_CC_COLD_KEEP"
     cp "$tmp/j16.err" "$CH_CC_COLD_KEEP/"
+    cp "$tmp/j16.timeline" "$CH_CC_COLD_KEEP/" 2>/dev/null
     awk -v t0="$t0" '{ printf "%7.1f %7.1f %d %s\n", $1 - t0, $2 - t0, $3, $NF }' \
         "$tmp/compiles.log" > "$CH_CC_COLD_KEEP/compiles.txt" 2>/dev/null
     (cd "$tmp/jcache" 2>/dev/null && find . -name report.json | tar czf "$CH_CC_COLD_KEEP/reports.tgz" -T -)
@@ -80,7 +89,13 @@ j16=$(secs "$t0" "$t1")
 nver=$(grep -c 'verified kernel linked' "$tmp/j16.err")
 nhost=$(grep -c 'host path linked' "$tmp/j16.err")
 echo "16 programs, make -j16, one fresh cache: $j16 s (exit $rc; $nver verified, $nhost host path)"
-echo "  the same with plain gcc: $plain s"
+echo "  the same with plain gcc: $plain s; with plain nvcc: $plain_nvcc s (exit $nvcc_rc)"
+# CH_CC_TIMELINE's lines: start, seconds, pid, entry, candidate, stage (0-5), status, waits
+echo "  verification per stage in the -j16 build (seconds summed over candidates, runs):"
+awk 'BEGIN { split("static compile smoke correctness sanitizer performance", name, " ") }
+     { sum[$6] += $2; runs[$6]++ }
+     END { for (i = 0; i <= 5; i++) if (runs[i]) printf "    %-12s %8.1f s %5d\n", name[i + 1], sum[i], runs[i] }' \
+    "$tmp/j16.timeline" 2>/dev/null
 python3 -c "print('  -j16 / slowest single measured: %.2fx (done when: at most 3x)' % (float('$j16') / max(float('$slowest'), 1e-9)))"
 t0=$(now)
 touch "$tmp/ed"/*.c

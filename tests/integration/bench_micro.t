@@ -96,6 +96,14 @@ skipped: no GPU" "the benchmarks skip without a GPU"
     is "$(cut -f1,2,13,17 speed.tsv | tr '\t\n' ', ')" \
         "micro,linked,dispatched_path,check copy,host,host,ok transpose,host,host,ok sgemm,host,host,ok " \
         "speed.sh writes the machine-readable rows"
+    # dispatch.sh on a program with its own main (as real files have): its timing program
+    # gets a row at every size set of the entry, on the host path both ways here
+    mkdir held && cp "$CH_CC_SRC/tests/data/everyday/relu.c" held/
+    PATH="$TEST_DIR/fakebin:$PATH" CH_CC_BIN="$bin" CH_CC_PROVIDER=none CH_CC_DISPATCH_RUNS=1 \
+        CH_CC_DISPATCH_CALLS=1 sh "$CH_CC_SRC/bench/dispatch.sh" held > dispatch.out 2>&1
+    rows=$(grep -c '^relu/relu  *[0-9]' dispatch.out)
+    is "$([ "$rows" -ge 3 ] && echo rows) $(grep -c 'did not build\|failed' dispatch.out)" "rows 0" \
+        "dispatch.sh times a file that has its own main" || diag "$(cat dispatch.out)"
 fi
 
 # report.py on a made-up winner: the device time under its new name wins over the old one
