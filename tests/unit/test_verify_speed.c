@@ -156,6 +156,60 @@ static void expect_gate_before_the_gpu(int device)
     fx_free(&c);
 }
 
+/* The agreement check after the timing, compiled from the generated text and run on the host:
+ * NaN and Inf where the launcher has them must be matched in kind (an entry whose inputs give
+ * NaN still agrees with itself), a NaN where the launcher is finite never agrees, and an Inf
+ * elsewhere does not widen the tolerance. */
+Test(scaffold_time, the_agreement_check_judges_nan_and_inf_in_kind, .timeout = 120)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_error err;
+    cr_assert_eq(ch_scaffold_generate(&c, NULL, &s, &err), 0, "%s", err.msg);
+    const char *fn = strstr(s.data, "template <typename T>\nstatic size_t ch_disagree(");
+    cr_assert_not_null(fn);
+    const char *end = strstr(fn, "\n}\n");
+    cr_assert_not_null(end);
+    char *dir = ch_make_temp_dir("disagree", &err);
+    cr_assert_not_null(dir);
+    char *text = ch_xasprintf(
+        "#include <math.h>\n#include <stddef.h>\n%.*s\n"
+        "int main(void)\n{\n"
+        "    double n = NAN, inf = INFINITY;\n"
+        "    double b1[] = {1, n, inf, -inf}, a1[] = {1, n, inf, -inf};\n"
+        "    double a2[] = {1, 2, inf, -inf};              /* NaN lost */\n"
+        "    double a3[] = {1, n, -inf, -inf};             /* Inf of the other sign */\n"
+        "    double b4[] = {1, 2}, a4[] = {1, n};          /* NaN where b is finite */\n"
+        "    double b5[] = {1, inf}, a5[] = {1.5, inf};    /* Inf: no infinite tolerance */\n"
+        "    int i1[] = {3, 4}, i2[] = {3, 5};\n"
+        "    return (ch_disagree(a1, b1, 4, 1e-3) != 0) | (ch_disagree(a2, b1, 4, 1e-3) != 2) << 1 "
+        "|\n"
+        "           (ch_disagree(a3, b1, 4, 1e-3) != 3) << 2 | (ch_disagree(a4, b4, 2, 1e-3) != 2) "
+        "<< 3 |\n"
+        "           (ch_disagree(a5, b5, 2, 1e-3) != 1) << 4 | (ch_disagree(i1, i1, 2, 0) != 0) << "
+        "5 |\n"
+        "           (ch_disagree(i2, i1, 2, 0) != 2) << 6;\n"
+        "}\n",
+        (int)(end + 3 - fn), fn);
+    write_in(dir, "disagree.cc", text);
+    char *cmd = ch_xasprintf(
+        "cd '%s' && c++ -std=c++11 -Wall -Werror -o disagree disagree.cc && ./disagree", dir);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st), "did not run");
+    cr_assert_eq(WEXITSTATUS(st), 0,
+                 "failed cases (bits: 1 same kinds, 2 NaN lost, 4 Inf sign, "
+                 "8 NaN where finite, 16 Inf widened, 32/64 integers): %d\n%s",
+                 WEXITSTATUS(st), text);
+    ch_remove_tree(dir, &err);
+    free(cmd);
+    free(text);
+    free(dir);
+    ch_strbuf_free(&s);
+    fx_free(&c);
+}
+
 Test(scaffold_time, the_gpu_is_taken_alone_only_after_the_inputs_are_ready)
 {
     expect_gate_before_the_gpu(0);
