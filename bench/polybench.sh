@@ -17,7 +17,8 @@
 # starting with the I-th (I = 1..N) and pins its gcc runs to core I-1 (CH_CC_BENCH_CPU sets
 # the core); CH_CC_PB_TSV=FILE appends each row there (tab-separated, one header), and
 # `python3 bench/report.py pb-table FILE...` prints the streams' rows as one table with the
-# geometric mean over all of them.
+# geometric mean over all of them. CH_CC_PB_KEEP=DIR keeps each kernel's build stderr and traced
+# runs there (NAME.err, NAME.ch.err, ...), to see why a kernel took the host path.
 set -u
 src=${CH_CC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 suite=${CH_CC_POLYBENCH:-$src/../shared/suites/polybench-4.2.1}
@@ -153,6 +154,10 @@ for s in $mine; do
         "$(speedup "$gcc_t" "$gpu_load_t")" "${disp_load_t:--}" "$(speedup "$gcc_t" "$disp_load_t")" \
         "$path_load" "${at:--}")
     printf '%s\n' "$row" >> "$rows"
+    if [ -n "${CH_CC_PB_KEEP:-}" ]; then
+        mkdir -p "$CH_CC_PB_KEEP"
+        cp "$name".*err "$CH_CC_PB_KEEP/" 2>/dev/null
+    fi
     if [ -n "${CH_CC_PB_TSV:-}" ]; then
         [ -s "$CH_CC_PB_TSV" ] || $report pb-cols > "$CH_CC_PB_TSV"
         printf '%s\n' "$row" >> "$CH_CC_PB_TSV"
