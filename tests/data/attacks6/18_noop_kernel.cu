@@ -1,0 +1,30 @@
+// The kernel the model's checklist (18_checklist_huge_tolerance.json, rtol = atol = 1e300) lets
+// through: it launches, computes nothing, and every finite output is "within tolerance".
+#include <cuda_runtime.h>
+__global__ void axpy_k(int n, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = y[i];
+}
+extern "C" int axpy_device_launcher(int n, float a, const float *x, float *y)
+{
+    (void)a;
+    (void)x;
+    if (n > 0)
+        axpy_k<<<(n + 255) / 256, 256>>>(n, y);
+    return (int)cudaGetLastError();
+}
+extern "C" void axpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)(n > 0 ? n : 1) * sizeof(float);
+    cudaMalloc(&dx, b);
+    cudaMalloc(&dy, b);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    axpy_device_launcher(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+}
