@@ -69,9 +69,19 @@ static const char *const resource_calls[] = {"cudaMalloc",
                                              NULL};
 
 /* Queries whose answers are state the process keeps (what kept buffers took, how a kept pointer
- * was allocated): their results, and what they write, depend on kept state. */
-static const char *const state_queries[] = {"cudaMemGetInfo", "cudaPointerGetAttributes",
-                                            "cudaHostGetFlags", "cudaHostGetDevicePointer", NULL};
+ * was allocated): their results, and what they write, depend on kept state. So do the queries
+ * of the machine: the driver's version, how many devices the process sees and what they are.
+ * Their answers differ between verification and the user's program (the next driver update, a
+ * card of the same architecture with fewer SMs, a cache entry verified on another machine, the
+ * sandbox showing one device), so a result that depends on them is a trigger no test sees. */
+static const char *const state_queries[] = {"cudaMemGetInfo",          "cudaPointerGetAttributes",
+                                            "cudaHostGetFlags",        "cudaHostGetDevicePointer",
+                                            "cudaDriverGetVersion",    "cudaRuntimeGetVersion",
+                                            "cudaGetDeviceCount",      "cudaGetDevice",
+                                            "cudaGetDeviceProperties", "cudaGetDeviceProperties_v2",
+                                            "cudaDeviceGetAttribute",  "cudaDeviceGetLimit",
+                                            "cudaGetDeviceFlags",      "cudaChooseDevice",
+                                            "cudaDeviceCanAccessPeer", NULL};
 
 typedef struct ks_var {
     CXCursor decl; /* canonical */

@@ -486,6 +486,21 @@ static const subset_case state_flows[] = {
                "    if (fr < ((size_t)1 << 20))\n        return 0;\n    k<<<1, 1>>>(n, y);\n"
                "    return 0;\n}\n",
      "state-flow", "returns without an error on a path", 21},
+    {"the driver's version as a trigger (a query of the machine)",
+     FLOW DEVL "    int drv = 0;\n    cudaDriverGetVersion(&drv);\n"
+               "    if (drv >= 13020)\n        return 0;\n    k<<<1, 1>>>(n, y);\n"
+               "    return 0;\n}\n",
+     "state-flow", "returns without an error on a path", 21},
+    {"the devices the process sees as a trigger",
+     FLOW DEVL "    int ndev = 0;\n    cudaGetDeviceCount(&ndev);\n"
+               "    if (ndev > 1)\n        return 0;\n    k<<<1, 1>>>(n, y);\n"
+               "    return 0;\n}\n",
+     "state-flow", "returns without an error on a path", 21},
+    {"the SM count as a kernel argument",
+     FLOW DEVL "    int sms = 0;\n"
+               "    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+               "    k<<<1, 1>>>(sms > 120 ? n : 0, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' with a value", 20},
     {"a helper's result computed from kept state",
      FLOW
      "static size_t seen;\nstatic int blocks(void)\n{\n    return seen > 100 ? 2 : 1;\n}\n" DEVL
