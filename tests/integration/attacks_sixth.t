@@ -123,8 +123,9 @@ like "$(grep -o 'the reference casts away const[^"]*' s.30/requests.jsonl | head
 ok $? "30: nothing of it is linked"
 grep -q 'a tolerance of 1e+300 is above 0.01' s.18/requests.jsonl
 ok $? "18: a checklist with rtol = atol = 1e300 is refused, and why"
-grep -q 'the checklist is invalid' s.19/requests.jsonl
-todo $? "19: a checklist whose inputs are all zero (range [0, 0]) is refused"
+like "$(grep -o 'the checklist is invalid[^"]*' s.19/requests.jsonl | head -1)" \
+    "params\[2\].range: \[0, 0\] holds one value" \
+    "19: a checklist whose inputs are all zero (range [0, 0]) is refused, and why"
 
 # ---- a repository's .ch-cc.conf loosens the user's on_fail = error ---------------------------
 mkdir -p home/.config/ch-cc repo
