@@ -38,7 +38,12 @@ int ch_mkdir_p(const char *path, ch_error *err);
 /* rm -rf; missing paths are not an error. */
 int ch_remove_tree(const char *path, ch_error *err);
 
-/* Creates a fresh private directory under $TMPDIR (or /tmp) named "ch-cc-PREFIX-XXXXXX";
+/* Where temporary files go, chosen as gcc does: the first of $TMPDIR, $TMP, $TEMP, P_tmpdir,
+ * /var/tmp, /usr/tmp, /tmp that is a writable directory, else "." (points into the environment
+ * or a literal). */
+const char *ch_temp_dir(void);
+
+/* Creates a fresh private directory under ch_temp_dir() named "ch-cc-PREFIX-XXXXXX";
  * returns a malloc'd path or NULL with err set. */
 char *ch_make_temp_dir(const char *prefix, ch_error *err);
 

@@ -194,13 +194,33 @@ int ch_remove_tree(const char *path, ch_error *err)
     return rc;
 }
 
+static int usable_temp_dir(const char *dir)
+{
+    struct stat st;
+    return dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+           access(dir, R_OK | W_OK | X_OK) == 0;
+}
+
+/* libiberty's choose_tmpdir, which gcc and its driver use: a TMPDIR that is missing, a file or
+ * read-only is passed over without a word, so a build that gcc finishes does not fail here. */
+const char *ch_temp_dir(void)
+{
+    const char *const candidates[] = {getenv("TMPDIR"), getenv("TMP"), getenv("TEMP"),
+#ifdef P_tmpdir
+                                      P_tmpdir,
+#endif
+                                      "/var/tmp",       "/usr/tmp",    "/tmp"};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (usable_temp_dir(candidates[i]))
+            return candidates[i];
+    return ".";
+}
+
 char *ch_make_temp_dir(const char *prefix, ch_error *err)
 {
     const char *base = ch_cleanup_temp_base();
     if (!base)
-        base = getenv("TMPDIR");
-    if (!base || !*base)
-        base = "/tmp";
+        base = ch_temp_dir();
     /* the pid in the name lets the next run remove it if this one is SIGKILLed (cleanup.h) */
     char *tmpl = ch_xasprintf("%s/ch-cc-%s-%ld-XXXXXX", base, prefix, (long)getpid());
     if (!mkdtemp(tmpl)) {
