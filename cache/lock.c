@@ -119,7 +119,7 @@ long ch_lock_holder(const char *path)
 {
     char *text;
     ch_error err;
-    if (ch_read_file(path, &text, NULL, &err) != 0)
+    if (ch_read_regular_file_max(path, 64, &text, NULL, &err) != 0)
         return 0;
     long pid = strtol(text, NULL, 10);
     free(text);

@@ -132,8 +132,9 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
     char *data;
     size_t len;
     ch_error err;
-    int rc =
-        ch_file_exists(path) ? ch_read_file_max(path, MANIFEST_MAX_BYTES, &data, &len, &err) : -1;
+    int rc = ch_file_exists(path)
+                 ? ch_read_regular_file_max(path, MANIFEST_MAX_BYTES, &data, &len, &err)
+                 : -1;
     free(path);
     if (rc == 1) {
         *why = "a damaged manifest";

@@ -2,8 +2,10 @@
  * <cache_dir>/stats as "name value" lines; an update takes locks/stats.lock exclusively, reads,
  * adds and rewrites the file by temp file + rename, so concurrent updates are never lost and a
  * crash leaves either the old or the new file. Unknown lines are ignored (forward compatible). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -135,7 +137,9 @@ static size_t parse_stats(const char *text, size_t text_len, ch_cache_stats *s)
     return bad;
 }
 
-/* The counters in dir's stats file, and how many of its lines could not be read (*bad). */
+/* The counters in dir's stats file, and how many of its lines could not be read (*bad). A
+ * link, FIFO or device in its place is one unreadable line: never waited on, and replaced by
+ * the next update's rename like any damage. */
 static int read_unlocked(const char *dir, ch_cache_stats *out, size_t *bad, ch_error *err)
 {
     char *path = ch_path_join(dir, "stats");
@@ -143,8 +147,11 @@ static int read_unlocked(const char *dir, ch_cache_stats *out, size_t *bad, ch_e
     size_t len = 0;
     memset(out, 0, sizeof *out);
     *bad = 0;
-    if (ch_file_exists(path)) {
-        if (ch_read_file(path, &text, &len, err) != 0) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        *bad = 1;
+    } else if (ch_file_exists(path)) {
+        if (ch_read_regular_file_max(path, SIZE_MAX, &text, &len, err) != 0) {
             free(path);
             return -1;
         }

@@ -238,7 +238,8 @@ static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_e
     char *ipath = ch_path_join(path, "index");
     char *text;
     size_t len;
-    int rc = ch_read_file_max(ipath, CH_INDEX_MAX_BYTES, &text, &len, err);
+    /* the entry's files are ours: a FIFO or link there is damage, never waited on or followed */
+    int rc = ch_read_regular_file_max(ipath, CH_INDEX_MAX_BYTES, &text, &len, err);
     free(ipath);
     if (rc != 0)
         return ch_error_set(err, "its index is missing or unreadable");
@@ -261,7 +262,7 @@ static int read_entry(const char *path, const char *key, ch_cache_hit *hit, ch_e
         /* the index says how large the file is: a larger one is damage, and is never read */
         int got = idx.files[i].size > SIZE_MAX
                       ? 1
-                      : ch_read_file_max(fp, (size_t)idx.files[i].size, &data, &dlen, err);
+                      : ch_read_regular_file_max(fp, (size_t)idx.files[i].size, &data, &dlen, err);
         if (got == 1)
             rc = ch_error_set(err, "file '%s' is larger than its index says (%llu bytes)",
                               idx.files[i].name, idx.files[i].size);

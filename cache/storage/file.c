@@ -185,13 +185,7 @@ static int file_get(void *state, const char *name, int fd, ch_storage_fault *fau
     int rc;
     /* an item is a regular file the writer put there: a link (to /etc/shadow, a device) or a
      * FIFO in a shared directory is another user's trap, not an item */
-    int in = openat(it.dir, it.leaf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    struct stat sb;
-    if (in >= 0 && (fstat(in, &sb) != 0 || !S_ISREG(sb.st_mode))) {
-        close(in);
-        in = -1;
-        errno = EINVAL;
-    }
+    int in = ch_open_regular_at(it.dir, it.leaf, O_NOFOLLOW);
     if (in < 0 && errno == ENOENT) {
         rc = 0;
     } else if (in < 0) {

@@ -203,8 +203,7 @@ static void remote_failed(ch_cache *c, ch_storage_remote *r, const char *what,
 /* An unlinked temp file for a body: in the cache's tmp/, else $TMPDIR. -1 with err. */
 static int body_file(const ch_cache *c, ch_error *err)
 {
-    const char *env = getenv("TMPDIR");
-    const char *dirs[] = {NULL, env && *env ? env : "/tmp"};
+    const char *dirs[] = {NULL, ch_temp_dir()};
     char *local = ch_path_join(c->storage.local.dir, "tmp");
     dirs[0] = local;
     int fd = -1;

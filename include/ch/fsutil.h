@@ -18,6 +18,16 @@ int ch_read_file(const char *path, char **out, size_t *len, ch_error *err);
  * failure. */
 int ch_read_file_max(const char *path, size_t max, char **out, size_t *len, ch_error *err);
 
+/* Opens path (relative to dir, or AT_FDCWD) for reading without waiting, and only when it is
+ * a regular file: a FIFO or device someone put where the program keeps its own files would
+ * hang or feed it forever. flags: more open flags (O_NOFOLLOW). -1 with errno (EINVAL: not a
+ * regular file). */
+int ch_open_regular_at(int dir, const char *path, int flags);
+
+/* ch_read_file_max of a file the program wrote itself (a cache entry, its statistics): a
+ * link, FIFO or device there is refused (-1, err says so) instead of followed or waited on. */
+int ch_read_regular_file_max(const char *path, size_t max, char **out, size_t *len, ch_error *err);
+
 /* Writes bytes to path through a temp file + rename. fsync_data: fsync before the rename. */
 int ch_write_file_atomic(const char *path, const void *data, size_t len, int fsync_data,
                          ch_error *err);
@@ -28,7 +38,12 @@ int ch_mkdir_p(const char *path, ch_error *err);
 /* rm -rf; missing paths are not an error. */
 int ch_remove_tree(const char *path, ch_error *err);
 
-/* Creates a fresh private directory under $TMPDIR (or /tmp) named "ch-cc-PREFIX-XXXXXX";
+/* Where temporary files go, chosen as gcc does: the first of $TMPDIR, $TMP, $TEMP, P_tmpdir,
+ * /var/tmp, /usr/tmp, /tmp that is a writable directory, else "." (points into the environment
+ * or a literal). */
+const char *ch_temp_dir(void);
+
+/* Creates a fresh private directory under ch_temp_dir() named "ch-cc-PREFIX-XXXXXX";
  * returns a malloc'd path or NULL with err set. */
 char *ch_make_temp_dir(const char *prefix, ch_error *err);
 

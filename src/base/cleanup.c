@@ -375,8 +375,11 @@ void ch_cleanup_install(void)
         sigaddset(&interrupts, sigs[i]);
     }
     start_signal_thread();
-    const char *tmp = getenv("TMPDIR");
-    temp_base = ch_xstrdup(tmp && *tmp ? tmp : "/tmp");
+    /* absolute: "." (no usable temp directory) must not move with a chdir */
+    const char *tmp = ch_temp_dir();
+    temp_base = tmp[0] == '/' ? NULL : realpath(tmp, NULL);
+    if (!temp_base)
+        temp_base = ch_xstrdup(tmp);
     ch_cleanup_sweep(temp_base);
     ch_error err;
     child_tmp = ch_make_temp_dir("tmp", &err);

@@ -270,6 +270,16 @@ static const char *project_refusal(const ch_config *cfg, const char *conf, int i
         return is_true(value) || !is_true(now)
                    ? NULL
                    : "a project .ch-cc.conf may not turn off what the user turned on";
+    /* a failed verification must stay an error where the user asked for one, and be said:
+     * a repository that chose fallback and quiet would link the host path without a word */
+    if (strcmp(key, "on_fail") == 0)
+        return strcmp(now, "error") != 0 || strcmp(value, "error") == 0
+                   ? NULL
+                   : "a project .ch-cc.conf may make on_fail only stricter (error stays error)";
+    if (strcmp(key, "quiet") == 0)
+        return is_true(value) == is_true(now)
+                   ? NULL
+                   : "a project .ch-cc.conf may not change what ch-cc tells the user";
     if (strcmp(key, "max_size") == 0)
         return "the cache is the user's, shared by every project (0 would empty it)";
     if (strcmp(key, "log") == 0 || strcmp(key, "report_dir") == 0)

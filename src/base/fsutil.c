@@ -21,13 +21,25 @@ int ch_read_file(const char *path, char **out, size_t *len, ch_error *err)
     return ch_read_file_max(path, SIZE_MAX, out, len, err);
 }
 
-/* The size is judged twice: from fstat before anything is read (a huge regular file costs
- * nothing), and while reading (a pipe, or a file that grows) without holding more than max. */
-int ch_read_file_max(const char *path, size_t max, char **out, size_t *len, ch_error *err)
+/* O_NONBLOCK: opening a FIFO for reading waits for a writer, which may never come; for a
+ * regular file the flag changes nothing, so the caller's reads are not affected. */
+int ch_open_regular_at(int dir, const char *path, int flags)
 {
-    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ch_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+    int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads fd (closed here) whole. The size is judged twice: from fstat before anything is read
+ * (a huge regular file costs nothing), and while reading (a pipe, or a file that grows)
+ * without holding more than max. */
+static int read_fd_max(int fd, const char *path, size_t max, char **out, size_t *len, ch_error *err)
+{
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
         close(fd);
@@ -64,6 +76,24 @@ int ch_read_file_max(const char *path, size_t max, char **out, size_t *len, ch_e
     *out = ch_strbuf_detach(&sb);
     ch_strbuf_free(&sb);
     return 0;
+}
+
+int ch_read_regular_file_max(const char *path, size_t max, char **out, size_t *len, ch_error *err)
+{
+    int fd = ch_open_regular_at(AT_FDCWD, path, O_NOFOLLOW);
+    if (fd < 0 && (errno == EINVAL || errno == ELOOP))
+        return ch_error_set(err, "'%s' is not a regular file (a link, device or FIFO)", path);
+    if (fd < 0)
+        return ch_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+    return read_fd_max(fd, path, max, out, len, err);
+}
+
+int ch_read_file_max(const char *path, size_t max, char **out, size_t *len, ch_error *err)
+{
+    int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ch_error_set(err, "cannot open '%s': %s", path, strerror(errno));
+    return read_fd_max(fd, path, max, out, len, err);
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -164,13 +194,33 @@ int ch_remove_tree(const char *path, ch_error *err)
     return rc;
 }
 
+static int usable_temp_dir(const char *dir)
+{
+    struct stat st;
+    return dir && *dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+           access(dir, R_OK | W_OK | X_OK) == 0;
+}
+
+/* libiberty's choose_tmpdir, which gcc and its driver use: a TMPDIR that is missing, a file or
+ * read-only is passed over without a word, so a build that gcc finishes does not fail here. */
+const char *ch_temp_dir(void)
+{
+    const char *const candidates[] = {getenv("TMPDIR"), getenv("TMP"), getenv("TEMP"),
+#ifdef P_tmpdir
+                                      P_tmpdir,
+#endif
+                                      "/var/tmp",       "/usr/tmp",    "/tmp"};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (usable_temp_dir(candidates[i]))
+            return candidates[i];
+    return ".";
+}
+
 char *ch_make_temp_dir(const char *prefix, ch_error *err)
 {
     const char *base = ch_cleanup_temp_base();
     if (!base)
-        base = getenv("TMPDIR");
-    if (!base || !*base)
-        base = "/tmp";
+        base = ch_temp_dir();
     /* the pid in the name lets the next run remove it if this one is SIGKILLed (cleanup.h) */
     char *tmpl = ch_xasprintf("%s/ch-cc-%s-%ld-XXXXXX", base, prefix, (long)getpid());
     if (!mkdtemp(tmpl)) {

@@ -73,9 +73,7 @@ int ch_output_begin(ch_output *o, const char *out, ch_error *err)
     }
     if (o->special) {
         /* never a temp file in /dev: the bytes wait under $TMPDIR, then go into the device */
-        const char *tmpdir = getenv("TMPDIR");
-        o->tmp = ch_xasprintf("%s/ch-cc-out-%ld-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp",
-                              (long)getpid());
+        o->tmp = ch_xasprintf("%s/ch-cc-out-%ld-XXXXXX", ch_temp_dir(), (long)getpid());
     } else {
         o->tmp = ch_xasprintf("%s.ch-cc-%ld-XXXXXX", o->path, (long)getpid());
     }

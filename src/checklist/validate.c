@@ -60,12 +60,27 @@ static void int_limits(ch_scalar t, double *lo, double *hi)
     }
 }
 
+/* Whether [lo, hi] holds one value of the element type (float rounds both ends to float). */
+static int holds_one_value(const ch_ck_param *p)
+{
+    return p->elem == CH_T_FLOAT ? (float)p->lo == (float)p->hi : p->lo == p->hi;
+}
+
 static int check_range(const ch_ck_param *p, const char *path, ch_error *err)
 {
     if (!isfinite(p->lo) || !isfinite(p->hi))
         return ch_error_set(err, "%s.range: bounds must be finite", path);
     if (p->lo > p->hi)
         return ch_error_set(err, "%s.range: lo > hi", path);
+    /* an input that is one value everywhere (x in [0, 0], attacks6 #19) tests one case, edge
+     * values included: a kernel that ignores it, or computes nothing, agrees with the
+     * reference. An output's range is only its fill before the call, so it may be one value. */
+    if ((p->role == CH_ROLE_SCALAR || p->dir != CH_DIR_OUT) && holds_one_value(p))
+        return ch_error_set(err,
+                            "%s.range: [%g, %g] holds one value, so every test gives '%s' that "
+                            "one value and a kernel that ignores it passes; give a range of "
+                            "the values the function accepts (for example [-1, 1])",
+                            path, p->lo, p->hi, p->name);
     if (ch_scalar_is_integer(p->elem)) {
         double tlo, thi;
         int_limits(p->elem, &tlo, &thi);

@@ -145,6 +145,25 @@ static const char guard_code[] =
     "        return NULL;\n"
     "    return low ? m + pg : m + pg + span - bytes;\n"
     "}\n\n"
+    "/* The input buffers handed over read-only (ch_read_only), for the fault report. */\n"
+    "static struct {\n"
+    "    const char *name;\n"
+    "    uintptr_t lo, hi;\n"
+    "} ch_ro[64];\n"
+    "static int ch_n_ro;\n\n"
+    "/* The pages of a guarded buffer (its own: ch_guarded maps them for it alone) made\n"
+    " * read-only, so that a write to an input faults wherever its address came from. */\n"
+    "static void ch_read_only(const void *p, size_t count, size_t size, const char *name)\n"
+    "{\n"
+    "    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);\n"
+    "    uintptr_t lo = (uintptr_t)p / pg * pg;\n"
+    "    uintptr_t hi = ((uintptr_t)p + (count ? count : 1) * size + pg - 1) / pg * pg;\n"
+    "    if (ch_n_ro < 64 && mprotect((void *)lo, hi - lo, PROT_READ) == 0) {\n"
+    "        ch_ro[ch_n_ro].name = name;\n"
+    "        ch_ro[ch_n_ro].lo = lo;\n"
+    "        ch_ro[ch_n_ro++].hi = hi;\n"
+    "    }\n"
+    "}\n\n"
     "extern char __executable_start;\n\n"
     "static size_t ch_hex(char *o, uintptr_t v)\n"
     "{\n"
@@ -161,12 +180,13 @@ static const char guard_code[] =
     "    return k;\n"
     "}\n\n"
     "/* One line on stderr for ch-cc, which turns the addresses into the function and line:\n"
-    " * `ch-ref-fault: signal S base B frames F...` (the load address of this program and the\n"
-    " * call stack from the handler). Async-signal-safe but for backtrace, whose unwinder is\n"
-    " * loaded at start. The handler resets itself, so the fault repeats and kills. */\n"
+    " * `ch-ref-fault: signal S base B frames F... [writes NAME]` (the load address of this\n"
+    " * program, the call stack from the handler, and the read-only input written). Async-signal-\n"
+    " * safe but for backtrace, whose unwinder is loaded at start. The handler resets itself, so\n"
+    " * the fault repeats and kills. */\n"
     "static void ch_on_fault(int sig, siginfo_t *si, void *uc)\n"
     "{\n"
-    "    char line[64 + 24 * 20];\n"
+    "    char line[64 + 24 * 20 + 128];\n"
     "    size_t n = 0;\n"
     "    const char *head = \"ch-ref-fault: signal \";\n"
     "    memcpy(line, head, strlen(head));\n"
@@ -187,10 +207,17 @@ static const char guard_code[] =
     "        n += ch_hex(line + n, (uintptr_t)frames[i]);\n"
     "    }\n"
     "#endif\n"
+    "    for (int i = 0; i < ch_n_ro; i++)\n"
+    "        if ((uintptr_t)si->si_addr >= ch_ro[i].lo && (uintptr_t)si->si_addr < ch_ro[i].hi) {\n"
+    "            size_t k = strlen(ch_ro[i].name);\n"
+    "            memcpy(line + n, \" writes \", 8);\n"
+    "            memcpy(line + n + 8, ch_ro[i].name, k < 100 ? k : 100);\n"
+    "            n += 8 + (k < 100 ? k : 100);\n"
+    "            break;\n"
+    "        }\n"
     "    line[n++] = '\\n';\n"
     "    if (write(2, line, n) < 0)\n"
     "        return;\n"
-    "    (void)si;\n"
     "    (void)uc;\n"
     "}\n\n"
     "static void ch_catch_faults(void)\n"
@@ -330,6 +357,15 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
                                p->name, ch_scalar_tag(p->elem), p->name, p->name, p->name);
         }
         ch_strbuf_adds(o, "        return 0;\n    }\n");
+    }
+    /* a test author's reference becomes the user's host path: one that writes an input
+     * (through y[(x - y) + i], no cast to see, attacks6 #17) would clear the caller's data on
+     * every call, so its inputs are handed over read-only and such a write faults */
+    for (size_t i = 0; leaks && i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role != CH_ROLE_SCALAR && p->dir == CH_DIR_IN)
+            ch_strbuf_addf(o, "    ch_read_only(%s_h, ch_count_%s, sizeof(*%s_h), \"%s\");\n",
+                           p->name, p->name, p->name, p->name);
     }
     /* time mode: the best of a few calls (one when a call takes over 100 ms) */
     if (leaks)
@@ -861,6 +897,19 @@ static void clause_advice(const ch_checklist *c, ch_strbuf *sb)
     ch_strbuf_free(&names);
 }
 
+/* The input buffer whose read-only pages a write faulted on (" writes NAME" on the fault
+ * line), or NULL; caller frees. */
+static char *written_input(const char *text)
+{
+    const char *l = text ? strstr(text, "ch-ref-fault: signal ") : NULL;
+    const char *w = l ? strstr(l, " writes ") : NULL;
+    const char *eol = l ? strchr(l, '\n') : NULL;
+    if (!w || (eol && w > eol))
+        return NULL;
+    w += strlen(" writes ");
+    return ch_xstrndup(w, strcspn(w, " \n"));
+}
+
 static const char *signal_name(int sig)
 {
     switch (sig) {
@@ -895,8 +944,17 @@ static char *failure_text(const ch_checklist *c, const char *exe, const ch_proc_
     const char *errtext = pr->err.data ? pr->err.data : "";
     ch_strbuf sb;
     ch_strbuf_init(&sb);
+    char *input = NULL;
     if (pr->timed_out) {
         ch_strbuf_addf(&sb, "%s ran past its time limit%s", who, sizes);
+    } else if (pr->signaled && (input = written_input(errtext)) != NULL) {
+        char *place = fault_place(c, exe, errtext);
+        ch_strbuf_addf(&sb,
+                       "%s writes its input buffer '%s'%s%s%s: an input is the caller's data, "
+                       "which the user's program keeps using after the call; a reference may "
+                       "write only its outputs",
+                       who, input, sizes, place ? ", " : "", place ? place : "");
+        free(place);
     } else if (pr->signaled) {
         int sig = pr->exit_code - 128;
         char *place = fault_place(c, exe, errtext);
@@ -915,6 +973,7 @@ static char *failure_text(const ch_checklist *c, const char *exe, const ch_proc_
         ch_strbuf_addf(&sb, "%s exited with status %d%s%s%.*s", who, pr->exit_code, sizes,
                        n ? ": " : "", (int)(n > 300 ? 300 : n), errtext);
     }
+    free(input);
     free(who);
     free(sizes);
     char *t = ch_strbuf_detach(&sb);

@@ -204,7 +204,7 @@ static void plan_socket_places(const ch_sandbox_opts *o, iso_plan *p)
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     if (xdg && hideable(xdg))
         add_real(p, p->hide, &p->n_hide, xdg);
-    const char *base = ch_cleanup_temp_base() ? ch_cleanup_temp_base() : getenv("TMPDIR");
+    const char *base = ch_cleanup_temp_base() ? ch_cleanup_temp_base() : ch_temp_dir();
     if (base && *base && hideable(base))
         add_real(p, p->hide, &p->n_hide, base);
     if (o->cpu_only || o->compiler)

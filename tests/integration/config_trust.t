@@ -83,5 +83,25 @@ printf 'runner = srun -n1\n' >> home/.config/ch-cc/config
 run_in_repo --harness-config > cfg4.txt 2> /dev/null
 like "$(grep '^runner ' cfg4.txt)" "= srun -n1 .*home/.config/ch-cc/config" "the user's config sets runner"
 
+# on_fail and quiet: a repository may make a failed verification an error, never turn the
+# user's error back into a fallback, nor silence what ch-cc says (attacks6 #20)
+mkdir -p q/home/.config/ch-cc q/repo
+conf_q() { # conf_q USER_LINES REPO_LINES: --harness-config there, into q/c.out and q/c.err
+    printf "$1" > q/home/.config/ch-cc/config
+    printf "$2" > q/repo/.ch-cc.conf
+    (cd q/repo && env -u CH_CC_ON_FAIL -u CH_CC_QUIET HOME="$TEST_DIR/q/home" XDG_CONFIG_HOME= \
+        "$CH_CC_BIN" --harness-config > ../c.out 2> ../c.err)
+}
+conf_q 'on_fail = error\n' 'on_fail = fallback\nquiet = 1\n'
+like "$(grep '^on_fail ' q/c.out)" "= error .*home/.config/ch-cc/config" "a project's on_fail = fallback leaves the user's error"
+like "$(cat q/c.err)" "repo/.ch-cc.conf: ignoring setting 'on_fail': a project .ch-cc.conf may make on_fail only stricter" "and says so, naming the file"
+like "$(grep '^quiet ' q/c.out)" "= 0 " "a project's quiet = 1 is not taken"
+like "$(cat q/c.err)" "repo/.ch-cc.conf: ignoring setting 'quiet'" "and says so"
+conf_q 'quiet = 1\n' 'quiet = 0\non_fail = error\n'
+like "$(grep '^quiet ' q/c.out)" "= 1 .*home/.config/ch-cc/config" "nor is a project's quiet = 0 over the user's 1"
+like "$(grep '^on_fail ' q/c.out)" "= error .*repo/.ch-cc.conf" "a project may make on_fail stricter"
+conf_q '' 'on_fail = fallback\nquiet = 0\n'
+is "$(grep -c warning q/c.err)" 0 "settings equal to what is in effect are taken silently"
+
 for s in attacker user; do kill "$(cat $s.pid)" 2>/dev/null; wait "$(cat $s.pid)" 2>/dev/null; done
 done_testing

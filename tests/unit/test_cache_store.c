@@ -289,6 +289,70 @@ static void do_grow_index_huge(const char *key)
     free(p);
 }
 
+/* A FIFO where the entry keeps its index or a file: opening it for reading would wait for a
+ * writer forever (attacks6 #25); it is damage like any other. */
+static void fifo_at(const char *key, const char *name)
+{
+    char *p = entry_file(key, name);
+    cr_assert_eq(unlink(p), 0);
+    cr_assert_eq(mkfifo(p, 0644), 0);
+    free(p);
+}
+
+static void do_fifo_index(const char *key)
+{
+    fifo_at(key, "index");
+}
+
+static void do_fifo_file(const char *key)
+{
+    fifo_at(key, "kernel.cu");
+}
+
+static void do_link_index(const char *key)
+{
+    char *p = entry_file(key, "index");
+    char *q = entry_file(key, "index.real");
+    cr_assert_eq(rename(p, q), 0);
+    cr_assert_eq(symlink(q, p), 0);
+    free(q);
+    free(p);
+}
+
+Test(cache_store, damage_fifo_index_is_never_waited_on, .timeout = 20)
+{
+    damage_case(do_fifo_index);
+}
+Test(cache_store, damage_fifo_file_is_never_waited_on, .timeout = 20)
+{
+    damage_case(do_fifo_file);
+}
+Test(cache_store, damage_linked_index_is_not_followed)
+{
+    damage_case(do_link_index);
+}
+
+/* A FIFO at the stats file: counted from zero with one warning, and the next update replaces
+ * it with a regular file. */
+Test(cache_store, stats_fifo_is_rebuilt_with_one_warning, .timeout = 20)
+{
+    ch_cache *c = open_cache(0, 10);
+    char *p = ch_path_join(dir, "stats");
+    unlink(p);
+    cr_assert_eq(mkfifo(p, 0644), 0);
+    char k[33];
+    key_n(3, k);
+    cr_assert_eq(lookup(c, k), 0);
+    cr_assert_eq(n_warnings(c, "statistics"), 1, "one warning");
+    struct stat st;
+    cr_assert_eq(lstat(p, &st), 0);
+    cr_assert(S_ISREG(st.st_mode), "rebuilt as a regular file");
+    cr_assert_eq(stats(c).misses, 1);
+    cr_assert_eq(n_warnings(c, NULL), 0, "no second warning");
+    free(p);
+    ch_cache_close(c);
+}
+
 Test(cache_store, damage_huge_file_is_never_read, .timeout = 20)
 {
     damage_case(do_grow_huge);

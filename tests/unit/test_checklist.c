@@ -957,6 +957,40 @@ Test(validate, structure_rules)
     ch_entry_free(&e);
 }
 
+/* attacks6 #19: an input range with equal ends makes every test value the same, so a kernel
+ * that ignores the input passes; outputs may be one value (it is their fill). */
+Test(validate, one_value_input_range)
+{
+    ch_entry e;
+    make_saxpy(&e);
+    ch_checklist c;
+    derive_ok(&e, &c);
+    ch_error err = {0};
+    c.params[2].lo = c.params[2].hi = 0; /* x, in */
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1);
+    cr_assert_str_eq(err.msg,
+                     "params[2].range: [0, 0] holds one value, so every test gives 'x' that one "
+                     "value and a kernel that ignores it passes; give a range of the values the "
+                     "function accepts (for example [-1, 1])");
+    c.params[2].lo = 1;
+    c.params[2].hi = 1 + 1e-12; /* two doubles, one float */
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1);
+    cr_assert(strstr(err.msg, "params[2].range: [1, 1] holds one value"), "%s", err.msg);
+    c.params[2].lo = -1;
+    c.params[2].hi = 1;
+    c.params[1].lo = c.params[1].hi = 2; /* a, scalar */
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1);
+    cr_assert(strstr(err.msg, "params[1].range: [2, 2] holds one value"), "%s", err.msg);
+    c.params[1].lo = -1;
+    c.params[3].lo = c.params[3].hi = 0; /* y, inout */
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1);
+    cr_assert(strstr(err.msg, "params[3].range"), "%s", err.msg);
+    c.params[3].dir = CH_DIR_OUT; /* an output's fill may be one value */
+    cr_assert_eq(ch_checklist_validate(&c, &err), 0, "%s", err.msg);
+    ch_checklist_free(&c);
+    ch_entry_free(&e);
+}
+
 Test(eval, bounded_nesting)
 {
     cr_assert_eq(eval_ok("((((((((((n))))))))))"), 10);

@@ -259,3 +259,45 @@ Test(cleanup, a_program_started_after_install_gets_the_mask_ch_cc_was_given)
     cr_expect_str_eq(spawned, before, "ch_proc_run's child gets the mask back");
     cr_expect_str_eq(in_place, before, "ch_proc_exec's program gets the mask back");
 }
+
+/* attacks6 #24: a TMPDIR that is missing, a file or not writable is passed over as gcc does
+ * (TMP, TEMP, P_tmpdir, /var/tmp, /usr/tmp, /tmp), never a failed build. */
+Test(cleanup, an_unusable_tmpdir_is_passed_over_as_gcc_does)
+{
+    ch_error err;
+    char *base = ch_make_temp_dir("tmpdir-test", &err);
+    cr_assert(base, "%s", err.msg);
+    char *file = ch_path_join(base, "a-file");
+    cr_assert_eq(ch_write_file_atomic(file, "x", 1, 0, &err), 0, "%s", err.msg);
+    char *missing = ch_path_join(base, "missing");
+    unsetenv("TMP");
+    unsetenv("TEMP");
+    const char *const bad[] = {missing, file, ""};
+    for (size_t i = 0; i < 3; i++) {
+        setenv("TMPDIR", bad[i], 1);
+        const char *t = ch_temp_dir();
+        cr_assert_str_neq(t, bad[i]);
+        cr_assert(ch_is_dir(t), "'%s' chosen for TMPDIR '%s'", t, bad[i]);
+    }
+    setenv("TMP", base, 1);
+    cr_assert_str_eq(ch_temp_dir(), base, "TMP is next");
+    setenv("TMPDIR", base, 1);
+    unsetenv("TMP");
+    cr_assert_str_eq(ch_temp_dir(), base, "a usable TMPDIR is taken");
+    /* a child that installs the handlers with TMPDIR missing still makes its directories */
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        setenv("TMPDIR", missing, 1);
+        ch_cleanup_install();
+        char *d = ch_make_temp_dir("child", &err);
+        _exit(d && ch_is_dir(d) && strncmp(d, missing, strlen(missing)) != 0 ? 0 : 1);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child could not make a temp dir");
+    cr_assert_eq(ch_remove_tree(base, &err), 0);
+    free(missing);
+    free(file);
+    free(base);
+}

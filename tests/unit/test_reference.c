@@ -345,3 +345,33 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
     free(kept);
     fixture_close(&f);
 }
+
+/* attacks6 #17: a test author's reference that writes its input through pointer arithmetic
+ * between parameters (no cast for the host subset to see) is refused by its probe, naming the
+ * buffer: its inputs are read-only pages. One that only reads them is built. */
+Test(reference_inputs, a_reference_writing_its_input_is_refused, .timeout = 120)
+{
+    fixture f;
+    fixture_open(&f, "#pragma harness \"y[i] = 2 * x[i]\" extent(x: n, y: n)\n"
+                     "void twice(int n, const double *x, double *y);\n");
+    char *cc_argv[] = {"cc", NULL};
+    const char *clears = "#include <stddef.h>\n"
+                         "void twice_reference(int n, const double *x, double *y)\n"
+                         "{ ptrdiff_t to_x = x - y;\n"
+                         "  for (int i = 0; i < n; i++) y[i] = 2 * x[i];\n"
+                         "  for (int i = 0; i < n; i++) y[to_x + i] = 0; }\n";
+    ch_oracle o = {NULL, cc_argv, clears, 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_neq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0,
+                  "a reference clearing its input accepted");
+    cr_expect_not_null(strstr(err.msg, "writes its input buffer 'x'"), "%s", err.msg);
+    free(exe);
+    exe = NULL;
+    const char *reads = "void twice_reference(int n, const double *x, double *y)\n"
+                        "{ for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n";
+    ch_oracle ok = {NULL, cc_argv, reads, 0};
+    cr_expect_eq(ch_reference_build(&f.c, &ok, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    fixture_close(&f);
+}
