@@ -119,6 +119,12 @@ int ch_static_check_subset(const ch_checklist *c, const char *src, ch_strbuf *ms
  * destructor but nvcc's registration, and no system call instruction. Returns 0 when the object
  * at path passes; 1 with a one-line message in msg. */
 int ch_object_check(const char *path, ch_strbuf *msg);
+/* The device-code check, after compilation (the text checks are the fast first filter): the
+ * PTX nvcc made of a candidate reads no special register that depends on the time, the GPU or
+ * the launch history, has no trap and no assertion, and lets no module-scope variable's address
+ * reach a store, an atomic or a call. unit: the candidate's file name as the PTX's .file lines
+ * end (to locate findings on its lines). Returns 0 when it passes; 1 with a one-line message. */
+int ch_ptx_check(const char *ptx, const char *unit, ch_strbuf *msg);
 /* Libraries a candidate may call from its host side when it declares them (bits). */
 enum { CH_OBJECT_LIB_CUBLAS = 1u };
 /* The libraries src declares it uses: "ch-cc library: cublas" in its text (the translator's

@@ -103,9 +103,9 @@ static const char *const cuda_allowed[] = {
     "cudaMalloc*", "cudaFree*", "cudaMemcpy*", "cudaMemset*", "cudaMemGetInfo",
     "cudaMemPrefetchAsync*", "cudaMemAdvise*", "cudaHostAlloc", "cudaHostRegister",
     "cudaHostUnregister", "cudaHostGetDevicePointer", "cudaHostGetFlags",
-    "cudaPointerGetAttributes", "cudaGetSymbolAddress", "cudaGetSymbolSize",
-    "cudaCreateChannelDesc", "cudaCreateTextureObject", "cudaDestroyTextureObject",
-    "cudaCreateSurfaceObject", "cudaDestroySurfaceObject",
+    "cudaPointerGetAttributes", "cudaGetSymbolSize", "cudaCreateChannelDesc",
+    "cudaCreateTextureObject", "cudaDestroyTextureObject", "cudaCreateSurfaceObject",
+    "cudaDestroySurfaceObject",
     /* launch */
     "cudaLaunchKernel*", "cudaLaunchCooperativeKernel*", "cudaConfigureCall", "cudaSetupArgument",
     "cudaLaunch", "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
@@ -156,6 +156,12 @@ static const char *const cuda_denied[] = {"cudaDeviceReset",
                                           "cudaMallocFromPoolAsync",
                                           NULL};
 
+/* Entry points that write a module-scope device variable from the host (or hand out its
+ * address for cudaMemcpy to write): a __constant__ or __device__ variable written across calls
+ * is state kept between them, a counter the device-code check (ch_ptx_check) cannot see, since
+ * device code only reads it (issue 15). Checked before cuda_allowed. */
+static const char *const symbol_writers[] = {"cudaMemcpyToSymbol*", "cudaGetSymbolAddress", NULL};
+
 static int in_list(const char *const *list, const char *name)
 {
     for (size_t i = 0; list[i]; i++)
@@ -192,7 +198,7 @@ static int is_math(const char *name)
  * registration and launch helpers (__cudaRegisterFunction, __cudaLaunchKernel, ...). */
 int ch_object_symbol_allowed(const char *name)
 {
-    if (matches_list(cuda_denied, name))
+    if (matches_list(cuda_denied, name) || matches_list(symbol_writers, name))
         return 0;
     return matches_list(cuda_allowed, name) || strncmp(name, "__cuda", 6) == 0 ||
            in_list(allowed, name) || is_math(name);
@@ -354,6 +360,14 @@ static int check_undefined(const elf_view *v, ch_object_kind kind, const char *c
         const char *name = str_at(v, strtab, sym[i].st_name);
         if (!name) {
             ch_strbuf_adds(msg, "object check: a symbol's name lies outside its table");
+            return 1;
+        }
+        if (*name && matches_list(symbol_writers, name) && !(extra && in_list(extra, name))) {
+            ch_strbuf_addf(msg,
+                           "object check: host code calls '%s', which writes a __constant__ or "
+                           "__device__ variable (state kept across calls); initialise a table in "
+                           "its definition, pass values as kernel arguments",
+                           name);
             return 1;
         }
         if (*name && matches_list(cuda_denied, name) && !(extra && in_list(extra, name))) {

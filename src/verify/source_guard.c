@@ -558,7 +558,9 @@ static int judge_conditional(const char *code, const char *p, ch_guard_kind kind
 /* ---- clocks -------------------------------------------------------------------------------- */
 
 /* A kernel that reads a clock can compute one thing while it is verified and another later (a
- * date past verification, a count of cycles): no test can see it. Timing is the verifier's job. */
+ * date past verification, a count of cycles): no test can see it. Timing is the verifier's job.
+ * This is the fast first filter on the spelling; the authority is the device-code check on the
+ * compiled PTX (ptx_check.c), since libraries and macros hide the spelling (issue 15). */
 static int judge_clocks(const char *code, const char *bare, ch_strbuf *msg, ch_guard_finding *f)
 {
     static const char *const calls[] = {

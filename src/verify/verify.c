@@ -1187,6 +1187,27 @@ static int nvrtc_record(nvrtc_result *r, ch_verify_report *rep)
     return compile_fail(rep, st, "kernel compile", r->log.data);
 }
 
+/* The device-code check (ch_ptx_check) on the PTX nvcc left in work: 0 passed, 1 refused or no
+ * PTX to judge (why filled). The PTX, not the source, is the authority: libraries and macros
+ * hide the source spelling of what the compiled code does (issue 15). */
+static int device_code_check(const char *work, ch_strbuf *why)
+{
+    char *pp = ch_path_join(work, "candidate.ptx");
+    char *ptx = NULL;
+    size_t len = 0;
+    ch_error e;
+    int rc = ch_read_file_max(pp, 256u << 20, &ptx, &len, &e);
+    free(pp);
+    if (rc != 0) {
+        ch_strbuf_addf(why, "the device-code check has no PTX to judge (nvcc -keep left no "
+                            "candidate.ptx)");
+        return 1;
+    }
+    rc = ch_ptx_check(ptx, "candidate.cu", why);
+    free(ptx);
+    return rc;
+}
+
 /* Stage 1 but NVRTC's verdict (side_checks): the candidate compiled once (its object is what
  * the object check judges and what the program links), linked with the entry's scaffold
  * object. unit: the candidate as candidate.cu holds it. */
@@ -1204,9 +1225,12 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
     ch_strbuf_init(&log);
     int status = 0, failed = 0;
     /* a whole object, not a cubin: its host side is what the object check judges; the
-     * signatures forced in front make a launcher of another type a compile error */
-    char *a1[] = {"-c",           "-O2", archflag,      "-Xptxas",      "-v", "-include",
-                  "signatures.h", "-o",  "candidate.o", "candidate.cu", NULL};
+     * signatures forced in front make a launcher of another type a compile error; -keep leaves
+     * the PTX its device code was made from (candidate.ptx) for the device-code check, and
+     * -lineinfo lets that check (and compute-sanitizer) name the candidate's lines */
+    char *a1[] = {"-c",          "-O2",          archflag,   "-Xptxas",      "-v",
+                  "-lineinfo",   "-keep",        "-include", "signatures.h", "-o",
+                  "candidate.o", "candidate.cu", NULL};
     int rc = run_nvcc(v, work, a1, &log, &status, err);
     cJSON_AddStringToObject(st, "kernel_check", "nvcc -c -Xptxas -v");
     if (rc == 0 && status != 0)
@@ -1215,7 +1239,8 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
         ch_strbuf why;
         ch_strbuf_init(&why);
         char *obj = ch_path_join(work, "candidate.o");
-        if (ch_object_check_libs(obj, ch_object_libraries_declared(src), &why) != 0)
+        if (ch_object_check_libs(obj, ch_object_libraries_declared(src), &why) != 0 ||
+            device_code_check(work, &why) != 0)
             failed = stage_fail(rep, CH_STAGE_COMPILE, ch_strbuf_detach(&why));
         ch_strbuf_free(&why);
         free(obj);

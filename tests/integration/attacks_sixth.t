@@ -37,17 +37,20 @@ export A REL TEST_DIR
 refused_cands="01_constant_symbol_counter.cu 02_kept_device_buffer_counter.cu
 03_leak_memgetinfo_counter.cu 14_host_heap_counter.cu 09_driver_version_trigger.cu
 11_device_count_abort.cu"
-through_cands="04_device_chrono_now.cu 05_ptx_split_globaltimer.cu
+# refused once compiled: the device-code check on the PTX (src/verify/ptx_check.c), the object
+# check on the host side
+compiled_cands="04_device_chrono_now.cu 05_ptx_split_globaltimer.cu
 06_ptx_gridid_launch_counter.cu 07_constant_counter_d2d.cu 08_ptx_get_sreg_globaltimer.cu
-10_sm_count_trigger.cu
-12_trap_poisons_context.cu 13_uniform_input_trigger.cu 21_round_scalar_trigger.cu
-22_size_threshold_named.cu 23_variable_template_counter.cu 28_device_memory_leak.cu"
-printf '%s\n' $refused_cands $through_cands | xargs -P2 -I{} bash -c 'verify_one {}'
+10_sm_count_trigger.cu 12_trap_poisons_context.cu 23_variable_template_counter.cu"
+through_cands="13_uniform_input_trigger.cu 21_round_scalar_trigger.cu 22_size_threshold_named.cu
+28_device_memory_leak.cu"
+printf '%s\n' $refused_cands $compiled_cands $through_cands |
+    xargs -P2 -I{} bash -c 'verify_one {}'
 
-refused() { # refused FILE REASON: stage 0 refuses FILE with a message matching REASON
-    local d="v.$1"
+refused() { # refused FILE REASON [STAGE]: STAGE (stage 0) refuses FILE, the message says why
+    local d="v.$1" st="${3:-stage 0 static}"
     is "$(cat "$d/rc")" 1 "$1: refused (exit 1)"
-    like "$(cat "$d/out")" "stage 0 static +FAIL" "$1: at stage 0"
+    like "$(cat "$d/out")" "$st +FAIL" "$1: at ${st% *}"
     like "$(grep '^message:' "$d/out")" "$2" "$1: the message says why"
 }
 refused 01_constant_symbol_counter.cu "takes the address of its own storage \('c'\)"
@@ -56,6 +59,18 @@ refused 03_leak_memgetinfo_counter.cu "kept state: 'cudaMemGetInfo'"
 refused 14_host_heap_counter.cu "host code writes through a pointer"
 refused 09_driver_version_trigger.cu "with a value that depends on .*kept state: 'cudaDriverGetVersion'"
 refused 11_device_count_abort.cu "host code calls 'abort'"
+
+# refused once compiled, at stage 1
+refused_compiled() { refused "$1" "$2" "stage 1 compile"; }
+refused_compiled 04_device_chrono_now.cu "line 9: .*'saxpy_k' reads %globaltimer, .*the time"
+refused_compiled 05_ptx_split_globaltimer.cu "reads %globaltimer, "
+refused_compiled 06_ptx_gridid_launch_counter.cu "reads %gridid, .*a launch counter"
+refused_compiled 07_constant_counter_d2d.cu "host code calls 'cudaMemcpyToSymbol', which writes"
+refused_compiled 08_ptx_get_sreg_globaltimer.cu "reads %globaltimer, "
+refused_compiled 10_sm_count_trigger.cu "reads %nsmid, .*how many SMs"
+refused_compiled 12_trap_poisons_context.cu "reads %gridid, "
+refused_compiled 23_variable_template_counter.cu \
+    "writes, or hands on the address of, the __device__ variable '_Z5tallyIiE'"
 
 for f in $through_cands; do
     # pending (exit 3) today: stages 0-1 pass, a GPU would run and, by reasoning, pass it
