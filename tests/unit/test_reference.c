@@ -271,16 +271,16 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
     static const struct {
         const char *ref, *why;
     } hostile[] = {
-        {"#include <stdlib.h>\n"
-         "__attribute__((constructor)) static void boot(void) { abort(); }\n",
+        /* (a volatile local keeps the body: abort itself is off the allow-list now) */
+        {"__attribute__((constructor)) static void boot(void) { volatile char b = 1; (void)b; }\n",
          "runs at program start"},
-        {"#include <stdlib.h>\n"
-         "__attribute__((destructor)) static void later(void) { abort(); }\n",
+        {"__attribute__((destructor)) static void later(void) { volatile char b = 1; (void)b; }\n",
          "start or exit"},
         /* a flag kept across calls: the host subset's static-state rule, before any compile */
         {"#include <stdlib.h>\n"
          "volatile int twice_flag;\n"
-         "__attribute__((destructor)) static void later(void) { if (twice_flag) abort(); }\n",
+         "__attribute__((destructor)) static void later(void) { if (twice_flag) { volatile char b "
+         "= 1; (void)b; } }\n",
          "the reference keeps 'twice_flag' across calls"},
         {"#include <stdlib.h>\nint twice_side(void) { return system(\"touch /tmp/pwned\"); }\n",
          "calls 'system'"},
