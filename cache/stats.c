@@ -148,9 +148,10 @@ static int read_unlocked(const char *dir, ch_cache_stats *out, size_t *bad, ch_e
     memset(out, 0, sizeof *out);
     *bad = 0;
     struct stat st;
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    int present = lstat(path, &st) == 0;
+    if (present && !S_ISREG(st.st_mode)) {
         *bad = 1;
-    } else if (ch_file_exists(path)) {
+    } else if (present) {
         if (ch_read_regular_file_max(path, SIZE_MAX, &text, &len, err) != 0) {
             free(path);
             return -1;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/strbuf.h"
 #include "ch/verify.h"
 
 /* Special registers a candidate's result must not depend on. Those of the launch's own
@@ -450,23 +451,20 @@ static void on_brace(reader *r, char c, const char *stmt_before)
     }
 }
 
-/* Comments blanked in place: // to the line's end, block comments; string literals kept. */
+/* Comments blanked in place (their line breaks kept, so .loc lines still count); string
+ * literals kept. */
 static void strip_comments(char *t)
 {
-    for (char *p = t; *p; p++) {
-        if (p[0] == '/' && p[1] == '*') {
-            char *e = strstr(p + 2, "*/");
-            char *stop = e ? e + 2 : p + strlen(p);
-            for (; p < stop; p++)
-                *p = *p == '\n' ? '\n' : ' ';
-            p--;
-        } else if (p[0] == '/' && p[1] == '/') {
-            for (; *p && *p != '\n'; p++)
-                *p = ' ';
-            p--;
-        } else if (*p == '"') {
-            char *q = strpbrk(p + 1, "\"\n");
-            p = q && *q == '"' ? q : p;
+    for (char *p = t; *p;) {
+        char *next = (char *)ch_c_skip_noncode(p);
+        if (next == p) {
+            p++;
+        } else if (*p == '/') {
+            for (; p < next; p++)
+                if (*p != '\n')
+                    *p = ' ';
+        } else {
+            p = next;
         }
     }
 }

@@ -1286,6 +1286,7 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
  * is keyed by them too, so a tool added later also judges sources that passed before it */
 static const char *const sanitizer_tool_names[] = {"memcheck", "racecheck", "synccheck",
                                                    "initcheck"};
+#define N_SANITIZER_TOOLS (sizeof sanitizer_tool_names / sizeof *sanitizer_tool_names)
 
 /* The sanitizer tools of mask (CH_SAN_* bits) at size sz: 1 failed (stage_fail done), 0
  * passed, -1 internal. The tools left out are listed in the stage's details. */
@@ -1297,14 +1298,13 @@ static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uin
     char *sizes = size_text(sz);
     cJSON_AddStringToObject(st, "size", sizes);
     const char *const *tools = sanitizer_tool_names;
-    const size_t n_tools = sizeof sanitizer_tool_names / sizeof *sanitizer_tool_names;
-    assert(CH_SAN_ALL == (1u << n_tools) - 1);
+    assert(CH_SAN_ALL == (1u << N_SANITIZER_TOOLS) - 1);
     cJSON *ran = cJSON_AddArrayToObject(st, "tools");
     cJSON *left = cJSON_AddArrayToObject(st, "tools_not_needed");
-    for (size_t t = 0; t < n_tools; t++)
+    for (size_t t = 0; t < N_SANITIZER_TOOLS; t++)
         cJSON_AddItemToArray(mask & (1u << t) ? ran : left, cJSON_CreateString(tools[t]));
     int failed = 0, rc = 0;
-    for (size_t t = 0; t < n_tools && !failed && rc == 0; t++) {
+    for (size_t t = 0; t < N_SANITIZER_TOOLS && !failed && rc == 0; t++) {
         if (!(mask & (1u << t)))
             continue;
         char *case_dir = ch_xasprintf("%s/sanitize-%s", work, tools[t]);
@@ -1385,7 +1385,7 @@ static void sanitizer_key(const ch_verifier *v, const char *src, char out[33])
     XXH3_128bits_reset(st);
     XXH3_128bits_update(st, v->ck_hash, strlen(v->ck_hash));
     XXH3_128bits_update(st, v->arch, strlen(v->arch) + 1);
-    for (size_t t = 0; t < sizeof sanitizer_tool_names / sizeof *sanitizer_tool_names; t++)
+    for (size_t t = 0; t < N_SANITIZER_TOOLS; t++)
         XXH3_128bits_update(st, sanitizer_tool_names[t], strlen(sanitizer_tool_names[t]) + 1);
     XXH3_128bits_update(st, src, strlen(src));
     XXH128_hash_t h = XXH3_128bits_digest(st);
