@@ -125,6 +125,8 @@ void ch_ck_size_set(ch_ck_size *s, const char *name, long long value);
 int ch_ck_size_get(const ch_ck_size *s, const char *name, long long *value);
 void ch_ck_size_copy(ch_ck_size *dst, const ch_ck_size *src);
 void ch_ck_size_free(ch_ck_size *s);
+/* "n=3, m=2", as reports and messages name a size (caller frees); "" for NULL or empty. */
+char *ch_ck_size_text(const ch_ck_size *s);
 /* True for integer scalars without a range: the parameters a size set assigns. */
 int ch_ck_param_is_size(const ch_ck_param *p);
 

@@ -83,6 +83,12 @@ void ch_sandbox_env(const char *dir, char *const *extra_env, ch_strvec *out);
 /* The runner prefix ("srun --gres=gpu:1") split at blanks onto args. */
 void ch_sandbox_runner_args(const char *runner, ch_strvec *args);
 
+/* Options for the common runs, the rest zero: a CPU-only program in dir (a reference, a check
+ * of one), and a compiler in dir with its diagnostics in one stream; each with `seconds` of
+ * wall and CPU time. */
+void ch_sandbox_opts_cpu(ch_sandbox_opts *so, const char *dir, double seconds);
+void ch_sandbox_opts_compiler(ch_sandbox_opts *so, const char *dir, double seconds);
+
 /* Runs argv (prefixed by the runner) in the sandbox, capturing stdout and stderr. Returns 0
  * when the program was started and waited for, -1 with err when it could not be started. */
 int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *res, ch_error *err);

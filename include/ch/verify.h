@@ -65,6 +65,18 @@ typedef struct ch_dataset {
  * from 0 to offsets_hi. A sample(fn) function is not run here: see ch_reference_inputs. */
 int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                        ch_dataset *out, ch_error *err);
+/* Structured inputs, besides random ones: the values users' programs hold and random draws
+ * almost never give, on which a kernel must be right too (a trigger on them is one no random
+ * test reaches). Index, permutation and offsets arrays stay as ch_data_synthesize makes them. */
+typedef enum ch_data_shape {
+    CH_DATA_RANDOM,  /* ch_data_synthesize's */
+    CH_DATA_UNIFORM, /* each value buffer one value, each a different round one (1.5, 0.5, 3)
+                        where the range allows; floating scalars round too */
+    CH_DATA_EQUAL    /* random, with each value buffer equal to an earlier one of its type and
+                        length (the same array passed twice) */
+} ch_data_shape;
+int ch_data_synthesize_shaped(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
+                              ch_data_shape shape, ch_dataset *out, ch_error *err);
 void ch_dataset_free(ch_dataset *d);
 /* Writes DIR/P.bin for every scalar and every in/inout buffer. */
 int ch_dataset_write(const ch_checklist *c, const ch_dataset *d, const char *dir, ch_error *err);
@@ -72,6 +84,9 @@ int ch_dataset_write(const ch_checklist *c, const ch_dataset *d, const char *dir
 uint64_t ch_fresh_seed(void);
 
 /* ---- comparison --------------------------------------------------------------------------- */
+
+/* Element i of a buffer of t as a double (64-bit integers lose precision past 2^53). */
+double ch_elem_value(ch_scalar t, const void *buf, size_t i);
 
 typedef struct ch_mismatch {
     size_t index;
@@ -208,16 +223,23 @@ typedef struct ch_oracle {
     /* spec-decl entries: a C source defining NAME_reference with the entry's signature */
     const char *reference_c;
     int cuda; /* tu_path is CUDA C++ and cc_argv is nvcc with the user's flags */
+    /* spec-decl entries whose words ch-cc can read itself (ch_spec_read): that reading, a C
+     * source defining NAME_reference too, and what it is ("formula: ..."); reference_c must
+     * agree with it (ch_reference_build). NULL: none */
+    const char *reading_c;
+    const char *reading_how;
+    int own; /* ch-cc wrote reference_c (its spec reader): not checked as a test author's */
 } ch_oracle;
 
-/* Builds the reference program in dir: `ref SETDIR` reads SETDIR/P.bin and writes
- * SETDIR/P.out.bin for every buffer (`ref SETDIR time` times the call, `ref SETDIR low` puts
- * the buffers' guard pages before them, `ref SETDIR sample` runs the sample function). A user
- * `main` is renamed (objcopy). Then runs it on every smoke size (CPU only, sandboxed): a crash
- * there fails the build with ch_reference_failure's message ("the inputs need a clause").
- * With a sample function, o->tu_path must name the user's file even for a spec-decl entry
- * (whose oracle stays reference_c). *exe is malloc'd; log receives the compiler output and a
- * crashed run's error output on failure. */
+/* Builds the reference program in dir (a test author's reference_c is also built under
+ * MemorySanitizer and, with reading_c, checked against that reading, reference_agree.h): `ref
+ * SETDIR` reads SETDIR/P.bin and writes SETDIR/P.out.bin for every buffer (`ref SETDIR time` times
+ * the call, `ref SETDIR low` puts the buffers' guard pages before them, `ref SETDIR sample` runs
+ * the sample function). A user `main` is renamed (objcopy). Then runs it on every smoke size (CPU
+ * only, sandboxed): a crash there fails the build with ch_reference_failure's message ("the inputs
+ * need a clause"). With a sample function, o->tu_path must name the user's file even for a
+ * spec-decl entry (whose oracle stays reference_c). *exe is malloc'd; log receives the compiler
+ * output and a crashed run's error output on failure. */
 int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *dir, char **exe,
                        ch_strbuf *log, ch_error *err);
 
@@ -227,6 +249,10 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
  * values. Every stage that writes inputs for a candidate or the oracle takes them from here. */
 int ch_reference_inputs(const ch_checklist *c, const char *exe, const ch_ck_size *size,
                         uint64_t seed, ch_dataset *out, ch_error *err);
+/* The same with structured inputs (ch_data_shape); a sample function replaces them as it
+ * replaces random ones. */
+int ch_reference_inputs_shaped(const ch_checklist *c, const char *exe, const ch_ck_size *size,
+                               uint64_t seed, ch_data_shape shape, ch_dataset *out, ch_error *err);
 
 /* Why a run of the reference program exe at size failed, as one line: a timeout; a crash with
  * the signal, the function and line of the fault (from the program's fault report and its
@@ -261,6 +287,8 @@ typedef struct ch_verify_setup {
     int last_stage;                /* highest stage run (0..5); -1: all */
     uint64_t seed;                 /* 0: a fresh seed for every candidate */
     double wall_seconds;           /* per program run; 0: 20 s */
+    double magic_ref_seconds;      /* the reference's time at a size at a constant; 0:
+                                      CH_MAGIC_REF_SECONDS */
     int keep;                      /* keep work directories (their paths are in the report) */
     /* the GPU lock file shared by every ch-cc process of the machine (ch_gpu_lock_acquire), or
      * NULL: threads of this process only */
@@ -391,6 +419,11 @@ double ch_verify_set_bytes(const ch_checklist *c, const ch_ck_size *sz);
 
 #define CH_MAGIC_MAX_CONSTS 16 /* constants kept from the sources (the first ones) */
 #define CH_MAGIC_MAX_SIZES  6  /* extra correctness sizes a candidate gets at most */
+/* A size at a constant may be larger than any the checklist runs (a trigger above the tune
+ * size, attacks6/22), up to these bytes; its reference gets CH_MAGIC_REF_SECONDS, and a size
+ * the reference cannot compute in that time is left out, with a note in the report. */
+#define CH_MAGIC_MAX_BYTES   (1024.0 * 1024 * 1024)
+#define CH_MAGIC_REF_SECONDS 60
 
 /* Integer constants that a candidate or a reference compares a value with (`n > 100000`,
  * `i == 123457`, `case 7:`) and residue tests (`n % 7 == 3`, M not a power of two), read from

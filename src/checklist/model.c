@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ch/checklist.h"
+#include "ch/strbuf.h"
 
 void ch_ck_size_free(ch_ck_size *s)
 {
@@ -15,6 +16,15 @@ void ch_ck_size_free(ch_ck_size *s)
     free(s->names);
     free(s->values);
     memset(s, 0, sizeof *s);
+}
+
+char *ch_ck_size_text(const ch_ck_size *s)
+{
+    ch_strbuf sb;
+    ch_strbuf_init(&sb);
+    for (size_t i = 0; s && i < s->n; i++)
+        ch_strbuf_addf(&sb, "%s%s=%lld", i ? ", " : "", s->names[i], s->values[i]);
+    return ch_strbuf_detach(&sb);
 }
 
 void ch_ck_size_set(ch_ck_size *s, const char *name, long long value)

@@ -92,6 +92,8 @@ void ch_scaffold_stable_code(ch_strbuf *out)
         "#define CH_TIME_BUDGET_MS  3000.0\n"
         "#define CH_CALL_STABLE_TOL 0.05\n"
         "#define CH_CALL_BUDGET_MS  400.0\n"
+        "/* time mode's leak check: a drop of free device memory this large, twice */\n"
+        "#define CH_LEAK_MIN_BYTES  (8LL << 20)\n"
         "\n"
         "static inline int ch_stable_within(const double *ms, int n, int min_n, int max_n, double "
         "spent_ms,\n"
@@ -515,6 +517,31 @@ static void emit_time_device_launcher(ch_strbuf *o, const ch_checklist *c)
     ch_strbuf_adds(o, "    }\n");
 }
 
+/* Time mode's leak check, after the timed calls (attacks6/28: a launcher that never frees its
+ * scratch passes every test, and a program calling it in a loop runs the device out of memory).
+ * The free device memory after the timed calls against the warmup's: a drop of
+ * CH_LEAK_MIN_BYTES or more is checked again over as many calls, since one drop alone may be
+ * another process's allocation; the second drop confirms it ("ch-leak:" line). cudaMalloc's
+ * granularity hides a few bytes a call: this catches the leaks that end programs. */
+static void emit_time_leak_check(ch_strbuf *o, const ch_checklist *c, const char *whole)
+{
+    ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"
+                      "    long long ch_free1 = ch_free_bytes();\n"
+                      "    int ch_calls = (int)ch_wall_ms.size();\n"
+                      "    if (ch_calls >= 2 && ch_free0 >= 0 && ch_free1 >= 0 &&\n"
+                      "        ch_free0 - ch_free1 >= CH_LEAK_MIN_BYTES) {\n"
+                      "        for (int ch_r = 0; ch_r < ch_calls; ch_r++) {\n"
+                      "            int ch_s = ch_r % nsets;\n");
+    emit_call_of(o, c, "", whole, "_set", "[ch_s]", "            ");
+    ch_strbuf_adds(o, "        }\n"
+                      "        CH_CHECK(cudaDeviceSynchronize());\n"
+                      "        long long ch_free2 = ch_free_bytes();\n"
+                      "        if (ch_free2 >= 0 && ch_free1 - ch_free2 >= CH_LEAK_MIN_BYTES)\n"
+                      "            printf(\"ch-leak: calls=%d lost_bytes=%lld\\n\", 2 * ch_calls,\n"
+                      "                   ch_free0 - ch_free2);\n"
+                      "    }\n");
+}
+
 /* Time mode's device set-up, before the gate: the CUDA context (and, for host-pointer entries,
  * the runtime's probe and staging) is made while the GPU is shared, so the exclusive hold
  * covers only the timed calls; a context creation costs 0.3 s alone and many times that when
@@ -760,6 +787,9 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
     emit_call_of(o, c, "", whole, "_set", "[ch_s]", "        ");
     ch_strbuf_adds(o, "    }\n    CH_CHECK(cudaGetLastError());\n"
                       "    CH_CHECK(cudaDeviceSynchronize());\n"
+                      "    /* the leak check's baseline: after the warmup, which grew every "
+                      "buffer the\n     * calls keep */\n"
+                      "    long long ch_free0 = ch_free_bytes();\n"
                       "    std::vector<double> ch_event_ms, ch_wall_ms;\n"
                       "    int ch_why = ch_kernels_hopeless ? 4 : 0;\n"
                       "    double ch_begin = ch_now_ms();\n"
@@ -788,6 +818,7 @@ static void emit_time_mode(ch_strbuf *o, const ch_checklist *c)
            "        }\n"
            "    }\n"
            "    CH_CHECK(cudaGetLastError());\n");
+    emit_time_leak_check(o, c, whole);
     if (!dev)
         ch_strbuf_adds(o,
                        "    /* after hopeless kernels the process's first call is the whole call "
@@ -916,6 +947,12 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                       "static double ch_now_ms(void)\n{\n    struct timespec ts;\n"
                       "    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
                       "    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;\n}\n\n");
+    ch_strbuf_adds(o, "/* The device's free memory in bytes, or -1 (time mode's leak check). */\n"
+                      "static long long ch_free_bytes(void)\n{\n"
+                      "    size_t ch_free = 0, ch_total = 0;\n"
+                      "    if (cudaMemGetInfo(&ch_free, &ch_total) != cudaSuccess)\n"
+                      "        return -1;\n"
+                      "    return (long long)ch_free;\n}\n\n");
     ch_strbuf_adds(o, "/* The gate of time mode and of grun: says " CH_SCAFFOLD_READY
                       " and waits for the verifier's\n * byte on stdin; 0, or 2 when stdin "
                       "ended without one. */\n"

@@ -8,7 +8,7 @@
 
 #include "ch/verify.h"
 
-static double load(ch_scalar t, const void *buf, size_t i)
+double ch_elem_value(ch_scalar t, const void *buf, size_t i)
 {
     switch (t) {
     case CH_T_BOOL:
@@ -109,7 +109,7 @@ int ch_compare(ch_scalar t, const void *got, const void *ref, size_t count, doub
     double sumsq_ref = 0;
     size_t n_finite_ref = 0;
     for (size_t i = 0; i < count; i++) {
-        double e = load(t, ref, i);
+        double e = ch_elem_value(t, ref, i);
         if (isfinite(e)) {
             sumsq_ref += e * e;
             n_finite_ref++;
@@ -121,9 +121,9 @@ int ch_compare(ch_scalar t, const void *got, const void *ref, size_t count, doub
     double sumsq_err = 0;
     size_t first_bad = 0, last_bad = 0, stride = 0;
     int got_all_zero = 1, ref_all_zero = 1, got_const = 1, ref_const = 1;
-    double g0 = count ? load(t, got, 0) : 0, e0 = count ? load(t, ref, 0) : 0;
+    double g0 = count ? ch_elem_value(t, got, 0) : 0, e0 = count ? ch_elem_value(t, ref, 0) : 0;
     for (size_t i = 0; i < count; i++) {
-        double g = load(t, got, i), e = load(t, ref, i);
+        double g = ch_elem_value(t, got, i), e = ch_elem_value(t, ref, i);
         int bad;
         if (g != 0)
             got_all_zero = 0;

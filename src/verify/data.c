@@ -146,6 +146,54 @@ static double draw(uint64_t *s, ch_scalar t, double lo, double hi)
     return lo + uniform(s) * (hi - lo);
 }
 
+/* The nth "round" value in [lo, hi] from base: few mantissa bits and none of the edge values
+ * 0, +-1, +-2 that every set has (0.5, 1.5, 3: what users write, what random draws almost never
+ * give). Consecutive n give different values while the range holds several; a range holding
+ * none gets a draw rounded to three mantissa bits. */
+static double round_value(uint64_t *s, ch_scalar t, double lo, double hi, uint64_t base, size_t n)
+{
+    static const double picks[] = {1.5, 0.5, 3, 0.25, 2.5, -0.5, -1.5, 0.75, 4, -3, 10, 0.125};
+    const size_t np = sizeof picks / sizeof picks[0];
+    double in_range[sizeof picks / sizeof picks[0]];
+    size_t ni = 0;
+    for (size_t i = 0; i < np; i++)
+        if (picks[i] >= lo && picks[i] <= hi &&
+            (!ch_scalar_is_integer(t) || picks[i] == floor(picks[i])))
+            in_range[ni++] = picks[i];
+    if (ni)
+        return in_range[(base + n) % ni];
+    double d = draw(s, t, lo, hi);
+    if (ch_scalar_is_integer(t) || d == 0)
+        return d;
+    int e = 0;
+    double m = frexp(d, &e);
+    double r = ldexp(round(m * 8) / 8, e);
+    return r >= lo && r <= hi ? r : d;
+}
+
+/* CH_DATA_EQUAL: buffer i takes the values of an earlier plain buffer of its type and length
+ * when all of them lie in its range (the same array passed twice, a copy compared with its
+ * original). */
+static void copy_equal(const ch_checklist *c, ch_dataset *out, const unsigned char *plain, size_t i,
+                       double lo, double hi)
+{
+    const ch_ck_param *p = &c->params[i];
+    size_t es = ch_scalar_size(p->elem);
+    for (size_t j = 0; j < i; j++) {
+        if (!plain[j] || c->params[j].elem != p->elem || out->count[j] != out->count[i])
+            continue;
+        int fits = 1;
+        for (size_t k = 0; fits && k < out->count[j]; k++) {
+            double v = ch_elem_value(p->elem, out->data[j], k);
+            fits = v >= lo && v <= hi;
+        }
+        if (fits) {
+            memcpy(out->data[i], out->data[j], out->count[i] * es);
+            return;
+        }
+    }
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -264,6 +312,12 @@ static int data_fits(const ch_checklist *c, const ch_ck_size *all, ch_error *err
 int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                        ch_dataset *out, ch_error *err)
 {
+    return ch_data_synthesize_shaped(c, size, seed, CH_DATA_RANDOM, out, err);
+}
+
+int ch_data_synthesize_shaped(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
+                              ch_data_shape shape, ch_dataset *out, ch_error *err)
+{
     unsigned long long total = 0;
     memset(out, 0, sizeof *out);
     out->seed = seed;
@@ -279,6 +333,9 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
     }
     uint64_t s = seed;
     int rc = 0;
+    /* where the round values of CH_DATA_UNIFORM start; plain value buffers (CH_DATA_EQUAL) */
+    uint64_t round_base = next(&s);
+    unsigned char *plain = ch_xcalloc(c->n_params ? c->n_params : 1, 1);
     /* scalars first: extents and index bounds are expressions of them */
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
@@ -298,6 +355,8 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
             double lo, hi;
             value_range(p, &lo, &hi);
             double d = draw(&s, p->elem, lo, hi);
+            if (shape == CH_DATA_UNIFORM && !ch_scalar_is_integer(p->elem))
+                d = round_value(&s, p->elem, lo, hi, round_base, i);
             store(p->elem, out->data[i], 0, d);
             if (ch_scalar_is_integer(p->elem)) {
                 all.names[all.n] = p->name;
@@ -378,6 +437,14 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
             continue;
         }
         value_range(p, &lo, &hi);
+        plain[i] = 1;
+        if (shape == CH_DATA_UNIFORM) {
+            /* one value for the whole buffer, another for the next */
+            double v = round_value(&s, p->elem, lo, hi, round_base, i);
+            for (long long k = 0; k < cnt; k++)
+                store(p->elem, buf, (size_t)k, v);
+            continue;
+        }
         for (long long k = 0; k < cnt; k++)
             store(p->elem, buf, (size_t)k, draw(&s, p->elem, lo, hi));
         /* edge values at random positions (about one element in 64, at least one of each
@@ -387,8 +454,11 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
         size_t places = (size_t)cnt / 64 + (cnt > 4 ? ne : 0);
         for (size_t k = 0; ne && k < places; k++)
             store(p->elem, buf, (size_t)(next(&s) % (uint64_t)cnt), edges[k % ne]);
+        if (shape == CH_DATA_EQUAL)
+            copy_equal(c, out, plain, i, lo, hi);
     }
 done:
+    free(plain);
     free(all.names);
     free(all.values);
     if (rc)

@@ -21,8 +21,30 @@ typedef struct tok {
 
 static const char *const ops[] = {"==", "!=", "<=", ">=", "<<", ">>", "&&", "||", NULL};
 
-/* Reads the token at p into t; returns where it ends. */
-static const char *next_tok(const char *p, tok *t)
+/* Names given a constant value (`#define BIG 100000000`, `static const int kBig = ...`,
+ * `enum { BIG = ... }`, `constexpr int kBig{...}`): a comparison with the name is one with its
+ * value. Read in a first pass, so a use before the definition counts too. */
+#define MAX_NAMED 64
+typedef struct named {
+    size_t n;
+    char name[MAX_NAMED][24];
+    long long value[MAX_NAMED];
+} named;
+
+static const tok *named_value(const named *nm, tok *t)
+{
+    for (size_t i = 0; nm && i < nm->n; i++)
+        if (strcmp(nm->name[i], t->text) == 0) {
+            t->number = 1;
+            t->value = nm->value[i];
+            break;
+        }
+    return t;
+}
+
+/* Reads the token at p into t (a name of nm with a value reads as that number); returns where
+ * it ends. */
+static const char *next_tok(const char *p, tok *t, const named *nm)
 {
     memset(t, 0, sizeof *t);
     const char *s = p;
@@ -38,6 +60,10 @@ static const char *next_tok(const char *p, tok *t)
     } else if (isalpha((unsigned char)*p) || *p == '_') {
         while (isalnum((unsigned char)*p) || *p == '_')
             p++;
+        size_t n = (size_t)(p - s) < sizeof t->text - 1 ? (size_t)(p - s) : sizeof t->text - 1;
+        memcpy(t->text, s, n);
+        named_value(nm, t);
+        return p;
     } else {
         p++;
         for (size_t i = 0; ops[i]; i++)
@@ -49,6 +75,22 @@ static const char *next_tok(const char *p, tok *t)
     size_t n = (size_t)(p - s) < sizeof t->text - 1 ? (size_t)(p - s) : sizeof t->text - 1;
     memcpy(t->text, s, n);
     return p;
+}
+
+/* Shifts the window w of n tokens (w[n - 1] the newest) by the next token of code at p, past
+ * comments, literals and white space; returns where it ends, NULL at the end of the text. */
+static const char *shift_tok(const char *p, tok *w, size_t n, const named *nm)
+{
+    while (p && *p) {
+        const char *q = ch_c_skip_noncode(p);
+        if (q == p && !isspace((unsigned char)*p))
+            break;
+        p = q != p ? q : p + 1;
+    }
+    if (!p || !*p)
+        return NULL;
+    memmove(w, w + 1, (n - 1) * sizeof *w);
+    return next_tok(p, &w[n - 1], nm);
 }
 
 static int is(const tok *t, const char *s)
@@ -97,18 +139,45 @@ static void add_res(ch_magic_consts *k, long long m, long long r)
         k->res[k->n_res++] = (ch_magic_residue){m, r};
 }
 
+static int is_word(const tok *t)
+{
+    return isalpha((unsigned char)t->text[0]) || t->text[0] == '_';
+}
+
+static void add_named(named *nm, const tok *name, const tok *value)
+{
+    if (nm->n < MAX_NAMED && is_word(name) && !name->number && value->number) {
+        memcpy(nm->name[nm->n], name->text, sizeof nm->name[0]);
+        nm->value[nm->n++] = value->value;
+    }
+}
+
+/* The first pass: `define NAME N`, `NAME = N`, `NAME { N`, each with N in parentheses or not
+ * (w[4] the newest of the last five tokens). */
+static void harvest_names(const char *src, named *nm)
+{
+    tok w[5];
+    memset(w, 0, sizeof w);
+    for (const char *p = src; (p = shift_tok(p, w, 5, NULL));) {
+        if (!w[4].number)
+            continue;
+        /* the two tokens before N (before its opening parenthesis, if any) */
+        int paren = is(&w[3], "(");
+        const tok *a = paren ? &w[1] : &w[2], *b = paren ? &w[2] : &w[3];
+        if (is(b, "=") || is(b, "{"))
+            add_named(nm, a, &w[4]); /* NAME = N, NAME { N */
+        else if (is(a, "define"))
+            add_named(nm, b, &w[4]); /* define NAME N */
+    }
+}
+
 void ch_magic_harvest(const char *src, ch_magic_consts *k)
 {
+    named *nm = ch_xcalloc(1, sizeof *nm);
+    harvest_names(src, nm);
     tok w[4]; /* the last four tokens, w[3] the newest */
     memset(w, 0, sizeof w);
-    for (const char *p = src; p && *p;) {
-        const char *q = ch_c_skip_noncode(p);
-        if (q != p || isspace((unsigned char)*p)) {
-            p = q != p ? q : p + 1;
-            continue;
-        }
-        memmove(w, w + 1, 3 * sizeof *w);
-        p = next_tok(p, &w[3]);
+    for (const char *p = src; (p = shift_tok(p, w, 4, nm));) {
         /* `X op N`, `case N`: a threshold N; `N op X`: one too */
         if (w[3].number && compares(&w[2]))
             add_thr(k, w[3].value);
@@ -118,6 +187,7 @@ void ch_magic_harvest(const char *src, ch_magic_consts *k)
         if (w[3].number && w[1].number && is(&w[0], "%") && (is(&w[2], "==") || is(&w[2], "!=")))
             add_res(k, w[1].value, w[3].value);
     }
+    free(nm);
 }
 
 /* ---- sizes ---- */

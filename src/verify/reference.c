@@ -23,6 +23,8 @@
 #include "ch/host_subset.h"
 #include "ch/source_guard.h"
 #include "ch/verify.h"
+#include "reference_agree.h"
+#include "reference_msan.h"
 
 /* `type` without its const qualifiers ("const double *restrict" -> "double *restrict"): how
  * the sample bridge takes a buffer the sample function fills. Caller frees. */
@@ -263,7 +265,15 @@ static void add_buffer_call(ch_strbuf *o, const ch_checklist *c, const char *fn,
  * C libraries are not judged. The user's own C body is not judged either: its leak is the
  * user's code, as it was. */
 static const char leak_code[] =
-    "#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))\n"
+    "/* under MemorySanitizer (reference_msan.c) the allocator is not glibc's: mallinfo2 says\n"
+    " * nothing there, and the plain build's probe judges leaks */\n"
+    "#if defined(__has_feature)\n"
+    "#if __has_feature(memory_sanitizer)\n"
+    "#define CH_NO_MALLINFO 1\n"
+    "#endif\n"
+    "#endif\n"
+    "#if !defined(CH_NO_MALLINFO) && defined(__GLIBC__) &&                                   \\\n"
+    "    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))\n"
     "#include <malloc.h>\n"
     "static long long ch_heap_in_use(void)\n"
     "{\n"
@@ -440,12 +450,7 @@ static int run_step(char *const *argv, const char *what, const char *box, ch_str
     int rc;
     if (box) {
         ch_sandbox_opts so;
-        memset(&so, 0, sizeof so);
-        so.dir = box;
-        so.compiler = 1;
-        so.merge_output = 1;
-        so.wall_seconds = 300;
-        so.cpu_seconds = 300;
+        ch_sandbox_opts_compiler(&so, box, 300);
         rc = ch_sandbox_run(&so, argv, &r, err);
     } else {
         ch_proc_opts po;
@@ -518,6 +523,28 @@ static int compile_user_tu(const ch_oracle *o, const char *bridge_h, const char 
 
 static int probe(const ch_checklist *c, const char *exe, const char *dir, ch_strbuf *log,
                  ch_error *err);
+
+/* Builds o's reading of the spec in dir/reading and compares the reference exe with it
+ * (ch_reference_agree). A reading that does not build is ch-cc's own fault, not the test
+ * author's: the comparison is skipped, with a line in log. */
+static int agree_with_reading(const ch_checklist *c, const ch_oracle *o, const char *dir,
+                              const char *exe, ch_strbuf *log, ch_error *err)
+{
+    ch_oracle ro = {.cc_argv = o->cc_argv, .reference_c = o->reading_c, .own = 1};
+    char *rdir = ch_path_join(dir, "reading"), *reading_exe = NULL;
+    ch_error e2;
+    int rc = 0;
+    if (ch_reference_build(c, &ro, rdir, &reading_exe, log, &e2) != 0) {
+        if (log)
+            ch_strbuf_addf(log, "reference: not compared with ch-cc's reading of the spec: %s\n",
+                           e2.msg);
+    } else {
+        rc = ch_reference_agree(c, exe, reading_exe, o->reading_how, rdir, err);
+    }
+    free(reading_exe);
+    free(rdir);
+    return rc;
+}
 
 int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *dir, char **exe,
                        ch_strbuf *log, ch_error *err)
@@ -633,6 +660,14 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         goto done;
     if ((rc = probe(c, out, dir, log, err)))
         goto done;
+    /* a test author's reference whose outputs depend on memory nothing wrote */
+    if (!body && !o->cuda && !o->own &&
+        (rc = ch_reference_msan_check(c, main_c, impl_c, box, log, err)))
+        goto done;
+    /* or that computes something else than ch-cc's own reading of the spec */
+    if (!body && !o->cuda && !o->own && o->reading_c &&
+        (rc = agree_with_reading(c, o, dir, out, log, err)))
+        goto done;
     *exe = out;
     out = NULL;
 done:
@@ -654,18 +689,6 @@ done:
 
 /* ---- running it: sample inputs, the probe, what a failure means ---- */
 
-/* "n=3, m=2" */
-static char *size_words(const ch_ck_size *s)
-{
-    ch_strbuf sb;
-    ch_strbuf_init(&sb);
-    for (size_t i = 0; s && i < s->n; i++)
-        ch_strbuf_addf(&sb, "%s%s=%lld", i ? ", " : "", s->names[i], s->values[i]);
-    char *t = ch_strbuf_detach(&sb);
-    ch_strbuf_free(&sb);
-    return t;
-}
-
 static char *failure_text(const ch_checklist *c, const char *exe, const ch_proc_result *pr,
                           const ch_ck_size *size, int sampling);
 
@@ -674,11 +697,7 @@ static int run_ref(const char *exe, const char *set, const char *mode, double se
                    ch_proc_result *pr, ch_error *err)
 {
     ch_sandbox_opts so;
-    memset(&so, 0, sizeof so);
-    so.dir = set;
-    so.cpu_only = 1;
-    so.wall_seconds = seconds;
-    so.cpu_seconds = (long)seconds;
+    ch_sandbox_opts_cpu(&so, set, seconds);
     /* glibc's per-thread cache holds freed chunks as in use: without it, the bytes in use after
      * a call are what the call left allocated (leak_code); the timing keeps the cache */
     static char *const no_tcache[] = {"GLIBC_TUNABLES=glibc.malloc.tcache_count=0", NULL};
@@ -692,7 +711,13 @@ static int run_ref(const char *exe, const char *set, const char *mode, double se
 int ch_reference_inputs(const ch_checklist *c, const char *exe, const ch_ck_size *size,
                         uint64_t seed, ch_dataset *out, ch_error *err)
 {
-    if (ch_data_synthesize(c, size, seed, out, err) != 0)
+    return ch_reference_inputs_shaped(c, exe, size, seed, CH_DATA_RANDOM, out, err);
+}
+
+int ch_reference_inputs_shaped(const ch_checklist *c, const char *exe, const ch_ck_size *size,
+                               uint64_t seed, ch_data_shape shape, ch_dataset *out, ch_error *err)
+{
+    if (ch_data_synthesize_shaped(c, size, seed, shape, out, err) != 0)
         return -1;
     if (!c->sample)
         return 0;
@@ -938,7 +963,7 @@ static char *failure_text(const ch_checklist *c, const char *exe, const ch_proc_
         : c->kind == CH_KIND_SPEC_DECL
             ? ch_xasprintf("the reference program (the test author's reference of '%s')", c->name)
             : ch_xasprintf("the reference program (the C body of '%s')", c->name);
-    char *words = size_words(size);
+    char *words = ch_ck_size_text(size);
     char *sizes = ch_xasprintf("%s%s", *words ? " at " : "", words);
     free(words);
     const char *errtext = pr->err.data ? pr->err.data : "";

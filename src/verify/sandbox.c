@@ -333,6 +333,25 @@ static long address_space_limit(const ch_sandbox_opts *o, int sanitized)
     return pages > LONG_MAX / page - 1 ? 0 : pages * page + (1L << 30);
 }
 
+void ch_sandbox_opts_cpu(ch_sandbox_opts *so, const char *dir, double seconds)
+{
+    memset(so, 0, sizeof *so);
+    so->dir = dir;
+    so->cpu_only = 1;
+    so->wall_seconds = seconds;
+    so->cpu_seconds = (long)seconds;
+}
+
+void ch_sandbox_opts_compiler(ch_sandbox_opts *so, const char *dir, double seconds)
+{
+    memset(so, 0, sizeof *so);
+    so->dir = dir;
+    so->compiler = 1;
+    so->merge_output = 1;
+    so->wall_seconds = seconds;
+    so->cpu_seconds = (long)seconds;
+}
+
 int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *res, ch_error *err)
 {
     ch_strvec env, args;

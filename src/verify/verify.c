@@ -310,49 +310,6 @@ static int stage_fail(ch_verify_report *r, int stage, char *msg)
     return 1;
 }
 
-/* "n=100, m=7" */
-static char *size_text(const ch_ck_size *sz)
-{
-    ch_strbuf sb;
-    ch_strbuf_init(&sb);
-    for (size_t i = 0; i < sz->n; i++)
-        ch_strbuf_addf(&sb, "%s%s=%lld", i ? ", " : "", sz->names[i], sz->values[i]);
-    return ch_strbuf_detach(&sb);
-}
-
-static double elem_at(ch_scalar t, const void *buf, size_t i)
-{
-    switch (t) {
-    case CH_T_FLOAT:
-        return ((const float *)buf)[i];
-    case CH_T_DOUBLE:
-        return ((const double *)buf)[i];
-    case CH_T_INT:
-        return ((const int *)buf)[i];
-    case CH_T_UINT:
-        return ((const unsigned *)buf)[i];
-    case CH_T_LONG:
-    case CH_T_LLONG:
-        return (double)((const long long *)buf)[i];
-    case CH_T_ULONG:
-    case CH_T_ULLONG:
-        return (double)((const unsigned long long *)buf)[i];
-    case CH_T_SHORT:
-        return ((const short *)buf)[i];
-    case CH_T_USHORT:
-        return ((const unsigned short *)buf)[i];
-    case CH_T_CHAR:
-        return ((const char *)buf)[i];
-    case CH_T_SCHAR:
-        return ((const signed char *)buf)[i];
-    case CH_T_UCHAR:
-    case CH_T_BOOL:
-        return ((const unsigned char *)buf)[i];
-    default:
-        return 0;
-    }
-}
-
 /* Describes a failed program run, or returns NULL when it exited 0. */
 static char *run_problem(const ch_proc_result *pr, double limit)
 {
@@ -564,9 +521,13 @@ static int gpu_timed_run(ch_verifier *v, ch_sandbox_opts *so, char *const *argv,
     return rc;
 }
 
-/* Runs the reference on the dataset written into dir and marks dir done. */
+#define SLOW_MARK ".slow" /* beside .done: the reference ran past a size's soft limit */
+
+/* Runs the reference on the dataset written into dir and marks dir done. With a soft limit
+ * (seconds, 0 for none), a run past it marks dir slow and returns 1: the size is left out,
+ * not the candidate failed. */
 static int compute_reference(ch_verifier *v, const char *dir, const char *done,
-                             const ch_dataset *ds, ch_error *err)
+                             const ch_dataset *ds, double soft_limit, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     if (ch_mkdir_p(dir, err) != 0 || ch_dataset_write(c, ds, dir, err) != 0)
@@ -574,8 +535,8 @@ static int compute_reference(ch_verifier *v, const char *dir, const char *done,
     ch_sandbox_opts so;
     sandbox_opts_for(v, &so, dir);
     so.cpu_only = 1;
-    so.wall_seconds = 600;
-    so.cpu_seconds = 600;
+    so.wall_seconds = soft_limit > 0 ? soft_limit : 600;
+    so.cpu_seconds = so.wall_seconds;
     char *argv[] = {v->ref_exe, (char *)dir, NULL};
     ch_proc_result pr;
     ch_proc_result_init(&pr);
@@ -583,7 +544,14 @@ static int compute_reference(ch_verifier *v, const char *dir, const char *done,
         ch_proc_result_free(&pr);
         return -1;
     }
-    char *prob = run_problem(&pr, 600);
+    if (soft_limit > 0 && pr.timed_out) {
+        ch_proc_result_free(&pr);
+        char *slow = ch_path_join(dir, SLOW_MARK);
+        int rc = ch_write_file_atomic(slow, "", 0, 0, err);
+        free(slow);
+        return rc == 0 ? 1 : -1;
+    }
+    char *prob = run_problem(&pr, so.wall_seconds);
     int rc = 0;
     if (prob) {
         /* a crash on synthesized data says which clause would describe valid inputs */
@@ -601,28 +569,31 @@ static int compute_reference(ch_verifier *v, const char *dir, const char *done,
  * once with the same seed (a fixed one) share it: a lock file beside it lets one compute while
  * the others wait, instead of both writing the same files. */
 static char *reference_case(ch_verifier *v, uint64_t seed, int stage, size_t k, int set,
-                            const ch_ck_size *sz, ch_dataset *ds, ch_error *err)
+                            const ch_ck_size *sz, ch_data_shape shape, double soft_limit, int *slow,
+                            ch_dataset *ds, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     uint64_t sseed = mix(seed, (uint64_t)stage, k, (uint64_t)set);
-    if (ch_reference_inputs(c, v->ref_exe, sz, sseed, ds, err) != 0)
+    if (ch_reference_inputs_shaped(c, v->ref_exe, sz, sseed, shape, ds, err) != 0)
         return NULL;
     char *dir =
         ch_xasprintf("%s/%016llx-%d-%zu-%d", v->ref_root, (unsigned long long)seed, stage, k, set);
-    char *done = ch_path_join(dir, ".done");
-    int rc = 0;
-    if (!ch_file_exists(done)) {
+    char *done = ch_path_join(dir, ".done"), *slow_mark = ch_path_join(dir, SLOW_MARK);
+    int rc = soft_limit > 0 && ch_file_exists(slow_mark); /* an earlier candidate's try */
+    free(slow_mark);
+    if (rc == 0 && !ch_file_exists(done)) {
         char *lock_path = ch_xasprintf("%s.lock", dir);
         int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         free(lock_path);
         if (fd >= 0)
             flock(fd, LOCK_EX);
         if (!ch_file_exists(done))
-            rc = compute_reference(v, dir, done, ds, err);
+            rc = compute_reference(v, dir, done, ds, soft_limit, err);
         if (fd >= 0)
             close(fd);
     }
     free(done);
+    *slow = rc == 1;
     if (rc == 0)
         return dir;
     free(dir);
@@ -658,8 +629,8 @@ static char *compare_set(const ch_checklist *c, const ch_dataset *ds, const char
                     k++;
                 char *m = ch_xasprintf("input buffer %s was modified (first at index %zu: was %g, "
                                        "now %g); in buffers must be left unchanged",
-                                       p->name, k, elem_at(p->elem, ds->data[i], k),
-                                       elem_at(p->elem, got, k));
+                                       p->name, k, ch_elem_value(p->elem, ds->data[i], k),
+                                       ch_elem_value(p->elem, got, k));
                 free(got);
                 return m;
             }
@@ -698,10 +669,10 @@ static char *compare_set(const ch_checklist *c, const ch_dataset *ds, const char
                         continue;
                     if (q->role == CH_ROLE_SCALAR)
                         ch_strbuf_addf(&sb, "%s%s=%g", ctx++ ? ", " : " (", q->name,
-                                       elem_at(q->elem, ds->data[j], 0));
+                                       ch_elem_value(q->elem, ds->data[j], 0));
                     else if (ds->count[j] == ds->count[i])
                         ch_strbuf_addf(&sb, "%s%s[%zu]=%g", ctx++ ? ", " : " (", q->name, idx,
-                                       elem_at(q->elem, ds->data[j], idx));
+                                       ch_elem_value(q->elem, ds->data[j], idx));
                 }
                 if (ctx)
                     ch_strbuf_addc(&sb, ')');
@@ -729,6 +700,9 @@ static char *compare_set(const ch_checklist *c, const ch_dataset *ds, const char
 typedef struct stage_case {
     size_t k;          /* the size's index in the checklist's smoke or correctness list */
     int nsets;         /* 1..4 */
+    int structured;    /* the sets are shaped: set s is STRUCTURED_SHAPES[s] */
+    int at_constant;   /* a size at a candidate's constant (ch_magic_sizes): its reference
+                          has CH_MAGIC_REF_SECONDS, else the size is left out */
     char *dir;         /* work/<stage>/<k>: the sets' inputs and the program's outputs */
     char *sizes;       /* the size as reports name it */
     char *ref_dirs[4]; /* reference outputs per set */
@@ -746,16 +720,40 @@ static void stage_case_free(stage_case *sc)
     memset(sc, 0, sizeof *sc);
 }
 
-/* Writes the case's input sets into its directory, with their reference outputs computed. */
+/* The structured case of the correctness stage: one set of each shape at the smallest
+ * correctness size, after the random ones (attacks6/13, /21: a kernel wrong only when an
+ * array holds one value or a scalar is round passed every random set). */
+static const ch_data_shape STRUCTURED_SHAPES[] = {CH_DATA_UNIFORM, CH_DATA_EQUAL};
+#define N_STRUCTURED ((int)(sizeof STRUCTURED_SHAPES / sizeof STRUCTURED_SHAPES[0]))
+/* its index for the reference outputs' directory: past the checklist's sizes and magic_key's */
+#define STRUCTURED_KEY ((size_t)2000000000u)
+
+static const char *structured_what(int set)
+{
+    return STRUCTURED_SHAPES[set] == CH_DATA_UNIFORM
+               ? "every input buffer filled with one value, floating scalars round"
+               : "input buffers of one type and length equal to each other";
+}
+
+/* Writes the case's input sets into its directory, with their reference outputs computed: 0,
+ * or 1 when the case is at a constant and its reference is too slow (left out), -1 on error. */
 static int stage_case_prepare(ch_verifier *v, const char *stage_dir, uint64_t seed, int stage,
                               stage_case *sc, const ch_ck_size *sz, ch_error *err)
 {
     const ch_checklist *c = v->s.checklist;
     assert(sc->nsets >= 1 && sc->nsets <= 4);
     sc->dir = ch_xasprintf("%s/%zu", stage_dir, sc->k);
-    sc->sizes = size_text(sz);
+    sc->sizes = ch_ck_size_text(sz);
+    double soft_limit = !sc->at_constant             ? 0
+                        : v->s.magic_ref_seconds > 0 ? v->s.magic_ref_seconds
+                                                     : CH_MAGIC_REF_SECONDS;
     for (int s = 0; s < sc->nsets; s++) {
-        sc->ref_dirs[s] = reference_case(v, seed, stage, sc->k, s, sz, &sc->ds[s], err);
+        ch_data_shape shape = sc->structured ? STRUCTURED_SHAPES[s] : CH_DATA_RANDOM;
+        int slow = 0;
+        sc->ref_dirs[s] =
+            reference_case(v, seed, stage, sc->k, s, sz, shape, soft_limit, &slow, &sc->ds[s], err);
+        if (slow)
+            return 1;
         if (!sc->ref_dirs[s])
             return -1;
         char *sd = ch_xasprintf("%s/%d", sc->dir, s);
@@ -793,10 +791,15 @@ static int stage_case_judge(ch_verifier *v, int stage, const stage_case *sc, int
             cJSON_AddStringToObject(st, "size", sc->sizes);
             cJSON_AddNumberToObject(st, "call", set + 1);
             char *full =
-                set > 0 ? ch_xasprintf("second call with other inputs in the same buffers is wrong "
-                                       "(outputs cached or state kept across calls?): %s at %s",
-                                       m, sc->sizes)
-                        : ch_xasprintf("%s at %s", m, sc->sizes);
+                sc->structured
+                    ? ch_xasprintf("wrong on structured inputs (%s), where random ones pass: a "
+                                   "kernel must be right on every valid input: %s at %s",
+                                   structured_what(set), m, sc->sizes)
+                : set > 0 ? ch_xasprintf("second call with other inputs in the same buffers is "
+                                         "wrong (outputs cached or state kept across calls?): %s "
+                                         "at %s",
+                                         m, sc->sizes)
+                          : ch_xasprintf("%s at %s", m, sc->sizes);
             free(m);
             return stage_fail(rep, stage, full);
         }
@@ -901,7 +904,10 @@ static size_t magic_extra(const ch_verifier *v, const char *src, ch_ck_size *ext
     ch_magic_harvest(src, &k);
     if (v->s.oracle.reference_c)
         ch_magic_harvest(v->s.oracle.reference_c, &k);
-    return ch_magic_sizes(v->s.checklist, &k, v->plan.device_bytes / 2, extra, CH_MAGIC_MAX_SIZES);
+    double max_bytes = v->plan.device_bytes / 2;
+    if (max_bytes < CH_MAGIC_MAX_BYTES)
+        max_bytes = CH_MAGIC_MAX_BYTES;
+    return ch_magic_sizes(v->s.checklist, &k, max_bytes, extra, CH_MAGIC_MAX_SIZES);
 }
 
 /* An extra size's index for its reference outputs' directory: past the checklist's sizes and
@@ -909,7 +915,7 @@ static size_t magic_extra(const ch_verifier *v, const char *src, ch_ck_size *ext
  * different sizes. */
 static size_t magic_key(const ch_ck_size *sz)
 {
-    char *t = size_text(sz);
+    char *t = ch_ck_size_text(sz);
     size_t k = 1000000 + (size_t)(XXH3_64bits(t, strlen(t)) % 1000000000u);
     free(t);
     return k;
@@ -927,7 +933,7 @@ static int stage_functional(ch_verifier *v, const char *work, const char *prog, 
     const ch_ck_size *sizes = stage == CH_STAGE_SMOKE ? c->smoke : c->correctness;
     ch_ck_size extra[CH_MAGIC_MAX_SIZES];
     size_t ne = stage == CH_STAGE_CORRECT && src ? magic_extra(v, src, extra) : 0;
-    stage_case *cases = ch_xcalloc(n + ne ? n + ne : 1, sizeof *cases);
+    stage_case *cases = ch_xcalloc(n + ne + 1, sizeof *cases);
     int nc = 0, rc = 0, failed = 0, ran = 0, skipped = 0;
     char *stage_dir = ch_path_join(work, ch_stage_name(stage));
     for (size_t k = 0; k < n && rc == 0; k++) {
@@ -939,15 +945,34 @@ static int stage_functional(ch_verifier *v, const char *work, const char *prog, 
         cases[nc].nsets = nsets;
         rc = stage_case_prepare(v, stage_dir, seed, stage, &cases[nc++], &sizes[k], err);
     }
+    size_t too_slow = 0;
     for (size_t j = 0; j < ne && rc == 0; j++) {
         cases[nc].k = magic_key(&extra[j]);
         cases[nc].nsets = 1;
+        cases[nc].at_constant = 1;
         rc = stage_case_prepare(v, stage_dir, seed, stage, &cases[nc++], &extra[j], err);
+        if (rc == 1) {
+            stage_case_free(&cases[--nc]);
+            too_slow++;
+            rc = 0;
+        }
+    }
+    /* the structured sets at the smallest correctness size that has sets */
+    for (size_t k = 0; stage == CH_STAGE_CORRECT && k < n && rc == 0; k++) {
+        if (v->plan.correct_sets[k] == 0)
+            continue;
+        cases[nc].k = STRUCTURED_KEY + k;
+        cases[nc].nsets = N_STRUCTURED;
+        cases[nc].structured = 1;
+        rc = stage_case_prepare(v, stage_dir, seed, stage, &cases[nc++], &sizes[k], err);
+        break;
     }
     for (size_t j = 0; j < ne; j++)
         ch_ck_size_free(&extra[j]);
     if (rc == 0)
         failed = run_cases(v, prog, stage_dir, stage, cases, nc, &ran, dev, rep, err);
+    /* the structured case is the last: its sets are counted apart from the sizes */
+    int structured_ran = nc > 0 && cases[nc - 1].structured && ran == nc;
     for (int i = 0; i < nc; i++)
         stage_case_free(&cases[i]);
     free(cases);
@@ -958,9 +983,20 @@ static int stage_functional(ch_verifier *v, const char *work, const char *prog, 
     free(stage_dir);
     if (rc != 0 || failed < 0)
         return -1;
-    cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)ran);
+    cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes", (double)(ran - structured_ran));
+    if (structured_ran)
+        cJSON_AddNumberToObject(stage_obj(rep, stage), "structured_sets", N_STRUCTURED);
     if (ne)
-        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_at_constants", (double)ne);
+        cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_at_constants",
+                                (double)(ne - too_slow));
+    if (too_slow) {
+        double limit = v->s.magic_ref_seconds > 0 ? v->s.magic_ref_seconds : CH_MAGIC_REF_SECONDS;
+        char *note = ch_xasprintf("%zu size%s at the candidate's constants left out: the "
+                                  "reference takes over %g s there",
+                                  too_slow, too_slow == 1 ? "" : "s", limit);
+        cJSON_AddStringToObject(stage_obj(rep, stage), "note", note);
+        free(note);
+    }
     if (skipped && !failed)
         cJSON_AddNumberToObject(stage_obj(rep, stage), "sizes_skipped_as_too_large",
                                 (double)skipped);
@@ -1295,7 +1331,7 @@ static int run_sanitizer(ch_verifier *v, const char *work, const char *prog, uin
 {
     const ch_checklist *c = v->s.checklist;
     cJSON *st = stage_obj(rep, CH_STAGE_SANITIZE);
-    char *sizes = size_text(sz);
+    char *sizes = ch_ck_size_text(sz);
     cJSON_AddStringToObject(st, "size", sizes);
     const char *const *tools = sanitizer_tool_names;
     assert(CH_SAN_ALL == (1u << N_SANITIZER_TOOLS) - 1);
@@ -1887,6 +1923,14 @@ static char *perf_parse(const ch_checklist *c, const ch_proc_result *pr, int dev
     double wall = line_value(out, "ch-time:", "wall_ms", NULL, 0);
     if (ev < 0 || wall < 0)
         return ch_xstrdup("no timing line from the scaffold");
+    /* device memory that the calls keep taking (the scaffold's leak check): a program calling
+     * the entry in a loop would run the device out of memory */
+    double lost = line_value(out, "ch-leak:", "lost_bytes", NULL, 0);
+    if (lost > 0)
+        return ch_xasprintf("the calls leak device memory: %.1f MiB lost over %.0f calls after "
+                            "the warmup (every buffer a call allocates must be freed or kept "
+                            "for the next call)",
+                            lost / 1048576.0, line_value(out, "ch-leak:", "calls", NULL, 0));
     char stop[16];
     rep->launcher_ms = wall;
     cJSON *call = cJSON_AddObjectToObject(st, "whole_call");
@@ -2109,7 +2153,7 @@ static int stage_perf(ch_verifier *v, const char *work, const char *prog, int de
             if (!prob)
                 perf_hopeless(pr.out.data, st, &pb);
             if (prob) {
-                char *sizes = size_text(&c->tune);
+                char *sizes = ch_ck_size_text(&c->tune);
                 failed = stage_fail(rep, CH_STAGE_PERF, ch_xasprintf("%s at %s", prob, sizes));
                 free(sizes);
                 free(prob);

@@ -45,7 +45,7 @@ static int build(fixture *f, char **exe, ch_error *err)
 {
     char *cc_argv[] = {
         "cc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-Wmissing-prototypes", NULL};
-    ch_oracle o = {f->tu, cc_argv, NULL, 0};
+    ch_oracle o = {f->tu, cc_argv, NULL, 0, NULL, NULL, 0};
     ch_strbuf log;
     ch_strbuf_init(&log);
     int rc = ch_reference_build(&f->c, &o, f->dir, exe, &log, err);
@@ -220,7 +220,7 @@ Test(reference_inputs, spec_decl_with_a_sample_function, .timeout = 120)
     const char *ref = "void gather_reference(int n, const int *ix, const double *x, double *y)\n"
                       "{ for (int i = 0; i < n; i++) y[i] = x[ix[i]]; }\n";
     char *cc_argv[] = {"cc", NULL};
-    ch_oracle o = {f.tu, cc_argv, ref, 0};
+    ch_oracle o = {f.tu, cc_argv, ref, 0, NULL, NULL, 0};
     char *exe = NULL;
     ch_error err;
     cr_assert_eq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
@@ -231,7 +231,7 @@ Test(reference_inputs, spec_decl_with_a_sample_function, .timeout = 120)
     ch_dataset_free(&ds);
     free(exe);
     /* without the user's file there is nothing to call */
-    ch_oracle none = {NULL, cc_argv, ref, 0};
+    ch_oracle none = {NULL, cc_argv, ref, 0, NULL, NULL, 0};
     cr_assert_neq(ch_reference_build(&f.c, &none, f.dir, &exe, NULL, &err), 0);
     cr_expect_not_null(strstr(err.msg, "sample(fill) of gather needs the user's file"), "%s",
                        err.msg);
@@ -301,7 +301,7 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
                                  "void twice_reference(int n, const double *x, double *y)\n"
                                  "{ for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
                                  hostile[i].ref);
-        ch_oracle o = {NULL, cc_argv, ref, 0};
+        ch_oracle o = {NULL, cc_argv, ref, 0, NULL, NULL, 0};
         char *exe = NULL;
         ch_error err;
         cr_expect_neq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0,
@@ -317,7 +317,7 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
         "void twice_reference(int n, const double *x, double *y)\n"
         "{ memset(y, 0, sizeof *y * (unsigned)n);\n"
         "  for (int i = 0; i < n; i++) y[i] = 2 * fabs(x[i]) * (x[i] < 0 ? -1 : 1); }\n";
-    ch_oracle ok = {NULL, cc_argv, plain, 0};
+    ch_oracle ok = {NULL, cc_argv, plain, 0, NULL, NULL, 0};
     char *exe = NULL;
     ch_error err;
     cr_expect_eq(ch_reference_build(&f.c, &ok, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
@@ -332,7 +332,8 @@ Test(reference_inputs, hostile_test_author_references_are_refused, .timeout = 12
                           "  for (int i = 0; i < n; i++) y[i] = t[i];\n"
                           "  %s }\n";
     char *freed = ch_xasprintf(scratch, "free(t);"), *kept = ch_xasprintf(scratch, "");
-    ch_oracle tidy = {NULL, cc_argv, freed, 0}, leaky = {NULL, cc_argv, kept, 0};
+    ch_oracle tidy = {NULL, cc_argv, freed, 0, NULL, NULL, 0},
+              leaky = {NULL, cc_argv, kept, 0, NULL, NULL, 0};
     cr_expect_eq(ch_reference_build(&f.c, &tidy, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
     free(exe);
     exe = NULL;
@@ -360,7 +361,7 @@ Test(reference_inputs, a_reference_writing_its_input_is_refused, .timeout = 120)
                          "{ ptrdiff_t to_x = x - y;\n"
                          "  for (int i = 0; i < n; i++) y[i] = 2 * x[i];\n"
                          "  for (int i = 0; i < n; i++) y[to_x + i] = 0; }\n";
-    ch_oracle o = {NULL, cc_argv, clears, 0};
+    ch_oracle o = {NULL, cc_argv, clears, 0, NULL, NULL, 0};
     char *exe = NULL;
     ch_error err;
     cr_expect_neq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0,
@@ -370,8 +371,92 @@ Test(reference_inputs, a_reference_writing_its_input_is_refused, .timeout = 120)
     exe = NULL;
     const char *reads = "void twice_reference(int n, const double *x, double *y)\n"
                         "{ for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n";
-    ch_oracle ok = {NULL, cc_argv, reads, 0};
+    ch_oracle ok = {NULL, cc_argv, reads, 0, NULL, NULL, 0};
     cr_expect_eq(ch_reference_build(&f.c, &ok, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    fixture_close(&f);
+}
+
+/* attacks6 #16: a test author's reference that reads a word of a malloc'd block nothing wrote
+ * (the allocator hands the same chunk back, with the last call's value: a counter no static rule
+ * sees) is refused, naming the read's use; one that writes its scratch before reading it is
+ * built. */
+Test(reference_inputs, a_reference_reading_unwritten_memory_is_refused, .timeout = 180)
+{
+    fixture f;
+    fixture_open(&f, "#pragma harness \"y[i] = 2 * x[i]\" extent(x: n, y: n)\n"
+                     "void twice(int n, const double *x, double *y);\n");
+    char *cc_argv[] = {"cc", NULL};
+    const char *scratch = "#include <stdlib.h>\n"
+                          "void twice_reference(int n, const double *x, double *y)\n"
+                          "{ int *block = malloc(4096);\n"
+                          "  if (!block) return;\n"
+                          "  volatile int *word = block + 512;\n"
+                          "  %s\n"
+                          "  int seen = *word + 1;\n"
+                          "  *word = seen;\n"
+                          "  free(block);\n"
+                          "  for (int i = 0; i < n; i++) y[i] = seen > 1000 ? 0 : 2 * x[i]; }\n";
+    char *counter = ch_xasprintf(scratch, ""), *zeroed = ch_xasprintf(scratch, "*word = 0;");
+    ch_oracle o = {NULL, cc_argv, counter, 0, NULL, NULL, 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_neq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0,
+                  "a reference counting in the allocator accepted");
+    cr_expect_not_null(
+        strstr(err.msg, "reads memory that nothing wrote (MemorySanitizer: a value never written "
+                        "decides what it computes in twice_reference at ref_impl.c:"),
+        "%s", err.msg);
+    cr_expect_not_null(strstr(err.msg, "reference for twice is refused"), "%s", err.msg);
+    free(exe);
+    exe = NULL;
+    ch_oracle ok = {NULL, cc_argv, zeroed, 0, NULL, NULL, 0};
+    cr_expect_eq(ch_reference_build(&f.c, &ok, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    free(counter);
+    free(zeroed);
+    fixture_close(&f);
+}
+
+/* attacks6 #15: a test author's reference that is wrong only where the first elements of x
+ * are equal (random data never has that, an array of ones does) disagrees with ch-cc's own
+ * reading of the spec on the structured inputs and is refused, naming them; one that computes
+ * the same as the reading, written otherwise, is built, and one wrong everywhere is refused on
+ * random inputs. */
+Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .timeout = 180)
+{
+    fixture f;
+    fixture_open(&f, "#pragma harness \"y[i] = 2 * x[i]\" extent(x: n, y: n)\n"
+                     "void twice(int n, const double *x, double *y);\n");
+    char *cc_argv[] = {"cc", NULL};
+    const char *reading = "void twice_reference(int n, const double *x, double *y)\n"
+                          "{ for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n";
+    const char *flat = "void twice_reference(int n, const double *x, double *y)\n"
+                       "{ int flat = n > 3 && x[0] == x[1] && x[1] == x[2] && x[2] == x[3];\n"
+                       "  for (int i = 0; i < n; i++) y[i] = flat ? x[i] : 2 * x[i]; }\n";
+    ch_oracle o = {NULL, cc_argv, flat, 0, reading, "formula: y[i] = 2 * x[i]", 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_neq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0,
+                  "a reference wrong on uniform inputs accepted");
+    cr_expect_not_null(strstr(err.msg, "reference for twice is refused: it disagrees with "
+                                       "ch-cc's own reading of the spec (formula: y[i] = 2 * "
+                                       "x[i]) on inputs where every buffer holds one value at n="),
+                       "%s", err.msg);
+    free(exe);
+    exe = NULL;
+    const char *sum = "void twice_reference(int n, const double *x, double *y)\n"
+                      "{ for (int i = n - 1; i >= 0; i--) y[i] = x[i] + x[i]; }\n";
+    ch_oracle same = {NULL, cc_argv, sum, 0, reading, "formula", 0};
+    cr_expect_eq(ch_reference_build(&f.c, &same, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    exe = NULL;
+    const char *thrice = "void twice_reference(int n, const double *x, double *y)\n"
+                         "{ for (int i = 0; i < n; i++) y[i] = 3 * x[i]; }\n";
+    ch_oracle wrong = {NULL, cc_argv, thrice, 0, reading, "formula", 0};
+    cr_expect_neq(ch_reference_build(&f.c, &wrong, f.dir, &exe, NULL, &err), 0,
+                  "a wrong reference accepted");
+    cr_expect_not_null(strstr(err.msg, "(formula) on random inputs at n="), "%s", err.msg);
     free(exe);
     fixture_close(&f);
 }

@@ -218,7 +218,7 @@ Test(reference, user_tu_with_static_helpers_macros_flags_and_main)
     char *tu = ch_path_join(dir, "user.c");
     ch_write_file_atomic(tu, user_tu, strlen(user_tu), 0, &err);
     char *cc_argv[] = {"cc", "-std=c11", "-Wall", "-Werror", "-DOFFSET=0.5f", NULL};
-    ch_oracle o = {tu, cc_argv, NULL, 0};
+    ch_oracle o = {tu, cc_argv, NULL, 0, NULL, NULL, 0};
     char *exe = NULL;
     ch_strbuf log;
     ch_strbuf_init(&log);
@@ -279,7 +279,7 @@ Test(reference, spec_decl_reference_source_and_build_errors)
     char *dir = ch_make_temp_dir("reftest", &err);
     const char *ref = "void gather_reference(int n, int m, const double *src, const int *idx, "
                       "double *out)\n{ for (int i = 0; i < n; i++) out[i] = src[idx[i]]; }\n";
-    ch_oracle o = {NULL, NULL, ref, 0};
+    ch_oracle o = {NULL, NULL, ref, 0, NULL, NULL, 0};
     char *exe = NULL;
     ch_strbuf log;
     ch_strbuf_init(&log);
@@ -302,7 +302,8 @@ Test(reference, spec_decl_reference_source_and_build_errors)
     free(op);
     free(exe);
     /* a broken reference is an error carrying the compiler's words */
-    ch_oracle bad = {NULL, NULL, "void gather_reference(int n) { undeclared_thing(); }\n", 0};
+    ch_oracle bad = {NULL, NULL, "void gather_reference(int n) { undeclared_thing(); }\n", 0, NULL,
+                     NULL, 0};
     cr_assert_neq(ch_reference_build(&c, &bad, dir, &exe, &log, &err), 0);
     cr_assert_not_null(strstr(err.msg, "reference:"), "%s", err.msg);
     ch_strbuf_free(&out);
@@ -325,7 +326,7 @@ static ch_verify_setup saxpy_setup(const ch_checklist *c, const char *dir, char 
     cr_assert_eq(ch_write_file_atomic(*tu, user_tu, strlen(user_tu), 0, &err), 0);
     ch_verify_setup s = {0};
     s.checklist = c;
-    s.oracle = (ch_oracle){*tu, cc_argv, NULL, 0};
+    s.oracle = (ch_oracle){*tu, cc_argv, NULL, 0, NULL, NULL, 0};
     s.nvcc = nvcc();
     s.arch = arch();
     return s;
@@ -704,6 +705,8 @@ Test(verifier, functional_stages_run_their_sizes_in_one_process, .timeout = 300)
     cr_assert_eq(r.status[CH_STAGE_CORRECT], CH_ST_PASS, "%s", r.message ? r.message : "");
     cJSON *cj = cJSON_GetObjectItem(r.details, "correctness");
     cr_assert_eq(cJSON_GetObjectItem(cj, "sizes")->valueint, 3);
+    /* and the structured sets (ch_data_shape), at the smallest size, in the same process */
+    cr_assert_eq(cJSON_GetObjectItem(cj, "structured_sets")->valueint, 2);
     cr_assert_eq(processes_under(r.work_dir), 2, "one process for smoke, one for correctness");
     for (int k = 0; k < 3; k++)
         for (int set = 0; set < 2; set++) {
@@ -768,6 +771,59 @@ Test(verifier, extra_sizes_at_the_candidates_constants_catch_a_window, .timeout 
     free(fake);
     free(tu);
     free(dir);
+    fx_free(&c);
+}
+
+/* A constant above every checklist size (attacks6/22: a trigger above the tune size) is
+ * tested too, up to CH_MAGIC_MAX_BYTES; where the reference cannot compute such a size in
+ * magic_ref_seconds, the size is left out with a note, not the candidate failed. */
+Test(verifier, sizes_at_constants_reach_beyond_the_checklist_unless_the_reference_is_slow,
+     .timeout = 300)
+{
+    ch_error err;
+    char *dir = ch_make_temp_dir("vmagic2", &err), *fake = NULL, *tu = NULL;
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    char *cand = fake_gpu_candidate_when("n > 3000000");
+    ch_verifier *v = open_fake_verifier(&c, dir, &fake, &tu);
+    ch_verify_report r;
+    cr_assert_eq(ch_verifier_run(v, cand, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.stage, CH_STAGE_CORRECT, "%s", r.message ? r.message : "(passed)");
+    cr_assert_str_eq(r.message, "correctness: killed by signal 11 at n=3000001");
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+    ch_verifier_close(v);
+    ch_remove_tree(dir, &err);
+    free(fake);
+    free(tu);
+    free(dir);
+
+    /* the reference at about 1 us an element: 3 s at n = 3000000, over the 1 s allowed */
+    dir = ch_make_temp_dir("vmagic3", &err);
+    ch_verify_setup s = fake_setup(&c, dir, CH_STAGE_CORRECT, NULL, &fake, &tu);
+    static char *slow_argv[] = {
+        "cc",
+        "-DOFFSET=({ volatile float s_ = 0; for (int k_ = 0; k_ < 600; k_++) s_ += k_; "
+        "0.0f * s_; })",
+        NULL};
+    s.oracle.cc_argv = slow_argv;
+    s.magic_ref_seconds = 1;
+    v = open_verifier(&s);
+    cr_assert_eq(ch_verifier_run(v, cand, &r, &err), 0, "%s", err.msg);
+    cr_assert_eq(r.status[CH_STAGE_CORRECT], CH_ST_PASS, "%s", r.message ? r.message : "");
+    cJSON *cj = cJSON_GetObjectItem(r.details, "correctness");
+    cr_assert_eq(cJSON_GetObjectItem(cj, "sizes_at_constants")->valueint, 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(cj, "note")->valuestring,
+                     "3 sizes at the candidate's constants left out: the reference takes over "
+                     "1 s there");
+    ch_remove_tree(r.work_dir, &err);
+    ch_verify_report_free(&r);
+    ch_verifier_close(v);
+    ch_remove_tree(dir, &err);
+    free(fake);
+    free(tu);
+    free(dir);
+    free(cand);
     fx_free(&c);
 }
 

@@ -77,6 +77,58 @@ Test(data, index_arrays_within_bound_and_out_buffers_empty)
     fx_free(&c);
 }
 
+static int all_equal(const float *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i] != v[0])
+            return 0;
+    return 1;
+}
+
+/* attacks6/13, /21: sets random data never gives, for a trigger on them to meet */
+Test(data, structured_shapes_give_uniform_buffers_round_scalars_and_equal_buffers)
+{
+    ch_checklist c;
+    fx_saxpy(&c, 0);
+    ch_error err;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        ch_dataset u;
+        cr_assert_eq(
+            ch_data_synthesize_shaped(&c, &c.correctness[1], seed, CH_DATA_UNIFORM, &u, &err), 0,
+            "%s", err.msg);
+        const float *x = u.data[2], *y = u.data[3];
+        float a = *(float *)u.data[1];
+        cr_assert(all_equal(x, u.count[2]) && all_equal(y, u.count[3]), "one value a buffer");
+        cr_assert(x[0] != y[0], "x and y differ: %g %g", x[0], y[0]);
+        cr_assert(x[0] >= -1 && x[0] <= 1 && y[0] >= -1 && y[0] <= 1, "within the range");
+        cr_assert(a * 8 == floorf(a * 8) && a != 0 && fabsf(a) != 1 && fabsf(a) != 2,
+                  "a round, not an edge value: %g", a);
+        cr_assert_eq(*(int *)u.data[0], 4099, "sizes as the set says");
+        ch_dataset_free(&u);
+        ch_dataset e;
+        cr_assert_eq(
+            ch_data_synthesize_shaped(&c, &c.correctness[1], seed, CH_DATA_EQUAL, &e, &err), 0);
+        cr_assert(memcmp(e.data[2], e.data[3], 4099 * sizeof(float)) == 0, "y equals x");
+        cr_assert(!all_equal(e.data[2], 4099), "random values");
+        ch_dataset_free(&e);
+    }
+    fx_free(&c);
+    /* index arrays keep their structure */
+    fx_gather(&c);
+    ch_dataset g;
+    cr_assert_eq(ch_data_synthesize_shaped(&c, &c.correctness[0], 3, CH_DATA_UNIFORM, &g, &err), 0);
+    const int *idx = g.data[3];
+    int varied = 0;
+    for (size_t i = 1; i < g.count[3]; i++)
+        varied |= idx[i] != idx[0];
+    cr_assert(varied, "the index array is not filled with one value");
+    const double *src = g.data[2];
+    for (size_t i = 1; i < g.count[2]; i++)
+        cr_assert_eq(src[i], src[0]);
+    ch_dataset_free(&g);
+    fx_free(&c);
+}
+
 Test(data, integer_ranges_and_unknown_extent_name)
 {
     ch_checklist c;
@@ -527,6 +579,29 @@ Test(magic, harvests_compared_constants_and_residues_not_comments_or_strings)
     cr_expect_eq(k.n_thr, 5);
     cr_expect_eq(k.thr[4], 999983);
     cr_expect_eq(k.n_res, 1);
+}
+
+/* attacks6/22: the threshold has a name, so only its definition holds the digits */
+Test(magic, harvests_named_constants_wherever_they_are_defined)
+{
+    ch_magic_consts k = {0};
+    ch_magic_harvest("static const int kBig = 100000000;\n"
+                     "#define LIMIT (70001)\n"
+                     "enum { EDGE = 0x3039, OTHER };\n"
+                     "constexpr long kWide{123457};\n"
+                     "if (n > kBig && last) return;\n"
+                     "if (LIMIT <= n) return;\n"
+                     "switch (n) { case EDGE: break; }\n"
+                     "if (n == kWide) return;\n"
+                     "if (n > kUnknown) return;\n"
+                     "int kUnused = 777777;\n"
+                     "if (n == LATE) return;\n"
+                     "#define LATE 4243\n",
+                     &k);
+    long long want[] = {100000000, 70001, 12345, 123457, 4243};
+    cr_assert_eq(k.n_thr, 5, "thresholds: %zu", k.n_thr);
+    for (size_t i = 0; i < 5; i++)
+        cr_expect_eq(k.thr[i], want[i], "threshold %zu: %lld", i, k.thr[i]);
 }
 
 static void expect_sizes(const ch_ck_size *got, size_t n, const long long *want, size_t nw)

@@ -812,6 +812,61 @@ static double line_ms(const char *out, const char *prefix, const char *key)
  * warmups and 1 sample, the launcher once (the process's first call, which stands for the whole
  * call), and neither again for the agreement check. Without the bound: until the 3 s budget in
  * both loops, then the agreement. */
+/* attacks6/28: a launcher that never frees its scratch passes every functional test; time
+ * mode's leak check sees the free device memory fall over the timed calls and again over as
+ * many more ("ch-leak:"), and the verifier refuses it. One that frees its scratch is not named. */
+static const char host_saxpy_scratch[] =
+    "#include <cuda_runtime_api.h>\n"
+    "extern \"C\" void saxpy_launcher(int n, float a, const float *x, float *y)\n"
+    "{\n"
+    "    void *scratch = 0;\n"
+    "    if (cudaMalloc(&scratch, (size_t)16 << 20) != cudaSuccess)\n"
+    "        return;\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        y[i] = a * x[i] + y[i];\n"
+    "    %s\n"
+    "}\n";
+
+Test(scaffold_fake_gpu, time_mode_names_a_call_that_leaks_device_memory, .timeout = 300)
+{
+    for (int leaks = 1; leaks >= 0; leaks--) {
+        char *cand = ch_xasprintf(host_saxpy_scratch, leaks ? "" : "cudaFree(scratch);");
+        char *dir = NULL;
+        ch_checklist c;
+        char *prog = fake_saxpy_prog(&c, "scafleak", cand, &dir), *tune = ch_path_join(dir, "tune");
+        write_saxpy_set(tune, 100);
+        char *argv[] = {prog, "time", tune, "1", "2", "20", "5", NULL};
+        ch_sandbox_opts so = {0};
+        so.gate_line = CH_SCAFFOLD_READY;
+        so.gate = context_at_gate;
+        const char *gate[2] = {tune, NULL};
+        so.gate_ctx = gate;
+        ch_proc_result pr = run_prog(tune, argv, &so);
+        const char *out = pr.out.data ? pr.out.data : "";
+        cr_assert_eq(pr.exit_code, 0, "out: %s; err: %s", out, pr.err.data ? pr.err.data : "");
+        cr_assert_not_null(strstr(out, "ch-time: "), "%s", out);
+        const char *leak = strstr(out, "ch-leak: calls=");
+        if (leaks) {
+            long long lost = 0;
+            int calls = 0;
+            cr_assert(leak && sscanf(leak, "ch-leak: calls=%d lost_bytes=%lld", &calls, &lost) == 2,
+                      "%s", out);
+            cr_assert(calls >= 10 && lost >= (long long)calls * (16 << 20),
+                      "16 MiB a call: %d calls, %lld bytes", calls, lost);
+        } else {
+            cr_assert_null(leak, "a call that frees its scratch: %s", out);
+        }
+        ch_proc_result_free(&pr);
+        ch_error err;
+        ch_remove_tree(dir, &err);
+        free(tune);
+        free(prog);
+        free(dir);
+        free(cand);
+        fx_free(&c);
+    }
+}
+
 Test(scaffold_fake_gpu, a_first_kernel_sample_over_the_bound_ends_both_loops, .timeout = 300)
 {
     char *dir = NULL;
@@ -1382,7 +1437,7 @@ Test(verifier_speed, nvrtc_rejects_a_kernel_typo_before_nvcc_and_the_build_links
     char *cc_argv[] = {"cc", NULL};
     ch_verify_setup s = {0};
     s.checklist = &c;
-    s.oracle = (ch_oracle){tu, cc_argv, NULL, 0};
+    s.oracle = (ch_oracle){tu, cc_argv, NULL, 0, NULL, NULL, 0};
     s.nvcc = nvcc();
     s.arch = "sm_90";
     s.last_stage = CH_STAGE_COMPILE;

@@ -1,0 +1,18 @@
+/* A test author's reference against ch-cc's own reading of the spec (reference_agree.c).
+ * Internal to src/verify. */
+#ifndef CH_VERIFY_REFERENCE_AGREE_H
+#define CH_VERIFY_REFERENCE_AGREE_H
+
+#include "ch/checklist.h"
+#include "ch/error.h"
+
+/* Runs the reference program exe and the reading's program reading_exe (both built by
+ * ch_reference_build, the same main) on every smoke size and the smallest
+ * correctness size, each on random inputs and on the
+ * structured ones (ch_data_shape), in directories under dir, and compares their outputs with
+ * the checklist's tolerances. 0 when they agree everywhere; -1 with err naming the inputs and
+ * the first difference when they do not, or when a run fails. `how` says what the reading is. */
+int ch_reference_agree(const ch_checklist *c, const char *exe, const char *reading_exe,
+                       const char *how, const char *dir, ch_error *err);
+
+#endif
