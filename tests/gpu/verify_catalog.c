@@ -50,7 +50,7 @@ static const struct {
     /* skipped work: the kept-state rule refuses it before it runs; the memory floor is the
      * layer behind */
     {"saxpy_dev_skip.cu", SAXPY_DEV, 0, 5,
-     "decides (kept state: 'seen_y')|faster than physically possible: skipped work"},
+     "(kept state: 'seen_y')|faster than physically possible: skipped work"},
     /* hostile: each computes the right answer too, so only a refusal stops it (stage 0: the
      * text check, stage 1: the object check); the sandbox is the layer behind (test_sandbox) */
     {"saxpy_steal_expected.cu", SAXPY, 0, 1, HOSTILE},
