@@ -111,8 +111,12 @@ typedef struct ch_tr_loop_par {
     int parallel;    /* no dependence carried (after privatisation) */
     size_t *carried; /* indices into deps of the dependences it carries (owned) */
     size_t n_carried;
-    size_t *privates; /* local scalars privatised per iteration of this loop (owned) */
+    size_t *privates; /* local scalars, and arrays whose whole life lies in the loop,
+                         privatised per iteration of this loop (owned) */
     size_t n_privates;
+    const char *not_private; /* an array that would be private to this loop but is not, and
+                                why (static text, for the plan), or NULL */
+    size_t not_private_array;
     int reduction;      /* everything carried is a reduction of one statement on one array */
     size_t red_array;   /* when reduction */
     const char *red_op; /* when reduction */
@@ -124,8 +128,14 @@ typedef struct ch_tr_deps {
     isl_union_map *flow, *anti, *output; /* all arrays together, statement instance spaces */
     ch_tr_loop_par *loops;               /* one per model loop */
     size_t n_loops;
-    size_t *expand_loop; /* per array: for a local scalar, the deepest loop it is private to
-                            (its value never crosses that loop's iterations), else -1 */
+    size_t *expand_loop;     /* per array: for a local scalar or a private array, the deepest loop
+                                it is private to (its value never crosses that loop's
+                                iterations), else -1 */
+    isl_pw_multi_aff **last; /* per private array: the counters of its deepest private loop and
+                                the loops around it in the last iteration that writes it, over
+                                the parameters (owned): the iteration whose copy is the array's
+                                final contents; NULL for other arrays */
+    size_t n_arrays;
 } ch_tr_deps;
 
 /* Computes the dependences of m and the parallelism of its loops. */
@@ -192,7 +202,10 @@ void ch_tr_argred_free(ch_tr_argred *a);
 typedef enum ch_tr_storage {
     CH_TR_NOT_SCALAR = 0,
     CH_TR_THREAD_LOCAL, /* a variable of each thread of the kernels that use it */
-    CH_TR_DEVICE        /* one location in device memory, shared by every kernel */
+    CH_TR_DEVICE,       /* one location in device memory, shared by every kernel */
+    CH_TR_THREAD_COPY   /* an array private to a loop (deps.c): each thread its own copy in
+                           a scratch buffer, except the last iteration (ch_tr_deps.last),
+                           which uses the array itself so that it ends as the C body leaves it */
 } ch_tr_storage;
 
 typedef struct ch_tr_plan {
@@ -204,6 +217,9 @@ typedef struct ch_tr_plan {
     ch_tr_kernel *kernels;
     size_t n_kernels;
     ch_tr_storage *storage;   /* per array */
+    isl_pw_multi_aff **last;  /* per array: a copy of ch_tr_deps.last (owned) */
+    size_t *copy_loop;        /* per array: for CH_TR_THREAD_COPY, the deepest loop it is private
+                                 to (ch_tr_deps.expand_loop), else -1 */
     unsigned char *uses;      /* [kernel * n_arrays + array]: the kernel accesses the array */
     unsigned char *lane_role; /* per model loop, inside a warp_rows kernel: CH_TR_LANES_PARALLEL
                                  or CH_TR_LANES_REDUCTION (its iterations spread over the lanes),
@@ -238,6 +254,8 @@ enum {
 int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy strategy, int flags,
                      ch_tr_plan **out, ch_error *err);
 void ch_tr_plan_free(ch_tr_plan *p);
+/* Whether kernel k of p uses an array kept as a copy per thread (CH_TR_THREAD_COPY). */
+int ch_tr_kernel_copies(const ch_tr_plan *p, size_t k);
 /* "kernel 0: 2 mapped dimensions below 1 host loop: S1 S2" per kernel, and the schedule
  * tree (for golden tests and reports). */
 void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p);

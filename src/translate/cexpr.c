@@ -248,7 +248,8 @@ static int emit_array_index(const ch_cx *em, const ch_ir *e)
     const ch_param *p = param_of(em->entry, b);
     if (!p || p->role != CH_ROLE_ARRAY || p->ndims < 2 || n != p->ndims)
         return 0;
-    ch_strbuf_adds(em->out, b->text);
+    const char *as = em->rename ? em->rename(em->ctx, b->text) : NULL;
+    ch_strbuf_adds(em->out, as ? as : b->text);
     ch_strbuf_addc(em->out, '[');
     /* subs[] is innermost first: ((i * d1 + j) * d2 + k) */
     for (size_t d = 2; d < n; d++)

@@ -12,7 +12,10 @@
  * A statement instance is printed as a block that binds the C loop counters to their values
  * in the new order (`const int i = c1;`) and then runs the statement as the user wrote it,
  * under the conditions the domain does not hold. Scalars the plan keeps in device memory are
- * fields of one struct (`ch_s->t`); scalars private to a kernel's threads are its locals. */
+ * fields of one struct (`ch_s->t`); scalars private to a kernel's threads are its locals.
+ * An array private to an iteration (CH_TR_THREAD_COPY) is reached through `ch_c_NAME`: the
+ * thread's slice of a scratch buffer the launcher sizes for the launch's threads, or the array
+ * itself in the last iteration, whose values the C body leaves there. */
 #include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -234,10 +237,62 @@ static const char *rename_var(void *ctx, const char *name)
 {
     printer *pr = ctx;
     size_t a = array_named(pr->m, name);
+    if (a != (size_t)-1 && pr->k && pr->p->storage[a] == CH_TR_THREAD_COPY) {
+        /* the statement's block points ch_c_NAME at the copy its iteration works on */
+        snprintf(pr->rename, sizeof pr->rename, "ch_c_%s", name);
+        return pr->rename;
+    }
     if (a == (size_t)-1 || pr->p->storage[a] != CH_TR_DEVICE)
         return NULL;
     snprintf(pr->rename, sizeof pr->rename, "ch_s->%s", name);
     return pr->rename;
+}
+
+static int uses_var(const ch_tr_stmt *s, const char *name);
+
+/* The element count of array a as a C expression (malloc'd): a parameter's extent, a local's
+ * constant. */
+static char *array_extent(const printer *pr, size_t a)
+{
+    const ch_param *p = ch_entry_param(pr->e, pr->m->arrays[a].name);
+    if (p)
+        return tr_extent_text(p);
+    return ch_xasprintf("%lld", pr->m->arrays[a].local_elems);
+}
+
+/* For each array kept as a copy per thread that statement s uses: ch_c_NAME, the copy this
+ * instance works on. The last iteration of the array's private loop (and the loops around it)
+ * works on the array itself, since the C body leaves there what that iteration writes (deps.c
+ * refuses the array otherwise); every other iteration works on this thread's slice. */
+static void print_copy_pointers(printer *pr, isl_ast_expr *call, const ch_tr_stmt *s, int indent)
+{
+    const ch_tr_model *m = pr->m;
+    for (size_t a = 0; a < m->n_arrays; a++) {
+        if (pr->p->storage[a] != CH_TR_THREAD_COPY || !uses_var(s, m->arrays[a].name))
+            continue;
+        const char *name = m->arrays[a].name;
+        isl_pw_multi_aff *last = pr->p->last[a];
+        isl_size depth = isl_pw_multi_aff_dim(last, isl_dim_out);
+        tr_indent_to(pr->out, indent + 1);
+        ch_strbuf_adds(pr->out, "/* the last iteration (");
+        for (isl_size i = 0; i < depth; i++)
+            ch_strbuf_addf(pr->out, "%s%s", i ? ", " : "", m->loops[s->loops[i]].counter);
+        ch_strbuf_addf(pr->out, ") works on %s itself, the others on this thread's copy */\n",
+                       name);
+        tr_indent_to(pr->out, indent + 1);
+        ch_strbuf_addf(pr->out, "%s *const ch_c_%s = ", ch_scalar_name(ch_tr_array_elem(m, a)),
+                       name);
+        for (isl_size i = 0; i < depth; i++) {
+            isl_ast_expr *v = isl_ast_expr_op_get_arg(call, (int)i + 1);
+            ch_strbuf_adds(pr->out, i ? " && (" : "(");
+            tr_print_expr(pr, pr->out, v);
+            ch_strbuf_adds(pr->out, ") == (");
+            tr_print_param_expr(pr, pr->out, isl_pw_multi_aff_get_pw_aff(last, (int)i));
+            ch_strbuf_addc(pr->out, ')');
+            isl_ast_expr_free(v);
+        }
+        ch_strbuf_addf(pr->out, "%s ? %s : ch_mine_%s;\n", depth > 0 ? "" : "1", name, name);
+    }
 }
 
 /* A kernel's shared sum `X += e`, `X -= e`, `X = X + e`, `X = e + X`, `X = X - e`, X++ or
@@ -465,6 +520,7 @@ void tr_print_user(printer *pr, isl_ast_node *node, int indent)
     tr_comment_text(out, s->text);
     ch_strbuf_adds(out, " */\n");
     print_bindings(pr, call, s, indent);
+    print_copy_pointers(pr, call, s, indent);
     isl_ast_expr_free(call);
     int inner = indent + 1;
     /* a mapped dimension with a single value here: the thread at index 0 of it runs this */
@@ -1308,6 +1364,14 @@ void tr_kernel_params(printer *pr, ch_strbuf *out, int decl)
                        e->name);
         sep = ", ";
     }
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        if (pr->p->storage[a] == CH_TR_THREAD_COPY) {
+            /* no __restrict__: the copies' pointers and the array's meet in ch_c_NAME */
+            const char *t = ch_scalar_name(ch_tr_array_elem(pr->m, a));
+            ch_strbuf_addf(out, decl ? "%s%s *ch_copy_%s" : "%s(%s *)ch_d_ch_copy_%s", sep, t,
+                           pr->m->arrays[a].name);
+            sep = ", ";
+        }
     for (size_t i = 0; i < pr->host_iters.len; i++, sep = ", ")
         ch_strbuf_addf(out, "%s%s%s", sep, decl ? "long long " : "", pr->host_iters.items[i]);
     if (decl && !*sep)
@@ -1358,6 +1422,24 @@ static void kernel_comment(printer *pr, ch_strbuf *out, isl_ast_node **marks, si
         ch_strbuf_adds(out, " * Deeper dimensions run in order inside each thread (the statement "
                             "blocks bind the C\n * loop counters to them).\n");
     }
+    for (size_t a = 0; a < pr->m->n_arrays; a++) {
+        int used = 0;
+        for (size_t i = 0; i < n; i++)
+            used |= pr->p->uses[tr_mark_kernel(pr, marks[i]) * pr->m->n_arrays + a];
+        if (pr->p->storage[a] != CH_TR_THREAD_COPY || !used)
+            continue;
+        const char *name = pr->m->arrays[a].name;
+        ch_strbuf_addf(out,
+                       " * %s lives within one iteration of loop %s (each one writes what it "
+                       "reads): it is\n *   what keeps the loops around it sequential in C, "
+                       "so each thread works on its own\n *   copy (ch_mine_%s), and the last "
+                       "iteration on %s itself%s.\n",
+                       name, pr->m->loops[pr->p->copy_loop[a]].counter, name, name,
+                       pr->m->arrays[a].decl
+                           ? ""
+                           : ", which then holds what the C\n *   body leaves there (that "
+                             "iteration writes every element any iteration writes)");
+    }
     if (pr->host_iters.len)
         ch_strbuf_addf(out,
                        " * Launched once per iteration of the host loop%s over %s..%s, "
@@ -1407,8 +1489,15 @@ static void kernel_arg_names(printer *pr, ch_strbuf *out)
             ch_strbuf_addf(out, "%s%s", sep, pr->m->arrays[a].name);
             sep = ", ";
         }
-    if (pr->any_device)
+    if (pr->any_device) {
         ch_strbuf_addf(out, "%sch_s", sep);
+        sep = ", ";
+    }
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        if (pr->p->storage[a] == CH_TR_THREAD_COPY) {
+            ch_strbuf_addf(out, "%sch_copy_%s", sep, pr->m->arrays[a].name);
+            sep = ", ";
+        }
 }
 
 /* An isl piecewise expression over the parameters as C (consumes pa). */
@@ -1747,6 +1836,72 @@ static tr_cols *cols_plan_of(const printer *pr, const ch_tr_kernel *k, isl_ast_n
     return c;
 }
 
+/* The C expression of the bytes of array a's copy, when the kernels of marks[0..n) use it as
+ * a copy per thread (malloc'd), else NULL. */
+static char *copy_bytes(const printer *pr, isl_ast_node **marks, size_t n, size_t a)
+{
+    int used = 0;
+    for (size_t i = 0; i < n; i++)
+        used |= pr->p->uses[tr_mark_kernel(pr, marks[i]) * pr->m->n_arrays + a];
+    if (pr->p->storage[a] != CH_TR_THREAD_COPY || !used)
+        return NULL;
+    char *ext = array_extent(pr, a);
+    char *bytes =
+        ch_xasprintf("(size_t)(%s) * sizeof(%s)", ext, ch_scalar_name(ch_tr_array_elem(pr->m, a)));
+    free(ext);
+    return bytes;
+}
+
+/* At the launch of a kernel with copies per thread (ch_grid and ch_block declared): a grid
+ * small enough for the copies of all its threads to fit 256 MiB (a bound on the scratch, not
+ * on correctness), and the scratch buffers grown to hold them. */
+static void print_copies_reserve(printer *pr, isl_ast_node **marks, size_t n, int indent)
+{
+    ch_strbuf *out = pr->out, per;
+    ch_strbuf_init(&per);
+    for (size_t a = 0; a < pr->m->n_arrays; a++) {
+        char *bytes = copy_bytes(pr, marks, n, a);
+        if (bytes)
+            ch_strbuf_addf(&per, "%s%s", per.len ? " + " : "", bytes);
+        free(bytes);
+    }
+    static const char *const lines[] = {
+        "/* each thread of the launch has its own copies (ch_per_thread bytes): fewer blocks\n",
+        " * where they would pass 256 MiB (the loops are grid-stride, so any grid is correct) "
+        "*/\n",
+        "while ((size_t)ch_grid.x * ch_grid.y > 1 &&\n",
+        "       (size_t)ch_grid.x * ch_grid.y * ch_block.x * ch_block.y * ch_per_thread >\n",
+        "           ((size_t)256 << 20)) {\n",
+        "    if (ch_grid.x >= ch_grid.y)\n",
+        "        ch_grid.x = (ch_grid.x + 1) / 2;\n",
+        "    else\n",
+        "        ch_grid.y = (ch_grid.y + 1) / 2;\n",
+        "}\n",
+        "const size_t ch_threads = (size_t)ch_grid.x * ch_grid.y * ch_block.x * ch_block.y;\n",
+    };
+    tr_indent_to(out, indent);
+    ch_strbuf_addf(out, "const size_t ch_per_thread = %s;\n", per.data);
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        tr_indent_to(out, indent);
+        ch_strbuf_adds(out, lines[i]);
+    }
+    for (size_t a = 0; a < pr->m->n_arrays; a++) {
+        char *bytes = copy_bytes(pr, marks, n, a);
+        if (!bytes)
+            continue;
+        const char *name = pr->m->arrays[a].name;
+        tr_indent_to(out, indent);
+        ch_strbuf_addf(out,
+                       "if (%s_reserve(&ch_d_ch_copy_%s, &ch_d_ch_copy_%s_bytes, ch_threads * %s) "
+                       "!= 0)\n",
+                       pr->e->name, name, name, bytes);
+        tr_indent_to(out, indent + 1);
+        ch_strbuf_adds(out, "return (int)cudaErrorMemoryAllocation;\n");
+        free(bytes);
+    }
+    ch_strbuf_free(&per);
+}
+
 /* Emits one kernel function for marks[0..n) (several only when they are consecutive kernels
  * of one thread: one launch instead of many) into pr->kernels, and its launch at `indent`. */
 static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
@@ -1759,12 +1914,18 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
         print_scan(pr, k, fn, indent);
         return;
     }
-    if (n == 1 && pr->o->tile_m > 0 && tr_print_tiled(pr, marks[0], fn, indent)) {
+    /* a kernel with copies per thread is printed plainly: the special shapes below give a
+     * thread several values of a mapped dimension at once, or share them among threads */
+    int copies = 0;
+    for (size_t i = 0; i < n; i++)
+        copies |= ch_tr_kernel_copies(pr->p, tr_mark_kernel(pr, marks[i]));
+    if (n == 1 && !copies && pr->o->tile_m > 0 && tr_print_tiled(pr, marks[0], fn, indent)) {
         if (pr->o->n_tiled)
             (*pr->o->n_tiled)++;
         return;
     }
-    if (n == 1 && pr->o->transpose_tile > 0 && tr_print_transpose(pr, marks[0], fn, indent)) {
+    if (n == 1 && !copies && pr->o->transpose_tile > 0 &&
+        tr_print_transpose(pr, marks[0], fn, indent)) {
         if (pr->o->n_transposed)
             (*pr->o->n_transposed)++;
         return;
@@ -1773,7 +1934,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     int threads = k->n_mapped == 2   ? pr->o->block2_x * pr->o->block2_y
                   : k->n_mapped == 1 ? pr->o->block1
                                      : 1;
-    pr->block_rows = tr_rowwise_applies(pr, k);
+    pr->block_rows = !copies && tr_rowwise_applies(pr, k);
     if (pr->block_rows && pr->o->n_block_rows)
         (*pr->o->n_block_rows)++;
     pr->regs = pr->block_rows && n == 1 ? tr_rowregs_plan(pr, k, marks[0]) : NULL;
@@ -1794,7 +1955,7 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        "threadIdx.x) >> 5;\n"
                        "    const long long ch_n0 = ((long long)gridDim.x * blockDim.x) >> 5;\n"
                        "    const int ch_lane = threadIdx.x & 31;\n");
-    pr->rows = rows_of(pr, k, marks, n);
+    pr->rows = copies ? 0 : rows_of(pr, k, marks, n);
     if (pr->rows > 1 && pr->o->n_rows)
         (*pr->o->n_rows)++;
     pr->colplan = pr->rows > 1 && pr->o->cols ? cols_plan_of(pr, k, marks[0]) : NULL;
@@ -1819,10 +1980,27 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        "blockDim.%s;\n",
                        q, ax, ax, ax, q, ax, ax);
     }
+    if (copies)
+        ch_strbuf_adds(out, "    /* this thread's index among the launch's threads: its slice of "
+                            "the copies */\n    const long long ch_tid = ((long long)blockIdx.y * "
+                            "blockDim.y + threadIdx.y) * ((long long)gridDim.x * blockDim.x) +\n"
+                            "                             (long long)blockIdx.x * blockDim.x + "
+                            "threadIdx.x;\n");
     for (size_t a = 0; a < pr->m->n_arrays; a++) {
         int used = 0;
         for (size_t i = 0; i < n; i++)
             used |= pr->p->uses[tr_mark_kernel(pr, marks[i]) * pr->m->n_arrays + a];
+        if (pr->p->storage[a] == CH_TR_THREAD_COPY && used) {
+            char *ext = array_extent(pr, a);
+            const char *t = ch_scalar_name(ch_tr_array_elem(pr->m, a)),
+                       *name = pr->m->arrays[a].name;
+            ch_strbuf_addf(out,
+                           "    /* this thread's copy of %s, reused by every iteration it runs "
+                           "(each one writes an\n     * element before reading it) */\n"
+                           "    %s *const ch_mine_%s = ch_copy_%s + ch_tid * (long long)(%s);\n",
+                           name, t, name, name, ext);
+            free(ext);
+        }
         if (pr->p->storage[a] == CH_TR_THREAD_LOCAL && used) {
             ch_scalar t = ch_cx_local_type(e, pr->m->arrays[a].name);
             ch_strbuf_addf(out, "    %s %s; /* private to each iteration that uses it */\n",
@@ -1931,7 +2109,21 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
     tr_indent_to(out, indent + 1);
     ch_strbuf_addf(out, "if (%s) {\n", cond);
     tr_indent_to(out, indent + 2);
-    if (k->n_mapped == 2)
+    if (copies) /* the grid may shrink below to bound the copies */
+        ch_strbuf_adds(out, "const dim3 ch_block");
+    if (copies && k->n_mapped == 2)
+        ch_strbuf_addf(out,
+                       "(%d, %d);\n%*sdim3 ch_grid(%s_blocks(ch_e1, %d, %lldLL), %s_blocks(ch_e0, "
+                       "%d, 65535LL));\n",
+                       pr->o->block2_x, pr->o->block2_y, 4 * (indent + 2), "", e->name,
+                       pr->o->block2_x, pr->o->grid_cap, e->name, pr->o->block2_y);
+    else if (copies && k->n_mapped == 1)
+        ch_strbuf_addf(out, "(%d);\n%*sdim3 ch_grid(%s_blocks(ch_e0, %d, %lldLL));\n",
+                       pr->o->block1, 4 * (indent + 2), "", e->name, pr->o->block1,
+                       pr->o->grid_cap);
+    else if (copies)
+        ch_strbuf_addf(out, "(1);\n%*sdim3 ch_grid(1);\n", 4 * (indent + 2), "");
+    else if (k->n_mapped == 2)
         ch_strbuf_addf(out,
                        "const dim3 ch_block(%d, %d), ch_grid(%s_blocks(ch_e1, %d, %lldLL), "
                        "%s_blocks(ch_e0, %d, 65535LL));\n",
@@ -1944,6 +2136,8 @@ static void print_marks(printer *pr, isl_ast_node **marks, size_t n, int indent)
                        pr->block_rows ? 1 : pr->o->block1, launch_cap(pr, k));
     else
         ch_strbuf_adds(out, "const dim3 ch_block(1), ch_grid(1);\n");
+    if (copies)
+        print_copies_reserve(pr, marks, n, indent + 2);
     tr_indent_to(out, indent + 2);
     ch_strbuf_addf(out, "%s_k%zu<<<ch_grid, ch_block>>>(", e->name, fn);
     tr_kernel_params(pr, out, 0);
@@ -2229,6 +2423,13 @@ static void emit_device_launcher(printer *pr, ch_strbuf *out, isl_ast_node *tree
         emit_buffer(&body, e->name, "ch_s", bytes, fail);
         free(bytes);
     }
+    for (size_t a = 0; a < pr->m->n_arrays; a++)
+        if (pr->p->storage[a] == CH_TR_THREAD_COPY)
+            ch_strbuf_addf(&body,
+                           "    /* the copies of %s, one per thread of a launch (grown at the "
+                           "launches) */\n    static void *ch_d_ch_copy_%s = NULL;\n"
+                           "    static size_t ch_d_ch_copy_%s_bytes = 0;\n",
+                           pr->m->arrays[a].name, pr->m->arrays[a].name, pr->m->arrays[a].name);
     ch_strbuf_addc(&body, '\n');
     pr->out = &body;
     print_node(pr, tree, 1);

@@ -12,10 +12,21 @@
  * dependences carried by the loop are dropped) when every read of it in the loop takes its
  * value from a write in the same iteration: every flow dependence into the loop's reads of it
  * comes from the same iteration, none of those reads can see a value from before the body (no
- * source), and no value written in the loop is read after it. */
+ * source), and no value written in the loop is read after it.
+ *
+ * An array is private to a loop the same way, when in addition its whole life lies in the loop
+ * (no statement outside the loop touches it). Each iteration may then work on a copy of its
+ * own; the array's final contents are what the last iteration that writes it leaves, so a
+ * parameter (live after the body) is private only when that iteration writes every element
+ * that any iteration writes (the copy of that iteration is then the whole result), and the
+ * loops around it count up (the last iteration is the greatest counters). Where an array read
+ * in a loop misses only the last conditions (or only because its values are read after the
+ * loop) and its dependences keep the loop sequential, the loop says why (not_private), so that
+ * a plan tells the reader what stops it. */
 #include <stdlib.h>
 #include <string.h>
 
+#include <isl/aff.h>
 #include <isl/flow.h>
 #include <isl/map.h>
 #include <isl/set.h>
@@ -168,11 +179,14 @@ static int touches(const ch_tr_model *m, size_t s, size_t a, int reads, int writ
     return empty == isl_bool_false;
 }
 
-/* See the comment at the top: may loop `l` keep its own copy of local scalar a? */
+/* See the comment at the top: may loop `l` keep its own copy of local scalar a? When the only
+ * obstacle is that a value written in the loop is read after it, *why says so (static text for
+ * the plan). */
 static int privatisable(const ch_tr_model *m, const ch_tr_deps *d, size_t l, size_t a,
-                        isl_union_map *no_source, isl_map *same_iter)
+                        isl_union_map *no_source, isl_map *same_iter, const char **why)
 {
-    int written = 0;
+    int written = 0, after = 0;
+    *why = NULL;
     for (size_t s = 0; s < m->n_stmts; s++)
         written |= in_loop(m, s, l) && touches(m, s, a, 0, 1);
     if (!written)
@@ -184,27 +198,82 @@ static int privatisable(const ch_tr_model *m, const ch_tr_deps *d, size_t l, siz
         int src_in = in_loop(m, dep->src, l), sink_in = in_loop(m, dep->sink, l);
         if (sink_in && (!src_in || !within(sched_image(m, dep), same_iter)))
             return 0;
-        if (src_in && !sink_in)
-            return 0;
+        after |= src_in && !sink_in;
     }
     isl_union_map *exposed =
         isl_union_map_intersect_domain(isl_union_map_copy(no_source), loop_domain(m, l));
     isl_bool empty = isl_union_map_is_empty(exposed);
     isl_union_map_free(exposed);
-    return empty == isl_bool_true;
+    if (empty == isl_bool_true && after)
+        *why = "its values are read after the loop";
+    return empty == isl_bool_true && !after;
 }
 
-static void analyse_loop(const ch_tr_model *m, ch_tr_deps *d, size_t l, isl_union_map **no_source)
+/* { [the counters of loop l and the loops around it] -> element } of the writes of array a by
+ * the statements in l: the must-writes, or all writes (may). */
+static isl_union_map *writes_by_iteration(const ch_tr_model *m, size_t l, size_t a, int may)
 {
-    ch_tr_loop_par *p = &d->loops[l];
-    size_t k = 2 * m->loops[l].depth - 1;
-    isl_map *carried = prefix_map(m, k, 1), *same = prefix_map(m, k, 0);
-    for (size_t a = 0; a < m->n_arrays; a++) {
-        if (!m->arrays[a].is_scalar || !privatisable(m, d, l, a, no_source[a], same))
+    const ch_tr_array *A = &m->arrays[a];
+    unsigned depth = (unsigned)m->loops[l].depth;
+    isl_union_map *w = isl_union_map_copy(A->must_writes);
+    if (may)
+        w = isl_union_map_union(w, isl_union_map_copy(A->may_writes));
+    isl_union_map *u = isl_union_map_empty(isl_union_map_get_space(w));
+    for (size_t s = 0; s < m->n_stmts; s++) {
+        if (!in_loop(m, s, l))
             continue;
-        p->privates = ch_xrealloc(p->privates, (p->n_privates + 1) * sizeof *p->privates);
-        p->privates[p->n_privates++] = a;
+        isl_union_map *one = isl_union_map_intersect_domain(
+            isl_union_map_copy(w), isl_union_set_from_set(isl_set_copy(m->stmts[s].domain)));
+        if (isl_union_map_is_empty(one) == isl_bool_true) {
+            isl_union_map_free(one);
+            continue;
+        }
+        isl_map *rel = isl_map_from_union_map(one);
+        rel = isl_map_project_out(rel, isl_dim_in, depth, (unsigned)m->stmts[s].n_loops - depth);
+        rel = isl_map_reset_tuple_id(rel, isl_dim_in);
+        u = isl_union_map_union(u, isl_union_map_from_map(rel));
     }
+    isl_union_map_free(w);
+    return u;
+}
+
+/* The rest of the comment at the top, for array a already privatisable to loop l: NULL when
+ * a may be private to l (*last then holds l's last iteration that writes a, owned by the
+ * caller), else why not (static text for the plan), or "" when a's life is not inside l. */
+static const char *array_refusal(const ch_tr_model *m, size_t l, size_t a, isl_pw_multi_aff **last)
+{
+    *last = NULL;
+    for (size_t s = 0; s < m->n_stmts; s++)
+        if (!in_loop(m, s, l) && touches(m, s, a, 1, 1))
+            return "";
+    for (size_t x = l; x != (size_t)-1; x = m->loops[x].parent)
+        if (m->loops[x].down)
+            return "a loop around it counts down";
+    isl_union_map *all = writes_by_iteration(m, l, a, 1);
+    isl_union_map *must = writes_by_iteration(m, l, a, 0);
+    isl_set *iters = isl_set_from_union_set(isl_union_map_domain(isl_union_map_copy(all)));
+    *last = isl_set_lexmax_pw_multi_aff(iters);
+    isl_union_set *at_last =
+        isl_union_set_from_set(isl_set_from_pw_multi_aff(isl_pw_multi_aff_copy(*last)));
+    isl_union_set *left = isl_union_set_apply(at_last, must);
+    isl_union_set *written = isl_union_map_range(all);
+    int whole = isl_union_set_is_subset(written, left) == isl_bool_true;
+    isl_union_set_free(left);
+    isl_union_set_free(written);
+    if (whole || m->arrays[a].decl)
+        return NULL; /* a local array is not live after the body: any copy will do */
+    isl_pw_multi_aff_free(*last);
+    *last = NULL;
+    return "live after the body, and the last iteration does not write every element that "
+           "the others write";
+}
+
+/* The dependences loop l carries (into p->carried), but for the anti and output dependences
+ * through its privates. */
+static void collect_carried(const ch_tr_model *m, const ch_tr_deps *d, size_t l, ch_tr_loop_par *p,
+                            isl_map *carried)
+{
+    p->n_carried = 0;
     for (size_t i = 0; i < d->n_deps; i++) {
         const ch_tr_dep *dep = &d->deps[i];
         if (!in_loop(m, dep->src, l) || !in_loop(m, dep->sink, l))
@@ -217,6 +286,76 @@ static void analyse_loop(const ch_tr_model *m, ch_tr_deps *d, size_t l, isl_unio
         p->carried = ch_xrealloc(p->carried, (p->n_carried + 1) * sizeof *p->carried);
         p->carried[p->n_carried++] = i;
     }
+}
+
+/* Keeps only the scalars among p's privates: a copy of an array per iteration costs memory
+ * and copies, worth it only where it makes the loop parallel. */
+static void drop_private_arrays(const ch_tr_model *m, ch_tr_loop_par *p)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < p->n_privates; j++)
+        if (m->arrays[p->privates[j]].is_scalar)
+            p->privates[n++] = p->privates[j];
+    p->n_privates = n;
+}
+
+/* Does p carry a dependence through array a? */
+static int carries_on(const ch_tr_deps *d, const ch_tr_loop_par *p, size_t a)
+{
+    for (size_t i = 0; i < p->n_carried; i++)
+        if (d->deps[p->carried[i]].array == a)
+            return 1;
+    return 0;
+}
+
+/* Does a statement of loop l read array a? */
+static int read_in_loop(const ch_tr_model *m, size_t l, size_t a)
+{
+    for (size_t s = 0; s < m->n_stmts; s++)
+        if (in_loop(m, s, l) && touches(m, s, a, 1, 0))
+            return 1;
+    return 0;
+}
+
+static void analyse_loop(const ch_tr_model *m, ch_tr_deps *d, size_t l, isl_union_map **no_source)
+{
+    ch_tr_loop_par *p = &d->loops[l];
+    size_t k = 2 * m->loops[l].depth - 1;
+    isl_map *carried = prefix_map(m, k, 1), *same = prefix_map(m, k, 0);
+    int arrays = 0;
+    for (size_t a = 0; a < m->n_arrays; a++) {
+        const char *why = NULL;
+        if (!privatisable(m, d, l, a, no_source[a], same, &why)) {
+            if (why && !m->arrays[a].is_scalar && !p->not_private) {
+                p->not_private = why;
+                p->not_private_array = a;
+            }
+            continue;
+        }
+        if (!m->arrays[a].is_scalar) {
+            isl_pw_multi_aff *last = NULL;
+            why = array_refusal(m, l, a, &last);
+            isl_pw_multi_aff_free(last);
+            /* an array the loop only writes has its output dependences as the whole story */
+            if (why && *why && !p->not_private && read_in_loop(m, l, a)) {
+                p->not_private = why;
+                p->not_private_array = a;
+            }
+            if (why)
+                continue;
+            arrays = 1;
+        }
+        p->privates = ch_xrealloc(p->privates, (p->n_privates + 1) * sizeof *p->privates);
+        p->privates[p->n_privates++] = a;
+    }
+    collect_carried(m, d, l, p, carried);
+    if (p->n_carried && arrays) {
+        drop_private_arrays(m, p);
+        collect_carried(m, d, l, p, carried);
+    }
+    /* the refusal matters only where the array's dependences keep the loop sequential */
+    if (p->not_private && (!p->n_carried || !carries_on(d, p, p->not_private_array)))
+        p->not_private = NULL;
     isl_map_free(carried);
     isl_map_free(same);
     p->parallel = p->n_carried == 0;
@@ -293,6 +432,11 @@ int ch_tr_deps_compute(const ch_tr_model *m, ch_tr_deps **out, ch_error *err)
                          m->loops[l].depth > m->loops[d->expand_loop[a]].depth))
                         d->expand_loop[a] = l;
         }
+        d->last = ch_xcalloc(m->n_arrays ? m->n_arrays : 1, sizeof *d->last);
+        d->n_arrays = m->n_arrays;
+        for (size_t a = 0; a < m->n_arrays; a++)
+            if (!m->arrays[a].is_scalar && d->expand_loop[a] != (size_t)-1)
+                array_refusal(m, d->expand_loop[a], a, &d->last[a]);
     }
     for (size_t a = 0; a < m->n_arrays; a++)
         isl_union_map_free(no_source[a]);
@@ -321,6 +465,10 @@ void ch_tr_deps_free(ch_tr_deps *d)
         }
     free(d->loops);
     free(d->expand_loop);
+    if (d->last)
+        for (size_t a = 0; a < d->n_arrays; a++)
+            isl_pw_multi_aff_free(d->last[a]);
+    free(d->last);
     isl_union_map_free(d->flow);
     isl_union_map_free(d->anti);
     isl_union_map_free(d->output);

@@ -43,8 +43,14 @@ static void print_loop(ch_strbuf *out, const ch_tr_model *m, const ch_tr_deps *d
             ch_strbuf_addf(out, " (reduction on %s (%s))", m->arrays[p->red_array].name, p->red_op);
     }
     for (size_t i = 0; i < p->n_privates; i++)
-        ch_strbuf_addf(out, "%s%s", i ? ", " : " (private ", m->arrays[p->privates[i]].name);
-    ch_strbuf_adds(out, p->n_privates ? ")\n" : "\n");
+        ch_strbuf_addf(out, "%s%s%s", i ? ", " : " (private ",
+                       m->arrays[p->privates[i]].is_scalar ? "" : "array ",
+                       m->arrays[p->privates[i]].name);
+    ch_strbuf_adds(out, p->n_privates ? ")" : "");
+    if (p->not_private)
+        ch_strbuf_addf(out, " (array %s not private: %s)", m->arrays[p->not_private_array].name,
+                       p->not_private);
+    ch_strbuf_addc(out, '\n');
 }
 
 void ch_tr_print(ch_strbuf *out, const ch_tr_model *m, const ch_tr_deps *d, int what)

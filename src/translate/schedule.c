@@ -12,7 +12,10 @@
  * depends on the final schedule, so it is checked afterwards (scalar_fits_threads). When isl's
  * order breaks a private scalar's live range, the body's own order is tried (its loops keep
  * the live range together); a scalar that still does not fit is planned again without the
- * limit, and then lives in device memory.
+ * limit, and then lives in device memory. A private array (deps.c) is limited the same way
+ * and, when it fits the threads, each thread gets a copy of it (cuda.c), except the last
+ * iteration, which works on the array itself; one that does not fit stays one array, with all
+ * its dependences.
  *
  * Mapping walks the schedule tree from the root. A band whose outer member carries no
  * dependence (checked here, not taken from the scheduler's flags) becomes a kernel, with its
@@ -576,18 +579,17 @@ static isl_schedule_node *map_node(planner *pl, isl_schedule_node *node)
 
 /* --- scalars --- */
 
-/* Every pair of accesses to scalar a of which one writes, in the C body's order (memory-based:
- * not only the last writer before each access). */
+/* Every pair of accesses to one element of array a (a scalar's one) of which one writes, in
+ * the C body's order (memory-based: not only the last writer before each access). */
 static isl_union_map *conflicts(const planner *pl, size_t a)
 {
     const ch_tr_array *A = &pl->m->arrays[a];
-    isl_union_set *w = isl_union_map_domain(
-        isl_union_map_union(isl_union_map_copy(A->must_writes), isl_union_map_copy(A->may_writes)));
-    isl_union_set *all = isl_union_set_union(isl_union_set_copy(w),
-                                             isl_union_map_domain(isl_union_map_copy(A->reads)));
-    isl_union_map *from_writes =
-        isl_union_map_from_domain_and_range(isl_union_set_copy(w), isl_union_set_copy(all));
-    isl_union_map *to_writes = isl_union_map_from_domain_and_range(all, w);
+    isl_union_map *w =
+        isl_union_map_union(isl_union_map_copy(A->must_writes), isl_union_map_copy(A->may_writes));
+    isl_union_map *all = isl_union_map_union(isl_union_map_copy(w), isl_union_map_copy(A->reads));
+    isl_union_map *from_writes = isl_union_map_apply_range(
+        isl_union_map_copy(w), isl_union_map_reverse(isl_union_map_copy(all)));
+    isl_union_map *to_writes = isl_union_map_apply_range(all, isl_union_map_reverse(w));
     isl_union_map *pairs = isl_union_map_union(from_writes, to_writes);
     isl_union_map *before = isl_union_map_lex_lt_union_map(isl_union_map_copy(pl->m->schedule),
                                                            isl_union_map_copy(pl->m->schedule));
@@ -607,7 +609,8 @@ static size_t kernel_of_stmt(const planner *pl, size_t s)
     return found;
 }
 
-/* Can scalar a be a variable of each thread of the kernels that use it? Every value read
+/* Can scalar a be a variable of each thread of the kernels that use it (private array a a copy
+ * per thread)? Every value read
  * comes from a write on the same thread of the same kernel (its flow dependences stay on one
  * thread), and the accesses of one thread that conflict keep their order. Then, between the
  * write a read takes its value from and the read, no other write of that thread intervenes:
@@ -645,8 +648,8 @@ static int scalar_fits_threads(const planner *pl, size_t a, isl_union_map *flat)
     return ok;
 }
 
-/* Decides every scalar's storage; 1 when a limited scalar does not fit a thread (planned
- * again unlimited), 0 when done. */
+/* Decides every scalar's and private array's storage; 1 when a limited one does not fit a
+ * thread (planned again unlimited), 0 when done. */
 static int place_scalars(planner *pl)
 {
     const ch_tr_model *m = pl->m;
@@ -654,10 +657,11 @@ static int place_scalars(planner *pl)
     isl_union_map *flat = flat_schedule(p->schedule);
     int again = 0;
     for (size_t a = 0; a < m->n_arrays; a++) {
-        if (!m->arrays[a].is_scalar)
+        int scalar = m->arrays[a].is_scalar;
+        if (!scalar && !pl->limited[a])
             continue;
         if (scalar_fits_threads(pl, a, flat)) {
-            p->storage[a] = CH_TR_THREAD_LOCAL;
+            p->storage[a] = scalar ? CH_TR_THREAD_LOCAL : CH_TR_THREAD_COPY;
         } else if (pl->limited[a]) {
             /* isl's order split the scalar's live range: the C body's own order keeps it (its
              * loops are unchanged), so try that before giving the scalar up */
@@ -668,7 +672,7 @@ static int place_scalars(planner *pl)
             again = 1;
             break;
         } else {
-            p->storage[a] = CH_TR_DEVICE;
+            p->storage[a] = CH_TR_DEVICE; /* a scalar: arrays are limited until here */
         }
     }
     isl_union_map_free(flat);
@@ -779,6 +783,14 @@ static int lane_role_of(const planner *pl, size_t L)
     return CH_TR_LANES_REDUCTION;
 }
 
+int ch_tr_kernel_copies(const ch_tr_plan *p, size_t k)
+{
+    for (size_t a = 0; a < p->m->n_arrays; a++)
+        if (p->storage[a] == CH_TR_THREAD_COPY && p->uses[k * p->m->n_arrays + a])
+            return 1;
+    return 0;
+}
+
 /* Marks the kernels that run a warp per value of their one mapped dimension: each of their
  * statements one loop below that dimension or deeper sits in a loop the lanes can share, and
  * there is at least one such loop. The other statements run on every lane (those that write
@@ -794,7 +806,7 @@ static void mark_warp_rows(planner *pl)
         return;
     for (size_t k = 0; k < p->n_kernels; k++) {
         ch_tr_kernel *K = &p->kernels[k];
-        if (K->n_mapped != 1 || K->reduction != (size_t)-1)
+        if (K->n_mapped != 1 || K->reduction != (size_t)-1 || ch_tr_kernel_copies(p, k))
             continue;
         int ok = 1, inner = 0;
         for (size_t s = 0; s < m->n_stmts && ok; s++) {
@@ -856,10 +868,10 @@ int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy s
     pl.limited = ch_xcalloc(na, 1);
     pl.touch = ch_xcalloc(m->n_stmts * na, 1);
     for (size_t a = 0; a < m->n_arrays; a++)
-        pl.limited[a] = m->arrays[a].is_scalar && d->expand_loop[a] != (size_t)-1;
+        pl.limited[a] = d->expand_loop[a] != (size_t)-1;
     fill_touch(&pl);
     int rc = 0;
-    /* each round unlimits at least one scalar, so this ends */
+    /* each round unlimits at least one scalar or array, so this ends */
     for (size_t round = 0; round <= m->n_arrays; round++) {
         clear_plan(p);
         for (size_t a = 0; a < m->n_arrays; a++)
@@ -873,6 +885,15 @@ int ch_tr_plan_build(const ch_tr_model *m, const ch_tr_deps *d, ch_tr_strategy s
             size_t k = kernel_of_stmt(&pl, s);
             for (size_t a = 0; a < m->n_arrays; a++)
                 p->uses[k * na + a] |= pl.touch[s * na + a];
+        }
+        p->last = ch_xcalloc(na, sizeof *p->last);
+        p->copy_loop = ch_xcalloc(na, sizeof *p->copy_loop);
+        for (size_t a = 0; a < m->n_arrays; a++) {
+            p->copy_loop[a] = (size_t)-1;
+            if (p->storage[a] == CH_TR_THREAD_COPY) {
+                p->last[a] = isl_pw_multi_aff_copy(d->last[a]);
+                p->copy_loop[a] = d->expand_loop[a];
+            }
         }
         mark_warp_rows(&pl);
         mark_argred(p);
@@ -898,6 +919,11 @@ void ch_tr_plan_free(ch_tr_plan *p)
     free(p->lane_role);
     free(p->lane_red);
     free(p->lane_op);
+    if (p->last)
+        for (size_t a = 0; a < p->m->n_arrays; a++)
+            isl_pw_multi_aff_free(p->last[a]);
+    free(p->last);
+    free(p->copy_loop);
     if (p->argred)
         ch_tr_argred_free(p->argred);
     free(p->argred);
@@ -963,4 +989,7 @@ void ch_tr_plan_print(ch_strbuf *out, const ch_tr_plan *p)
             ch_strbuf_addf(out, "scalar %s: a variable of each thread\n", m->arrays[a].name);
         else if (p->storage[a] == CH_TR_DEVICE)
             ch_strbuf_addf(out, "scalar %s: in device memory\n", m->arrays[a].name);
+        else if (p->storage[a] == CH_TR_THREAD_COPY)
+            ch_strbuf_addf(out, "array %s: a copy per thread, the last iteration in %s itself\n",
+                           m->arrays[a].name, m->arrays[a].name);
 }

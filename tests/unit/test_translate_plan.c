@@ -1476,3 +1476,175 @@ Test(translate_plan, no_stencil_columns)
     cr_expect_eq(n, 0, "%s", src);
     free(src);
 }
+
+/* PolyBench's doitgen: sum is rewritten from scratch by every (r, q) iteration (each element
+ * written before it is read), so its anti and output dependences between iterations are only
+ * the reuse of one buffer. sum is private to r and q: they become parallel and map to threads,
+ * and each thread works on its own copy of sum. sum is a parameter, live after the body: the
+ * last iteration writes every element the others write, so its copy is what the C body leaves
+ * in sum (the CUDA test below checks that iteration works on sum itself). isl's order does
+ * not keep sum's life on one thread; the body's own order does, so both strategies give
+ * that order. */
+static const char doitgen[] =
+    "void doitgen(int nr, int nq, int np, double A[nr][nq][np], const double C4[np][np],\n"
+    "             double sum[np])\n"
+    "{\n"
+    "    for (int r = 0; r < nr; r++)\n"
+    "        for (int q = 0; q < nq; q++) {\n"
+    "            for (int p = 0; p < np; p++) {\n"
+    "                sum[p] = 0.0;\n"
+    "                for (int s = 0; s < np; s++)\n"
+    "                    sum[p] += A[r][q][s] * C4[s][p];\n"
+    "            }\n"
+    "            for (int p = 0; p < np; p++)\n"
+    "                A[r][q][p] = sum[p];\n"
+    "        }\n"
+    "}\n";
+
+Test(translate_plan, doitgen_private_array)
+{
+    expect_plan("", doitgen,
+                "S1 at 8:17: sum[p] = 0.0;\n"
+                "S2 at 10:21: sum[p] += A[r][q][s] * C4[s][p];\n"
+                "S3 at 13:17: A[r][q][p] = sum[p];\n"
+                "loop r at 5:5: parallel (private array sum)\n"
+                "loop q at 6:9: parallel (private array sum)\n"
+                "loop p at 7:13: parallel\n"
+                "loop s at 9:17: carries flow/anti/output S2 -> S2 on sum (reduction on sum "
+                "(+))\n"
+                "loop p at 12:13: parallel\n"
+                "strategy: original loop order\n"
+                "kernel 0: 2 parallel dimensions on threads: S1 S2 S3\n"
+                "  c0..c1: [nr, nq, np] -> [{ S2[r, q, p, s] -> [(r)] : 0 <= r < nr and 0 <= q < "
+                "nq and 0 <= p < np and 0 <= s < np; S1[r, q, p] -> [(r)] : 0 <= r < nr and 0 <= "
+                "q < nq and 0 <= p < np; S3[r, q, p] -> [(r)] : 0 <= r < nr and 0 <= q < nq and "
+                "0 <= p < np }, { S2[r, q, p, s] -> [(q)] : 0 <= r < nr and 0 <= q < nq and 0 <= "
+                "p < np and 0 <= s < np; S1[r, q, p] -> [(q)] : 0 <= r < nr and 0 <= q < nq and "
+                "0 <= p < np; S3[r, q, p] -> [(q)] : 0 <= r < nr and 0 <= q < nq and 0 <= p < np "
+                "}]\n"
+                "array sum: a copy per thread, the last iteration in sum itself\n"
+                "strategy: original loop order\n"
+                "kernel 0: 2 parallel dimensions on threads: S1 S2 S3\n"
+                "  c0..c1: [nr, nq, np] -> [{ S2[r, q, p, s] -> [(r)] : 0 <= r < nr and 0 <= q < "
+                "nq and 0 <= p < np and 0 <= s < np; S1[r, q, p] -> [(r)] : 0 <= r < nr and 0 <= "
+                "q < nq and 0 <= p < np; S3[r, q, p] -> [(r)] : 0 <= r < nr and 0 <= q < nq and "
+                "0 <= p < np }, { S2[r, q, p, s] -> [(q)] : 0 <= r < nr and 0 <= q < nq and 0 <= "
+                "p < np and 0 <= s < np; S1[r, q, p] -> [(q)] : 0 <= r < nr and 0 <= q < nq and "
+                "0 <= p < np; S3[r, q, p] -> [(q)] : 0 <= r < nr and 0 <= q < nq and 0 <= p < np "
+                "}]\n"
+                "array sum: a copy per thread, the last iteration in sum itself\n");
+}
+
+/* The same nest but for what it leaves in sum: read after the nest (sum[0] goes to A), or
+ * only partly rewritten by the last iteration (iteration r writes sum[r..n-1], the last one
+ * sum[n-1] alone, so its copy lacks what the others leave in sum[0..n-2]). Either way the
+ * outer loop stays sequential (a host loop, or inside each thread in isl's order) and its line
+ * in the plan says why. */
+Test(translate_plan, doitgen_not_private)
+{
+    expect_plan("",
+                "void f(int nr, int nq, int np, double A[nr][nq][np], const double C4[np][np],\n"
+                "       double sum[np])\n"
+                "{\n"
+                "    for (int r = 0; r < nr; r++)\n"
+                "        for (int q = 0; q < nq; q++) {\n"
+                "            for (int p = 0; p < np; p++) {\n"
+                "                sum[p] = 0.0;\n"
+                "                for (int s = 0; s < np; s++)\n"
+                "                    sum[p] += A[r][q][s] * C4[s][p];\n"
+                "            }\n"
+                "            for (int p = 0; p < np; p++)\n"
+                "                A[r][q][p] = sum[p];\n"
+                "        }\n"
+                "    A[0][0][0] = sum[0];\n"
+                "}\n",
+                "S1 at 8:17: sum[p] = 0.0;\n"
+                "S2 at 10:21: sum[p] += A[r][q][s] * C4[s][p];\n"
+                "S3 at 13:17: A[r][q][p] = sum[p];\n"
+                "S4 at 15:5: A[0][0][0] = sum[0];\n"
+                "loop r at 5:5: carries anti/output S2 -> S1 on sum, anti S3 -> S1 on sum (array "
+                "sum not private: its values are read after the loop)\n"
+                "loop q at 6:9: carries anti/output S2 -> S1 on sum, anti S3 -> S1 on sum (array "
+                "sum not private: its values are read after the loop)\n"
+                "loop p at 7:13: parallel\n"
+                "loop s at 9:17: carries flow/anti/output S2 -> S2 on sum (reduction on sum "
+                "(+))\n"
+                "loop p at 12:13: parallel\n"
+                "strategy: isl scheduler\n"
+                "kernel 0: 1 parallel dimension on threads, inside 2 host loops: S1 S2\n"
+                "  c0..c2: [nr, nq, np] -> [{ S1[r, q, p] -> [(r)]; S2[r, q, p, s] -> [(r)] }, { "
+                "S1[r, q, p] -> [(q)]; S2[r, q, p, s] -> [(q)] }, { S2[r, q, p, s] -> [(p)]; "
+                "S1[r, q, p] -> [(p)] }]\n"
+                "kernel 1: 1 parallel dimension on threads, inside 2 host loops: S3\n"
+                "  c0..c2: [nr, nq, np] -> [{ S3[r, q, p] -> [(r)] }, { S3[r, q, p] -> [(q)] }, "
+                "{ S3[r, q, p] -> [(p)] }]\n"
+                "kernel 2: one thread: S4\n"
+                "strategy: original loop order\n"
+                "kernel 0: 1 parallel dimension on threads, inside 2 host loops: S1 S2\n"
+                "  c0..c2: [nr, nq, np] -> [{ S1[r, q, p] -> [(r)] : 0 <= r < nr and 0 <= q < nq "
+                "and 0 <= p < np; S2[r, q, p, s] -> [(r)] : 0 <= r < nr and 0 <= q < nq and 0 <= "
+                "p < np and 0 <= s < np }, { S1[r, q, p] -> [(q)] : 0 <= r < nr and 0 <= q < nq "
+                "and 0 <= p < np; S2[r, q, p, s] -> [(q)] : 0 <= r < nr and 0 <= q < nq and 0 <= "
+                "p < np and 0 <= s < np }, { S2[r, q, p, s] -> [(p)] : 0 <= r < nr and 0 <= q < "
+                "nq and 0 <= p < np and 0 <= s < np; S1[r, q, p] -> [(p)] : 0 <= r < nr and 0 <= "
+                "q < nq and 0 <= p < np }]\n"
+                "kernel 1: 1 parallel dimension on threads, inside 2 host loops: S3\n"
+                "  c0..c2: [nr, nq, np] -> [{ S3[r, q, p] -> [(r)] : 0 <= r < nr and 0 <= q < nq "
+                "and 0 <= p < np }, { S3[r, q, p] -> [(q)] : 0 <= r < nr and 0 <= q < nq and 0 "
+                "<= p < np }, { S3[r, q, p] -> [(p)] : 0 <= r < nr and 0 <= q < nq and 0 <= p < "
+                "np }]\n"
+                "kernel 2: one thread: S4\n");
+    expect_plan("",
+                "void f(int n, double A[n][n], double sum[n])\n"
+                "{\n"
+                "    for (int r = 0; r < n; r++) {\n"
+                "        for (int p = r; p < n; p++)\n"
+                "            sum[p] = A[r][p] * 2.0;\n"
+                "        for (int p = r; p < n; p++)\n"
+                "            A[r][p] = sum[p] * sum[p];\n"
+                "    }\n"
+                "}\n",
+                "S1 at 6:13: sum[p] = A[r][p] * 2.0;\n"
+                "S2 at 8:13: A[r][p] = sum[p] * sum[p];\n"
+                "loop r at 4:5: carries anti S2 -> S1 on sum, output S1 -> S1 on sum (array sum "
+                "not private: live after the body, and the last iteration does not write every "
+                "element that the others write)\n"
+                "loop p at 5:9: parallel\n"
+                "loop p at 7:9: parallel\n"
+                "strategy: isl scheduler\n"
+                "kernel 0: 1 parallel dimension on threads: S1 S2\n"
+                "  c0..c0: [n] -> [{ S2[r, p] -> [(p)]; S1[r, p] -> [(p)] }]\n"
+                "strategy: original loop order\n"
+                "kernel 0: 1 parallel dimension on threads, inside 1 host loop: S1\n"
+                "  c0..c1: [n] -> [{ S1[r, p] -> [(r)] : r >= 0 and r <= p < n }, { S1[r, p] -> "
+                "[(p)] : r >= 0 and r <= p < n }]\n"
+                "kernel 1: 1 parallel dimension on threads, inside 1 host loop: S2\n"
+                "  c0..c1: [n] -> [{ S2[r, p] -> [(r)] : r >= 0 and r <= p < n }, { S2[r, p] -> "
+                "[(p)] : r >= 0 and r <= p < n }]\n");
+}
+
+/* doitgen's kernel, one launch: r on y and q on x, p and s inside each thread; each statement
+ * points ch_c_sum at sum in the last iteration (r, q) = (nr - 1, nq - 1) and at the thread's
+ * own slice of the copies otherwise; the launcher
+ * sizes the copies for the launch's threads. The file compiles with nvcc without a warning. */
+Test(translate_plan, doitgen_cuda)
+{
+    char *src = cuda_of("", doitgen, CH_TR_ORIGINAL);
+    cr_expect_eq(count_of(src, "<<<"), 1, "one launch:\n%s", src);
+    expect_has(src, " * c0 -> y: no dependence");
+    expect_has(src, " * c1 -> x: no dependence");
+    expect_has(src, "double *const ch_mine_sum = ch_copy_sum + ch_tid * (long long)(np);");
+    /* every statement that touches sum goes through ch_c_sum, sum itself at (nr - 1, nq - 1) */
+    cr_expect_eq(count_of(src, "double *const ch_c_sum = (c0) == ((nr - 1)) && (c1) == ((nq - "
+                               "1)) ? sum : ch_mine_sum;"),
+                 3, "%s", src);
+    expect_has(src, "ch_c_sum[p] = 0.0;");
+    expect_has(src, "ch_c_sum[p] += __dmul_rn(");
+    expect_has(src, "A[((size_t)(r) * (nq) + (q)) * (np) + (p)] = ch_c_sum[p];");
+    expect_has(src, "if (doitgen_reserve(&ch_d_ch_copy_sum, &ch_d_ch_copy_sum_bytes, ch_threads * "
+                    "(size_t)(np) * sizeof(double)) != 0)");
+    expect_has(src, "doitgen_k0<<<ch_grid, ch_block>>>(nr, nq, np, A, C4, sum, (double "
+                    "*)ch_d_ch_copy_sum);");
+    free(ptx_of(src));
+    free(src);
+}
