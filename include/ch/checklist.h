@@ -111,6 +111,9 @@ char *ch_checklist_to_json(const ch_checklist *c);
 int ch_checklist_from_json(const char *json, ch_checklist *out, ch_error *err);
 /* Field-level validation of a filled structure (also run by from_json). */
 int ch_checklist_validate(const ch_checklist *c, ch_error *err);
+/* The fewest values of its type the range of a floating input or scalar may hold: fewer is one
+ * value in all but name (a kernel using a constant for it passes). */
+#define CH_CK_MIN_RANGE_VALUES 1024
 /* Evaluates an extent/index expression under a size set (integer arithmetic, + - * / % ( ),
  * min/max, parameter names). Returns 0 and sets *value, or -1 with err. */
 int ch_checklist_eval(const char *expr, const ch_ck_size *size, long long *value, ch_error *err);

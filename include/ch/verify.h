@@ -72,8 +72,12 @@ typedef enum ch_data_shape {
     CH_DATA_RANDOM,  /* ch_data_synthesize's */
     CH_DATA_UNIFORM, /* each value buffer one value, each a different round one (1.5, 0.5, 3)
                         where the range allows; floating scalars round too */
-    CH_DATA_EQUAL    /* random, with each value buffer equal to an earlier one of its type and
+    CH_DATA_EQUAL,   /* random, with each value buffer equal to an earlier one of its type and
                         length (the same array passed twice) */
+    CH_DATA_WIDE     /* random, floating values and scalars from 33 times their range around
+                        it: for two references of one spec, which must agree off the checklist's
+                        range as well (a reference's trigger may hide beyond it), never for a
+                        candidate, whose contract the range is */
 } ch_data_shape;
 int ch_data_synthesize_shaped(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                               ch_data_shape shape, ch_dataset *out, ch_error *err);

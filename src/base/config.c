@@ -352,17 +352,29 @@ static int load_file(ch_config *cfg, const char *path, ch_cfg_source src, ch_err
 
 /* A project file is read only when it is a regular file of a config's size: a repository's
  * .ch-cc.conf can be a link to /dev/zero (read forever) or a FIFO (a read that never returns).
- * Anything else is skipped with a warning, as a build must not hang on it. */
+ * Anything else is skipped with a warning, as a build must not hang on it. And only when the
+ * user (or root) owns it: the search walks up past the project, so another user who can write
+ * a directory above it (/tmp, a shared checkout's parent) could otherwise choose the settings
+ * of everyone building below (attacks7 #19; git's safe.directory rule, CVE-2022-24765). */
 #define MAX_PROJECT_CONF (1u << 20)
 static int project_file_readable(ch_config *cfg, const char *path)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)MAX_PROJECT_CONF)
-        return 1;
-    ch_strvec_push_owned(&cfg->warnings,
-                         ch_xasprintf("%s: ignored: not a regular file of at most %u KiB", path,
-                                      MAX_PROJECT_CONF >> 10));
-    return 0;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)MAX_PROJECT_CONF) {
+        ch_strvec_push_owned(&cfg->warnings,
+                             ch_xasprintf("%s: ignored: not a regular file of at most %u KiB", path,
+                                          MAX_PROJECT_CONF >> 10));
+        return 0;
+    }
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        ch_strvec_push_owned(&cfg->warnings,
+                             ch_xasprintf("%s: ignored: owned by user %u, not by you (a "
+                                          "project file another user placed could choose your "
+                                          "settings)",
+                                          path, (unsigned)st.st_uid));
+        return 0;
+    }
+    return 1;
 }
 
 static char *find_project_conf(const char *cwd)

@@ -3,6 +3,7 @@
  * The first violation wins and is reported as "path: what is wrong" ("params[1].extent: ..."). */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,28 @@ static int holds_one_value(const ch_ck_param *p)
     return p->elem == CH_T_FLOAT ? (float)p->lo == (float)p->hi : p->lo == p->hi;
 }
 
+/* A floating value's position in its type's order (float or double bits, negatives below
+ * positives): the count of values between two is the difference of their positions. */
+static double value_position(double v, int as_float)
+{
+    if (as_float) {
+        float f = (float)v;
+        uint32_t b;
+        memcpy(&b, &f, sizeof b);
+        return b >> 31 ? -(double)(b & 0x7fffffffu) : (double)b;
+    }
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b >> 63 ? -(double)(b & 0x7fffffffffffffffull) : (double)b;
+}
+
+/* How many values of p's floating type [lo, hi] holds. */
+static double floating_values(const ch_ck_param *p)
+{
+    int f = p->elem == CH_T_FLOAT;
+    return value_position(p->hi, f) - value_position(p->lo, f) + 1;
+}
+
 static int check_range(const ch_ck_param *p, const char *path, ch_error *err)
 {
     if (!isfinite(p->lo) || !isfinite(p->hi))
@@ -81,6 +104,17 @@ static int check_range(const ch_ck_param *p, const char *path, ch_error *err)
                             "one value and a kernel that ignores it passes; give a range of "
                             "the values the function accepts (for example [-1, 1])",
                             path, p->lo, p->hi, p->name);
+    /* a floating range of a few values (x in [0.5, 0.50000006], attacks7 #17) is one value in
+     * all but name: a kernel that uses the constant 0.5 for x agrees with the reference */
+    if ((p->role == CH_ROLE_SCALAR || p->dir != CH_DIR_OUT) && ch_scalar_is_float(p->elem) &&
+        floating_values(p) < CH_CK_MIN_RANGE_VALUES)
+        return ch_error_set(err,
+                            "%s.range: [%.9g, %.9g] holds only %.0f values of %s, too few to "
+                            "tell a kernel that ignores '%s' from one that uses it (at least %d); "
+                            "give a range of the values the function accepts (for example "
+                            "[-1, 1])",
+                            path, p->lo, p->hi, floating_values(p), ch_scalar_name(p->elem),
+                            p->name, CH_CK_MIN_RANGE_VALUES);
     if (ch_scalar_is_integer(p->elem)) {
         double tlo, thi;
         int_limits(p->elem, &tlo, &thi);

@@ -214,6 +214,48 @@ void ch_direct_mode_parse_deps(const char *text, ch_strvec *files)
     ch_strbuf_free(&name);
 }
 
+/* Files an argument names whose contents change the object but which -M never lists: a GCC
+ * specs file, a plugin, a sanitizer's list, profile data (attacks7 #12). They join the
+ * manifest's files, so a changed one is a miss as a changed header is. */
+static const char *const file_options[] = {"-specs=",
+                                           "--specs=",
+                                           "-fplugin=",
+                                           "-fprofile-use=",
+                                           "-fsanitize-blacklist=",
+                                           "-fsanitize-ignorelist=",
+                                           "-fprofile-sample-use=",
+                                           NULL};
+
+static void add_named_files(char *const *argv, ch_strvec *files)
+{
+    for (size_t i = 0; argv[i]; i++)
+        for (size_t k = 0; file_options[k]; k++) {
+            size_t n = strlen(file_options[k]);
+            struct stat st;
+            if (strncmp(argv[i], file_options[k], n) == 0 && stat(argv[i] + n, &st) == 0 &&
+                S_ISREG(st.st_mode))
+                ch_strvec_push(files, argv[i] + n);
+        }
+}
+
+/* Whether a listed file uses the assembler's .incbin: the file it pulls in is read by the
+ * assembler, not the preprocessor, so -M does not list it and no manifest can check it
+ * (attacks7 #11; ccache refuses such a file too). */
+static const char *uses_incbin(const ch_strvec *files)
+{
+    for (size_t i = 0; i < files->len; i++) {
+        char *text = NULL;
+        ch_error ignored;
+        if (ch_read_file(files->items[i], &text, NULL, &ignored) != 0)
+            continue;
+        int found = strstr(text, ".incbin") != NULL;
+        free(text);
+        if (found)
+            return files->items[i];
+    }
+    return NULL;
+}
+
 int ch_direct_mode_record(const char *cache_dir, const char *key, char *const *deps_argv,
                           const char *obj_path, const char *dep_path, const char *page,
                           const char *page_name, long long started, ch_error *err)
@@ -235,6 +277,12 @@ int ch_direct_mode_record(const char *cache_dir, const char *key, char *const *d
         ch_direct_mode_parse_deps(res.out.data ? res.out.data : "", &files);
     if (rc == 0 && files.len == 0)
         rc = ch_error_set(err, "%s -M listed no file", deps_argv[0]);
+    const char *incbin = rc == 0 ? uses_incbin(&files) : NULL;
+    if (incbin)
+        rc = ch_error_set(err, "not recorded: %s uses .incbin, whose file no manifest can check",
+                          incbin);
+    if (rc == 0)
+        add_named_files(deps_argv, &files);
     /* only an object in a regular file is kept (-o /dev/null: nothing to serve later) */
     struct stat st;
     if (rc == 0 && (stat(obj_path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0))

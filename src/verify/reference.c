@@ -539,7 +539,7 @@ static int agree_with_reading(const ch_checklist *c, const ch_oracle *o, const c
             ch_strbuf_addf(log, "reference: not compared with ch-cc's reading of the spec: %s\n",
                            e2.msg);
     } else {
-        rc = ch_reference_agree(c, exe, reading_exe, o->reading_how, rdir, err);
+        rc = ch_reference_agree(c, exe, o->reference_c, reading_exe, o->reading_how, rdir, err);
     }
     free(reading_exe);
     free(rdir);

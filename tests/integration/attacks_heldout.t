@@ -235,6 +235,25 @@ for kind in zero fifo; do
     is "$?" 0 ".ch-cc.conf that is a $kind: the build finishes and succeeds"
     like "$(cat conf-$kind.err)" "\.ch-cc\.conf: ignored: not a regular file" "and says the file was skipped"
 done
+# a .ch-cc.conf another user put in a directory above the project (attacks7 #19): not read
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    mkdir -p shared/proj && chmod 1777 shared
+    cp "$CH_CC_SRC/examples/saxpy/saxpy.c" "$CH_CC_SRC/examples/saxpy/saxpy.h" shared/proj/
+    printf 'on_fail = error\n' > shared/.ch-cc.conf && chown nobody shared/.ch-cc.conf
+    (cd shared/proj && user_env "$CH_CC_BIN" --harness-config > ../../foreign.out 2> ../../foreign.err)
+    like "$(cat foreign.err)" "shared/\.ch-cc\.conf: ignored: owned by user [0-9]+, not by you" \
+        "a .ch-cc.conf owned by another user above the project: ignored, and says why"
+    ! grep -q '^on_fail *= *error' foreign.out
+    ok $? "its on_fail = error is not in effect"
+    chown "$(id -u)" shared/.ch-cc.conf
+    (cd shared/proj && user_env "$CH_CC_BIN" --harness-config > ../../own.out 2> /dev/null)
+    grep -q '^on_fail *= *error' own.out
+    ok $? "control: the same file owned by the user is read"
+else
+    skip "a .ch-cc.conf owned by another user is ignored" "needs root to own a file as nobody"
+    skip "its on_fail = error is not in effect" "needs root"
+    skip "control: the same file owned by the user is read" "needs root"
+fi
 # user-only keys quoted or tabbed are the same keys
 mkdir -p tabbed
 printf 'api_base\t=\t"http://127.0.0.1:9/v1"\n  runner = "$(touch %s/PWNED)"\n' "$TEST_DIR" > tabbed/.ch-cc.conf

@@ -88,6 +88,25 @@ else
     for t in 1 2 3 4; do skip "read-only cache" "needs root and setpriv to act as another user"; done
 fi
 
+# files the preprocessor never reads but the build does (attacks7 #11, #12): a changed one
+# is not served stale
+mkdir -p unlisted && cd unlisted
+printf '#include <stdio.h>\nint get_val(void);\nextern const char blob[];\n' > main.c
+printf 'int main(void) { printf("%%d %%s\\n", get_val(), blob); return 0; }\n' >> main.c
+{ cat ../k.c; echo 'int get_val(void) { return VAL; }'; } > v.c
+printf '*cpp:\n+ -DVAL=1\n\n' > my.specs
+{ sed 's/void scale(/void scale2(/' ../k.c; echo '__asm__(".section .rodata\n.globl blob\nblob:\n.incbin \"blob.bin\"\n.byte 0\n.text\n");'; } > b.c
+printf 'old' > blob.bin
+sleep 1
+for round in 1 2; do
+    "$CH_CC_BIN" -O2 -I../inc -specs=my.specs -c v.c -o v.o 2>/dev/null &&
+        "$CH_CC_BIN" -O2 -I../inc -c b.c -o b.o 2>/dev/null && cc main.c v.o b.o -o prog
+    ok $? "a file built with -specs= and one with .incbin, round $round"
+    [ "$round" = 1 ] && printf '*cpp:\n+ -DVAL=2\n\n' > my.specs && printf 'new' > blob.bin && sleep 1
+done
+is "$(./prog)" "2 new" "a changed specs file and a changed .incbin file are built again, not served"
+cd ..
+
 # make -j8 over many annotated files: cold, then warm after touching every file
 mkdir -p many && cd many
 for i in 1 2 3 4 5 6 7 8; do

@@ -991,6 +991,43 @@ Test(validate, one_value_input_range)
     ch_entry_free(&e);
 }
 
+/* attacks7 #17: a floating range of a few values is one value in all but name; a range of
+ * CH_CK_MIN_RANGE_VALUES values passes, one fewer does not, counted in the buffer's type. */
+Test(validate, floating_range_of_a_few_values)
+{
+    ch_entry e;
+    make_saxpy(&e);
+    ch_checklist c;
+    derive_ok(&e, &c);
+    ch_error err = {0};
+    c.params[2].lo = 0.5; /* x: float, two values of it */
+    c.params[2].hi = 0.50000006;
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1);
+    cr_assert_str_eq(err.msg, "params[2].range: [0.5, 0.50000006] holds only 2 values of float, "
+                              "too few to tell a kernel that ignores 'x' from one that uses it "
+                              "(at least 1024); give a range of the values the function accepts "
+                              "(for example [-1, 1])");
+    c.params[2].hi = nextafterf(0.5f, 1.0f);
+    for (int i = 2; i < CH_CK_MIN_RANGE_VALUES; i++)
+        c.params[2].hi = nextafterf((float)c.params[2].hi, 1.0f);
+    cr_assert_eq(ch_checklist_validate(&c, &err), 0, "%s", err.msg);
+    c.params[2].hi = nextafterf((float)c.params[2].hi, 0.0f);
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1, "1023 values accepted");
+    /* across zero, counted on both sides; a scalar too */
+    c.params[2].lo = -1e-43;
+    c.params[2].hi = 1e-43;
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1);
+    cr_assert(strstr(err.msg, "holds only 143 values of float"), "%s", err.msg);
+    c.params[2].lo = -1;
+    c.params[2].hi = 1;
+    c.params[1].lo = 1;
+    c.params[1].hi = 1.0000001;
+    cr_assert_eq(ch_checklist_validate(&c, &err), -1);
+    cr_assert(strstr(err.msg, "params[1].range"), "%s", err.msg);
+    ch_checklist_free(&c);
+    ch_entry_free(&e);
+}
+
 Test(eval, bounded_nesting)
 {
     cr_assert_eq(eval_ok("((((((((((n))))))))))"), 10);

@@ -458,5 +458,28 @@ Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .tim
                   "a wrong reference accepted");
     cr_expect_not_null(strstr(err.msg, "(formula) on random inputs at n="), "%s", err.msg);
     free(exe);
+    exe = NULL;
+    /* attacks7 #15: right up to a threshold above every checklist size, wrong past it: the
+     * sizes beside the reference's own constants are compared too */
+    const char *capped = "void twice_reference(int n, const double *x, double *y)\n"
+                         "{ int m = n > 65536 ? 65536 : n;\n"
+                         "  for (int i = 0; i < m; i++) y[i] = 2 * x[i]; }\n";
+    ch_oracle cap = {NULL, cc_argv, capped, 0, reading, "formula", 0};
+    cr_expect_neq(ch_reference_build(&f.c, &cap, f.dir, &exe, NULL, &err), 0,
+                  "a reference that stops at 65536 accepted");
+    cr_expect_not_null(strstr(err.msg, "(formula) on random inputs at n=65537"), "%s", err.msg);
+    free(exe);
+    exe = NULL;
+    /* attacks7 #16: right inside the checklist's range, wrong above 4: compared off the range
+     * too (the reading holds for every value) */
+    const char *above = "void twice_reference(int n, const double *x, double *y)\n"
+                        "{ for (int i = 0; i < n; i++) y[i] = x[i] > 4 ? x[i] : 2 * x[i]; }\n";
+    ch_oracle wide = {NULL, cc_argv, above, 0, reading, "formula", 0};
+    cr_expect_neq(ch_reference_build(&f.c, &wide, f.dir, &exe, NULL, &err), 0,
+                  "a reference wrong above 4 accepted");
+    cr_expect_not_null(strstr(err.msg, "(formula) on random inputs from 33 times the "
+                                       "checklist's ranges at n="),
+                       "%s", err.msg);
+    free(exe);
     fixture_close(&f);
 }
