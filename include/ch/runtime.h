@@ -49,6 +49,11 @@ extern "C" {
 #define CH_RT_E_PARTIAL                                                                            \
     (-5) /* the device failed while an inout buffer was being written back:                        \
           * its contents are neither the old nor the new values */
+#define CH_RT_E_PENDING                                                                            \
+    (-6) /* the program had a CUDA error pending before the call: the call leaves it there and     \
+          * takes the host path, so no launcher ever runs in a process state that verification     \
+          * never showed it (attacks7 #04, #24, #25: a launcher that skips its work or spins when  \
+          * an earlier error is pending) */
 
 /* One buffer of a call. host may be pageable, pinned (cudaHostAlloc, cudaHostRegister) or
  * managed memory; bytes may be 0. */

@@ -169,8 +169,11 @@ static void emit_gpu_branch(const ch_entry *e, int rt, int cold, const char *arg
             n, n, args, done, n, n, n, n, n, n, n);
         return;
     }
+    /* a CUDA error of the program's pending before the call: the host path, the error left
+     * for the program (as the runtime's CH_RT_E_PENDING) */
     ch_strbuf_addf(out,
-                   "    if (large && ch_%s_gpu_usable()) {\n"
+                   "    if (large && ch_%s_gpu_usable() && cudaPeekAtLastError() == cudaSuccess) "
+                   "{\n"
                    "        %s_launcher(%s);\n"
                    "        cudaError_t status = cudaGetLastError();\n"
                    "        if (status == cudaSuccess) {\n"

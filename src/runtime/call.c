@@ -45,8 +45,8 @@ int ch_rt_site_ready(ch_rt *rt, ch_rt_site_state *st)
 }
 
 /* Runs the device launcher and waits for its kernels. A launch error the launcher did not
- * report is taken from the thread's error state, unless that already held an error of the
- * program's own before the call (then it stays for the program to see). */
+ * report is taken from the thread's error state, unless that already held an error before the
+ * launch (a call that finds the program's own error pending never gets here: CH_RT_E_PENDING). */
 static int launch_and_wait(ch_rt *rt, ch_rt_site_state *st, ch_rt_launch_fn launch, const void *ctx)
 {
     int before = rt->ops.last_error(rt->ops.ctx, 0);
@@ -129,6 +129,12 @@ int ch_rt_call_enter(ch_rt *rt, ch_rt_site *site, ch_rt_site_state **out)
 {
     if (!ch_rt_probe(rt))
         return CH_RT_E_OFF;
+    /* An error of the program's own is pending (a failed call it has not checked yet): the
+     * launchers were verified in a clean process, and one that reads the error state could
+     * behave differently here, so the host path computes this call and the error stays for the
+     * program to see. Not a failure of the site's: it does not count towards turning it off. */
+    if (rt->ops.last_error(rt->ops.ctx, 0) != 0)
+        return CH_RT_E_PENDING;
     ch_rt_site_state *st = ch_rt_site_state_of(rt, site);
     if (!st)
         return CH_RT_E_HOSTMEM;
@@ -205,6 +211,8 @@ const char *ch_rt_status_name(ch_rt *rt, int status)
         return "no device memory for the call's buffers";
     case CH_RT_E_PARTIAL:
         return "the device failed while results were written back";
+    case CH_RT_E_PENDING:
+        return "a CUDA error of the program's was pending before the call";
     default:
         if (status > 0 && rt && rt->ops.error_name)
             return rt->ops.error_name(rt->ops.ctx, status);

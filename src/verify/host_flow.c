@@ -83,6 +83,23 @@ static const char *const state_queries[] = {"cudaMemGetInfo",          "cudaPoin
                                             "cudaGetDeviceFlags",      "cudaChooseDevice",
                                             "cudaDeviceCanAccessPeer", NULL};
 
+/* Queries whose answers are the time or progress of the device (an event's elapsed time, whether
+ * a stream or event is done: a loaded machine answers otherwise than verification's idle GPU) or
+ * what the machine makes of the compiled code (a function's attributes say whether the driver
+ * JIT-compiled it, occupancy differs between cards and drivers): by prefix, so that their
+ * variants and the C++ templates over them count too (attacks7 #02, #03, #05, #06). */
+static const char *const timing_and_machine_query_prefixes[] = {"cudaEventElapsedTime",
+                                                                "cudaEventQuery",
+                                                                "cudaStreamQuery",
+                                                                "cudaFuncGetAttributes",
+                                                                "cudaOccupancy",
+                                                                "cudaDeviceGetStreamPriorityRange",
+                                                                "cudaDeviceGetCacheConfig",
+                                                                "cudaDeviceGetSharedMemConfig",
+                                                                "cudaDeviceGetP2PAttribute",
+                                                                "cudaGetDeviceFlags",
+                                                                NULL};
+
 typedef struct ks_var {
     CXCursor decl; /* canonical */
     unsigned flags;
@@ -117,6 +134,11 @@ static const char state_why[] =
     "what a candidate keeps across calls (buffers, handles, a buffer's size) may decide only "
     "whether it allocates, frees or fails with an error; anything else it decides lets a "
     "candidate behave one way while verified and another later";
+/* the same when what decides is a query's answer (the source then names the query) */
+static const char query_why[] =
+    "what a query of the device's state, its timing or the machine answers may decide only "
+    "whether a candidate allocates, frees or fails with an error: the answers differ between "
+    "verification and a user's program (a loaded GPU, another card or driver)";
 
 static unsigned ev(ks_ctx *c, CXCursor e);
 static void ws(ks_ctx *c, CXCursor s);
@@ -198,9 +220,12 @@ static void refuse(ks_ctx *c, CXCursor at, const char *verb, const char *name, c
 {
     if (!c->report)
         return;
+    /* every query's name starts with "cuda" (state_queries and the prefixes above); no kept
+     * variable of a candidate's may (the host subset reserves the prefix) */
+    int by_query = c->source && strncmp(c->source, "cuda", 4) == 0;
     hs_refuse(c->x, at, "state-flow", "host code %s%s%s%s %s (kept state: '%s'): %s", verb,
               name ? " '" : "", name ? name : "", name ? "'" : "", tail,
-              c->source ? c->source : "?", state_why);
+              c->source ? c->source : "?", by_query ? query_why : state_why);
 }
 
 /* ---- values ---------------------------------------------------------------------------------- */
@@ -470,7 +495,9 @@ static unsigned ev_helper(ks_ctx *c, CXCursor fn, const unsigned *args, int n)
 static unsigned ev_library(ks_ctx *c, CXCursor call, CXCursor fn, const char *name,
                            const unsigned *args, int n)
 {
-    int resource = hs_in_list(resource_calls, name), query = hs_in_list(state_queries, name);
+    int resource = hs_in_list(resource_calls, name);
+    int query = hs_in_list(state_queries, name) ||
+                hs_has_prefix_in(timing_and_machine_query_prefixes, name);
     /* a launch's <<<configuration>>>: judged with the launch (ev_launch) */
     int pure = pure_function(fn) || strcmp(name, "__cudaPushCallConfiguration") == 0 ||
                strcmp(name, "cudaConfigureCall") == 0;

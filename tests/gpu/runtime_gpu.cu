@@ -6,8 +6,8 @@
  * pinned memory; map calls (saxpy through ch_rt_call_map_v1) exact and timed next to
  * ch_rt_call_v1 and the host loop, and failing mid-map with the inputs intact.
  *
- * Usage: runtime_gpu roundtrip MAX_MIB | pinned | threads | fault ok|fail | launcherr | sticky
- *                    | fork | forkfirst | bandwidth | sweep | map [sweep] | mapfault
+ * Usage: runtime_gpu roundtrip MAX_MIB | pinned | threads | fault ok|fail | launcherr | pending |
+ * sticky | fork | forkfirst | bandwidth | sweep | map [sweep] | mapfault.
  * Exit status 0 when the scenario holds; what went wrong on stderr; bandwidth on stdout. */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -117,8 +117,8 @@ static int check(const host *h, int done, const char *what)
         unsigned char x = x_at(i, h->seed), y = y_at(i, h->seed);
         unsigned char want_y = done ? (unsigned char)(x * 3 + y + 1) : y, z = x ^ 0x5A;
         if (h->x[i] != x || h->y[i] != want_y || (h->z[i] != z && (done || h->z[i] != 0x11))) {
-            fprintf(stderr, "%s: n=%zu: byte %zu wrong (x %u y %u z %u)\n", what, h->n, i,
-                    h->x[i], h->y[i], h->z[i]);
+            fprintf(stderr, "%s: n=%zu: byte %zu wrong (x %u y %u z %u)\n", what, h->n, i, h->x[i],
+                    h->y[i], h->z[i]);
             return 0;
         }
     }
@@ -178,10 +178,29 @@ static int roundtrip(size_t max_mib)
         return 1;
     const ch_rt_tuning *t = &ch_rt_global()->tune;
     size_t c = t->chunk, s = t->small, m = t->minchk;
-    size_t sizes[] = {0,         1,         2,         3,          4095,        4096,
-                      4097,      s - 1,     s,         s + 1,      m - 1,       m + 1,
-                      c - 1,     c,         c + 1,     2 * c + 13, 4 * c - 1,   4 * c,
-                      4 * c + 1, 64 * MIB,  64 * MIB + 5, 256 * MIB + 3, 1024 * MIB};
+    size_t sizes[] = {0,
+                      1,
+                      2,
+                      3,
+                      4095,
+                      4096,
+                      4097,
+                      s - 1,
+                      s,
+                      s + 1,
+                      m - 1,
+                      m + 1,
+                      c - 1,
+                      c,
+                      c + 1,
+                      2 * c + 13,
+                      4 * c - 1,
+                      4 * c,
+                      4 * c + 1,
+                      64 * MIB,
+                      64 * MIB + 5,
+                      256 * MIB + 3,
+                      1024 * MIB};
     int bad = 0, calls = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         if (sizes[i] > max_mib * MIB)
@@ -303,6 +322,26 @@ static int launcherr(void)
     int ok = rc == (int)cudaErrorInvalidConfiguration && check(&h, 0, "launcher error");
     drop(&h);
     return !(ok && good_call(&site_a, 5 * MIB, 1, 10, "the next call"));
+}
+
+/* an error of the program's own pending before a call (a failed allocation it has not
+ * checked): the call takes the host path without running the launcher and leaves the error
+ * for the program; once the program took it, calls run on the device again */
+static int pending(void)
+{
+    if (!need_device() || !good_call(&site_a, 3 * MIB, 0, 20, "before"))
+        return 1;
+    host h;
+    if (!make(&h, 3 * MIB, 0, 21))
+        return 1;
+    void *p = NULL;
+    int ok = cudaMalloc(&p, (size_t)1 << 62) != cudaSuccess;
+    int rc = call(&site_a, &h, RUN);
+    ok = ok && rc == CH_RT_E_PENDING && check(&h, 0, "pending error");
+    ok = ok && cudaGetLastError() == cudaErrorMemoryAllocation;
+    fprintf(stderr, "status %d: %s\n", rc, ch_rt_strerror_v1(rc));
+    drop(&h);
+    return !(ok && good_call(&site_a, 3 * MIB, 1, 22, "after the program took its error"));
 }
 
 static int sticky(void)
@@ -439,8 +478,8 @@ static int bandwidth(void)
         double pg_out = memcpy_gbs(page, dev, n, cudaMemcpyDeviceToHost, reps);
         double pn_in = memcpy_gbs(dev, pin, n, cudaMemcpyHostToDevice, reps);
         double pn_out = memcpy_gbs(pin, dev, n, cudaMemcpyDeviceToHost, reps);
-        printf("%8zu  %9.1f / %9.1f  %9.1f / %9.1f  %9.1f / %9.1f GB/s\n", mib[i], rin, rout,
-               pg_in, pg_out, pn_in, pn_out);
+        printf("%8zu  %9.1f / %9.1f  %9.1f / %9.1f  %9.1f / %9.1f GB/s\n", mib[i], rin, rout, pg_in,
+               pg_out, pn_in, pn_out);
         if (mib[i] == 256)
             printf("bandwidth 256 MiB pageable: runtime in %.1f GB/s, out %.1f GB/s "
                    "(pinned cudaMemcpy %.1f / %.1f, pageable cudaMemcpy %.1f / %.1f)\n",
@@ -502,8 +541,8 @@ __global__ void saxpy_kernel(size_t n, float a, const float *x, float *y)
 
 struct saxpy_ctx {
     float a;
-    size_t n;    /* the whole call's elements (ch_rt_call_v1's launcher) */
-    int chunks;  /* launches of the map launcher */
+    size_t n;   /* the whole call's elements (ch_rt_call_v1's launcher) */
+    int chunks; /* launches of the map launcher */
 };
 
 static void saxpy_launch_on(size_t n, float a, const float *x, float *y)
@@ -641,8 +680,8 @@ static int saxpy_bench(size_t n, int reps)
         double m = median(tm, reps), w = median(tw, reps), h = median(th, reps);
         printf("saxpy n=%zu (%zu MiB in, %zu MiB out): map %.2f ms in %d chunks, "
                "ch_rt_call_v1 %.2f ms, host loop %.2f ms; host/map %.2fx, call/map %.2fx\n",
-               n, 2 * n * sizeof(float) / MIB, n * sizeof(float) / MIB, m, c.chunks, w, h,
-               h / m, w / m);
+               n, 2 * n * sizeof(float) / MIB, n * sizeof(float) / MIB, m, c.chunks, w, h, h / m,
+               w / m);
     }
     free(x);
     free(y);
@@ -711,6 +750,8 @@ int main(int argc, char **argv)
         return fault(argc > 2 && strcmp(argv[2], "ok") == 0);
     if (strcmp(what, "launcherr") == 0)
         return launcherr();
+    if (strcmp(what, "pending") == 0)
+        return pending();
     if (strcmp(what, "sticky") == 0)
         return sticky();
     if (strcmp(what, "fork") == 0)
@@ -725,8 +766,9 @@ int main(int argc, char **argv)
         return map_bench(argc > 2 && strcmp(argv[2], "sweep") == 0);
     if (strcmp(what, "mapfault") == 0)
         return map_fault();
-    fprintf(stderr, "usage: %s roundtrip MAX_MIB | pinned | threads | fault ok|fail | launcherr "
-                    "| sticky | fork | forkfirst | bandwidth | sweep | map [sweep] | mapfault\n",
+    fprintf(stderr,
+            "usage: %s roundtrip MAX_MIB | pinned | threads | fault ok|fail | launcherr "
+            "| sticky | fork | forkfirst | bandwidth | sweep | map [sweep] | mapfault\n",
             argv[0]);
     return 2;
 }

@@ -47,6 +47,8 @@ CH_CC_RT_FAULT=alloc run fault-alloc fault ok
 ok $? "a failed device allocation is retried after freeing idle buffers"
 run launcherr launcherr
 ok $? "a launcher's error leaves the data intact, and the next call runs"
+run pending pending
+ok $? "an error of the program's pending before a call: the host path, no launch, the error left for the program"
 run sticky sticky
 ok $? "an illegal address: the data intact, the host path right, later calls on the host path"
 is "$(grep -c "the GPU path is off for the rest of this process" "$TEST_DIR/sticky.err")" 1 \

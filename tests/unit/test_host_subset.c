@@ -501,6 +501,27 @@ static const subset_case state_flows[] = {
                "    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
                "    k<<<1, 1>>>(sms > 120 ? n : 0, y);\n    return 0;\n}\n",
      "state-flow", "launches 'k' with a value", 20},
+    {"an event's elapsed time decides a launch (attacks7 #02)",
+     FLOW DEVL "    cudaEvent_t e0, e1;\n    cudaEventCreate(&e0);\n    cudaEventCreate(&e1);\n"
+               "    cudaEventRecord(e0, 0);\n    k<<<1, 1>>>(n, y);\n    cudaEventRecord(e1, 0);\n"
+               "    cudaEventSynchronize(e1);\n    float ms = 0.0f;\n"
+               "    cudaEventElapsedTime(&ms, e0, e1);\n    if (ms > 2.0f)\n"
+               "        k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' only on a path", 28},
+    {"whether the stream is done decides the result (attacks7 #03)",
+     FLOW DEVL "    k<<<1, 1>>>(n, y);\n    if (cudaStreamQuery(0) == cudaSuccess)\n"
+               "        return 0;\n    k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "returns without an error on a path", 20},
+    {"a function's attributes (JIT or not) as a kernel argument (attacks7 #05)",
+     FLOW DEVL "    cudaFuncAttributes fa;\n    cudaFuncGetAttributes(&fa, k);\n"
+               "    k<<<1, 1>>>(fa.binaryVersion == fa.ptxVersion ? n : 0, y);\n"
+               "    return 0;\n}\n",
+     "state-flow", "launches 'k' with a value", 20},
+    {"occupancy as a trigger (attacks7 #06)",
+     FLOW DEVL
+     "    int nb = 0;\n    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, 256, 0);\n"
+     "    if (nb < 8)\n        return 0;\n    k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "returns without an error on a path", 21},
     {"a helper's result computed from kept state",
      FLOW
      "static size_t seen;\nstatic int blocks(void)\n{\n    return seen > 100 ? 2 : 1;\n}\n" DEVL

@@ -878,13 +878,20 @@ Test(runtime_call, launcher_errors_and_unreported_launch_errors)
     ch_rt_site other = CH_RT_SITE_INIT("other");
     cr_assert_eq(call_xyz(&fake_rt, &other, &h, &ctx), 0, "other sites still run");
     cr_assert(host_check(&h, 3, 1));
-    /* the program's own pending error stays for it */
+    /* the program's own pending error: no launcher runs, the inputs stay, the error stays for
+     * the program, and however many such calls come, the site is not turned off */
     ch_rt_site third = CH_RT_SITE_INIT("third");
     host_free(&h);
     host_make(&h, 100, 0, 4);
     fk.pending_error = 55;
-    cr_assert_eq(call_xyz(&fake_rt, &third, &h, &ctx), 0);
-    cr_assert_eq(fk.pending_error, 55);
+    for (int i = 0; i < 5; i++) {
+        cr_assert_eq(call_xyz(&fake_rt, &third, &h, &ctx), CH_RT_E_PENDING);
+        cr_assert(host_check(&h, 4, 0), "the launcher did not run");
+        cr_assert_eq(fk.pending_error, 55);
+    }
+    fk.pending_error = 0;
+    cr_assert_eq(call_xyz(&fake_rt, &third, &h, &ctx), 0, "the site still runs");
+    cr_assert(host_check(&h, 4, 1));
     host_free(&h);
     ch_rt_destroy(&fake_rt);
 }
@@ -1357,6 +1364,25 @@ Test(runtime_map, a_sticky_failure_turns_the_gpu_path_off)
     cr_assert(map_check(&m, 0));
     map_free(&m);
     fk.broken = 0;
+    ch_rt_destroy(&fake_rt);
+}
+
+Test(runtime_map, a_pending_error_of_the_programs_leaves_the_call_to_the_host_path)
+{
+    fake_rt_init();
+    ch_rt_site site = CH_RT_SITE_INIT("map");
+    map_data m;
+    map_make(&m, 6 * MAP_PER, 0, 34);
+    map_ctx c = {0};
+    fk.pending_error = 77;
+    cr_assert_eq(call_map(&fake_rt, &site, &m, &c), CH_RT_E_PENDING);
+    cr_assert_eq(c.launches, 0, "no launcher runs under the program's error");
+    cr_assert(map_check(&m, 0));
+    cr_assert_eq(fk.pending_error, 77, "the error stays for the program");
+    fk.pending_error = 0;
+    cr_assert_eq(call_map(&fake_rt, &site, &m, &c), 0);
+    cr_assert(map_check(&m, 1));
+    map_free(&m);
     ch_rt_destroy(&fake_rt);
 }
 
