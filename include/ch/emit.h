@@ -141,8 +141,9 @@ void ch_emit_runtime_ident(char out[17]);
  * outputs are written, else a status with the caller's memory as it was; byte counts from the
  * extents, directions from the checklist, const buffers never written back),
  * ch_NAME_rt_status(status) and ch_NAME_rt_usable(); without the runtime linked in, rt_call
- * returns CH_RT_E_OFF and rt_usable 0 (the host path). */
-void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out);
+ * returns CH_RT_E_OFF and rt_usable 0 (the host path). With scrub, the thunk first calls
+ * ch_NAME_scrub (src/emit/scrub.c) and fails the call when it fails. */
+void ch_emit_runtime_path(const ch_entry *e, int scrub, ch_strbuf *out);
 /* Appends `static int ch_NAME_rt_cold(<params>)`: ch_rt_cold_v1 for the call's buffers
  * (CH_RT_WARM, CH_RT_COLD_BUFFERS, CH_RT_COLD_DEVICE), or -1 when the runtime is not linked or
  * too old to tell. Never loads the driver. */

@@ -134,7 +134,8 @@ static void emit_decide(const ch_entry *e, int rt, int cold, ch_strbuf *out)
 }
 
 /* The GPU branch of the dispatcher, up to the `} else if (trace)` of the host branch. */
-static void emit_gpu_branch(const ch_entry *e, int rt, int cold, const char *args, ch_strbuf *out)
+static void emit_gpu_branch(const ch_entry *e, int rt, int cold, int scrub, const char *args,
+                            ch_strbuf *out)
 {
     const char *n = e->name;
     char done[160] = "";
@@ -170,9 +171,12 @@ static void emit_gpu_branch(const ch_entry *e, int rt, int cold, const char *arg
         return;
     }
     /* a CUDA error of the program's pending before the call: the host path, the error left
-     * for the program (as the runtime's CH_RT_E_PENDING) */
+     * for the program (as the runtime's CH_RT_E_PENDING); shared memory scrubbed first */
+    char scrub_test[128] = "";
+    if (scrub)
+        snprintf(scrub_test, sizeof scrub_test, " &&\n        ch_%s_scrub() == 0", n);
     ch_strbuf_addf(out,
-                   "    if (large && ch_%s_gpu_usable() && cudaPeekAtLastError() == cudaSuccess) "
+                   "    if (large && ch_%s_gpu_usable() && cudaPeekAtLastError() == cudaSuccess%s) "
                    "{\n"
                    "        %s_launcher(%s);\n"
                    "        cudaError_t status = cudaGetLastError();\n"
@@ -187,7 +191,7 @@ static void emit_gpu_branch(const ch_entry *e, int rt, int cold, const char *arg
                    "        if (ch_%s_trace)\n"
                    "            fprintf(stderr, \"ch-cc: %s: gpu failed (%%s), host path\\n\",\n"
                    "                    cudaGetErrorString(status));\n",
-                   n, n, args, done, n, n, n, n);
+                   n, scrub_test, n, args, done, n, n, n, n);
 }
 
 int ch_emit_cold_known(const ch_emit_kernel *k)
@@ -403,10 +407,13 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     if (k->kernel_src[0] && k->kernel_src[strlen(k->kernel_src) - 1] != '\n')
         ch_strbuf_addc(out, '\n');
     emit_host_path(k, c_linkage, params.data, out);
+    int scrub = ch_emit_needs_scrub(k->kernel_src);
+    if (scrub)
+        ch_emit_scrub(e, out);
 
     int cold = ch_emit_cold_known(k);
     if (rt)
-        ch_emit_runtime_path(e, out);
+        ch_emit_runtime_path(e, scrub, out);
     if (rt && cold)
         ch_emit_runtime_cold(e, out);
     emit_decide(e, rt, cold, out);
@@ -441,7 +448,7 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     } else {
         ch_strbuf_adds(out, "    int large = 1;\n");
     }
-    emit_gpu_branch(e, rt, cold, args.data, out);
+    emit_gpu_branch(e, rt, cold, scrub, args.data, out);
     ch_strbuf_addf(out,
                    "    } else if (ch_%s_trace) {\n"
                    "        fprintf(stderr, \"ch-cc: %s: host (%%s)\\n\",\n"

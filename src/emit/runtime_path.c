@@ -184,7 +184,7 @@ static void launcher_args(const ch_entry *e, const char *map, ch_strbuf *out)
 
 /* The thunk the runtime calls: the device launcher on the runtime's device copies; for a map
  * (map: its size parameter), on one chunk of count elements, the copies offset to it. */
-static void emit_thunk(const ch_entry *e, int scalars, const char *map, ch_strbuf *out)
+static void emit_thunk(const ch_entry *e, int scalars, const char *map, int scrub, ch_strbuf *out)
 {
     const char *n = e->name;
     if (scalars) {
@@ -221,6 +221,12 @@ static void emit_thunk(const ch_entry *e, int scalars, const char *map, ch_strbu
                        n, n);
     else
         ch_strbuf_adds(out, "    (void)ctx;\n");
+    if (scrub)
+        ch_strbuf_addf(
+            out,
+            "    int ch_scrubbed = ch_%s_scrub(); /* shared memory as no call left it */\n"
+            "    if (ch_scrubbed != 0)\n        return ch_scrubbed;\n",
+            n);
     ch_strbuf_addf(out, "    return %s_device_launcher(", n);
     launcher_args(e, map, out);
     ch_strbuf_adds(out, ");\n}\n\n");
@@ -267,7 +273,7 @@ static size_t emit_buffers(const ch_entry *e, const char *bad, ch_strbuf *out, i
     return nbuf;
 }
 
-void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
+void ch_emit_runtime_path(const ch_entry *e, int scrub, ch_strbuf *out)
 {
     const char *n = e->name;
     size_t nscalar = 0;
@@ -296,7 +302,7 @@ void ch_emit_runtime_path(const ch_entry *e, ch_strbuf *out)
                        "    return a > b ? a : b;\n}\n\n",
                        n, n);
     const char *map = ch_checklist_map_size(e);
-    emit_thunk(e, nscalar > 0, map, out);
+    emit_thunk(e, nscalar > 0, map, scrub, out);
 
     ch_strbuf_addf(out,
                    "/* 0 when the outputs are written; else a status, and the caller's memory "

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ch/emit.h"
+#include "ch/harden.h"
 #include "ch/fsutil.h"
 #include "ch/pipeline.h"
 #include "ch/verify.h"
@@ -56,6 +57,8 @@ static int object_key(ch_session *s, const char *entry_key, const ch_strvec *fla
     /* host pointers reach only the trusted runtime (issue 15): objects of dispatchers that
      * called a candidate's own launcher are not reused */
     ch_strvec_push(&all, "host-pointers=runtime");
+    /* the candidate's locals start written (ch/harden.h): objects made before are not reused */
+    ch_strvec_push(&all, "locals=zeroed");
     /* the unit pastes the runtime's interface: another interface, another object */
     char rt[17];
     ch_emit_runtime_ident(rt);
@@ -126,13 +129,26 @@ int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const c
     if (!f && rc == 0) {
         char *plain = NULL, *size_expr = NULL;
         ch_emit_size_expr(o->entry, &plain, &size_expr);
-        ch_emit_kernel k = {o->entry, o->kernel_src, o->host_src,     o->design,
-                            o->key,   size_expr,     o->gpu_min_size, o->cold};
+        /* the text linked is the text verified: hardened the same way (verify.c) */
+        char *kernel = NULL;
+        ch_strbuf hwhy;
+        ch_strbuf_init(&hwhy);
+        if (ch_harden_locals(o->kernel_src, &kernel, &hwhy) != 0) {
+            ch_error_set(err, "%s: the verified kernel could not be hardened: %s", o->entry->name,
+                         hwhy.data ? hwhy.data : "");
+            rc = -1;
+        }
+        ch_strbuf_free(&hwhy);
+        ch_emit_kernel k = {o->entry,        kernel ? kernel : o->kernel_src,
+                            o->host_src,     o->design,
+                            o->key,          size_expr,
+                            o->gpu_min_size, o->cold};
         ch_strbuf unit, log;
         ch_strbuf_init(&unit);
         ch_strbuf_init(&log);
         char *cu = ch_xasprintf("%s/%s.cu", tmp, o->entry->name);
-        rc = ch_emit_entry_cu(&k, c_linkage, &unit, err);
+        if (rc == 0)
+            rc = ch_emit_entry_cu(&k, c_linkage, &unit, err);
         if (rc == 0)
             rc = ch_write_file_atomic(cu, unit.data, unit.len, 0, err);
         if (rc == 0) {
@@ -160,6 +176,7 @@ int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const c
         }
         free(data);
         free(cu);
+        free(kernel);
         free(plain);
         free(size_expr);
         ch_strbuf_free(&unit);

@@ -21,6 +21,7 @@
 #include <xxhash.h>
 
 #include "ch/fsutil.h"
+#include "ch/harden.h"
 #include "ch/proc.h"
 #include "ch/sandbox.h"
 #include "ch/scaffold.h"
@@ -2389,8 +2390,23 @@ static int build_stages(ch_verifier *v, ch_verify_build *b, const char *src, ch_
         ch_strbuf_free(&sc.nvrtc.log);
         return 1;
     }
-    /* the scaffold calls NAME_launcher: a candidate defining NAME is compiled renamed */
-    char *unit = ch_candidate_launcher_form(c->name, src);
+    /* the scaffold calls NAME_launcher: a candidate defining NAME is compiled renamed; and
+     * its locals start written, as in the unit linked into a user's program (ch/harden.h) */
+    char *named = ch_candidate_launcher_form(c->name, src);
+    char *unit = NULL;
+    ch_strbuf hwhy;
+    ch_strbuf_init(&hwhy);
+    int hrc = ch_harden_locals(named, &unit, &hwhy);
+    free(named);
+    if (hrc != 0) {
+        stage_fail(rep, CH_STAGE_STATIC, ch_strbuf_detach(&hwhy));
+        rep->seconds[CH_STAGE_STATIC] = now() - t0;
+        timeline_note(v, b, CH_STAGE_STATIC, t0, rep);
+        ch_strbuf_free(&sc.msg);
+        ch_strbuf_free(&sc.nvrtc.log);
+        return 1;
+    }
+    ch_strbuf_free(&hwhy);
     sc.unit = unit;
     pthread_t tid;
     int threaded = pthread_create(&tid, NULL, side_checks_run, &sc) == 0;

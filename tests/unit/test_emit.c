@@ -405,6 +405,52 @@ Test(emit, no_device_launcher_means_the_host_path)
     ch_entry_list_free(&l);
 }
 
+/* A candidate whose code names shared memory: its unit zeroes shared memory before every
+ * call of the launcher (attacks7 #01: a count kept in __shared__ across launches), through
+ * the runtime's thunk; one that names none pays nothing. The unit compiles and passes the
+ * object check of units (where nvcc is). */
+Test(emit, shared_memory_is_scrubbed_before_each_call_of_a_candidate_that_names_it)
+{
+    ch_entry_list l = scan_one("s.c", saxpy_src);
+    static const char tiled[] =
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(int n, float a, const float *x, float *y)\n{\n"
+        "    __shared__ float t[256];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    t[threadIdx.x] = i < n ? x[i] : 0.0f;\n    __syncthreads();\n"
+        "    if (i < n)\n        y[i] = a * t[threadIdx.x] + y[i];\n}\n"
+        "extern \"C\" int saxpy_device_launcher(int n, float a, const float *x, float *y)\n{\n"
+        "    if (n > 0)\n        k<<<(n + 255) / 256, 256>>>(n, a, x, y);\n"
+        "    return (int)cudaGetLastError();\n}\n";
+    ch_emit_kernel k = {&l.items[0],      tiled, NULL,        "test", NULL,
+                        "((long long)n)", 4096,  {0, 0, 0, 0}};
+    ch_strbuf out;
+    ch_strbuf_init(&out);
+    ch_error err;
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    const char *want[] = {
+        "__global__ void __launch_bounds__(1024) ch_saxpy_scrub_k(unsigned ch_words)\n",
+        "cudaDevAttrMaxSharedMemoryPerBlockOptin",
+        "    int ch_scrubbed = ch_saxpy_scrub(); /* shared memory as no call left it */\n"
+        "    if (ch_scrubbed != 0)\n        return ch_scrubbed;\n"
+        "    return saxpy_device_launcher(",
+    };
+    expect_all_in(out.data, want, sizeof want / sizeof *want);
+    char *nvcc = find_nvcc();
+    if (nvcc) {
+        char *dir = ch_make_temp_dir("emit", &err);
+        free(compile_unit(&k, nvcc, dir));
+        ch_remove_tree(dir, &err);
+        free(dir);
+        free(nvcc);
+    }
+    k.kernel_src = saxpy_device_kernel;
+    ch_strbuf_reset(&out);
+    cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
+    cr_assert_null(strstr(out.data, "scrub"), "no shared memory, no scrub");
+    ch_strbuf_free(&out);
+    ch_entry_list_free(&l);
+}
+
 Test(emit, dispatcher_moves_data_through_the_runtime)
 {
     ch_entry_list l = scan_one("s.c", saxpy_src);

@@ -1,0 +1,144 @@
+/* Hardening (ch/harden.h): every local a candidate declares without an initialiser gets `{}`,
+ * on its own line, so that no thread reads what an earlier launch left in local memory
+ * (attacks7 #21); a local the rule cannot reach is refused with its place. The hardened text
+ * must still compile with nvcc where nvcc exists. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ch/harden.h"
+#include "ch/strbuf.h"
+
+static char *hardened(const char *src)
+{
+    ch_strbuf why;
+    ch_strbuf_init(&why);
+    char *out = NULL;
+    int rc = ch_harden_locals(src, &out, &why);
+    cr_assert_eq(rc, 0, "refused: %s", why.len ? why.data : "");
+    ch_strbuf_free(&why);
+    return out;
+}
+
+static char *refusal(const char *src)
+{
+    ch_strbuf why;
+    ch_strbuf_init(&why);
+    char *out = NULL;
+    cr_assert_eq(ch_harden_locals(src, &out, &why), 1, "not refused: %s", out ? out : "");
+    return ch_strbuf_detach(&why);
+}
+
+#define HEAD "#include <cuda_runtime.h>\n"
+
+static const char counter_kernel[] =
+    HEAD "__global__ void saxpy_k(int n, float a, const float *x, float *y)\n{\n"
+         "    volatile unsigned slot[32];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    int k = (n & 15) + 1;\n    unsigned seen = slot[k];\n"
+         "    if (i < n && seen != 7u)\n        y[i] = a * x[i] + y[i];\n    slot[k] = 7u;\n}\n";
+
+Test(harden, a_local_array_read_before_written_starts_zeroed)
+{
+    char *out = hardened(counter_kernel);
+    cr_assert(strstr(out, "    volatile unsigned slot[32]{};\n"), "%s", out);
+    cr_assert(strstr(out, "int i = blockIdx.x"), "initialised locals untouched");
+    cr_assert(!strstr(out, "seen{}"));
+    /* only insertions: as many lines, and the same text once the insertions are taken out */
+    char *p;
+    while ((p = strstr(out, "{}")))
+        memmove(p, p + 2, strlen(p + 2) + 1);
+    cr_assert_str_eq(out, counter_kernel);
+    free(out);
+}
+
+Test(harden, every_declarator_without_an_initialiser_and_nothing_else)
+{
+    const char *src =
+        HEAD "__device__ int g;\n__global__ void k(int *y)\n{\n"
+             "    int a, b = 2, c[3] /* rows */ [2], *d;\n"
+             "    static int s;\n    __shared__ float t[32];\n"
+             "    for (int j; ;) { (void)j; break; }\n"
+             "    int e[2] = {1, 2}, f(3), h{4};\n"
+             "    for (int v : e) y[v] = a + b + c[0][0] + *d + s + (int)t[0] + f + h;\n"
+             "}\n";
+    char *out = hardened(src);
+    cr_assert(strstr(out, "    int a{}, b = 2, c[3] /* rows */ [2]{}, *d{};\n"), "%s", out);
+    cr_assert(strstr(out, "    static int s;\n    __shared__ float t[32];\n"), "%s", out);
+    cr_assert(strstr(out, "for (int j{}; ;)"), "%s", out);
+    cr_assert(strstr(out, "int e[2] = {1, 2}, f(3), h{4};"), "%s", out);
+    cr_assert(strstr(out, "for (int v : e)"), "%s", out);
+    cr_assert(strstr(out, "__device__ int g;"), "globals are the PTX check's");
+    /* hardening twice changes nothing more */
+    char *again = hardened(out);
+    cr_assert_str_eq(again, out);
+    free(again);
+    free(out);
+}
+
+Test(harden, a_local_hidden_in_a_macro_is_refused)
+{
+    char *why =
+        refusal(HEAD "#define SLOT(name) volatile unsigned name[32]\n"
+                     "__global__ void k(unsigned *y)\n{\n    SLOT(s);\n    y[0] = s[1];\n}\n");
+    cr_assert(strstr(why, "line 5:") && strstr(why, "macro"), "%s", why);
+    free(why);
+}
+
+Test(harden, a_constructor_that_leaves_a_member_unwritten_is_refused)
+{
+    char *why = refusal(HEAD "struct S {\n    unsigned v;\n    float w = 0;\n"
+                             "    __device__ S() {}\n};\n"
+                             "__global__ void k(unsigned *y)\n{\n    S s;\n    y[0] = s.v;\n}\n");
+    cr_assert(strstr(why, "'S'") && strstr(why, "'v'"), "%s", why);
+    free(why);
+    why = refusal(HEAD "struct S {\n    unsigned v;\n    __device__ S();\n};\n"
+                       "__device__ S::S() {}\n"
+                       "__global__ void k(unsigned *y)\n{\n    S s;\n    y[0] = s.v;\n}\n");
+    cr_assert(strstr(why, "'v'"), "defined outside the class: %s", why);
+    free(why);
+    char *out =
+        hardened(HEAD "struct P {\n    float v;\n    int i = -1;\n"
+                      "    __device__ P() : v(0.0f) {}\n};\n"
+                      "__global__ void k(float *y)\n{\n    P p;\n    y[0] = p.v + p.i;\n}\n");
+    cr_assert(strstr(out, "    P p{};\n"), "%s", out);
+    free(out);
+}
+
+Test(harden, a_declarator_it_cannot_read_is_refused)
+{
+    char *why =
+        refusal(HEAD "__global__ void k(int *y)\n{\n    int (*p)[4];\n    y[0] = (*p)[0];\n}\n");
+    cr_assert(strstr(why, "line 4:") && strstr(why, "'p'"), "%s", why);
+    free(why);
+}
+
+/* the hardened counter kernel still compiles (where nvcc is) */
+Test(harden, the_hardened_text_compiles)
+{
+    const char *cuda = getenv("CUDA_HOME");
+    char *nvcc = ch_xasprintf("%s/bin/nvcc", cuda && *cuda ? cuda : "/usr/local/cuda");
+    if (access(nvcc, X_OK) != 0) {
+        free(nvcc);
+        cr_skip_test("no nvcc");
+    }
+    char *out = hardened(counter_kernel);
+    char dir[] = "/tmp/ch-harden-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char *cu = ch_xasprintf("%s/k.cu", dir);
+    FILE *f = fopen(cu, "w");
+    cr_assert(f);
+    fputs(out, f);
+    fclose(f);
+    char *cmd = ch_xasprintf("'%s' -c -arch=sm_90 -o '%s/k.o' '%s' 2>&1", nvcc, dir, cu);
+    int rc = system(cmd);
+    char *rm = ch_xasprintf("rm -rf '%s'", dir);
+    cr_assert_eq(system(rm), 0);
+    cr_assert_eq(rc, 0, "nvcc failed on:\n%s", out);
+    free(rm);
+    free(cmd);
+    free(cu);
+    free(out);
+    free(nvcc);
+}
