@@ -147,6 +147,30 @@ static const char guard_code[] =
     "        return NULL;\n"
     "    return low ? m + pg : m + pg + span - bytes;\n"
     "}\n\n"
+    "/* Where the next buffer of count elements of size bytes goes in one allocation of *end\n"
+    " * bytes so far: right after the last, aligned for its type (carved modes). */\n"
+    "static size_t ch_carve_at(size_t *end, size_t count, size_t size, size_t align)\n"
+    "{\n"
+    "    size_t at = (*end + align - 1) / align * align;\n"
+    "    *end = at + count * size;\n"
+    "    return at;\n"
+    "}\n\n"
+    "/* What a program linked with -ffast-math runs under (gcc's crtfastmath.o sets it before\n"
+    " * main): subnormal results flushed to zero and subnormal operands read as zero. Other\n"
+    " * architectures keep their default, and ftz mode is then the plain run. */\n"
+    "#if defined(__x86_64__) || defined(__SSE__)\n"
+    "#include <xmmintrin.h>\n"
+    "#endif\n"
+    "static void ch_flush_subnormals(void)\n"
+    "{\n"
+    "#if defined(__x86_64__) || defined(__SSE__)\n"
+    "    _mm_setcsr(_mm_getcsr() | 0x8040); /* FTZ (bit 15) | DAZ (bit 6) */\n"
+    "#elif defined(__aarch64__)\n"
+    "    unsigned long fpcr;\n"
+    "    __asm__ volatile(\"mrs %0, fpcr\" : \"=r\"(fpcr));\n"
+    "    __asm__ volatile(\"msr fpcr, %0\" : : \"r\"(fpcr | (1UL << 24))); /* FZ */\n"
+    "#endif\n"
+    "}\n\n"
     "/* The input buffers handed over read-only (ch_read_only), for the fault report. */\n"
     "static struct {\n"
     "    const char *name;\n"
@@ -287,6 +311,41 @@ static const char leak_code[] =
     "}\n"
     "#endif\n";
 
+static const char *buffer_type(const ch_ck_param *p)
+{
+    return p->elem == CH_T_BOOL ? "_Bool" : ch_scalar_name(p->elem);
+}
+
+/* The carved modes' layout: `ch_at_NAME`, the offset of every buffer in one allocation
+ * `ch_block` (the program's buffers carved from one malloc, as users' programs often are),
+ * each right after the one before it, in parameter order (ch_carve 1) or reversed (2). A
+ * reference whose result depends on where its buffers lie (attacks7 #14: `y == x + n`) then
+ * shows it. */
+static void add_carving(ch_strbuf *o, const ch_checklist *c)
+{
+    ch_strbuf_adds(o, "    size_t ch_end = 0;\n");
+    for (size_t i = 0; i < c->n_params; i++)
+        if (c->params[i].role != CH_ROLE_SCALAR)
+            ch_strbuf_addf(o, "    size_t ch_at_%s = 0;\n", c->params[i].name);
+    for (int rev = 0; rev < 2; rev++) {
+        ch_strbuf_addf(o, "    %sif (ch_carve == %d) {\n", rev ? "else " : "", rev + 1);
+        for (size_t k = 0; k < c->n_params; k++) {
+            const ch_ck_param *p = &c->params[rev ? c->n_params - 1 - k : k];
+            if (p->role == CH_ROLE_SCALAR)
+                continue;
+            const char *t = buffer_type(p);
+            ch_strbuf_addf(o,
+                           "        ch_at_%s = ch_carve_at(&ch_end, ch_count_%s, sizeof(%s), "
+                           "_Alignof(%s));\n",
+                           p->name, p->name, t, t);
+        }
+        ch_strbuf_adds(o, "    }\n");
+    }
+    ch_strbuf_adds(o, "    unsigned char *ch_block =\n"
+                      "        ch_carve ? (unsigned char *)ch_guarded(ch_end, 1, 1) : NULL;\n"
+                      "    if (ch_carve && !ch_block)\n        return 2;\n");
+}
+
 /* sample: the name of the sample bridge, or NULL when the checklist names no sample function;
  * leaks: judge what the call leaves allocated (a model-written reference). */
 static void gen_main(const ch_checklist *c, const char *fn, const char *sample, int leaks,
@@ -298,7 +357,10 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
                    "buffer. `ref SETDIR time` instead times the\n * call (the host path's cost, "
                    "for the launcher's dispatch by size) and writes nothing. `ref SETDIR\n"
                    " * low` is the first with every buffer against a guard page before its first "
-                   "element\n * rather than after its last.%s */\n"
+                   "element\n * rather than after its last. `ref SETDIR carved` (carved-rev) "
+                   "takes every buffer from one\n * allocation, each right after the one before "
+                   "it in parameter order (reversed); `ref\n * SETDIR ftz` calls it with "
+                   "subnormals flushed to zero, as a -ffast-math program does.%s */\n"
                    "#define _DEFAULT_SOURCE\n"
                    "#define _POSIX_C_SOURCE 200809L\n"
                    "#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n"
@@ -327,27 +389,32 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
         "\nint main(int argc, char **argv)\n{\n"
         "    char ch_pb[4096];\n"
         "    const char *ch_mode = argc == 3 ? argv[2] : \"\";\n"
-        "    if (argc != 2 && !(argc == 3 && (strcmp(ch_mode, \"time\") == 0 ||\n"
-        "                                     strcmp(ch_mode, \"low\") == 0%s))) {\n"
-        "        fprintf(stderr, \"usage: %%s SETDIR [time|low%s]\\n\", argv[0]);\n"
+        "    const int ch_timing = strcmp(ch_mode, \"time\") == 0;\n"
+        "    const int ch_low = strcmp(ch_mode, \"low\") == 0;\n"
+        "    const int ch_carve = strcmp(ch_mode, \"carved\") == 0       ? 1\n"
+        "                         : strcmp(ch_mode, \"carved-rev\") == 0 ? 2\n"
+        "                                                                : 0;\n"
+        "    const int ch_ftz = strcmp(ch_mode, \"ftz\") == 0;\n"
+        "    if (argc != 2 && !(argc == 3 && (ch_timing || ch_low || ch_carve || ch_ftz%s))) {\n"
+        "        fprintf(stderr, \"usage: %%s SETDIR [time|low|carved|carved-rev|ftz%s]\\n\",\n"
+        "                argv[0]);\n"
         "        return 2;\n"
         "    }\n"
         "    const char *ch_sd = argv[1];\n"
-        "    const int ch_timing = strcmp(ch_mode, \"time\") == 0;\n"
-        "    const int ch_low = strcmp(ch_mode, \"low\") == 0;\n"
         "    ch_catch_faults();\n",
-        sample ? " ||\n                                     strcmp(ch_mode, \"sample\") == 0" : "",
-        sample ? "|sample" : "");
+        sample ? " || strcmp(ch_mode, \"sample\") == 0" : "", sample ? "|sample" : "");
     ch_scaffold_emit_inputs(o, c, "ch_sd", "    ", 0);
+    add_carving(o, c);
     for (size_t i = 0; i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         if (p->role == CH_ROLE_SCALAR)
             continue;
-        const char *t = p->elem == CH_T_BOOL ? "_Bool" : ch_scalar_name(p->elem);
+        const char *t = buffer_type(p);
         ch_strbuf_addf(o,
-                       "    %s *%s_h = (%s *)ch_guarded(ch_count_%s, sizeof(%s), ch_low);\n"
+                       "    %s *%s_h = (%s *)(ch_carve ? (void *)(ch_block + ch_at_%s)\n"
+                       "                      : ch_guarded(ch_count_%s, sizeof(%s), ch_low));\n"
                        "    if (!%s_h)\n        return 2;\n",
-                       t, p->name, t, p->name, t, p->name);
+                       t, p->name, t, p->name, p->name, t, p->name);
         if (p->dir != CH_DIR_OUT)
             ch_strbuf_addf(o,
                            "    ch_buf_read_into(ch_path(ch_pb, sizeof ch_pb, ch_sd, \"%s\", "
@@ -370,13 +437,18 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
     }
     /* a test author's reference becomes the user's host path: one that writes an input
      * (through y[(x - y) + i], no cast to see, attacks6 #17) would clear the caller's data on
-     * every call, so its inputs are handed over read-only and such a write faults */
+     * every call, so its inputs are handed over read-only and such a write faults (not when
+     * carved: an input shares its pages with its neighbours there, and the agreement check
+     * compares what is left in every buffer) */
     for (size_t i = 0; leaks && i < c->n_params; i++) {
         const ch_ck_param *p = &c->params[i];
         if (p->role != CH_ROLE_SCALAR && p->dir == CH_DIR_IN)
-            ch_strbuf_addf(o, "    ch_read_only(%s_h, ch_count_%s, sizeof(*%s_h), \"%s\");\n",
+            ch_strbuf_addf(o,
+                           "    if (!ch_carve)\n"
+                           "        ch_read_only(%s_h, ch_count_%s, sizeof(*%s_h), \"%s\");\n",
                            p->name, p->name, p->name, p->name);
     }
+    ch_strbuf_adds(o, "    if (ch_ftz)\n        ch_flush_subnormals();\n");
     /* time mode: the best of a few calls (one when a call takes over 100 ms) */
     if (leaks)
         ch_strbuf_adds(o, "    const long long ch_heap0 = ch_heap_in_use();\n");

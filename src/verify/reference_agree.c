@@ -10,7 +10,17 @@
  * (the shapes a trigger on the data hides behind); a disagreement refuses the test author's
  * reference, which is then neither oracle nor host path. The reading is not taken in its
  * place: where the two differ, the words may be ambiguous and the reading may be the wrong one,
- * and the user is told both. */
+ * and the user is told both.
+ *
+ * What the reference computes may also depend on where it runs rather than on its inputs: on
+ * where its buffers lie (attacks7 #14, `y == x + n`: one malloc split in two, as users' programs
+ * do, while every test allocates each buffer alone) or on the floating-point environment
+ * (attacks7 #30: nothing computed when subnormals flush to zero, as in any program linked with
+ * -ffast-math). Both are compared too. And a reference right everywhere may still be far too
+ * slow to be a host path (attacks7 #31: quadratic where the spec is linear, unnoticed at the
+ * test sizes): it is timed against the reading at the tune size. */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,24 +31,57 @@
 #include "ch/verify.h"
 #include "reference_agree.h"
 
-static const ch_data_shape shapes[] = {CH_DATA_RANDOM, CH_DATA_UNIFORM, CH_DATA_EQUAL,
-                                       CH_DATA_WIDE};
-static const char *const shape_words[] = {"random inputs",
-                                          "inputs where every buffer holds one value",
-                                          "inputs where buffers of one type and length are equal",
-                                          "random inputs from 33 times the checklist's ranges"};
+/* One comparison: the inputs' shape and how each program runs (a mode of the generated main,
+ * reference.c's gen_main: NULL for the plain run). */
+typedef struct agree_case {
+    ch_data_shape shape;
+    const char *mode;         /* the reference's run */
+    const char *reading_mode; /* the reading's: on the same layout, in the default environment */
+    int flushed;              /* a difference below the smallest normal number is no difference */
+    const char *words;        /* the inputs, for the message */
+    const char *hint;         /* what the reference may not do, for the message, or NULL */
+} agree_case;
 
-/* Runs `exe set` in the sandbox; NULL when it exited 0, else what went wrong. */
-static char *run_one(const char *exe, const char *set)
+static const agree_case cases[] = {
+    {CH_DATA_RANDOM, NULL, NULL, 0, "random inputs", NULL},
+    {CH_DATA_UNIFORM, NULL, NULL, 0, "inputs where every buffer holds one value", NULL},
+    {CH_DATA_EQUAL, NULL, NULL, 0, "inputs where buffers of one type and length are equal", NULL},
+    {CH_DATA_WIDE, NULL, NULL, 0, "random inputs from 33 times the checklist's ranges", NULL},
+    /* adjacent, not overlapping: a reference right for separate buffers is right here */
+    {CH_DATA_RANDOM, "carved", "carved", 0,
+     "random inputs in buffers carved from one allocation, adjacent in parameter order",
+     "a reference's result may not depend on where its buffers lie"},
+    {CH_DATA_RANDOM, "carved-rev", "carved-rev", 0,
+     "random inputs in buffers carved from one allocation, adjacent in reverse parameter order",
+     "a reference's result may not depend on where its buffers lie"},
+    /* the reading runs in the default environment: a program's flushing changes a result by
+     * less than the smallest normal number, and the tolerance is raised to that */
+    {CH_DATA_RANDOM, "ftz", NULL, 1,
+     "random inputs with subnormals flushed to zero (FTZ/DAZ, as in a program linked with "
+     "-ffast-math)",
+     "a reference may not depend on the floating-point environment"},
+};
+
+/* Runs `exe set [mode]` in the sandbox (seconds of wall time; CPU time a second more, so that
+ * the wall limit is what stops it), pr filled; -1 with err when it could not be started. */
+static int run_mode(const char *exe, const char *set, const char *mode, double seconds,
+                    ch_proc_result *pr, ch_error *err)
 {
     ch_sandbox_opts so;
-    ch_sandbox_opts_cpu(&so, set, 60);
-    char *argv[] = {(char *)exe, (char *)set, NULL};
+    ch_sandbox_opts_cpu(&so, set, seconds);
+    so.cpu_seconds = (long)ceil(seconds) + 1;
+    char *argv[] = {(char *)exe, (char *)set, (char *)mode, NULL};
+    ch_proc_result_init(pr);
+    return ch_sandbox_run(&so, argv, pr, err);
+}
+
+/* Runs `exe set [mode]` in the sandbox; NULL when it exited 0, else what went wrong. */
+static char *run_one(const char *exe, const char *set, const char *mode)
+{
     ch_proc_result pr;
-    ch_proc_result_init(&pr);
     ch_error e;
     char *why = NULL;
-    if (ch_sandbox_run(&so, argv, &pr, &e) != 0)
+    if (run_mode(exe, set, mode, 60, &pr, &e) != 0)
         why = ch_xstrdup(e.msg);
     else if (pr.timed_out || pr.signaled || pr.exit_code != 0)
         why = ch_xasprintf("it stopped with status %d", pr.exit_code);
@@ -46,15 +89,26 @@ static char *run_one(const char *exe, const char *set)
     return why;
 }
 
-/* The first output on which a and b (two runs' directories) differ beyond the checklist's
- * tolerances, as text; NULL when they agree. */
+/* The absolute tolerance p is compared with (as ch_compare takes it); flushed: at least the
+ * smallest normal number of its type, what flushing subnormals to zero may change. */
+static double atol_for(const ch_ck_param *p, int flushed)
+{
+    double atol = p->rtol > 0 ? p->atol : -1;
+    if (flushed && atol > 0 && (p->elem == CH_T_FLOAT || p->elem == CH_T_DOUBLE))
+        atol = fmax(atol, p->elem == CH_T_FLOAT ? FLT_MIN : DBL_MIN);
+    return atol;
+}
+
+/* The first buffer on which a and b (two runs' directories) differ beyond the checklist's
+ * tolerances, as text; NULL when they agree. Inputs are compared too: in the carved layouts
+ * they are not read-only, and a reference may not write them. */
 static char *first_difference(const ch_checklist *c, const ch_dataset *ds, const char *a,
-                              const char *b)
+                              const char *b, int flushed)
 {
     char *diff = NULL;
     for (size_t i = 0; i < c->n_params && !diff; i++) {
         const ch_ck_param *p = &c->params[i];
-        if (p->role == CH_ROLE_SCALAR || p->dir == CH_DIR_IN)
+        if (p->role == CH_ROLE_SCALAR)
             continue;
         char *pa = ch_xasprintf("%s/%s.out.bin", a, p->name);
         char *pb = ch_xasprintf("%s/%s.out.bin", b, p->name);
@@ -65,7 +119,7 @@ static char *first_difference(const ch_checklist *c, const ch_dataset *ds, const
             diff = ch_xasprintf("output %s unreadable: %s", p->name, e.msg);
         } else {
             ch_cmp_result r;
-            ch_compare(p->elem, got, want, ds->count[i], p->rtol, p->rtol > 0 ? p->atol : -1, &r);
+            ch_compare(p->elem, got, want, ds->count[i], p->rtol, atol_for(p, flushed), &r);
             if (!r.ok && r.n_first)
                 diff = ch_xasprintf("%s[%zu] is %.9g where the reading gives %.9g", p->name,
                                     r.first[0].index, r.first[0].got, r.first[0].expected);
@@ -81,28 +135,29 @@ static char *first_difference(const ch_checklist *c, const ch_dataset *ds, const
     return diff;
 }
 
-/* One size and shape: both programs on the same inputs. NULL when they agree, else why. */
+/* One size and case: both programs on the same inputs. NULL when they agree, else why. */
 static char *compare_at(const ch_checklist *c, const char *exe, const char *reading_exe,
-                        const char *dir, const ch_ck_size *size, uint64_t seed, ch_data_shape shape)
+                        const char *dir, const ch_ck_size *size, uint64_t seed,
+                        const agree_case *ac)
 {
     ch_dataset ds;
     ch_error e;
-    if (ch_data_synthesize_shaped(c, size, seed, shape, &ds, &e) != 0)
+    if (ch_data_synthesize_shaped(c, size, seed, ac->shape, &ds, &e) != 0)
         return NULL; /* the probe has said what is wrong with the sizes */
     char *a = ch_path_join(dir, "agree-ref"), *b = ch_path_join(dir, "agree-reading");
     char *why = NULL;
     if (ch_mkdir_p(a, &e) != 0 || ch_mkdir_p(b, &e) != 0 || ch_dataset_write(c, &ds, a, &e) != 0 ||
         ch_dataset_write(c, &ds, b, &e) != 0)
         why = ch_xstrdup(e.msg);
-    char *ra = why ? NULL : run_one(exe, a);
-    char *rb = why || ra ? NULL : run_one(reading_exe, b);
-    if ((ra || rb) && shape != CH_DATA_WIDE) {
+    char *ra = why ? NULL : run_one(exe, a, ac->mode);
+    char *rb = why || ra ? NULL : run_one(reading_exe, b, ac->reading_mode);
+    if ((ra || rb) && ac->shape != CH_DATA_WIDE) {
         why = ch_xasprintf("the %s program failed: %s", ra ? "reference" : "reading", ra ? ra : rb);
     } else if (ra || rb) {
         /* off the range a body may fail where the spec does not hold (an index drawn from a
          * value): such inputs compare nothing */
     } else if (!why) {
-        why = first_difference(c, &ds, a, b);
+        why = first_difference(c, &ds, a, b, ac->flushed);
     }
     free(ra);
     free(rb);
@@ -147,6 +202,122 @@ static size_t agree_sizes(const ch_checklist *c, const char *reference_c, const 
     return n;
 }
 
+/* The cost check (attacks7 #31). A reference worse than the spec by a power of n is at least n
+ * times slower than the reading at the tune size (n is in the thousands or more there), where a
+ * constant-factor difference (another loop order, cache misses, a double accumulator) stays well
+ * under a hundredfold: it is refused past AGREE_SLOWER times the reading. Below AGREE_SLOW_MS a
+ * call costs the user little and a time is mostly the machine's noise (another process's turn
+ * on the CPU is milliseconds), so nothing faster is refused. Each time is the best of up to five
+ * calls (gen_main's time mode), which leaves out a first call's page faults and a preemption. */
+#define AGREE_SLOWER  100.0
+#define AGREE_SLOW_MS 50.0
+/* what the reading may take; slower, it is no yardstick and nothing is timed */
+#define AGREE_READING_SECONDS 60.0
+
+/* The size the two are timed at (out; the caller frees it): the tune size, where the host
+ * path runs and costs most, with every size halved until its buffers fit in AGREE_MAX_BYTES (a
+ * set for a GPU is larger than a check on the CPU should fill); without one, the largest
+ * correctness size. 0 when there is none. */
+static int timing_size(const ch_checklist *c, ch_ck_size *out)
+{
+    memset(out, 0, sizeof *out);
+    const ch_ck_size *from = c->tune.n ? &c->tune : NULL;
+    for (size_t k = 0; !c->tune.n && k < c->n_correctness; k++)
+        if (!from || ch_verify_set_bytes(c, &c->correctness[k]) > ch_verify_set_bytes(c, from))
+            from = &c->correctness[k];
+    if (!from)
+        return 0;
+    ch_ck_size_copy(out, from);
+    for (int k = 0; k < 64 && ch_verify_set_bytes(c, out) > AGREE_MAX_BYTES; k++)
+        for (size_t i = 0; i < out->n; i++)
+            out->values[i] = out->values[i] > 1 ? out->values[i] / 2 : out->values[i];
+    return 1;
+}
+
+/* `exe set time`: the best of its calls in ms, or -1 when it did not print one; *late says
+ * the wall limit (seconds) stopped it. */
+static double time_one(const char *exe, const char *set, double seconds, int *late)
+{
+    static const char key[] = "ch-time: host_ms=";
+    ch_proc_result pr;
+    ch_error e;
+    *late = 0;
+    if (run_mode(exe, set, "time", seconds, &pr, &e) != 0)
+        return -1;
+    const char *t = !pr.timed_out && !pr.signaled && pr.exit_code == 0 && pr.out.data
+                        ? strstr(pr.out.data, key)
+                        : NULL;
+    double ms = t ? atof(t + strlen(key)) : -1;
+    *late = pr.timed_out;
+    ch_proc_result_free(&pr);
+    return ms;
+}
+
+/* Why the reference is too slow (read_ms: the reading's time; ref_ms: the reference's, or -1
+ * when it printed none; late: the limit of `limit` seconds stopped it), or NULL when it is not. */
+static char *too_slow(double read_ms, double ref_ms, double limit, int late)
+{
+    double bound_ms = fmax(AGREE_SLOWER * read_ms, AGREE_SLOW_MS);
+    if (ref_ms > bound_ms)
+        return ch_xasprintf("a call takes %.3g ms where the reading's takes %.3g ms", ref_ms,
+                            read_ms);
+    /* stopped by a limit above the bound: slower than the bound, however much */
+    if (ref_ms < 0 && late && limit * 1e3 >= bound_ms)
+        return ch_xasprintf("it did not finish in %.3g s where the reading's call takes %.3g ms",
+                            limit, read_ms);
+    if (ref_ms < 0 && !late)
+        return ch_xstrdup("it failed when called again on the same inputs (timed)");
+    return NULL;
+}
+
+/* The reference and the reading timed on the same inputs at timing_size. 0 when the reference
+ * is not far slower (or nothing could be timed: the reading's own failure is not the test
+ * author's); -1 with err when it is. */
+static int time_against_reading(const ch_checklist *c, const char *exe, const char *reading_exe,
+                                const char *how, const char *dir, ch_error *err)
+{
+    ch_ck_size size;
+    ch_dataset ds;
+    ch_error e;
+    if (!timing_size(c, &size))
+        return 0;
+    if (ch_data_synthesize_shaped(c, &size, 0x71eeULL, CH_DATA_RANDOM, &ds, &e) != 0) {
+        ch_ck_size_free(&size);
+        return 0;
+    }
+    char *set = ch_path_join(dir, "agree-time");
+    int late = 0, rc = 0;
+    double read_ms = -1;
+    if (ch_mkdir_p(set, &e) == 0 && ch_dataset_write(c, &ds, set, &e) == 0)
+        read_ms = time_one(reading_exe, set, AGREE_READING_SECONDS, &late);
+    if (read_ms >= 0) {
+        double bound_ms = fmax(AGREE_SLOWER * read_ms, AGREE_SLOW_MS);
+        /* five calls within the bound, the program's start and its inputs read fit, with
+         * room for a busy machine: only a reference past the bound waits the limit out */
+        double limit = fmin(fmax(10, 1 + 6 * bound_ms / 1e3), AGREE_READING_SECONDS);
+        double ref_ms = time_one(exe, set, limit, &late);
+        char *why = too_slow(read_ms, ref_ms, limit, late);
+        char *words = why ? ch_ck_size_text(&size) : NULL;
+        if (why)
+            rc = ch_error_set(err,
+                              "reference: the test author's reference for %s is refused: it is "
+                              "far slower than ch-cc's own reading of the spec (%s) at %s: %s "
+                              "(the best of up to 5 calls each; refused past %.0f times the "
+                              "reading and %.0f ms); it would be the host path of the user's "
+                              "program: give it the spec's cost, without loops the spec does "
+                              "not need",
+                              c->name, how ? how : "builtin reader", words, why, AGREE_SLOWER,
+                              AGREE_SLOW_MS);
+        free(words);
+        free(why);
+    }
+    ch_remove_tree(set, &e);
+    free(set);
+    ch_dataset_free(&ds);
+    ch_ck_size_free(&size);
+    return rc;
+}
+
 int ch_reference_agree(const ch_checklist *c, const char *exe, const char *reference_c,
                        const char *reading_exe, const char *how, const char *dir, ch_error *err)
 {
@@ -158,22 +329,24 @@ int ch_reference_agree(const ch_checklist *c, const char *exe, const char *refer
     size_t n_extra = 0, n = agree_sizes(c, reference_c, at, extra, &n_extra);
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0] && rc == 0; s++) {
-            char *why = compare_at(c, exe, reading_exe, dir, at[k], 0xa9eeULL + k, shapes[s]);
+        for (size_t s = 0; s < sizeof cases / sizeof cases[0] && rc == 0; s++) {
+            const agree_case *ac = &cases[s];
+            char *why = compare_at(c, exe, reading_exe, dir, at[k], 0xa9eeULL + k, ac);
             if (!why)
                 continue;
             char *size = ch_ck_size_text(at[k]);
             rc = ch_error_set(err,
                               "reference: the test author's reference for %s is refused: it "
                               "disagrees with ch-cc's own reading of the spec (%s) on %s at "
-                              "%s: %s; if the reading is the wrong one, write the spec so "
+                              "%s: %s; %s%sif the reading is the wrong one, write the spec so "
                               "that it says what you mean",
-                              c->name, how ? how : "builtin reader", shape_words[s], size, why);
+                              c->name, how ? how : "builtin reader", ac->words, size, why,
+                              ac->hint ? ac->hint : "", ac->hint ? "; " : "");
             free(size);
             free(why);
         }
     for (size_t j = 0; j < n_extra; j++)
         ch_ck_size_free(&extra[j]);
     free(at);
-    return rc;
+    return rc ? rc : time_against_reading(c, exe, reading_exe, how, dir, err);
 }

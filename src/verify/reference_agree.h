@@ -9,10 +9,12 @@
 /* Runs the reference program exe (built from reference_c) and the reading's program
  * reading_exe (both built by ch_reference_build, the same main) on every smoke size, the
  * smallest correctness size and the sizes beside the constants reference_c compares with,
- * each on random inputs and on the structured ones (ch_data_shape), in directories under dir,
- * and compares their outputs with the checklist's tolerances. 0 when they agree everywhere; -1
- * with err naming the inputs and the first difference when they do not, or when a run fails.
- * `how` says what the reading is. */
+ * each on random inputs and on the structured ones (ch_data_shape), with buffers carved from
+ * one allocation and with subnormals flushed to zero, in directories under dir, and compares
+ * their buffers with the checklist's tolerances; then times both at the tune size. 0 when they
+ * agree everywhere and the reference is not far slower; -1 with err naming the inputs and the
+ * first difference when they do not, the times when it is, or when a run fails. `how` says
+ * what the reading is. */
 int ch_reference_agree(const ch_checklist *c, const char *exe, const char *reference_c,
                        const char *reading_exe, const char *how, const char *dir, ch_error *err);
 

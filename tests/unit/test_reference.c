@@ -483,3 +483,57 @@ Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .tim
     free(exe);
     fixture_close(&f);
 }
+
+/* attacks7 #14, #30, #31: references right on every input set in the default run and wrong
+ * elsewhere, or far too slow for a host path, are refused, naming what was compared: one that
+ * stops when its buffers are carved from one allocation (either order), one that computes
+ * nothing when subnormals flush to zero (a -ffast-math program), one quadratic where the spec
+ * is linear (timed at the tune size). The honest one is built: none of these refuses it. */
+Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeout = 300)
+{
+    fixture f;
+    fixture_open(&f, "#pragma harness \"y[i] = 2 * x[i]\" extent(x: n, y: n)\n"
+                     "void twice(int n, const double *x, double *y);\n");
+    char *cc_argv[] = {"cc", NULL};
+    const char *reading = "void twice_reference(int n, const double *x, double *y)\n"
+                          "{ for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n";
+    static const struct {
+        const char *src, *says;
+    } hostile[] = {
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ if ((const double *)y == x + n) return;\n"
+         "  for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
+         "(formula) on random inputs in buffers carved from one allocation, adjacent in "
+         "parameter order at n="},
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ if (x == (const double *)y + n) return;\n"
+         "  for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
+         "(formula) on random inputs in buffers carved from one allocation, adjacent in reverse "
+         "parameter order at n="},
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ volatile double probe = 1e-310; double flushed = probe * 1.0;\n"
+         "  for (int i = 0; i < n; i++) y[i] = flushed == 0 ? x[i] : 2 * x[i]; }\n",
+         "(formula) on random inputs with subnormals flushed to zero (FTZ/DAZ, as in a "
+         "program linked with -ffast-math) at n="},
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ for (int i = 0; i < n; i++) { double e = 0;\n"
+         "    for (int j = 0; j < n; j++) e += 0.0 * x[j];\n"
+         "    y[i] = 2 * x[i] + e; } }\n",
+         "it is far slower than ch-cc's own reading of the spec (formula) at n="},
+    };
+    for (size_t k = 0; k < sizeof hostile / sizeof hostile[0]; k++) {
+        ch_oracle o = {NULL, cc_argv, hostile[k].src, 0, reading, "formula", 0};
+        char *exe = NULL;
+        ch_error err;
+        cr_expect_neq(ch_reference_build(&f.c, &o, f.dir, &exe, NULL, &err), 0,
+                      "hostile reference %zu accepted", k);
+        cr_expect_not_null(strstr(err.msg, hostile[k].says), "%zu: %s", k, err.msg);
+        free(exe);
+    }
+    ch_oracle honest = {NULL, cc_argv, reading, 0, reading, "formula", 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_eq(ch_reference_build(&f.c, &honest, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    fixture_close(&f);
+}
