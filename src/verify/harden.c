@@ -97,6 +97,19 @@ static size_t skip_brackets(const char *s, size_t n, size_t p)
     return n;
 }
 
+/* Past a balanced (...) at p (p at '('); n when it does not close. */
+static size_t skip_parens(const char *s, size_t n, size_t p)
+{
+    int depth = 0;
+    for (; p < n; p++) {
+        if (s[p] == '(')
+            depth++;
+        else if (s[p] == ')' && --depth == 0)
+            return p + 1;
+    }
+    return n;
+}
+
 static void refuse(harden_ctx *x, unsigned line, unsigned col, const char *fmt, const char *name)
 {
     if (x->refused)
@@ -166,18 +179,27 @@ static void local_var(harden_ctx *x, CXCursor c, CXCursor parent)
         free(name);
         return;
     }
-    size_t p = skip_blank(x->src, x->len, at + len);
-    while (p < x->len && x->src[p] == '[')
-        p = skip_blank(x->src, x->len, skip_brackets(x->src, x->len, p));
+    /* the rest of the declarator: array bounds, and in a parenthesised one (`T (*p)[4]`,
+     * `T (*f)(int)`) its closing parentheses and a function pointer's parameters; `end` is
+     * right after its last token, where `{}` goes */
+    size_t end = at + len, p = skip_blank(x->src, x->len, end);
+    int closed = 0;
+    for (;;) {
+        if (p < x->len && x->src[p] == '[') {
+            end = skip_brackets(x->src, x->len, p);
+        } else if (p < x->len && x->src[p] == ')' &&
+                   clang_getCursorKind(parent) != CXCursor_CXXCatchStmt) {
+            end = p + 1;
+            closed = 1;
+        } else if (closed && p < x->len && x->src[p] == '(') {
+            end = skip_parens(x->src, x->len, p);
+        } else {
+            break;
+        }
+        p = skip_blank(x->src, x->len, end);
+    }
     char next = p < x->len ? x->src[p] : '\0';
     if (next == ',' || next == ';') {
-        /* right after the declarator: before any blank, so `int a[4] ;` reads `int a[4]{} ;` */
-        size_t end = at + len;
-        size_t q = skip_blank(x->src, x->len, end);
-        while (q < x->len && x->src[q] == '[') {
-            end = skip_brackets(x->src, x->len, q);
-            q = skip_blank(x->src, x->len, end);
-        }
         add_insertion(x, end);
     } else if (next == ')' && clang_getCursorKind(parent) == CXCursor_CXXCatchStmt) {
         /* a catch parameter: the throw writes it */

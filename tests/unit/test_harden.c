@@ -106,11 +106,19 @@ Test(harden, a_constructor_that_leaves_a_member_unwritten_is_refused)
     free(out);
 }
 
-Test(harden, a_declarator_it_cannot_read_is_refused)
+Test(harden, parenthesised_declarators_and_ones_it_cannot_read)
 {
-    char *why =
-        refusal(HEAD "__global__ void k(int *y)\n{\n    int (*p)[4];\n    y[0] = (*p)[0];\n}\n");
-    cr_assert(strstr(why, "line 4:") && strstr(why, "'p'"), "%s", why);
+    char *out =
+        hardened(HEAD "__global__ void k(int *y)\n{\n    extern __shared__ int s[];\n"
+                      "    int (*p)[4], (*q)[4] = reinterpret_cast<int (*)[4]>(s);\n"
+                      "    void (*f)(int);\n    y[0] = (*p)[0] + (*q)[0] + (f ? 1 : 0);\n}\n");
+    cr_assert(strstr(out, "    int (*p)[4]{}, (*q)[4] = reinterpret_cast<int (*)[4]>(s);\n"
+                          "    void (*f)(int){};\n"),
+              "%s", out);
+    free(out);
+    char *why = refusal(HEAD "__global__ void k(int *y)\n{\n    int v __attribute__((unused));\n"
+                             "    y[0] = v;\n}\n");
+    cr_assert(strstr(why, "line 4:") && strstr(why, "'v'"), "%s", why);
     free(why);
 }
 
