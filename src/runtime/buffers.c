@@ -40,12 +40,19 @@ void ch_rt_buffers_free(ch_rt *rt, ch_rt_site_state *st)
     }
 }
 
+/* Bytes past the end of every device buffer that no call uses: the next allocation can never
+ * begin where a buffer's data ends, so a launcher's `y == x + n` (two buffers carved from one
+ * allocation, as a user's program may do and verification may test) is never true of the
+ * runtime's buffers, whatever cudaMalloc packs together (attacks7 #07). Call sizes are below
+ * 2^48 (ch_rt_check_buffers), so the sum cannot overflow. */
+#define GUARD_BYTES 256
+
 int ch_rt_buffers_fit(const ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n)
 {
     if (st->n_dev < (n ? n : 1))
         return 0;
     for (size_t i = 0; i < n; i++)
-        if (!st->dev[i] || st->cap[i] < bufs[i].bytes)
+        if (!st->dev[i] || st->cap[i] < bufs[i].bytes + GUARD_BYTES)
             return 0;
     return 1;
 }
@@ -54,7 +61,7 @@ int ch_rt_buffers_fit(const ch_rt_site_state *st, const ch_rt_buffer *bufs, size
 static int allocate(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n, int exact)
 {
     for (size_t i = 0; i < n; i++) {
-        size_t need = bufs[i].bytes;
+        size_t need = bufs[i].bytes + GUARD_BYTES;
         if (st->dev[i] && st->cap[i] >= need)
             continue;
         size_t want = exact ? ch_rt_grow(0, need) : ch_rt_grow(st->cap[i], need);

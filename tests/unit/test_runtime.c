@@ -706,6 +706,33 @@ static void fake_rt_init(void)
     ch_rt_init(&fake_rt, &fake_ops, &t);
 }
 
+/* no device buffer ends where another could begin: each has room past its data (attacks7
+ * #07, a launcher testing y == x + n), at sizes that are multiples of what allocations round
+ * to, and after growing */
+Test(runtime_call, device_buffers_have_room_past_their_data)
+{
+    fake_rt_init();
+    ch_rt_site site = CH_RT_SITE_INIT("xyz");
+    size_t sizes[] = {256, 4096, 1u << 20, 3u << 20};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        host_data h;
+        host_make(&h, sizes[k], 0, (unsigned)k + 5);
+        xyz_ctx ctx = {0};
+        cr_assert_eq(call_xyz(&fake_rt, &site, &h, &ctx), 0);
+        cr_assert(host_check(&h, (unsigned)k + 5, 1));
+        int dev = 0;
+        for (int i = 0; i < fk.n_blocks; i++)
+            if (fk.blocks[i].p && !fk.blocks[i].pinned) {
+                dev++;
+                cr_assert_geq(fk.blocks[i].n, sizes[k] + 256, "%zu bytes for %zu", fk.blocks[i].n,
+                              sizes[k]);
+            }
+        cr_assert_eq(dev, 3, "one device buffer a parameter");
+        host_free(&h);
+    }
+    ch_rt_destroy(&fake_rt);
+}
+
 Test(runtime_call, round_trips_around_chunk_boundaries)
 {
     fake_rt_init();
