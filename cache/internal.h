@@ -14,7 +14,9 @@ struct ch_cache {
     ch_storage storage; /* the tiers: the local store and the remotes behind it (owned) */
     ch_signer signer;   /* writes are signed with it when have_signer */
     int have_signer;
-    ch_trust trust;          /* remote entries are read only when signed by one of these */
+    ch_trust trust;          /* remote entries (and local copies of them) are used only when
+                                signed by one of these */
+    char *trust_fault;       /* why trusted_keys could not be read (owned), or NULL */
     int unsigned_read_said;  /* "no trusted_keys" said once per handle */
     int unsigned_write_said; /* "no sign_key" said once per handle */
     int stats_damage_said;   /* a damaged stats file said once per handle */
@@ -30,7 +32,9 @@ struct ch_cache {
 int ch_stats_add(ch_cache *c, const ch_cache_stats *delta, ch_error *err);
 
 /* ---- store.c: the local store, the front's first tier ---- */
-/* key's entry in the local store: 1 hit, 0 miss (damage removed and counted), -1 error. */
+/* key's entry in the local store: 1 hit, 0 miss (damage removed and counted), 2 refused (a
+ * copy of a remote entry whose signer trusted_keys no longer lists: said, counted, removed; the
+ * remotes hold the same entry and are not asked), -1 error. */
 int ch_local_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_stats *delta,
                     ch_error *err);
 /* Keeps a local copy of hit (read from a remote); a failure only costs the copy. */

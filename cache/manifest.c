@@ -12,7 +12,7 @@
 #include "ch/types.h"
 #include "hex.h"
 
-#define MAGIC "ch-cc-direct 2\n"
+#define MAGIC "ch-cc-direct 3\n"
 
 /* A manifest lists a command's inputs and their hashes: KiB. One far larger is damage, refused
  * before it is read. */
@@ -124,6 +124,32 @@ static int files_unchanged(const char **p, const char *end)
     return 1;
 }
 
+/* Nonzero when path is a regular file (what an include search takes). */
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Checks the "probe" lines at *p: 1 each path is still a file or still not one, 0 one changed
+ * (an include would now find another file), -1 damaged. */
+static int probes_unchanged(const char **p, const char *end)
+{
+    while ((size_t)(end - *p) > 8 && strncmp(*p, "probe ", 6) == 0) {
+        const char *line = *p + 6;
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        if (!nl || nl - line < 3 || (line[0] != '0' && line[0] != '1') || line[1] != ' ')
+            return -1;
+        char *path = ch_xasprintf("%.*s", (int)(nl - line - 2), line + 2);
+        int same = is_file(path) == (line[0] == '1');
+        free(path);
+        if (!same)
+            return 0;
+        *p = nl + 1;
+    }
+    return 1;
+}
+
 int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *hit,
                        const char **why)
 {
@@ -150,6 +176,11 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
     if (ok)
         p += magic;
     int unchanged = ok ? files_unchanged(&p, end) : -1;
+    const char *changed = "a file it read changed";
+    if (unchanged == 1) {
+        unchanged = probes_unchanged(&p, end);
+        changed = "an include would now find another file";
+    }
     size_t dep_len = 0, obj_len = 0, page_len = 0;
     char *page_name = NULL;
     if (unchanged == 1 &&
@@ -160,7 +191,7 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
         unchanged = -1;
     }
     if (unchanged != 1) {
-        *why = unchanged == 0 ? "a file it read changed" : "a damaged manifest";
+        *why = unchanged == 0 ? changed : "a damaged manifest";
         free(data);
         return 0;
     }
@@ -218,6 +249,25 @@ static int add_file(ch_strbuf *sb, const char *path, long long started, const ch
     return 0;
 }
 
+/* Appends "probe <1|0> PATH" for path: whether it is a file now; 0 done, 1 refused (*why). */
+static int add_probe(ch_strbuf *sb, const char *path, long long started, const char **why)
+{
+    struct stat st;
+    if (strchr(path, '\n')) {
+        *why = "a file name holds a newline";
+        return 1;
+    }
+    int file = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    /* one that appeared since the command began may be what the compile found, not the file
+     * the listing says it read */
+    if (file && ((long long)st.st_mtime >= started || (long long)st.st_ctime >= started)) {
+        *why = "a header in the include path appeared during the compile";
+        return 1;
+    }
+    ch_strbuf_addf(sb, "probe %d %s\n", file, path);
+    return 0;
+}
+
 int ch_manifest_write(const char *cache_dir, const char *key, const ch_manifest_record *r,
                       const char **why, ch_error *err)
 {
@@ -232,6 +282,8 @@ int ch_manifest_write(const char *cache_dir, const char *key, const ch_manifest_
     int rc = 0;
     for (size_t i = 0; i < r->n_files && rc == 0; i++)
         rc = add_file(&sb, r->files[i], r->started, why, err);
+    for (size_t i = 0; i < r->n_probes && rc == 0; i++)
+        rc = add_probe(&sb, r->probes[i], r->started, why);
     if (rc == 0) {
         size_t dep_len = r->dep ? r->dep_len : 0;
         ch_strbuf_addf(&sb, "dep %zu\nobj %zu\n", dep_len, r->obj_len);

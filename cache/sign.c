@@ -188,6 +188,24 @@ static int trusted(const ch_trust *t, const unsigned char *pub)
     return 0;
 }
 
+int ch_sign_signer_trusted(const ch_trust *t, const ch_strvec *meta, ch_error *err)
+{
+    int count;
+    const char *sig_line = find_sig(meta, &count);
+    if (!sig_line)
+        return 0; /* built here: nobody else vouched for it, nothing to take back */
+    unsigned char pub[CH_SIGN_PUBLIC_BYTES];
+    if (count > 1 || strlen(sig_line) < PUB_HEX ||
+        from_hex(sig_line, PUB_HEX, pub, sizeof pub) != 0)
+        return ch_error_set(err, "its record of who signed it is malformed");
+    if (!trusted(t, pub))
+        return ch_error_set(err,
+                            "it was fetched from a remote signed by key %.64s, which trusted_keys "
+                            "no longer lists",
+                            sig_line);
+    return 0;
+}
+
 int ch_sign_check(const ch_trust *t, const char *key, const ch_cache_file *files, size_t n,
                   const ch_strvec *meta, int *with_objects, ch_error *err)
 {

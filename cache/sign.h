@@ -49,6 +49,12 @@ char *ch_sign_entry(const ch_signer *s, const char *key, const ch_cache_file *fi
 int ch_sign_check(const ch_trust *t, const char *key, const ch_cache_file *files, size_t n,
                   const ch_strvec *meta, int *with_objects, ch_error *err);
 
+/* Whether a local copy of a remote entry may still be used: the sig= line of its meta (kept
+ * with the copy) names the key that signed it, which must still be in t; a key removed from
+ * trusted_keys takes back what it signed. 0: usable (or no sig= line: built locally); -1 with
+ * err naming the signer. */
+int ch_sign_signer_trusted(const ch_trust *t, const ch_strvec *meta, ch_error *err);
+
 /* Nonzero for a file that is a compiled object (objects/...). */
 int ch_sign_is_object(const char *name);
 

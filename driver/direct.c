@@ -91,7 +91,8 @@ int ch_direct_serve(ch_driver *d, size_t input, int *status)
 }
 
 /* The real compiler's arguments for listing the files it reads: the user's, without outputs,
- * inputs and dependency options, plus -M. */
+ * inputs and dependency options, plus -M, and -v for its include search list (which paths a
+ * new header could shadow one read from). */
 static void deps_argv(const ch_driver *d, const ch_input *in, char *compiler, ch_strvec *argv)
 {
     const ch_args *a = &d->args;
@@ -118,6 +119,7 @@ static void deps_argv(const ch_driver *d, const ch_input *in, char *compiler, ch
             ch_strvec_push(argv, s);
     }
     ch_strvec_push(argv, "-M");
+    ch_strvec_push(argv, "-v");
     ch_strvec_push(argv, "-MT");
     ch_strvec_push(argv, "x");
     ch_strvec_push(argv, in->path);

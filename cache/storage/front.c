@@ -125,11 +125,11 @@ static void open_remotes(ch_cache *c, const ch_cache_opts *o)
     }
     if (c->storage.n == 0)
         return;
-    ch_error e;
-    if (ch_trust_parse(o->trusted_keys, &c->trust, &e) != 0) {
-        ch_cache_warn(c, "remote cache reads off: %s", e.msg);
+    if (c->trust_fault) {
+        ch_cache_warn(c, "remote cache reads off: %s", c->trust_fault);
         c->unsigned_read_said = 1;
     }
+    ch_error e;
     if (o->sign_key && *o->sign_key) {
         if (ch_sign_load_secret(o->sign_key, &c->signer, &e) == 0)
             c->have_signer = 1;
@@ -145,6 +145,11 @@ int ch_storage_open(ch_cache *c, const ch_cache_opts *o, ch_error *err)
     if (open_local(&c->storage.local, o, err) != 0)
         return -1;
     c->storage.remote_only_read = o->remote_only_read;
+    /* parsed with or without a remote: local copies of remote entries are checked against it
+     * on every use (ch_local_lookup) */
+    ch_error e;
+    if (o->trusted_keys && *o->trusted_keys && ch_trust_parse(o->trusted_keys, &c->trust, &e) != 0)
+        c->trust_fault = ch_xstrdup(e.msg);
     if (o->remote && *o->remote)
         open_remotes(c, o);
     return 0;
@@ -544,6 +549,8 @@ int ch_storage_lookup(ch_cache *c, const char *key, ch_cache_hit *hit, ch_cache_
                       ch_error *err)
 {
     int rc = ch_local_lookup(c, key, hit, delta, err);
+    if (rc == 2)
+        return 0;
     if (rc != 0 || !ch_storage_usable(c))
         return rc;
     if (read_remotes(c, key, hit, delta) <= 0)

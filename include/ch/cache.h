@@ -161,7 +161,8 @@ typedef struct ch_cache_stats {
     unsigned long long gpu_runs;        /* candidates run on a GPU (verification stages 2-5) */
     unsigned long long host_fallbacks;  /* entries built with their host path only */
     unsigned long long remote_rejected; /* remote entries or object records/objects refused:
-                                           unsigned, untrusted, altered, from another entry */
+                                           unsigned, untrusted, altered, from another entry;
+                                           local copies whose signer is no longer trusted */
     unsigned long long direct_hits;     /* objects served from a direct-mode manifest */
     unsigned long long direct_misses;   /* direct-mode lookups that went the full path */
     /* entry outcomes (src/pipeline/: ch_session_entry); host_fallbacks is the sum of the

@@ -6,10 +6,12 @@
  * The key covers what decides the object besides file contents: ch-cc's own binary (path,
  * size, mtime: a rebuilt ch-cc misses), the working directory, the source path, every argument
  * as expanded, the real compiler and nvcc (resolved path, size, mtime), the settings that
- * change outcomes, the environment the preprocessor reads, and the GPUs the NVIDIA driver
- * lists. The manifest then lists every file the preprocessor read, with content hashes, learnt
- * at record time from the real compiler's own `-M` (the compiler that made the object, with the
- * user's include paths and its built-in headers); it costs one preprocess, on a miss only.
+ * change outcomes (a trusted_keys file by its content), the environment the preprocessor
+ * reads, and the GPUs the NVIDIA driver lists. The manifest then lists every file the
+ * preprocessor read, with content hashes, learnt at record time from the real compiler's own
+ * `-M` (the compiler that made the object, with the user's include paths and its built-in
+ * headers), and the paths where a new header would be found before one read (from its `-v`
+ * search list); it costs one preprocess, on a miss only.
  *
  * Library code that the thin binary links: no libclang, libcurl or cJSON here, and nothing
  * printed (warnings are handed back). Internal to ch-cc (not installed). */
@@ -54,7 +56,15 @@ int ch_direct_mode_serve(const char *cache_dir, const char *key, const ch_direct
 /* Splits make's "x: a b \\\n c" into paths ("\\ " is a space in a name). */
 void ch_direct_mode_parse_deps(const char *text, ch_strvec *files);
 
-/* After a successful compile: runs deps_argv (the real compiler listing what it reads, `-M`),
+/* The paths whose being a file or not decides which files the include search finds (see
+ * src/pipeline/direct_search.c), from report (the compiler's `-v` report of its search list)
+ * and files (what `-M` listed): sorted, without the files themselves. -1 with err when the
+ * search cannot be known (no search list, frameworks, a computed __has_include, too many). */
+int ch_direct_search_probes(const char *report, const ch_strvec *files, ch_strvec *probes,
+                            ch_error *err);
+
+/* After a successful compile: runs deps_argv (the real compiler listing what it reads, `-M`,
+ * and its include search list, `-v`),
  * and records key's manifest with the object at obj, the dep file at dep (NULL: none asked
  * for) and the report page (page, its name page_name; NULL: none). started: unix seconds
  * when the command began. Best effort: 0 recorded, -1 not (why in err). */

@@ -7,12 +7,14 @@
  * the preprocessor read for that command (source first), the dependency file the command wrote
  * (when it asked for one), the final object and the report page the build wrote (when the
  * report_dir setting asked for one). A lookup hits only when every listed file still has its
- * recorded hash. One manifest per key: a new record replaces the old one.
+ * recorded hash and every path the include search would consult (src/pipeline/direct_search.c)
+ * is still a file, or still not one. One manifest per key: a new record replaces the old one.
  *
  * Layout: <cache_dir>/direct/<2 hex>/<30 hex>, one file written by temp file + rename
  * (concurrent writers: the last rename wins, a reader sees a whole manifest or none):
- *   ch-cc-direct 2
+ *   ch-cc-direct 3
  *   file <32 hex XXH3-128> <path>      (one per file read, in the order recorded)
+ *   probe <1|0> <path>                 (one per include candidate: 1 a file, 0 not one)
  *   dep <bytes>
  *   obj <bytes>
  *   page <bytes> <file name>           (0 bytes and no name: no page was written)
@@ -44,9 +46,9 @@ typedef struct ch_manifest_hit {
 
 void ch_manifest_hit_free(ch_manifest_hit *h);
 
-/* 1 with *hit filled when the manifest of key exists and every file it lists still has its
- * recorded content; 0 when there is none or something changed (why, in *why, static text);
- * a damaged manifest is a miss too. Never writes. */
+/* 1 with *hit filled when the manifest of key exists, every file it lists still has its
+ * recorded content and every probe its recorded state; 0 when there is none or something changed
+ * (why, in *why, static text); a damaged manifest is a miss too. Never writes. */
 int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *hit,
                        const char **why);
 
@@ -55,6 +57,8 @@ int ch_manifest_lookup(const char *cache_dir, const char *key, ch_manifest_hit *
 typedef struct ch_manifest_record {
     char *const *files;
     size_t n_files;
+    char *const *probes; /* paths whose being a file or not decides what an include finds */
+    size_t n_probes;
     const char *dep; /* NULL: the command wrote none */
     size_t dep_len;
     const char *obj;
@@ -66,8 +70,9 @@ typedef struct ch_manifest_record {
                               (during the compile) makes the record unsafe */
 } ch_manifest_record;
 
-/* Writes the manifest of key. 1 when written; 0 when refused (a file too new, or using
- * __DATE__/__TIME__/__TIMESTAMP__: *why says which); -1 with err on an I/O error. */
+/* Writes the manifest of key. 1 when written; 0 when refused (a file or a probed header too
+ * new, or using __DATE__/__TIME__/__TIMESTAMP__: *why says which); -1 with err on an I/O
+ * error. */
 int ch_manifest_write(const char *cache_dir, const char *key, const ch_manifest_record *r,
                       const char **why, ch_error *err);
 

@@ -16,6 +16,8 @@
 #include "ch/output.h"
 #include "ch/proc.h"
 
+extern char **environ;
+
 /* Settings that never change an object: where things go, how long to wait, secrets. A
  * manifest keeps the report page, which report_dir only places. */
 static const char *const unkeyed_settings[] = {
@@ -64,6 +66,21 @@ static void push_gpus(ch_strvec *parts)
     ch_strvec_push_owned(parts, ch_strbuf_detach(&sb));
 }
 
+/* trusted_keys as keys, not as a name: a value with a '/' is a file of keys (as ch_trust_parse
+ * reads it), whose content joins the key, so a key removed from the file (revoked) misses
+ * every manifest recorded while it was trusted (attacks7 #26). */
+static void push_trusted_keys(ch_strvec *parts, const char *value)
+{
+    char hex[33];
+    ch_error err;
+    if (!strchr(value, '/'))
+        return; /* the keys themselves: keyed with the other settings */
+    if (ch_manifest_hash_file(value, hex, &err) == 0)
+        ch_strvec_push_owned(parts, ch_xasprintf("trusted_keys content=%s", hex));
+    else
+        ch_strvec_push(parts, "trusted_keys content=unreadable");
+}
+
 int ch_direct_mode_key(const ch_direct_command *c, char key[33])
 {
     char *cwd = getcwd(NULL, 0);
@@ -82,6 +99,7 @@ int ch_direct_mode_key(const ch_direct_command *c, char key[33])
         if (!is_unkeyed(ch_settings[i].key))
             ch_strvec_push_owned(&parts,
                                  ch_xasprintf("set %s=%s", ch_settings[i].key, c->cfg->values[i]));
+    push_trusted_keys(&parts, ch_config_get(c->cfg, "trusted_keys"));
     for (size_t i = 0; keyed_env[i]; i++) {
         const char *v = getenv(keyed_env[i]);
         ch_strvec_push_owned(&parts,
@@ -256,13 +274,27 @@ static const char *uses_incbin(const ch_strvec *files)
     return NULL;
 }
 
+/* The environment with LC_ALL=C: the `-v` report is read by its English words, which a
+ * translated compiler would say otherwise (and a partly translated one only in part). */
+static void c_locale_env(ch_strvec *env)
+{
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, "LC_ALL=", 7) != 0)
+            ch_strvec_push(env, *e);
+    ch_strvec_push(env, "LC_ALL=C");
+}
+
 int ch_direct_mode_record(const char *cache_dir, const char *key, char *const *deps_argv,
                           const char *obj_path, const char *dep_path, const char *page,
                           const char *page_name, long long started, ch_error *err)
 {
-    ch_strvec files;
+    ch_strvec files, probes, env;
     ch_strvec_init(&files);
+    ch_strvec_init(&probes);
+    ch_strvec_init(&env);
+    c_locale_env(&env);
     ch_proc_opts opts = {0};
+    opts.envp = env.items;
     opts.capture_stdout = 1;
     opts.capture_stderr = 1;
     opts.stdin_path = "/dev/null";
@@ -281,6 +313,10 @@ int ch_direct_mode_record(const char *cache_dir, const char *key, char *const *d
     if (incbin)
         rc = ch_error_set(err, "not recorded: %s uses .incbin, whose file no manifest can check",
                           incbin);
+    /* the include search as it stands: where a new header would shadow one read (#13) */
+    if (rc == 0 &&
+        ch_direct_search_probes(res.err.data ? res.err.data : "", &files, &probes, err) != 0)
+        rc = ch_error_prefix(err, "not recorded");
     if (rc == 0)
         add_named_files(deps_argv, &files);
     /* only an object in a regular file is kept (-o /dev/null: nothing to serve later) */
@@ -294,6 +330,8 @@ int ch_direct_mode_record(const char *cache_dir, const char *key, char *const *d
     if (rc == 0) {
         ch_manifest_record r = {.files = files.items,
                                 .n_files = files.len,
+                                .probes = probes.items,
+                                .n_probes = probes.len,
                                 .dep = dep,
                                 .dep_len = dep_len,
                                 .obj = obj,
@@ -317,5 +355,7 @@ int ch_direct_mode_record(const char *cache_dir, const char *key, char *const *d
     free(dep);
     ch_proc_result_free(&res);
     ch_strvec_free(&files);
+    ch_strvec_free(&probes);
+    ch_strvec_free(&env);
     return rc;
 }

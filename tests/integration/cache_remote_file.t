@@ -9,6 +9,8 @@
 # local build works. Objects are items beside their entry: adding one to an entry writes
 # that object and the entry's record (file mtimes show nothing else is written); an object
 # swapped in from another entry or listed by an unsigned record is refused, the entry served.
+# A key removed from trusted_keys takes back what it signed: local copies and direct-mode hits
+# of its entries are refused (attacks7 #26).
 # Entries go through tests/fakes/cache_torture and real ch-cc builds.
 . "$(dirname "$0")/../lib/tap.sh"
 T="${CH_CC_TEST_BUILD:-$CH_CC_SRC/build/asan}/tests/fakes/cache_torture"
@@ -172,4 +174,50 @@ is "$(echo $(cat "$TEST_DIR/out.S"))" "hit miss generated miss" "hit before, loc
 is "$(warnings_in "$TEST_DIR/err.S")" 1 "one warning"
 like "$(cat "$TEST_DIR/err.S")" "shared cache directory .* is now a link" "the warning says the share is a link"
 is "$(find "$TEST_DIR/victim2" | wc -l)" 1 "nothing is written where the link points"
+rm "$SHARE" && mv "$SHARE.real" "$SHARE"
+
+# --- a revoked key takes back what it signed (attacks7 #26) -----------------------------------
+# a reader trusts the team key through a FILE of keys and reads a real entry through the share
+# (with direct mode recording the build); the key is then removed from the file. The local copy
+# of what it signed is refused (a miss, one warning naming the key, remote_rejected), with
+# other flags and with the same command (the direct-mode key covers the file's keys, not its
+# name). The reader has no agent: what is not served is the host path.
+"$CH_CC_BIN" --harness-keygen="$TEST_DIR/other" >/dev/null
+TEAM=$(cat "$TEST_DIR/team/ch-cc-sign.pub")
+mkdir -p "$TEST_DIR/rv" && cd "$TEST_DIR/rv" || exit 1
+cat > k.c <<'C'
+#pragma harness "y[i] = 3 * x[i]" extent(x: n, y: n) tune(n = 1 << 20)
+void scale(int n, const float *x, float *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = 3 * x[i];
+}
+C
+echo "$TEAM" > "$TEST_DIR/trusted.txt"
+sleep 1
+# the team's writer (the release binary: a generation under ASan is slow)
+CH_CC_CACHE_DIR="$TEST_DIR/RW" "${CH_CC_REL_BIN:-$CH_CC_BIN}" -O2 -c k.c -o w.o 2>/dev/null
+ok $? "the writer builds and signs the entry"
+reader() { # reader FLAGS...: builds k.c with the reader's settings, stderr to err.rv
+    CH_CC_CACHE_DIR="$TEST_DIR/RR" CH_CC_TRUSTED_KEYS="$TEST_DIR/trusted.txt" CH_CC_SIGN_KEY= \
+        CH_CC_REMOTE_ONLY_READ=1 CH_CC_PROVIDER=none "$CH_CC_BIN" "$@" -c k.c -o k.o 2>err.rv
+}
+rv_stats() { echo "$(stat_of "$TEST_DIR/RR" hits) $(stat_of "$TEST_DIR/RR" direct_hits) $(stat_of "$TEST_DIR/RR" remote_rejected)"; }
+reader -O2
+is "$(stat_of "$TEST_DIR/RR" remote_hits) $(rv_stats)" "1 1 0 0" "revocation: the reader takes the signed entry through the share"
+reader -O2
+is "$(rv_stats)" "1 1 0" "revocation: the same command again is a direct hit"
+printf '# team key revoked\n%s\n' "$(cat "$TEST_DIR/other/ch-cc-sign.pub")" > "$TEST_DIR/trusted.txt"
+reader -O1
+ok $? "revocation: a build with other flags works"
+is "$(rv_stats)" "1 1 1" "revocation: the local copy is not a hit; refused, counted in remote_rejected"
+is "$(grep -c 'refused' err.rv)" 1 "revocation: one warning"
+like "$(cat err.rv)" "signed by key $TEAM, which trusted_keys no longer lists" "revocation: it names the key"
+reader -O2
+ok $? "revocation: the first command again works"
+is "$(rv_stats)" "1 1 2" "revocation: not a direct hit; the share's copy is refused too"
+like "$(cat err.rv)" "signed by $(echo "$TEAM" | cut -c1-16)" "revocation: its warning names the key"
+echo "$TEAM" > "$TEST_DIR/trusted.txt"
+reader -O2
+is "$(rv_stats)" "1 2 2" "revocation: trusted again, the manifest recorded under that trust serves"
 done_testing

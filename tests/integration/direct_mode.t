@@ -1,8 +1,10 @@
 #!/bin/bash
 # Direct mode: a warm rebuild of an annotated file is served by the thin binary from its
 # manifest (no ch-cc-full, no libclang, no compiler); an edited header, a -D, another host
-# compiler miss; the dep file comes back on a hit; a read-only cache still serves; make -j8
-# of many annotated files gives the cold build's objects with consistent counters.
+# compiler miss; the dep file comes back on a hit; a read-only cache still serves; a header
+# that would now shadow one read (earlier -I, the includer's directory, #include_next,
+# __has_include) is a miss; make -j8 of many annotated files gives the cold build's objects
+# with consistent counters.
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$TEST_DIR"
 command -v strace >/dev/null || skip_all "strace is needed to see what a hit runs"
@@ -105,6 +107,47 @@ for round in 1 2; do
     [ "$round" = 1 ] && printf '*cpp:\n+ -DVAL=2\n\n' > my.specs && printf 'new' > blob.bin && sleep 1
 done
 is "$(./prog)" "2 new" "a changed specs file and a changed .incbin file are built again, not served"
+cd ..
+
+# a header that would now be found before the one read (attacks7 #13): with -Iinc1 -Imid
+# -Iinc2, each value's header is read from inc2 (or, quoted, through -I from a header in sub/);
+# then a new file appears earlier in each search: inc1/val.h for <val.h>, sub/q.h beside the
+# header that includes "q.h", mid/nx.h where inc1/nx.h's #include_next now stops, and
+# inc2/hv.h that __has_include(<hv.h>) now sees. Each build after one appears is built again
+mkdir -p shadow/inc1 shadow/mid shadow/inc2 shadow/sub && cd shadow
+printf '#define VAL 1\n' > inc2/val.h
+printf '#include "q.h"\n' > sub/wrap.h
+printf '#define Q 1\n' > inc2/q.h
+printf '#include_next <nx.h>\n' > inc1/nx.h
+printf '#define NX 1\n' > inc2/nx.h
+{ cat ../k.c; printf '#include <val.h>\n#include "sub/wrap.h"\n#include <nx.h>\n'
+  printf '#if __has_include(<hv.h>)\n#define HV 2\n#else\n#define HV 1\n#endif\n'
+  echo 'int get_val(void) { return VAL * 1000 + Q * 100 + NX * 10 + HV; }'; } > v.c
+printf '#include <stdio.h>\nint get_val(void);\nint main(void) { printf("%%d\\n", get_val()); return 0; }\n' > main.c
+sflags="-O2 -Iinc1 -Imid -Iinc2 -I../inc"
+sleep 1
+"$CH_CC_BIN" $sflags -c v.c -o v.o 2>/dev/null && cc main.c v.o -o prog
+is "$(./prog)" 1111 "shadowing: the cold build reads every header from inc2"
+hits=$(counter direct_hits)
+"$CH_CC_BIN" $sflags -c v.c -o v.o 2>/dev/null
+is "$(counter direct_hits)" $((hits + 1)) "shadowing: nothing new in the search path: a direct hit"
+want=1111
+for new in 'inc1/val.h:VAL' 'sub/q.h:Q' 'mid/nx.h:NX' 'inc2/hv.h:'; do
+    file=${new%%:*} macro=${new#*:}
+    sleep 1
+    if [ -n "$macro" ]; then printf '#define %s 2\n' "$macro" > "$file"; else : > "$file"; fi
+    case $macro in VAL) want=$((want + 1000)) ;; Q) want=$((want + 100)) ;;
+        NX) want=$((want + 10)) ;; *) want=$((want + 1)) ;; esac
+    sleep 1
+    hits=$(counter direct_hits) misses=$(counter direct_misses)
+    "$CH_CC_BIN" $sflags -c v.c -o v.o 2>/dev/null && cc main.c v.o -o prog
+    is "$(counter direct_hits) $(counter direct_misses)" "$hits $((misses + 1))" \
+        "shadowing: a new $file is a direct miss"
+    is "$(./prog)" "$want" "shadowing: and the object is built with what the search finds now"
+done
+hits=$(counter direct_hits)
+"$CH_CC_BIN" $sflags -c v.c -o v.o 2>/dev/null
+is "$(counter direct_hits)" $((hits + 1)) "shadowing: the rebuild after the last one hits"
 cd ..
 
 # make -j8 over many annotated files: cold, then warm after touching every file

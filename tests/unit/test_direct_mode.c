@@ -71,6 +71,17 @@ Test(direct_mode, key_covers_what_decides_the_object)
     key_of("/bin/true", base_args, other);
     unsetenv("CPATH");
     cr_assert_str_neq(again, other, "the preprocessor's environment is keyed");
+    /* a file of trusted keys by its keys: one removed (revoked) misses (attacks7 #26) */
+    char *keys = ch_path_join(tmp_dir, "trusted.txt");
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(keys, "aa\nbb\n", 6, 0, &err), 0, "%s", err.msg);
+    set("trusted_keys", keys);
+    key_of("/bin/true", base_args, first);
+    cr_assert_eq(ch_write_file_atomic(keys, "aa\n", 3, 0, &err), 0, "%s", err.msg);
+    key_of("/bin/true", base_args, other);
+    cr_assert_str_neq(first, other, "the keys in the trusted_keys file are keyed");
+    set("trusted_keys", "");
+    free(keys);
 }
 
 Test(direct_mode, deps_in_make_syntax)
@@ -97,6 +108,85 @@ static char *write_in_tmp(const char *name, const char *text)
     return path;
 }
 
+/* what a fake compiler writes to stderr for -v: its include search list */
+#define SEARCH_LIST                                                                                \
+    "printf '#include \"...\" search starts here:\\n#include <...> search starts here:\\n"         \
+    " /nonexistent-include\\nEnd of search list.\\n' >&2; "
+
+static int probes_of(const char *report, char *const *read, ch_strvec *probes, ch_error *err)
+{
+    ch_strvec files;
+    ch_strvec_init(&files);
+    for (size_t i = 0; read[i]; i++)
+        ch_strvec_push(&files, read[i]);
+    int rc = ch_direct_search_probes(report, &files, probes, err);
+    ch_strvec_free(&files);
+    return rc;
+}
+
+static int has(const ch_strvec *v, const char *s)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (strcmp(v->items[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* the places an include could find another file (attacks7 #13): every directory of the search
+ * list, ignored ones included, and every includer's, under every name a read file has there */
+Test(direct_mode, search_probes_cover_every_earlier_place)
+{
+    const char *report = "ignoring nonexistent directory \"inc1\"\n"
+                         "#include \"...\" search starts here:\n"
+                         " quote\n"
+                         "#include <...> search starts here:\n"
+                         " ./inc2/\n"
+                         " /usr/include\n"
+                         "End of search list.\n";
+    char *const read[] = {"k.c", "inc2/val.h", "inc2/sub/w.h", "/usr/include/stdio.h", NULL};
+    ch_strvec probes;
+    ch_strvec_init(&probes);
+    ch_error err;
+    cr_assert_eq(probes_of(report, read, &probes, &err), 0, "%s", err.msg);
+    cr_assert(has(&probes, "inc1/val.h"), "a missing -I directory before the one that found it");
+    cr_assert(has(&probes, "quote/val.h"), "an -iquote directory");
+    cr_assert(has(&probes, "inc2/sub/val.h"), "an includer's directory");
+    cr_assert(has(&probes, "inc1/sub/w.h"), "a name with a directory part");
+    cr_assert(has(&probes, "/usr/include/val.h"), "a system directory");
+    cr_assert(has(&probes, "inc1/stdio.h"), "a system header's name in a user's directory");
+    cr_assert(!has(&probes, "inc2/val.h"), "a file read is checked by its hash, not probed");
+    ch_strvec_free(&probes);
+}
+
+/* what cannot be known is refused: no search list, a framework, a computed __has_include */
+Test(direct_mode, search_probes_refuse_what_they_cannot_know)
+{
+    char *const none[] = {"k.c", NULL};
+    ch_strvec probes;
+    ch_strvec_init(&probes);
+    ch_error err;
+    cr_assert_eq(probes_of("nvcc says nothing of it\n", none, &probes, &err), -1);
+    cr_assert(strstr(err.msg, "search path"), "%s", err.msg);
+    cr_assert_eq(probes_of("#include <...> search starts here:\n /Library/F (framework "
+                           "directory)\nEnd of search list.\n",
+                           none, &probes, &err),
+                 -1);
+    cr_assert(strstr(err.msg, "not a plain one"), "%s", err.msg);
+    char *hdr = write_in_tmp("h.h", "#if __has_include(HDR)\n#endif\n");
+    char *const computed[] = {hdr, NULL};
+    cr_assert_eq(probes_of("#include <...> search starts here:\nEnd of search list.\n", computed,
+                           &probes, &err),
+                 -1);
+    cr_assert(strstr(err.msg, "computed"), "%s", err.msg);
+    free(write_in_tmp("h.h", "#ifdef __has_include\n#if __has_include(<opt.h>)\n#endif\n#endif\n"));
+    cr_assert_eq(probes_of("#include <...> search starts here:\n /x\nEnd of search list.\n",
+                           computed, &probes, &err),
+                 0, "%s", err.msg);
+    cr_assert(has(&probes, "/x/opt.h"), "a literal __has_include name is probed");
+    ch_strvec_free(&probes);
+    free(hdr);
+}
+
 static char *read_text(const char *path)
 {
     char *text = NULL;
@@ -115,7 +205,7 @@ Test(direct_mode, record_serves_until_a_read_file_changes)
     char *cache = ch_path_join(tmp_dir, "cache");
     ch_error err;
     cr_assert_eq(ch_mkdir_p(cache, &err), 0, "%s", err.msg);
-    char *script = ch_xasprintf("printf 'x: %s\\n'", src);
+    char *script = ch_xasprintf(SEARCH_LIST "printf 'x: %s\\n'", src);
     char *const deps[] = {"/bin/sh", "-c", script, NULL};
     const char key[] = "00112233445566778899aabbccddeeff";
     cr_assert_eq(ch_direct_mode_record(cache, key, deps, obj, dep, NULL, NULL,
@@ -170,7 +260,7 @@ Test(direct_mode, record_refuses_what_it_cannot_serve)
                                        (long long)time(NULL) + 5, &err),
                  -1);
     cr_assert(strstr(err.msg, "status 3"), "%s", err.msg);
-    char *const deps[] = {"/bin/sh", "-c", "echo 'x: /dev/null'", NULL};
+    char *const deps[] = {"/bin/sh", "-c", SEARCH_LIST "echo 'x: /dev/null'", NULL};
     cr_assert_eq(ch_direct_mode_record(cache, key, deps, "/dev/null", NULL, NULL, NULL,
                                        (long long)time(NULL) + 5, &err),
                  -1);
