@@ -61,7 +61,8 @@ typedef struct ch_subset_finding {
     const char *rule; /* "parse", "indirect-call", "function-pointer", "lambda", "virtual",
                          "cast", "union", "builtin", "asm", "goto", "call", "device-deref",
                          "host-store", "pointer-value", "provenance", "static-state",
-                         "state-flow", "magic-constant" */
+                         "state-flow", "magic-constant"; "parse-limit" from the bounded
+                         check, ch/static_child.h */
     unsigned line, col;
 } ch_subset_finding;
 

@@ -14,12 +14,16 @@
 #include "ch/strbuf.h"
 
 typedef struct ch_proc_opts {
-    const char *cwd;          /* NULL: inherit */
-    char *const *envp;        /* NULL: inherit environ */
-    int capture_stdout;       /* nonzero: collect into result.out */
-    int capture_stderr;       /* nonzero: collect into result.err (2>&1 when merge_stderr) */
-    int merge_stderr;         /* with capture_stdout: stderr goes into out too */
-    const char *stdin_path;   /* NULL: inherit; "/dev/null" to close it off */
+    const char *cwd;        /* NULL: inherit */
+    char *const *envp;      /* NULL: inherit environ */
+    int capture_stdout;     /* nonzero: collect into result.out */
+    int capture_stderr;     /* nonzero: collect into result.err (2>&1 when merge_stderr) */
+    int merge_stderr;       /* with capture_stdout: stderr goes into out too */
+    const char *stdin_path; /* NULL: inherit; "/dev/null" to close it off */
+    /* NULL, or the bytes the child reads as its whole stdin (a socket, so that a child gone
+     * before reading them all costs no SIGPIPE); stdin_path is then ignored. Not with gate. */
+    const char *stdin_data;
+    size_t stdin_len;
     const char *stdout_path;  /* NULL: inherit or capture; else redirect to this file */
     double wall_seconds;      /* 0: no limit; else kill the process group after this long */
     long cpu_seconds;         /* 0: no limit (RLIMIT_CPU) */
@@ -30,6 +34,10 @@ typedef struct ch_proc_opts {
     int new_network_ns;       /* nonzero: try unshare(CLONE_NEWNET); ignored when not allowed */
     size_t capture_limit;     /* 0: 16 MiB; captured output beyond this is dropped */
     long process_count;       /* 0: no limit (RLIMIT_NPROC) */
+    /* 0: none; else a descriptor that turns readable once the run is no longer wanted (another
+     * check already refused what it compiles): the child's group is killed then
+     * (result.cancelled). The descriptor is only polled, never read. */
+    int cancel_fd;
     /* Runs in the child after the limits, just before exec (the sandbox's namespaces, mounts
      * and filter). Returns a mask of the isolation steps that failed (result.isolation_failed),
      * or -1 to refuse to run. Must not allocate: the parent may be multithreaded. */
@@ -64,6 +72,7 @@ typedef struct ch_proc_result {
     double wall_used;          /* seconds (the gate's wait left out) */
     int gate_opened;           /* nonzero: the gate was called (ch_proc_opts.gate) */
     int released;              /* nonzero: release was called (ch_proc_opts.release_line) */
+    int cancelled;             /* nonzero: killed because cancel_fd turned readable */
     ch_strbuf out;             /* captured stdout (owned; ch_proc_result_free) */
     ch_strbuf err;             /* captured stderr */
 } ch_proc_result;

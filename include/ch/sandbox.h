@@ -58,6 +58,7 @@ typedef struct ch_sandbox_opts {
     const char *gate_reply;   /* ch_proc_opts.gate_reply */
     const char *release_line; /* ch_proc_opts.release_line and release */
     void (*release)(void *ctx);
+    int cancel_fd; /* ch_proc_opts.cancel_fd: 0 none */
 } ch_sandbox_opts;
 
 /* The isolation steps, as bits of ch_proc_result.isolation_failed. */

@@ -20,7 +20,8 @@ typedef enum { CH_GUARD_CANDIDATE, CH_GUARD_REFERENCE } ch_guard_kind;
 
 /* Which check refused a source, and the line it found. */
 typedef struct ch_guard_finding {
-    const char *check; /* "include", "macro", "asm", "conditional", "clock" or "device-effect" */
+    const char *check; /* "include", "macro", "macro-size", "asm", "conditional", "clock" or
+                          "device-effect" */
     unsigned line, col;
 } ch_guard_finding;
 
@@ -30,7 +31,9 @@ typedef struct ch_guard_finding {
  * functions (the host assembler's .include and .incbin read files); no conditional (#if, #ifdef,
  * #elif) on a macro the compiler and the checks may define differently (compiler identity,
  * version, optimisation and target flags, __has_*); in a candidate, no clock read (clock(),
- * clock64(), %globaltimer, %clock). Returns 0 when src passes;
+ * clock64(), %globaltimer, %clock); no macro whose expansion reaches a million tokens (a
+ * compile bomb, refused here in microseconds rather than at the bounded parse's limits,
+ * ch/static_child.h). Returns 0 when src passes;
  * 1 with a one-line message (ending in "(line N, column C)") in msg and what was found in *f. */
 int ch_source_guard(const char *src, ch_guard_kind kind, ch_strbuf *msg, ch_guard_finding *f);
 

@@ -126,8 +126,9 @@ int ch_compare(ch_scalar t, const void *got, const void *ref, size_t count, doub
 int ch_static_check(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);
 /* Its two halves, ch_static_check being the first and then the second: the checks on the text
  * (fast: forbidden names, includes, the launcher's signature) and the host subset on libclang's
- * AST (seconds: the candidate is parsed with the CUDA headers). Verification runs the second
- * beside nvcc, which compiles in the sandbox and never runs what it compiles: only a program
+ * AST (seconds: the candidate is parsed with the CUDA headers, in a bounded child process,
+ * ch/static_child.h). Verification runs the second beside nvcc, which compiles in the sandbox
+ * and never runs what it compiles (and is stopped when the second refuses): only a program
  * that passed both is run. Same returns as ch_static_check. */
 int ch_static_check_text(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);
 int ch_static_check_subset(const ch_checklist *c, const char *src, ch_strbuf *msg, cJSON **details);

@@ -11,6 +11,7 @@
 #include "ch/llm.h"
 #include "ch/host_subset.h"
 #include "ch/source_guard.h"
+#include "ch/static_child.h"
 
 /* Embedded by tools/embed.sh (build/gen/prompts.c). */
 extern const struct ch_embedded_file ch_prompt_files[];
@@ -266,8 +267,9 @@ char *ch_extract_c(const char *reply, const char *function, ch_error *err)
     ch_strbuf_init(&why);
     ch_guard_finding found;
     ch_subset_finding subset;
-    if (src && (ch_source_guard(src, CH_GUARD_REFERENCE, &why, &found) ||
-                ch_host_subset_check(src, CH_SUBSET_REFERENCE, NULL, 0, NULL, &why, &subset))) {
+    if (src &&
+        (ch_source_guard(src, CH_GUARD_REFERENCE, &why, &found) ||
+         ch_host_subset_check_bounded(src, CH_SUBSET_REFERENCE, NULL, 0, NULL, &why, &subset))) {
         free(src);
         ch_error_set(err, CH_AGENT_REFERENCE_REFUSED ": %s", why.data);
         src = NULL;

@@ -144,6 +144,23 @@ static void drain(int *fd, ch_strbuf *sb, size_t limit)
     }
 }
 
+/* Sends what is left of data to the child's stdin without blocking; closes it once all is sent
+ * or the child stopped reading (MSG_NOSIGNAL: a child gone early is no SIGPIPE here). */
+static void feed(int *fd, const char *data, size_t len, size_t *sent)
+{
+    if (*sent < len) {
+        ssize_t n = send(*fd, data + *sent, len - *sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0)
+            *sent += (size_t)n;
+        else if (n < 0 && errno != EINTR && errno != EAGAIN)
+            *sent = len;
+    }
+    if (*sent >= len) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
 /* Whether out holds line at the start of one of its lines. */
 static int has_line(const ch_strbuf *out, const char *line)
 {
@@ -202,9 +219,11 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
     const ch_proc_opts *o = opts ? opts : &defaults;
     int outp[2] = {-1, -1}, errp[2] = {-1, -1}, inp[2] = {-1, -1}, ep[2];
     int gated = o->gate && o->gate_line && o->capture_stdout && !o->stdout_path;
+    int fed = o->stdin_data && !gated;
+    size_t sent = 0;
     if (pipe2(ep, O_CLOEXEC) != 0)
         return ch_error_set(err, "cannot create a pipe: %s", strerror(errno));
-    if (gated && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, inp) != 0)
+    if ((gated || fed) && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, inp) != 0)
         return ch_error_set(err, "cannot create a socket pair: %s", strerror(errno));
     if ((o->capture_stdout && !o->stdout_path && pipe2(outp, O_CLOEXEC) != 0) ||
         (o->capture_stderr && !o->merge_stderr && pipe2(errp, O_CLOEXEC) != 0))
@@ -234,9 +253,17 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
     int exec_errno = 0;
     int fds_open = 1;
     while (fds_open) {
-        struct pollfd pf[3];
+        struct pollfd pf[5];
         int n = 0;
-        int ids[3];
+        int ids[5];
+        if (o->cancel_fd > 0 && !res->cancelled) {
+            pf[n] = (struct pollfd){o->cancel_fd, POLLIN, 0};
+            ids[n++] = 4;
+        }
+        if (fed && inp[1] >= 0) {
+            pf[n] = (struct pollfd){inp[1], POLLOUT, 0};
+            ids[n++] = 3;
+        }
         if (ep[0] >= 0) {
             pf[n] = (struct pollfd){ep[0], POLLIN, 0};
             ids[n++] = 0;
@@ -249,8 +276,8 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
             pf[n] = (struct pollfd){errp[0], POLLIN, 0};
             ids[n++] = 2;
         }
-        if (n == 0)
-            break;
+        if (n == (o->cancel_fd > 0 && !res->cancelled))
+            break; /* nothing but the cancel descriptor left to watch */
         int wait_ms = -1;
         if (o->wall_seconds > 0) {
             double left = o->wall_seconds - (now_seconds() - start);
@@ -267,7 +294,7 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
         if (r < 0)
             break;
         for (int i = 0; i < n; i++) {
-            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+            if (!(pf[i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
                 continue;
             if (ids[i] == 0) {
                 char tag;
@@ -285,6 +312,12 @@ int ch_proc_run(char *const *argv, const ch_proc_opts *opts, ch_proc_result *res
                     close(ep[0]);
                     ep[0] = -1;
                 }
+            } else if (ids[i] == 4) {
+                /* the pipes close as the group dies; the loop drains them as usual */
+                res->cancelled = 1;
+                kill_group(pid);
+            } else if (ids[i] == 3) {
+                feed(&inp[1], o->stdin_data, o->stdin_len, &sent);
             } else if (ids[i] == 1) {
                 drain(&outp[0], &res->out, limit);
                 start += open_gate(o, &inp[1], res);

@@ -13,6 +13,7 @@
 #include "ch/fsutil.h"
 #include "ch/host_subset.h"
 #include "ch/proc.h"
+#include "ch/static_child.h"
 #include "ch/verify.h"
 
 /* ---- the host copy ---- */
@@ -184,7 +185,7 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
     ch_subset_finding subset;
     /* from a cache as much as from the model: only code in the host subset is linked */
     int rc =
-        ch_host_subset_check(o->host_src, CH_SUBSET_REFERENCE, NULL, 0, NULL, &why, &subset)
+        ch_host_subset_check_bounded(o->host_src, CH_SUBSET_REFERENCE, NULL, 0, NULL, &why, &subset)
             ? ch_error_set(err, "%s: the test author's reference is refused: %s", e->name, why.data)
             : 0;
     ch_strbuf_reset(&why);

@@ -22,6 +22,7 @@
 #include "ch/scaffold.h"
 #include "ch/host_subset.h"
 #include "ch/source_guard.h"
+#include "ch/static_child.h"
 #include "ch/verify.h"
 #include "reference_agree.h"
 #include "reference_msan.h"
@@ -680,8 +681,8 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         /* a reference from anywhere (a cache, a file) is guarded as the model's is: what the
          * compiler may read, then what its code may do (it becomes the user's host path) */
         if (ch_source_guard(o->reference_c, CH_GUARD_REFERENCE, &seen, &found) ||
-            ch_host_subset_check(o->reference_c, CH_SUBSET_REFERENCE, NULL, 0, NULL, &seen,
-                                 &subset))
+            ch_host_subset_check_bounded(o->reference_c, CH_SUBSET_REFERENCE, NULL, 0, NULL, &seen,
+                                         &subset))
             rc = ch_error_set(err, "reference: the test author's reference for %s is refused: %s",
                               c->name, seen.data);
         ch_strbuf_free(&seen);

@@ -424,6 +424,7 @@ int ch_sandbox_run(const ch_sandbox_opts *o, char *const *argv, ch_proc_result *
     po.gate_reply = o->gate_reply;
     po.release_line = o->release_line;
     po.release = o->release;
+    po.cancel_fd = o->cancel_fd;
     int rc = ch_proc_run(args.items, &po, res, err);
     res->isolation_failed |= known;
     res->net_isolated = plan.new_net && !(res->isolation_failed & CH_ISO_NET_NS);

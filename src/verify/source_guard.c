@@ -591,6 +591,139 @@ static int judge_clocks(const char *code, const char *bare, ch_strbuf *msg, ch_g
     return 0;
 }
 
+/* ---- macro expansion ---------------------------------------------------------------------- */
+
+/* A cheap bound before any parse: a macro whose replacement, expanded, passes this many tokens
+ * is a compile bomb (28 doubling #defines are 2^28 tokens in 2 KB; attacks7 row 29), which the
+ * parse (ch/static_child.h) and nvcc would take seconds and gigabytes to refuse. Honest macros
+ * are a few dozen tokens; clang has no limit of its own that stops a parse. */
+#define MACRO_TOKENS_MAX (1L << 20)
+/* Nesting followed beyond this is left to the bounded parse (a chain this deep is no kernel). */
+#define MACRO_DEPTH_MAX 64
+
+/* One #define in the text with comments and literals blanked. */
+typedef struct macro_def {
+    const char *name; /* its name (not NUL-ended: len) */
+    size_t len;
+    const char *body, *end; /* its replacement list */
+    long size;              /* tokens once expanded; 0 not yet known, -1 being expanded */
+} macro_def;
+
+static int macro_cmp(const void *a, const void *b)
+{
+    const macro_def *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = strncmp(x->name, y->name, n);
+    if (c || x->len != y->len)
+        return c ? c : x->len < y->len ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name; /* in source order */
+}
+
+/* The last #define of w (defs sorted by macro_cmp), or NULL. */
+static macro_def *macro_find(macro_def *defs, size_t n, const char *w, size_t len)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        size_t k = defs[mid].len < len ? defs[mid].len : len;
+        int c = strncmp(defs[mid].name, w, k);
+        if (!c)
+            c = defs[mid].len < len ? -1 : defs[mid].len > len ? 1 : 0;
+        if (c <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && defs[lo - 1].len == len && !strncmp(defs[lo - 1].name, w, len) ? &defs[lo - 1]
+                                                                                    : NULL;
+}
+
+/* Tokens of d's replacement once every object or function macro in it is expanded (an
+ * estimate: arguments are not substituted), capped at MACRO_TOKENS_MAX. */
+static long macro_size(macro_def *defs, size_t n, macro_def *d, int depth)
+{
+    if (d->size)
+        return d->size < 0 ? 1 : d->size; /* a macro is not expanded inside itself */
+    if (depth > MACRO_DEPTH_MAX)
+        return 1;
+    d->size = -1;
+    long total = 0;
+    for (const char *p = d->body; p < d->end && total < MACRO_TOKENS_MAX;) {
+        if (isspace((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        while (ident_char(*p) && q < d->end && ident_char(*q))
+            q++;
+        macro_def *r = ident_char(*p) && !isdigit((unsigned char)*p)
+                           ? macro_find(defs, n, p, (size_t)(q - p))
+                           : NULL;
+        total += r ? macro_size(defs, n, r, depth + 1) : 1;
+        p = q;
+    }
+    d->size = total < MACRO_TOKENS_MAX ? total : MACRO_TOKENS_MAX;
+    return d->size;
+}
+
+/* The #define at p (just after its '#' in code), onto defs. */
+static void macro_collect(const char *p, macro_def **defs, size_t *n, size_t *cap)
+{
+    char word[16];
+    p = read_word(skip_blank(p), word, sizeof word);
+    if (strcmp(word, "define") != 0)
+        return;
+    const char *name = skip_blank(p), *q = name;
+    while (ident_char(*q))
+        q++;
+    if (q == name)
+        return;
+    const char *end = strchr(q, '\n');
+    end = end ? end : q + strlen(q);
+    const char *body = q;
+    if (*q == '(') { /* function-like: the body follows the parameters */
+        const char *close = memchr(q, ')', (size_t)(end - q));
+        body = close ? close + 1 : end;
+    }
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        *defs = ch_xrealloc(*defs, *cap * sizeof **defs);
+    }
+    (*defs)[(*n)++] = (macro_def){name, (size_t)(q - name), body, end, 0};
+}
+
+/* The first #define (in source order) whose expansion reaches MACRO_TOKENS_MAX. */
+static int judge_macro_sizes(const char *code, ch_strbuf *msg, ch_guard_finding *f)
+{
+    macro_def *defs = NULL;
+    size_t n = 0, cap = 0;
+    for (const char *line = code; line && *line;) {
+        const char *p = skip_blank(line);
+        if (*p == '#')
+            macro_collect(p + 1, &defs, &n, &cap);
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    if (n)
+        qsort(defs, n, sizeof *defs, macro_cmp);
+    const macro_def *worst = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (macro_size(defs, n, &defs[i], 0) >= MACRO_TOKENS_MAX &&
+            (!worst || defs[i].name < worst->name))
+            worst = &defs[i];
+    int rc = 0;
+    if (worst) {
+        char *what = ch_xasprintf("the macro '%.*s' expands to %ld tokens or more: refused (a "
+                                  "compile bomb; parsing and compiling it would take minutes "
+                                  "and gigabytes; keep macro expansion small)",
+                                  (int)worst->len, worst->name, MACRO_TOKENS_MAX);
+        rc = refuse(msg, f, "macro-size", code, worst->name, what);
+        free(what);
+    }
+    free(defs);
+    return rc;
+}
+
 /* ---- device effects ---------------------------------------------------------------------- */
 
 /* What a kernel does besides writing the buffers its launcher hands it: printf reaches the user's
@@ -681,6 +814,8 @@ int ch_source_guard(const char *src, ch_guard_kind kind, ch_strbuf *msg, ch_guar
         line = strchr(line, '\n');
         line = line ? line + 1 : NULL;
     }
+    if (!rc)
+        rc = judge_macro_sizes(code, msg, f);
     if (!rc && kind == CH_GUARD_CANDIDATE)
         rc = judge_clocks(code, bare, msg, f);
     if (!rc)

@@ -13,6 +13,7 @@
 #include "ch/host_subset.h"
 #include "ch/scaffold.h"
 #include "ch/source_guard.h"
+#include "ch/static_child.h"
 #include "ch/verify.h"
 
 /* Comments become blanks (newlines kept, so line numbers survive); with strings set, string
@@ -299,7 +300,7 @@ int ch_static_check_subset(const ch_checklist *c, const char *src, ch_strbuf *ms
     if (details)
         *details = NULL;
     ch_subset_finding sf;
-    if (!ch_host_subset_check(src, CH_SUBSET_CANDIDATE, c->name, c->device, NULL, msg, &sf))
+    if (!ch_host_subset_check_bounded(src, CH_SUBSET_CANDIDATE, c->name, c->device, NULL, msg, &sf))
         return 0;
     if (details) {
         *details = cJSON_CreateObject();

@@ -1065,9 +1065,9 @@ static void parse_resources(const char *log, cJSON *arr)
 
 /* nvcc on the candidate's (or the scaffold's) source in work, sandboxed: a compiler bug or a
  * plugin trick reaches neither the user's files, the cache, the reference outputs nor the
- * network. */
-static int run_nvcc(ch_verifier *v, const char *work, char **args, ch_strbuf *log, int *status,
-                    ch_error *err)
+ * network. cancel_fd: ch_sandbox_opts.cancel_fd (0: none). */
+static int run_nvcc(ch_verifier *v, const char *work, char **args, int cancel_fd, ch_strbuf *log,
+                    int *status, ch_error *err)
 {
     ch_strvec argv;
     ch_strvec_init(&argv);
@@ -1084,6 +1084,7 @@ static int run_nvcc(ch_verifier *v, const char *work, char **args, ch_strbuf *lo
     so.cpu_seconds = 300;
     /* the trusted runtime the link takes, wherever ch-cc is installed */
     so.expose[0] = v->runtime_lib;
+    so.cancel_fd = cancel_fd;
     ch_proc_result pr;
     ch_proc_result_init(&pr);
     int rc = sandbox_run(v, &so, argv.items, &pr, err);
@@ -1126,7 +1127,7 @@ static int build_scaffold(ch_verifier *v, ch_error *err)
                  : 0;
     char *args[] = {"-c", "-O2", archflag, "-o", "scaffold.o", "scaffold.cu", NULL};
     if (rc == 0)
-        rc = run_nvcc(v, dir, args, &log, &status, err);
+        rc = run_nvcc(v, dir, args, 0, &log, &status, err);
     if (rc == 0) {
         v->scaffold_state = status == 0 ? 1 : -1;
         v->scaffold_obj = ch_path_join(dir, "scaffold.o");
@@ -1247,9 +1248,10 @@ static int device_code_check(const char *work, ch_strbuf *why)
 
 /* Stage 1 but NVRTC's verdict (side_checks): the candidate compiled once (its object is what
  * the object check judges and what the program links), linked with the entry's scaffold
- * object. unit: the candidate as candidate.cu holds it. */
+ * object. unit: the candidate as candidate.cu holds it. cancel_fd: readable once stage 0's
+ * AST half refused the candidate, which makes its compile moot (0: none). */
 static int stage_compile(ch_verifier *v, const char *work, const char *src, const char *unit,
-                         ch_verify_report *rep, ch_error *err)
+                         int cancel_fd, ch_verify_report *rep, ch_error *err)
 {
     cJSON *st = stage_obj(rep, CH_STAGE_COMPILE);
     char *hp = ch_path_join(work, "signatures.h");
@@ -1268,7 +1270,7 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
     char *a1[] = {"-c",          "-O2",          archflag,   "-Xptxas",      "-v",
                   "-lineinfo",   "-keep",        "-include", "signatures.h", "-o",
                   "candidate.o", "candidate.cu", NULL};
-    int rc = run_nvcc(v, work, a1, &log, &status, err);
+    int rc = run_nvcc(v, work, a1, cancel_fd, &log, &status, err);
     cJSON_AddStringToObject(st, "kernel_check", "nvcc -c -Xptxas -v");
     if (rc == 0 && status != 0)
         failed = compile_fail(rep, st, "kernel compile", log.data);
@@ -1309,7 +1311,7 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
         if (cublas)
             ch_strvec_push(&a2, "-lcublas");
         ch_strbuf_reset(&log);
-        rc = run_nvcc(v, work, a2.items, &log, &status, err);
+        rc = run_nvcc(v, work, a2.items, cancel_fd, &log, &status, err);
         ch_strvec_free(&a2);
         if (rc == 0 && status != 0)
             failed = compile_fail(rep, st, "scaffold link", log.data);
@@ -2353,6 +2355,7 @@ typedef struct side_checks {
     cJSON *details;
     double seconds; /* the subset check's */
     nvrtc_result nvrtc;
+    int refused_w; /* a byte here once refused: stops nvcc beside (-1: none) */
 } side_checks;
 
 static void *side_checks_run(void *arg)
@@ -2361,6 +2364,11 @@ static void *side_checks_run(void *arg)
     double t0 = now();
     sc->refused = ch_static_check_subset(sc->v->s.checklist, sc->src, &sc->msg, &sc->details);
     sc->seconds = now() - t0;
+    if (sc->refused && sc->refused_w >= 0) {
+        char stop = 's';
+        ssize_t w = write(sc->refused_w, &stop, 1);
+        (void)w; /* an empty pipe takes a byte; were it lost, nvcc would just run to its end */
+    }
     if (!sc->refused)
         nvrtc_run(sc->v, sc->unit, &sc->nvrtc);
     return NULL;
@@ -2375,7 +2383,7 @@ static int build_stages(ch_verifier *v, ch_verify_build *b, const char *src, ch_
     const ch_checklist *c = v->s.checklist;
     double t0 = now();
     rep->stage = CH_STAGE_STATIC;
-    side_checks sc = {.v = v, .src = src};
+    side_checks sc = {.v = v, .src = src, .refused_w = -1};
     ch_strbuf_init(&sc.msg);
     ch_strbuf_init(&sc.nvrtc.log);
     int failed = ch_static_check_text(c, src, &sc.msg, &sc.details);
@@ -2408,6 +2416,11 @@ static int build_stages(ch_verifier *v, ch_verify_build *b, const char *src, ch_
     }
     ch_strbuf_free(&hwhy);
     sc.unit = unit;
+    /* a candidate the AST half refuses needs no compile: a compile bomb stops with the parse */
+    int stop[2] = {-1, -1};
+    if (pipe2(stop, O_CLOEXEC) == 0)
+        sc.refused_w = stop[1];
+    int cancel_fd = stop[0] > 0 ? stop[0] : 0;
     pthread_t tid;
     int threaded = pthread_create(&tid, NULL, side_checks_run, &sc) == 0;
     if (!threaded)
@@ -2418,10 +2431,13 @@ static int build_stages(ch_verifier *v, ch_verify_build *b, const char *src, ch_
     free(cp);
     rep->stage = CH_STAGE_COMPILE;
     if (rc == 0)
-        rc = (failed = stage_compile(v, b->work, src, unit, rep, err)) < 0 ? -1 : 0;
+        rc = (failed = stage_compile(v, b->work, src, unit, cancel_fd, rep, err)) < 0 ? -1 : 0;
     double compile_seconds = now() - t1;
     if (threaded)
         pthread_join(tid, NULL);
+    for (int i = 0; i < 2; i++)
+        if (stop[i] >= 0)
+            close(stop[i]);
     rep->seconds[CH_STAGE_STATIC] = text_seconds + sc.seconds;
     if (rc == 0 && sc.refused) {
         /* refused: stage 1's results go, as if it had not run */

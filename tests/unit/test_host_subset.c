@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ch/host_subset.h"
+#include "ch/static_child.h"
 #include "ch/verify.h"
 #include "verify_fixture.h"
 
@@ -826,4 +827,40 @@ Test(host_subset, stage_zero_refuses_with_details)
     free(fine);
     ch_strbuf_free(&msg);
     fx_free(&c);
+}
+
+/* The bounded check (ch/static_child.h) gives the in-process verdicts, and refuses at 1:1 a
+ * source whose parse passes its memory limit (2^22 tokens from a macro nested in its own
+ * arguments, which the source guard's estimate does not follow). */
+Test(host_subset, the_bounded_check_refuses_a_parse_past_its_limit, .timeout = 120)
+{
+    ch_strbuf msg, bomb;
+    ch_strbuf_init(&msg);
+    ch_strbuf_init(&bomb);
+    ch_subset_finding f = {0};
+    cr_expect_eq(ch_host_subset_check_bounded(references[1].src, CH_SUBSET_REFERENCE, NULL, 0,
+                                              "ref.c", &msg, &f),
+                 1);
+    cr_expect(strncmp(msg.data, "ref.c:6:", 8) == 0, "%s", msg.data);
+    cr_expect_eq(ch_host_subset_check_bounded("int f(int n) { return n + 1; }\n",
+                                              CH_SUBSET_REFERENCE, NULL, 0, NULL, &msg, &f),
+                 0, "%s", msg.data);
+    setenv("CH_CC_PARSE_LIMIT_MB", "512", 1);
+    ch_strbuf_adds(&bomb, "#define D(x) x x\nint f(void) { return (int)sizeof(char[1 ");
+    for (int i = 0; i < 22; i++)
+        ch_strbuf_adds(&bomb, "D(");
+    ch_strbuf_adds(&bomb, "+1");
+    for (int i = 0; i < 22; i++)
+        ch_strbuf_adds(&bomb, ")");
+    ch_strbuf_adds(&bomb, "]); }\n");
+    cr_assert_eq(
+        ch_host_subset_check_bounded(bomb.data, CH_SUBSET_REFERENCE, NULL, 0, "ref.c", &msg, &f),
+        1);
+    cr_expect_str_eq(f.rule, "parse-limit");
+    cr_expect(strncmp(msg.data, "ref.c:1:1: the reference's source needs more than 512 MiB", 57) ==
+                  0,
+              "%s", msg.data);
+    unsetenv("CH_CC_PARSE_LIMIT_MB");
+    ch_strbuf_free(&bomb);
+    ch_strbuf_free(&msg);
 }

@@ -182,10 +182,45 @@ Test(source_guard, a_macro_chain_is_followed_once_per_name, .timeout = 10)
     cr_assert_eq(ch_source_guard(bad, CH_GUARD_CANDIDATE, &msg, &f), 1, "%s", msg.data);
     cr_expect(strstr(msg.data, "'__GNUC__'"), "%s", msg.data);
     ch_strbuf_reset(&msg);
-    cr_assert_eq(ch_source_guard(good, CH_GUARD_CANDIDATE, &msg, &f), 0, "%s", msg.data);
+    /* the clean chain is no conditional's concern, but its 4^20 tokens are a compile bomb */
+    cr_assert_eq(ch_source_guard(good, CH_GUARD_CANDIDATE, &msg, &f), 1, "%s", msg.data);
+    cr_expect_str_eq(f.check, "macro-size");
+    free(good);
+    good = macro_chain(5, "1");
+    cr_expect_eq(ch_source_guard(good, CH_GUARD_CANDIDATE, &msg, &f), 0, "%s", msg.data);
     free(bad);
     free(good);
     ch_strbuf_free(&msg);
+}
+
+/* attacks7 row 29: each #define doubles the last; the first whose expansion reaches 2^20
+ * tokens is refused at its line, before anything parses it. Recursive names end (a macro is
+ * not expanded inside itself), and ordinary macros pass. */
+Test(source_guard, a_macro_bomb_is_refused_at_its_define, .timeout = 10)
+{
+    ch_strbuf s;
+    ch_strbuf_init(&s);
+    ch_strbuf_adds(&s, "#define B0 +1\n");
+    for (int i = 1; i <= 28; i++)
+        ch_strbuf_addf(&s, "#define B%d B%d B%d\n", i, i - 1, i - 1);
+    ch_strbuf_adds(&s, "int big = (int)sizeof(char[1 B28]);\n");
+    ch_guard_finding f = {NULL, 0, 0};
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    cr_assert_eq(ch_source_guard(s.data, CH_GUARD_CANDIDATE, &msg, &f), 1);
+    cr_expect_str_eq(f.check, "macro-size");
+    cr_expect_eq(f.line, 20); /* B19: 2^20 tokens */
+    cr_expect(strstr(msg.data, "the macro 'B19' expands to 1048576 tokens or more"), "%s",
+              msg.data);
+    static const char *const fine[] = {
+        "#define A A A\n#define B C C\n#define C B B\nint x = A + B;\n",
+        "#define CHECK(e) do { if ((e) != cudaSuccess) return; } while (0)\n"
+        "#define TILE 32\n#define IDX(r, c) ((r) * TILE + (c))\n",
+        NULL};
+    for (size_t i = 0; fine[i]; i++)
+        cr_expect_eq(ch_source_guard(fine[i], CH_GUARD_CANDIDATE, &msg, &f), 0, "%s", msg.data);
+    ch_strbuf_free(&msg);
+    ch_strbuf_free(&s);
 }
 
 /* A reference is host C: C standard headers only, no asm anywhere. */
