@@ -32,4 +32,8 @@ int ch_host_subset_check_bounded(const char *src, ch_subset_kind kind, const cha
                                  int device_entry, const char *file, ch_strbuf *msg,
                                  ch_subset_finding *f);
 
+/* ch_harden_locals (ch/harden.h) in a bounded child: the same results, and 1 with a reason
+ * when the child went past a limit, crashed or could not be started. */
+int ch_harden_locals_bounded(const char *src, char **out, ch_strbuf *why);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "ch/emit.h"
 #include "ch/harden.h"
+#include "ch/static_child.h"
 #include "ch/fsutil.h"
 #include "ch/pipeline.h"
 #include "ch/verify.h"
@@ -133,7 +134,7 @@ int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const c
         char *kernel = NULL;
         ch_strbuf hwhy;
         ch_strbuf_init(&hwhy);
-        if (ch_harden_locals(o->kernel_src, &kernel, &hwhy) != 0) {
+        if (ch_harden_locals_bounded(o->kernel_src, &kernel, &hwhy) != 0) {
             ch_error_set(err, "%s: the verified kernel could not be hardened: %s", o->entry->name,
                          hwhy.data ? hwhy.data : "");
             rc = -1;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ch/harden.h"
 #include "ch/proc.h"
 #include "ch/static_child.h"
 
@@ -79,6 +80,28 @@ static void write_all(int fd, const char *s, size_t n)
     }
 }
 
+/* The hardening (ch/harden.h) in the child: "hardened\n" and the text, or "refuse\n" and why
+ * (also when it could not be parsed: what cannot be hardened cannot run). */
+static int child_harden(const char *text, ch_strbuf *src)
+{
+    char *hardened = NULL;
+    ch_strbuf why, out;
+    ch_strbuf_init(&why);
+    ch_strbuf_init(&out);
+    int rc = ch_harden_locals(text, &hardened, &why);
+    ch_strbuf_adds(&out, VERDICT_HEAD);
+    if (rc == 0)
+        ch_strbuf_addf(&out, "hardened\n%s", hardened);
+    else
+        ch_strbuf_addf(&out, "refuse\n%s", why.data ? why.data : "");
+    write_all(1, out.data, out.len);
+    free(hardened);
+    ch_strbuf_free(&why);
+    ch_strbuf_free(&out);
+    ch_strbuf_free(src);
+    return 0;
+}
+
 /* Reads the source, judges it, writes the verdict: the child's whole life. */
 static int child_main(char **argv)
 {
@@ -93,6 +116,8 @@ static int child_main(char **argv)
             return 3;
         ch_strbuf_add(&src, buf, (size_t)n);
     }
+    if (strcmp(argv[2], "harden") == 0)
+        return child_harden(src.data ? src.data : "", &src);
     ch_subset_kind kind = strcmp(argv[2], "reference") ? CH_SUBSET_CANDIDATE : CH_SUBSET_REFERENCE;
     ch_strbuf msg, out;
     ch_strbuf_init(&msg);
@@ -225,6 +250,72 @@ static int read_verdict(const ch_strbuf *out, ch_strbuf *msg, ch_subset_finding 
     return 1;
 }
 
+/* Runs the child on src within l; ch_proc_run's status, r filled. */
+static int run_child(char *const *argv, const char *src, const parse_limits *l, ch_proc_result *r,
+                     ch_error *err)
+{
+    ch_strvec env;
+    child_env(l, &env);
+    ch_proc_opts o = {0};
+    o.envp = env.items;
+    o.stdin_data = src;
+    o.stdin_len = strlen(src);
+    o.capture_stdout = 1;
+    o.capture_stderr = 1; /* a crash's report: not ch-cc's output */
+    /* a verdict, or the hardened text: the source and its insertions */
+    o.capture_limit = ((size_t)1 << 20) + 4 * strlen(src);
+    o.wall_seconds = (double)l->seconds;
+    o.cpu_seconds = l->seconds;
+#if !defined(__SANITIZE_ADDRESS__)
+    o.address_space_bytes = l->memory_mb << 20;
+#endif
+    ch_proc_result_init(r);
+    int rc = ch_proc_run(argv, &o, r, err);
+    ch_strvec_free(&env);
+    return rc;
+}
+
+int ch_harden_locals_bounded(const char *src, char **out, ch_strbuf *why)
+{
+    *out = NULL;
+    parse_limits l = limits_now();
+    char *const argv[] = {"/proc/self/exe", CH_STATIC_CHILD_ARG, "harden", "", "0", "", NULL};
+    ch_proc_result r;
+    ch_error err = {0};
+    int rc = run_child(argv, src, &l, &r, &err);
+    size_t hl = strlen(VERDICT_HEAD);
+    const char *p = r.out.data && r.out.len >= hl && !strncmp(r.out.data, VERDICT_HEAD, hl)
+                        ? r.out.data + hl
+                        : NULL;
+    int result = 1;
+    ch_strbuf_reset(why);
+    if (rc != 0) {
+        ch_strbuf_addf(why, "the candidate's source could not be hardened: %s", err.msg);
+    } else if (!r.timed_out && !r.signaled && r.exit_code == 0 && p &&
+               strncmp(p, "hardened\n", 9) == 0) {
+        /* the text as the child wrote it: capture_limit bounds it, and a text that long was
+         * cut; its length must be the source's plus the insertions */
+        if (r.out.len - hl - 9 >= strlen(src)) {
+            *out = ch_xstrdup(p + 9);
+            result = 0;
+        } else {
+            ch_strbuf_adds(why, "the candidate's hardened source was cut short: refused");
+        }
+    } else if (!r.timed_out && !r.signaled && r.exit_code == 0 && p &&
+               strncmp(p, "refuse\n", 7) == 0) {
+        ch_strbuf_adds(why, p + 7);
+    } else {
+        ch_strbuf msg;
+        ch_strbuf_init(&msg);
+        ch_subset_finding f = {0};
+        refuse_unchecked(CH_SUBSET_CANDIDATE, NULL, &l, &r, &msg, &f);
+        ch_strbuf_adds(why, msg.data ? msg.data : "");
+        ch_strbuf_free(&msg);
+    }
+    ch_proc_result_free(&r);
+    return result;
+}
+
 int ch_host_subset_check_bounded(const char *src, ch_subset_kind kind, const char *entry,
                                  int device_entry, const char *file, ch_strbuf *msg,
                                  ch_subset_finding *f)
@@ -237,24 +328,9 @@ int ch_host_subset_check_bounded(const char *src, ch_subset_kind kind, const cha
                           device_entry ? "1" : "0",
                           (char *)(file ? file : ""),
                           NULL};
-    ch_strvec env;
-    child_env(&l, &env);
-    ch_proc_opts o = {0};
-    o.envp = env.items;
-    o.stdin_data = src;
-    o.stdin_len = strlen(src);
-    o.capture_stdout = 1;
-    o.capture_stderr = 1; /* a crash's report: not ch-cc's output */
-    o.capture_limit = (size_t)1 << 20;
-    o.wall_seconds = (double)l.seconds;
-    o.cpu_seconds = l.seconds;
-#if !defined(__SANITIZE_ADDRESS__)
-    o.address_space_bytes = l.memory_mb << 20;
-#endif
     ch_proc_result r;
-    ch_proc_result_init(&r);
     ch_error err = {0};
-    int rc = ch_proc_run(argv, &o, &r, &err);
+    int rc = run_child(argv, src, &l, &r, &err);
     int verdict = rc == 0 && !r.timed_out && !r.signaled && r.exit_code == 0
                       ? read_verdict(&r.out, msg, f)
                       : -1;
@@ -267,6 +343,5 @@ int ch_host_subset_check_bounded(const char *src, ch_subset_kind kind, const cha
         verdict = refuse_unchecked(kind, file, &l, &r, msg, f);
     }
     ch_proc_result_free(&r);
-    ch_strvec_free(&env);
     return verdict;
 }

@@ -22,6 +22,7 @@
 
 #include "ch/fsutil.h"
 #include "ch/harden.h"
+#include "ch/static_child.h"
 #include "ch/proc.h"
 #include "ch/sandbox.h"
 #include "ch/scaffold.h"
@@ -2404,7 +2405,7 @@ static int build_stages(ch_verifier *v, ch_verify_build *b, const char *src, ch_
     char *unit = NULL;
     ch_strbuf hwhy;
     ch_strbuf_init(&hwhy);
-    int hrc = ch_harden_locals(named, &unit, &hwhy);
+    int hrc = ch_harden_locals_bounded(named, &unit, &hwhy);
     free(named);
     if (hrc != 0) {
         stage_fail(rep, CH_STAGE_STATIC, ch_strbuf_detach(&hwhy));

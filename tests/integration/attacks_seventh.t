@@ -83,4 +83,22 @@ like "$(cat s.00/build.err)" "host path linked|verified kernel linked" \
 is "$(grep -c 'is refused' s.00/build.err)" 0 "00 (control): no check refuses it"
 like "$(cat s.00/probe.out)" "late: y3=3.5 \(want 3.5\)" "00 (control): and it computes the spec"
 
+# ---- candidates keeping state on the chip (#01, #21): hardened, and what cannot be is refused ----
+cand() { # cand NAME FILE.cu: --harness-verify against examples/saxpy; rc and message in v.NAME
+    mkdir -p "v.$1" && cp "$CH_CC_SRC/examples/saxpy/saxpy.c" "$CH_CC_SRC/examples/saxpy/saxpy.h" "v.$1/"
+    (cd "v.$1" && CH_CC_CACHE_DIR="$PWD/cache" "$CH_CC_BIN" --harness-verify="$2" saxpy.c > out 2> err
+     echo $? > rc)
+}
+cand 21 "$A7/21_uninitialised_local_memory.cu"
+# where no GPU runs stages 2-5, passing stages 0-1 (3) is all there is; with one, verification
+# may pass it (0): hardened, it computes the spec at every call (tests/gpu/kept_state_gpu.t)
+like "$(cat v.21/rc)" "^(0|3)$" "21: the local-memory counter compiles once hardened ($(grep -m1 '^message:' v.21/out))"
+sed -e 's/^    volatile unsigned slot\[32\];/#define SLOTS(name) volatile unsigned name[32]\n    SLOTS(slot);/' \
+    "$A7/21_uninitialised_local_memory.cu" > hidden21.cu
+grep -q 'SLOTS(slot);' hidden21.cu; ok $? "21 variant: the array declared by a macro"
+cand h21 "$PWD/hidden21.cu"
+is "$(cat v.h21/rc)" 1 "21 variant: refused"
+like "$(cat v.h21/out)" "static: line [0-9]+:[0-9]+: the local 'slot' is declared by a macro without an initialiser" \
+    "21 variant: at stage 0, where the declaration is, saying why"
+
 done_testing
