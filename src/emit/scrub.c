@@ -17,7 +17,9 @@
 
 int ch_emit_needs_scrub(const char *kernel_src)
 {
-    /* __shared__, `.shared` in inline PTX, cuda::ptx's space_shared: any mention */
+    /* any mention: __shared__, `.shared` in inline PTX, and the note the hardening appends
+     * (src/verify/harden.c) where the parse finds shared memory or inline assembly that the
+     * text hides (a line splice, token pasting, string literals joined) */
     return strstr(kernel_src, "shared") != NULL;
 }
 
@@ -57,6 +59,11 @@ void ch_emit_scrub(const ch_entry *e, ch_strbuf *out)
         "    if (!ch_%s_scrub_bytes)\n        return (int)cudaErrorNotSupported;\n"
         "    ch_%s_scrub_k<<<ch_%s_scrub_sms, 1024, (size_t)ch_%s_scrub_bytes>>>(\n"
         "        (unsigned)ch_%s_scrub_bytes / 16u);\n"
-        "    return (int)cudaGetLastError();\n}\n",
+        "    cudaError_t ch_e = cudaGetLastError();\n"
+        "    /* done before the launcher's kernels start, whatever stream they use (one of\n"
+        "     * their own, non-blocking, is not ordered after the legacy stream) */\n"
+        "    if (ch_e == cudaSuccess)\n"
+        "        ch_e = cudaStreamSynchronize(cudaStreamLegacy);\n"
+        "    return (int)ch_e;\n}\n",
         n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n, n);
 }

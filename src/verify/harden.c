@@ -34,7 +34,17 @@ typedef struct harden_ctx {
     size_t n_ins, cap_ins;
     ch_strbuf *why;
     int refused;
+    int scrub; /* declares __shared__ memory or has inline assembly (src/emit/scrub.c) */
 } harden_ctx;
+
+/* Appended to the hardened text of a candidate whose code, as the compiler sees it (macros
+ * expanded, lines spliced), declares shared memory or has inline assembly (which may address
+ * it without a declaration): the emitted unit then scrubs shared memory before each call
+ * (ch_emit_needs_scrub finds the word in it). Decided here, on the parse, because the text
+ * can hide the word (`__sha\<newline>red__`, token pasting, string literals joined in asm). */
+static const char scrub_mark[] =
+    "/* ch-cc: this candidate declares shared memory or has inline assembly: its unit zeroes "
+    "shared memory before each call (src/emit/scrub.c) */\n";
 
 static char *str_of(CXString s)
 {
@@ -243,14 +253,26 @@ typedef struct record_scan {
     int found;
 } record_scan;
 
-static enum CXChildVisitResult has_expression(CXCursor c, CXCursor parent, CXClientData data)
+/* A member declared with a default member initialiser (`int v = 0;`, `int v{};`): read from the
+ * text after its name and array bounds, since the bound of `int v[32];` is an expression too. */
+static int member_initialised(const harden_ctx *x, CXCursor field)
 {
-    (void)parent;
-    if (clang_isExpression(clang_getCursorKind(c))) {
-        *(int *)data = 1;
-        return CXChildVisit_Break;
+    size_t at;
+    unsigned line, col;
+    int in_macro;
+    if (!place_of(field, &at, &line, &col, &in_macro) || in_macro)
+        return 0; /* a member a macro declares: only the constructor's list counts */
+    char *name = str_of(clang_getCursorSpelling(field));
+    size_t len = strlen(name);
+    int inited = 0;
+    if (len && at + len <= x->len && strncmp(x->src + at, name, len) == 0) {
+        size_t p = skip_blank(x->src, x->len, at + len);
+        while (p < x->len && x->src[p] == '[')
+            p = skip_blank(x->src, x->len, skip_brackets(x->src, x->len, p));
+        inited = p < x->len && (x->src[p] == '=' || x->src[p] == '{');
     }
-    return CXChildVisit_Continue;
+    free(name);
+    return inited;
 }
 
 static enum CXChildVisitResult record_child(CXCursor c, CXCursor parent, CXClientData data)
@@ -292,7 +314,7 @@ static enum CXChildVisitResult record_child(CXCursor c, CXCursor parent, CXClien
     for (size_t i = 0; i < r->ctor->n && !written; i++)
         written = strcmp(r->ctor->inited[i], field) == 0;
     if (!written)
-        clang_visitChildren(c, has_expression, &written);
+        written = member_initialised(r->x, c);
     if (!written) {
         size_t at;
         unsigned line = 0, col = 0;
@@ -333,13 +355,49 @@ static void record(harden_ctx *x, CXCursor c)
     free(s.inited);
 }
 
+/* Memory from alloca has no declaration to give an initialiser: refused wherever it is. */
+static void alloca_call(harden_ctx *x, CXCursor c)
+{
+    size_t at;
+    unsigned line = 0, col = 0;
+    int in_macro;
+    if (!place_of(c, &at, &line, &col, &in_macro))
+        return;
+    char *name = str_of(clang_getCursorSpelling(c));
+    if (strcmp(name, "alloca") == 0 || strncmp(name, "__builtin_alloca", 16) == 0)
+        refuse(x, line, col,
+               "'%s' gives memory that no declaration names, so it cannot be made to start "
+               "written (device memory is not cleared between launches): use a local array",
+               name);
+    free(name);
+}
+
+/* c is the candidate's own code (its expansion is in the file parsed), macros included */
+static int in_candidate(CXCursor c)
+{
+    size_t at;
+    unsigned line, col;
+    int in_macro;
+    return place_of(c, &at, &line, &col, &in_macro);
+}
+
 static enum CXChildVisitResult walk(CXCursor c, CXCursor parent, CXClientData data)
 {
     harden_ctx *x = data;
     switch (clang_getCursorKind(c)) {
     case CXCursor_VarDecl:
+        if (in_candidate(c) && has_attr(c, CXCursor_CUDASharedAttr))
+            x->scrub = 1;
         local_var(x, c, parent);
         break;
+    case CXCursor_AsmStmt:
+        if (in_candidate(c))
+            x->scrub = 1;
+        break;
+    case CXCursor_CallExpr:
+        alloca_call(x, c);
+        break;
+    case CXCursor_UnionDecl:
     case CXCursor_StructDecl:
     case CXCursor_ClassDecl:
     case CXCursor_ClassTemplate:
@@ -373,6 +431,11 @@ static char *apply(const harden_ctx *x)
         copied = x->ins[i].at;
     }
     ch_strbuf_add(&out, x->src + copied, x->len - copied);
+    if (x->scrub && !strstr(x->src, scrub_mark)) {
+        if (x->len && x->src[x->len - 1] != '\n')
+            ch_strbuf_addc(&out, '\n');
+        ch_strbuf_adds(&out, scrub_mark);
+    }
     return ch_strbuf_detach(&out);
 }
 

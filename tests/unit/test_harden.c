@@ -122,6 +122,45 @@ Test(harden, parenthesised_declarators_and_ones_it_cannot_read)
     free(why);
 }
 
+/* shared memory or inline assembly, however the text spells it, marks the candidate for the
+ * unit's scrub (src/emit/scrub.c looks for the word); a candidate with neither is not marked */
+Test(harden, shared_memory_the_text_hides_is_marked_for_the_scrub)
+{
+    const char *spliced = HEAD "#define CAT(a, b) a##b\n"
+                               "__global__ void k(float *y)\n{\n    __sha\\\nred__ float t[32];\n"
+                               "    CAT(__sha, red__) float u[32];\n    y[0] = t[1] + u[1];\n}\n";
+    char *out = hardened(spliced);
+    cr_assert(strstr(out, "ch-cc: this candidate declares shared memory"), "%s", out);
+    char *again = hardened(out);
+    cr_assert_str_eq(again, out, "marked once");
+    free(again);
+    free(out);
+    out = hardened(HEAD "__global__ void k(unsigned *y)\n{\n    unsigned v;\n"
+                        "    asm volatile(\".sha\" \"red\" \"\" : \"=r\"(v));\n    y[0] = v;\n}\n");
+    cr_assert(strstr(out, "ch-cc: this candidate declares shared memory"), "asm: %s", out);
+    free(out);
+    out = hardened(counter_kernel);
+    cr_assert_null(strstr(out, "ch-cc: this candidate"), "%s", out);
+    free(out);
+}
+
+Test(harden, unions_member_bounds_and_alloca)
+{
+    char *why = refusal(HEAD "union U {\n    unsigned v;\n    float f;\n    __device__ U() {}\n};\n"
+                             "__global__ void k(unsigned *y)\n{\n    U u;\n    y[0] = u.v;\n}\n");
+    cr_assert(strstr(why, "'U'") && strstr(why, "'v'"), "a union: %s", why);
+    free(why);
+    why = refusal(HEAD "struct S {\n    unsigned v[32];\n    __device__ S() {}\n};\n"
+                       "__global__ void k(unsigned *y)\n{\n    S s;\n    y[0] = s.v[3];\n}\n");
+    cr_assert(strstr(why, "'v'"), "an array member's bound is no initialiser: %s", why);
+    free(why);
+    why =
+        refusal(HEAD "__global__ void k(unsigned *y)\n{\n"
+                     "    unsigned *p = (unsigned *)__builtin_alloca(128);\n    y[0] = p[3];\n}\n");
+    cr_assert(strstr(why, "line 4:") && strstr(why, "alloca"), "%s", why);
+    free(why);
+}
+
 /* the hardened counter kernel still compiles (where nvcc is) */
 Test(harden, the_hardened_text_compiles)
 {
