@@ -560,3 +560,26 @@ Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeo
     free(exe);
     fixture_close(&f);
 }
+
+/* attacks8 #25's rounding modes change a correct reduction by a few ulps of each step: a float
+ * sum accumulated in float, as a test author writes it, is within the entry's tolerance of a
+ * reading accumulating in double in every mode, and built. */
+Test(reference_inputs, a_sum_in_another_rounding_mode_is_accepted, .timeout = 300)
+{
+    fixture f;
+    fixture_open(&f, "#pragma harness \"s[0] = sum_i x[i]\" extent(x: n, s: 1)\n"
+                     "void total(int n, const float *x, float *s);\n");
+    char *cc_argv[] = {"cc", NULL};
+    const char *reading = "void total_reference(int n, const float *x, float *s)\n"
+                          "{ double acc = 0; for (int i = 0; i < n; i++) acc += x[i];\n"
+                          "  s[0] = (float)acc; }\n";
+    const char *in_float = "void total_reference(int n, const float *x, float *s)\n"
+                           "{ float acc = 0; for (int i = 0; i < n; i++) acc += x[i];\n"
+                           "  s[0] = acc; }\n";
+    ch_oracle honest = {NULL, cc_argv, in_float, 0, reading, "formula", 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_eq(ch_reference_build(&f.c, &honest, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    fixture_close(&f);
+}
