@@ -69,15 +69,18 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
  * almost never give, on which a kernel must be right too (a trigger on them is one no random
  * test reaches). Index, permutation and offsets arrays stay as ch_data_synthesize makes them. */
 typedef enum ch_data_shape {
-    CH_DATA_RANDOM,  /* ch_data_synthesize's */
-    CH_DATA_UNIFORM, /* each value buffer one value, each a different round one (1.5, 0.5, 3)
-                        where the range allows; floating scalars round too */
-    CH_DATA_EQUAL,   /* random, with each value buffer equal to an earlier one of its type and
-                        length (the same array passed twice) */
-    CH_DATA_WIDE     /* random, floating values and scalars from 33 times their range around
-                        it: for two references of one spec, which must agree off the checklist's
-                        range as well (a reference's trigger may hide beyond it), never for a
-                        candidate, whose contract the range is */
+    CH_DATA_RANDOM,   /* ch_data_synthesize's */
+    CH_DATA_UNIFORM,  /* each value buffer one value, each a different round one (1.5, 0.5, 3)
+                         where the range allows; floating scalars round too */
+    CH_DATA_EQUAL,    /* random, with each value buffer equal to an earlier one of its type and
+                         length (the same array passed twice) */
+    CH_DATA_WIDE,     /* random, floating values and scalars from 33 times their range around
+                         it: for two references of one spec, which must agree off the checklist's
+                         range as well (a reference's trigger may hide beyond it), never for a
+                         candidate, whose contract the range is */
+    CH_DATA_NONFINITE /* random, with NaN, +Inf and -Inf at random positions of floating value
+                         buffers (about one element in 16, and three where there is room):
+                         for two references of one spec, never for a candidate */
 } ch_data_shape;
 int ch_data_synthesize_shaped(const ch_checklist *c, const ch_ck_size *size, uint64_t seed,
                               ch_data_shape shape, ch_dataset *out, ch_error *err);

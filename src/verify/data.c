@@ -315,6 +315,16 @@ int ch_data_synthesize(const ch_checklist *c, const ch_ck_size *size, uint64_t s
     return ch_data_synthesize_shaped(c, size, seed, CH_DATA_RANDOM, out, err);
 }
 
+/* CH_DATA_NONFINITE: NaN, +Inf and -Inf at random positions of a floating buffer of cnt
+ * elements, one in 16 and at least one of each where there is room. */
+static void add_nonfinite(uint64_t *s, ch_scalar t, void *buf, size_t cnt)
+{
+    static const double kinds[] = {NAN, INFINITY, -INFINITY};
+    size_t places = cnt / 16 + (cnt >= 3 ? 3 : cnt);
+    for (size_t k = 0; cnt && k < places; k++)
+        store(t, buf, (size_t)(next(s) % cnt), kinds[k % 3]);
+}
+
 /* value_range, 33 times as wide around its middle for a floating p under CH_DATA_WIDE */
 static void shaped_range(const ch_ck_param *p, ch_data_shape shape, double *lo, double *hi)
 {
@@ -467,6 +477,8 @@ int ch_data_synthesize_shaped(const ch_checklist *c, const ch_ck_size *size, uin
             store(p->elem, buf, (size_t)(next(&s) % (uint64_t)cnt), edges[k % ne]);
         if (shape == CH_DATA_EQUAL)
             copy_equal(c, out, plain, i, lo, hi);
+        if (shape == CH_DATA_NONFINITE && !ch_scalar_is_integer(p->elem))
+            add_nonfinite(&s, p->elem, buf, (size_t)cnt);
     }
 done:
     free(plain);

@@ -40,27 +40,59 @@ typedef struct agree_case {
     int flushed;              /* a difference below the smallest normal number is no difference */
     const char *words;        /* the inputs, for the message */
     const char *hint;         /* what the reference may not do, for the message, or NULL */
+    const char *fails; /* why the reference is refused when it fails where the reading does not;
+                          NULL: any failure is one. Where both fail, nothing is compared */
 } agree_case;
 
 static const agree_case cases[] = {
-    {CH_DATA_RANDOM, NULL, NULL, 0, "random inputs", NULL},
-    {CH_DATA_UNIFORM, NULL, NULL, 0, "inputs where every buffer holds one value", NULL},
-    {CH_DATA_EQUAL, NULL, NULL, 0, "inputs where buffers of one type and length are equal", NULL},
-    {CH_DATA_WIDE, NULL, NULL, 0, "random inputs from 33 times the checklist's ranges", NULL},
+    {CH_DATA_RANDOM, NULL, NULL, 0, "random inputs", NULL, NULL},
+    {CH_DATA_UNIFORM, NULL, NULL, 0, "inputs where every buffer holds one value", NULL, NULL},
+    {CH_DATA_EQUAL, NULL, NULL, 0, "inputs where buffers of one type and length are equal", NULL,
+     NULL},
+    {CH_DATA_WIDE, NULL, NULL, 0, "random inputs from 33 times the checklist's ranges", NULL, NULL},
     /* adjacent, not overlapping: a reference right for separate buffers is right here */
     {CH_DATA_RANDOM, "carved", "carved", 0,
      "random inputs in buffers carved from one allocation, adjacent in parameter order",
-     "a reference's result may not depend on where its buffers lie"},
+     "a reference's result may not depend on where its buffers lie", NULL},
     {CH_DATA_RANDOM, "carved-rev", "carved-rev", 0,
      "random inputs in buffers carved from one allocation, adjacent in reverse parameter order",
-     "a reference's result may not depend on where its buffers lie"},
+     "a reference's result may not depend on where its buffers lie", NULL},
     /* the reading runs in the default environment: a program's flushing changes a result by
      * less than the smallest normal number, and the tolerance is raised to that */
     {CH_DATA_RANDOM, "ftz", NULL, 1,
      "random inputs with subnormals flushed to zero (FTZ/DAZ, as in a program linked with "
      "-ffast-math)",
-     "a reference may not depend on the floating-point environment"},
+     "a reference may not depend on the floating-point environment", NULL},
+    /* attacks8 #25: the reading runs in the default mode, and the tolerance (ulps of every
+     * operation, as another summation order) already covers what the mode changes */
+    {CH_DATA_RANDOM, "round-up", NULL, 0, "random inputs rounded upward (FE_UPWARD)",
+     "a reference may not depend on the rounding mode", NULL},
+    {CH_DATA_RANDOM, "round-down", NULL, 0, "random inputs rounded downward (FE_DOWNWARD)",
+     "a reference may not depend on the rounding mode", NULL},
+    {CH_DATA_RANDOM, "round-zero", NULL, 0, "random inputs rounded toward zero (FE_TOWARDZERO)",
+     "a reference may not depend on the rounding mode", NULL},
+    /* attacks8 #35: a program that traps (a debug build) dies where the spec's own arithmetic
+     * raises nothing; where the reading traps too, the spec does and nothing is compared */
+    {CH_DATA_RANDOM, "trap", "trap", 0,
+     "random inputs with floating-point traps enabled (FE_DIVBYZERO, FE_INVALID, FE_OVERFLOW)",
+     "a reference may raise only the exceptions the spec's own formula raises",
+     "it raises a floating-point exception on inputs the reading computes without one"},
+    /* attacks8 #28: NaN as a missing value, Inf from an overflow upstream; compare matches
+     * them in kind */
+    {CH_DATA_NONFINITE, NULL, NULL, 0, "random inputs holding NaN and Inf at random positions",
+     "a reference must carry NaN and Inf as the spec's formula does", NULL},
 };
+
+/* attacks8 #30: the empty call (every size 0), where C callers pass NULL for a buffer of no
+ * element; a reference touching one crashes the user's program. Compared once, at that size. */
+static const agree_case empty_case = {
+    CH_DATA_RANDOM,
+    "empty",
+    "empty",
+    0,
+    "an empty call (every size 0, NULL for every buffer of no element)",
+    "a reference may not touch a buffer of no element",
+    "it crashes on an empty call"};
 
 /* Runs `exe set [mode]` in the sandbox (seconds of wall time; CPU time a second more, so that
  * the wall limit is what stops it), pr filled; -1 with err when it could not be started. */
@@ -135,6 +167,19 @@ static char *first_difference(const ch_checklist *c, const ch_dataset *ds, const
     return diff;
 }
 
+/* Why the reference is refused when a program failed (ra, rb: the reference's and the
+ * reading's failures, or NULL), or NULL when nothing is refused (and nothing compared). */
+static char *failed_why(const agree_case *ac, const char *ra, const char *rb)
+{
+    if (ac->fails)
+        return ra && !rb ? ch_xasprintf("%s (%s)", ac->fails, ra) : NULL;
+    /* off the range a body may fail where the spec does not hold (an index drawn from a
+     * value), and so on NaN or Inf: such inputs compare nothing */
+    if (ac->shape == CH_DATA_WIDE || ac->shape == CH_DATA_NONFINITE)
+        return NULL;
+    return ch_xasprintf("the %s program failed: %s", ra ? "reference" : "reading", ra ? ra : rb);
+}
+
 /* One size and case: both programs on the same inputs. NULL when they agree, else why. */
 static char *compare_at(const ch_checklist *c, const char *exe, const char *reading_exe,
                         const char *dir, const ch_ck_size *size, uint64_t seed,
@@ -150,15 +195,12 @@ static char *compare_at(const ch_checklist *c, const char *exe, const char *read
         ch_dataset_write(c, &ds, b, &e) != 0)
         why = ch_xstrdup(e.msg);
     char *ra = why ? NULL : run_one(exe, a, ac->mode);
-    char *rb = why || ra ? NULL : run_one(reading_exe, b, ac->reading_mode);
-    if ((ra || rb) && ac->shape != CH_DATA_WIDE) {
-        why = ch_xasprintf("the %s program failed: %s", ra ? "reference" : "reading", ra ? ra : rb);
-    } else if (ra || rb) {
-        /* off the range a body may fail where the spec does not hold (an index drawn from a
-         * value): such inputs compare nothing */
-    } else if (!why) {
+    /* the reading is run after a failure where its own failure decides (ac->fails) */
+    char *rb = why || (ra && !ac->fails) ? NULL : run_one(reading_exe, b, ac->reading_mode);
+    if (ra || rb)
+        why = failed_why(ac, ra, rb);
+    else if (!why)
         why = first_difference(c, &ds, a, b, ac->flushed);
-    }
     free(ra);
     free(rb);
     ch_remove_tree(a, &e);
@@ -318,6 +360,43 @@ static int time_against_reading(const ch_checklist *c, const char *exe, const ch
     return rc;
 }
 
+/* The refusal for a disagreement of ac at size (the reason why) in err; -1. */
+static int refuse(const ch_checklist *c, const char *how, const agree_case *ac,
+                  const ch_ck_size *at, const char *why, ch_error *err)
+{
+    char *size = ch_ck_size_text(at);
+    int rc = ch_error_set(err,
+                          "reference: the test author's reference for %s is refused: it "
+                          "disagrees with ch-cc's own reading of the spec (%s) on %s at "
+                          "%s: %s; %s%sif the reading is the wrong one, write the spec so "
+                          "that it says what you mean",
+                          c->name, how ? how : "builtin reader", ac->words, size, why,
+                          ac->hint ? ac->hint : "", ac->hint ? "; " : "");
+    free(size);
+    return rc;
+}
+
+/* empty_case at every size 0 (the smallest value a size may take; where the checklist's
+ * extents do not allow it, inputs cannot be made and nothing is compared). 0 or -1 with err. */
+static int empty_call(const ch_checklist *c, const char *exe, const char *reading_exe,
+                      const char *how, const char *dir, ch_error *err)
+{
+    const ch_ck_size *from = c->n_smoke         ? &c->smoke[0]
+                             : c->n_correctness ? &c->correctness[0]
+                                                : NULL;
+    if (!from)
+        return 0;
+    ch_ck_size zero;
+    ch_ck_size_copy(&zero, from);
+    for (size_t i = 0; i < zero.n; i++)
+        zero.values[i] = 0;
+    char *why = compare_at(c, exe, reading_exe, dir, &zero, 0xe3eeULL, &empty_case);
+    int rc = why ? refuse(c, how, &empty_case, &zero, why, err) : 0;
+    free(why);
+    ch_ck_size_free(&zero);
+    return rc;
+}
+
 int ch_reference_agree(const ch_checklist *c, const char *exe, const char *reference_c,
                        const char *reading_exe, const char *how, const char *dir, ch_error *err)
 {
@@ -334,19 +413,13 @@ int ch_reference_agree(const ch_checklist *c, const char *exe, const char *refer
             char *why = compare_at(c, exe, reading_exe, dir, at[k], 0xa9eeULL + k, ac);
             if (!why)
                 continue;
-            char *size = ch_ck_size_text(at[k]);
-            rc = ch_error_set(err,
-                              "reference: the test author's reference for %s is refused: it "
-                              "disagrees with ch-cc's own reading of the spec (%s) on %s at "
-                              "%s: %s; %s%sif the reading is the wrong one, write the spec so "
-                              "that it says what you mean",
-                              c->name, how ? how : "builtin reader", ac->words, size, why,
-                              ac->hint ? ac->hint : "", ac->hint ? "; " : "");
-            free(size);
+            rc = refuse(c, how, ac, at[k], why, err);
             free(why);
         }
     for (size_t j = 0; j < n_extra; j++)
         ch_ck_size_free(&extra[j]);
     free(at);
+    if (rc == 0)
+        rc = empty_call(c, exe, reading_exe, how, dir, err);
     return rc ? rc : time_against_reading(c, exe, reading_exe, how, dir, err);
 }

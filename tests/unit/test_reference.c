@@ -488,7 +488,9 @@ Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .tim
  * elsewhere, or far too slow for a host path, are refused, naming what was compared: one that
  * stops when its buffers are carved from one allocation (either order), one that computes
  * nothing when subnormals flush to zero (a -ffast-math program), one quadratic where the spec
- * is linear (timed at the tune size). The honest one is built: none of these refuses it. */
+ * is linear (timed at the tune size); attacks8 #25, #35, #28, #30: one that computes nothing
+ * under another rounding mode, one that traps where the formula raises nothing, one that skips
+ * NaN, one that crashes on an empty call. The honest one is built: none of these refuses it. */
 Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeout = 300)
 {
     fixture f;
@@ -516,10 +518,31 @@ Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeo
          "(formula) on random inputs with subnormals flushed to zero (FTZ/DAZ, as in a "
          "program linked with -ffast-math) at n="},
         {"void twice_reference(int n, const double *x, double *y)\n"
-         "{ for (int i = 0; i < n; i++) { double e = 0;\n"
-         "    for (int j = 0; j < n; j++) e += 0.0 * x[j];\n"
-         "    y[i] = 2 * x[i] + e; } }\n",
+         "{ volatile double sink = 0; for (int i = 0; i < n; i++) {\n"
+         "    for (int j = 0; j < n; j++) sink = x[j];\n"
+         "    y[i] = 2 * x[i]; } }\n",
          "it is far slower than ch-cc's own reading of the spec (formula) at n="},
+        /* attacks8 #25: nothing computed unless the program rounds to nearest */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ volatile double one = 1.0; if (one + 0x1p-60 != one) return;\n"
+         "  for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
+         "(formula) on random inputs rounded upward (FE_UPWARD) at n="},
+        /* attacks8 #35: right, but divides by zero on the way */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ volatile double zero = 0; volatile double inf = 1 / zero; (void)inf;\n"
+         "  for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
+         "with floating-point traps enabled (FE_DIVBYZERO, FE_INVALID, FE_OVERFLOW) at n=1: it "
+         "raises a floating-point exception on inputs the reading computes without one"},
+        /* attacks8 #28: NaN skipped where the formula carries it */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ for (int i = 0; i < n; i++) y[i] = x[i] != x[i] ? 0 : 2 * x[i]; }\n",
+         "(formula) on random inputs holding NaN and Inf at random positions at n="},
+        /* attacks8 #30: touches x[0] before its loop, NULL in an empty call */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ volatile double warm = x[0]; (void)warm;\n"
+         "  for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
+         "(formula) on an empty call (every size 0, NULL for every buffer of no element) at n=0: "
+         "it crashes on an empty call"},
     };
     for (size_t k = 0; k < sizeof hostile / sizeof hostile[0]; k++) {
         ch_oracle o = {NULL, cc_argv, hostile[k].src, 0, reading, "formula", 0};
@@ -531,6 +554,29 @@ Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeo
         free(exe);
     }
     ch_oracle honest = {NULL, cc_argv, reading, 0, reading, "formula", 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_eq(ch_reference_build(&f.c, &honest, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    fixture_close(&f);
+}
+
+/* attacks8 #25's rounding modes change a correct reduction by a few ulps of each step: a float
+ * sum accumulated in float, as a test author writes it, is within the entry's tolerance of a
+ * reading accumulating in double in every mode, and built. */
+Test(reference_inputs, a_sum_in_another_rounding_mode_is_accepted, .timeout = 300)
+{
+    fixture f;
+    fixture_open(&f, "#pragma harness \"s[0] = sum_i x[i]\" extent(x: n, s: 1)\n"
+                     "void total(int n, const float *x, float *s);\n");
+    char *cc_argv[] = {"cc", NULL};
+    const char *reading = "void total_reference(int n, const float *x, float *s)\n"
+                          "{ double acc = 0; for (int i = 0; i < n; i++) acc += x[i];\n"
+                          "  s[0] = (float)acc; }\n";
+    const char *in_float = "void total_reference(int n, const float *x, float *s)\n"
+                           "{ float acc = 0; for (int i = 0; i < n; i++) acc += x[i];\n"
+                           "  s[0] = acc; }\n";
+    ch_oracle honest = {NULL, cc_argv, in_float, 0, reading, "formula", 0};
     char *exe = NULL;
     ch_error err;
     cr_expect_eq(ch_reference_build(&f.c, &honest, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
