@@ -449,6 +449,12 @@ typedef struct ch_magic_consts {
 
 /* Adds src's constants to k (comments and literals skipped; duplicates kept once). */
 void ch_magic_harvest(const char *src, ch_magic_consts *k);
+/* Adds 2^K for src's shifts `X >> K` and `1 << K` (2 <= K <= 40) as thresholds: a reference's
+ * test of a size against a power of two without a comparison. */
+void ch_magic_harvest_shifts(const char *src, ch_magic_consts *k);
+/* The literals (integer or floating, but 0 and 1) src compares with, up to max, in out;
+ * returns how many: the values a reference's inputs are also drawn at. */
+size_t ch_magic_values(const char *src, double *out, size_t max);
 /* Up to max extra correctness sizes of c (written to out, caller frees each with
  * ch_ck_size_free) that put one size parameter at the constants of k, on the first correctness
  * size for the others: a residue's value next to each threshold first, then c - 1, c and c + 1

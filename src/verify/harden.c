@@ -225,22 +225,59 @@ static void local_var(harden_ctx *x, CXCursor c, CXCursor parent)
 typedef struct ctor_scan {
     char **inited; /* members its initialiser list writes */
     size_t n, cap;
+    int pending; /* the last of them awaits its initialiser's expressions */
     int has_body;
 } ctor_scan;
+
+/* Whether an initialiser expression reads the member named by data (a char *). */
+static enum CXChildVisitResult reads_member(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    const char **member = data;
+    if (clang_getCursorKind(c) == CXCursor_MemberRefExpr) {
+        char *name = str_of(clang_getCursorSpelling(c));
+        int same = strcmp(name, *member) == 0;
+        free(name);
+        if (same) {
+            *member = NULL; /* found */
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
 
 static enum CXChildVisitResult ctor_child(CXCursor c, CXCursor parent, CXClientData data)
 {
     (void)parent;
     ctor_scan *s = data;
     enum CXCursorKind k = clang_getCursorKind(c);
+    if (clang_isExpression(k) && s->pending) {
+        /* the initialiser of the member just listed: `c(c)` reads the member it writes, which
+         * leaves it as unwritten as no initialiser would (attacks8 #05) */
+        const char *member = s->inited[s->n - 1];
+        clang_visitChildren(c, reads_member, &member);
+        int self = member == NULL;
+        if (!self && k == CXCursor_MemberRefExpr) {
+            char *name = str_of(clang_getCursorSpelling(c));
+            self = strcmp(name, s->inited[s->n - 1]) == 0;
+            free(name);
+        }
+        if (self) {
+            free(s->inited[--s->n]);
+            s->pending = 0;
+        }
+        return CXChildVisit_Continue;
+    }
     if (k == CXCursor_MemberRef) {
         if (s->n == s->cap) {
             s->cap = s->cap ? 2 * s->cap : 8;
             s->inited = ch_xrealloc(s->inited, s->cap * sizeof *s->inited);
         }
         s->inited[s->n++] = str_of(clang_getCursorSpelling(c));
+        s->pending = 1;
     } else if (k == CXCursor_CompoundStmt) {
         s->has_body = 1;
+        s->pending = 0;
     }
     return CXChildVisit_Continue;
 }

@@ -33,6 +33,7 @@
  * kernel reads before it writes them), and the process's CUDA error and memory state, which an
  * allocation on a state-dependent path can change (tests/data/attacks4/pending/README). */
 #include <clang-c/Index.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -432,6 +433,67 @@ static int pure_function(CXCursor fn)
     return n >= 0;
 }
 
+static int is_query_name(const char *name)
+{
+    return hs_in_list(state_queries, name) ||
+           hs_has_prefix_in(timing_and_machine_query_prefixes, name);
+}
+
+/* A search of a library function's body (defined in a header) for a call of a query. */
+typedef struct hidden_search {
+    int depth;  /* how many calls deep the search is */
+    int budget; /* cursors it may still visit */
+    int found;
+    char query[64]; /* the query's name, when found */
+} hidden_search;
+
+static int hides_query_at(CXCursor fn, hidden_search *h);
+
+static enum CXChildVisitResult hidden_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    hidden_search *h = data;
+    if (h->found || --h->budget <= 0)
+        return CXChildVisit_Break;
+    if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+        CXCursor callee = clang_getCursorReferenced(c);
+        CXString sp = clang_getCursorSpelling(callee);
+        int query = is_query_name(clang_getCString(sp));
+        if (query)
+            snprintf(h->query, sizeof h->query, "%s", clang_getCString(sp));
+        clang_disposeString(sp);
+        if (query || (!clang_Cursor_isNull(callee) && hides_query_at(callee, h))) {
+            h->found = 1;
+            return CXChildVisit_Break;
+        }
+    }
+    return CXChildVisit_Recurse;
+}
+
+static int hides_query_at(CXCursor fn, hidden_search *h)
+{
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (clang_Cursor_isNull(def) || h->depth >= 4)
+        return 0;
+    h->depth++;
+    clang_visitChildren(def, hidden_visit, h);
+    h->depth--;
+    return h->found;
+}
+
+/* attacks8 #39: a library function pure by its signature (cub::CurrentDevice(): no arguments,
+ * an int back) whose body, in the header, calls a query (cudaGetDevice) answers what the query
+ * does. Followed four calls deep and a few thousand cursors far, which the headers' small
+ * inline helpers fit in. */
+static int hides_query(ks_ctx *c, CXCursor fn)
+{
+    hidden_search h = {0, 4000, 0, ""};
+    if (!hides_query_at(fn, &h))
+        return 0;
+    note_source_name(c, h.query); /* the message names the query, not its wrapper */
+    return 1;
+}
+
 static int own_host_function(CXCursor fn)
 {
     CXCursor def = clang_getCursorDefinition(fn);
@@ -496,11 +558,14 @@ static unsigned ev_library(ks_ctx *c, CXCursor call, CXCursor fn, const char *na
                            const unsigned *args, int n)
 {
     int resource = hs_in_list(resource_calls, name);
-    int query = hs_in_list(state_queries, name) ||
-                hs_has_prefix_in(timing_and_machine_query_prefixes, name);
+    int query = is_query_name(name);
     /* a launch's <<<configuration>>>: judged with the launch (ev_launch) */
     int pure = pure_function(fn) || strcmp(name, "__cudaPushCallConfiguration") == 0 ||
                strcmp(name, "cudaConfigureCall") == 0;
+    if (pure && !query && hides_query(c, fn)) {
+        query = 1;
+        pure = 0;
+    }
     /* what the call writes: a copy only its destination, an allocation or a query its
      * out-parameters; a local's address given to be written is not a value it reads */
     int copier = strncmp(name, "cudaMemcpy", 10) == 0 || strcmp(name, "memcpy") == 0 ||

@@ -53,7 +53,10 @@ static const char *next_tok(const char *p, tok *t, const named *nm)
         unsigned long long v = strtoull(p, &end, 0); /* 0x.., 0.., decimal */
         p = end;
         int fl = *p == '.' || *p == 'e' || *p == 'E';
-        while (isalnum((unsigned char)*p) || *p == '.' || *p == '_')
+        /* the rest of the spelling, an exponent's sign too (1.5e-3, 0x1p-60) */
+        int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+        while (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
+               ((*p == '-' || *p == '+') && strchr(hex ? "pP" : "eE", p[-1])))
             p++;
         t->number = !fl && v <= (unsigned long long)1 << 62;
         t->value = (long long)v;
@@ -188,6 +191,48 @@ void ch_magic_harvest(const char *src, ch_magic_consts *k)
             add_res(k, w[1].value, w[3].value);
     }
     free(nm);
+}
+
+/* attacks8 #49: `(n >> 21) ? 1 << 21 : n` singles out the sizes from 2^21 on without a
+ * comparison. A reference's `X >> K` and `1 << K` are thresholds 2^K (candidates are not read
+ * so: their shifts are mostly indexing, `tid >> 5`, and each threshold costs GPU runs). */
+void ch_magic_harvest_shifts(const char *src, ch_magic_consts *k)
+{
+    named *nm = ch_xcalloc(1, sizeof *nm);
+    harvest_names(src, nm);
+    tok w[3]; /* w[2] the newest */
+    memset(w, 0, sizeof w);
+    for (const char *p = src; (p = shift_tok(p, w, 3, nm));) {
+        int one_shl = w[0].number && w[0].value == 1 && is(&w[1], "<<");
+        if (w[2].number && w[2].value >= 2 && w[2].value <= 40 && (is(&w[1], ">>") || one_shl))
+            add_thr(k, 1LL << w[2].value);
+    }
+    free(nm);
+}
+
+/* attacks7 #16 and attacks8 #48: a reference that leaves out the elements above a value no
+ * range of the checklist reaches (`if (!(x[i] > 100.0f))`). The literals beside a comparison,
+ * integer or floating, are the values its inputs are then drawn at (reference_agree.c). */
+size_t ch_magic_values(const char *src, double *out, size_t max)
+{
+    size_t n = 0;
+    tok w[3]; /* w[2] the newest */
+    memset(w, 0, sizeof w);
+    for (const char *p = src; (p = shift_tok(p, w, 3, NULL));) {
+        /* `X op N` (w[1] op, w[2] N) and `N op X` (w[0] N, w[1] op) */
+        const tok *lit = compares(&w[1]) && !is(&w[1], "case") ? &w[2]
+                         : compares(&w[2])                     ? &w[1]
+                                                               : NULL;
+        if (!lit || !isdigit((unsigned char)lit->text[0]))
+            continue;
+        double v = strtod(lit->text, NULL);
+        int seen = v == 0 || v == 1;
+        for (size_t i = 0; i < n && !seen; i++)
+            seen = out[i] == v;
+        if (!seen && n < max)
+            out[n++] = v;
+    }
+    return n;
 }
 
 /* ---- sizes ---- */

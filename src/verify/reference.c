@@ -310,8 +310,10 @@ static const char guard_code[] =
     "        sigaction(sigs[i], &sa, NULL);\n"
     "}\n";
 
-/* The call of fn with every buffer as `NAME_h`. */
-static void add_buffer_call(ch_strbuf *o, const ch_checklist *c, const char *fn, const char *indent)
+/* The call of fn with every buffer as `NAME` followed by suffix (`_h`: the buffer; `_a`: the
+ * pointer passed, which alias mode may point at another buffer). */
+static void add_buffer_call(ch_strbuf *o, const ch_checklist *c, const char *fn, const char *indent,
+                            const char *suffix)
 {
     ch_strbuf_addf(o, "%s%s(", indent, fn);
     for (size_t i = 0; i < c->n_params; i++) {
@@ -319,43 +321,195 @@ static void add_buffer_call(ch_strbuf *o, const ch_checklist *c, const char *fn,
         ch_strbuf_addf(o, "%s%s%s", i ? ", " : "", p->role == CH_ROLE_SCALAR ? "" : "(void *)",
                        p->name);
         if (p->role != CH_ROLE_SCALAR)
-            ch_strbuf_adds(o, "_h");
+            ch_strbuf_adds(o, suffix);
     }
     ch_strbuf_adds(o, ");\n");
 }
 
 /* A model-written reference is linked as the user's host path and runs on every call of the
  * user's program: one that leaves memory allocated after its call (a malloc without its free,
- * attacks5/ref06_leak.c) grows the program without bound. glibc's mallinfo2 counts the bytes in
- * use; a reference keeps no state (host_static.c), so any growth over one call is a leak. Other
- * C libraries are not judged. The user's own C body is not judged either: its leak is the
- * user's code, as it was. */
-static const char leak_code[] =
-    "/* under MemorySanitizer (reference_msan.c) the allocator is not glibc's: mallinfo2 says\n"
-    " * nothing there, and the plain build's probe judges leaks */\n"
-    "#if defined(__has_feature)\n"
-    "#if __has_feature(memory_sanitizer)\n"
-    "#define CH_NO_MALLINFO 1\n"
-    "#endif\n"
-    "#endif\n"
-    "#if !defined(CH_NO_MALLINFO) && defined(__GLIBC__) &&                                   \\\n"
-    "    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))\n"
-    "#include <malloc.h>\n"
-    "static long long ch_heap_in_use(void)\n"
-    "{\n"
-    "    struct mallinfo2 m = mallinfo2();\n"
-    "    return (long long)(m.uordblks + m.hblkhd);\n"
-    "}\n"
-    "#else\n"
-    "static long long ch_heap_in_use(void)\n"
-    "{\n"
-    "    return 0;\n"
-    "}\n"
-    "#endif\n";
+ * attacks5/ref06_leak.c) grows the program without bound. A reference keeps no state
+ * (host_static.c), so any block it allocates and does not free within one call is a leak. The
+ * blocks are counted by the allocation functions below (alloc_code), not by the C library's
+ * totals: glibc's mallinfo2 counts a freed block held in its thread cache as in use, which made
+ * every malloc-and-free reference look like a leak. The user's own C body is not judged: its
+ * leak is the user's code, as it was. */
+static const char leak_code[] = "static long long ch_heap_in_use(void)\n"
+                                "{\n"
+                                "    return ch_ref_live;\n"
+                                "}\n";
 
 static const char *buffer_type(const ch_ck_param *p)
 {
     return p->elem == CH_T_BOOL ? "_Bool" : ch_scalar_name(p->elem);
+}
+
+/* The allocation functions a test author's reference calls, renamed in its object to these
+ * (rename_allocations; the host path linked into the user's program is compiled apart):
+ * - ch_ref_live, the bytes it holds, for the leak check (leak_code);
+ * - attacks8 #32: in nomem mode every allocation fails, as in a program short of memory. A
+ *   reference that returns as if it had computed leaves the user's outputs unchanged, silently;
+ *   it must stop the program or compute without the memory, and reference_agree.c compares
+ *   what it leaves.
+ * Under MemorySanitizer (reference_msan.c) the object is not renamed and nothing is counted. */
+static const char alloc_code[] =
+    "#include <errno.h>\n"
+    "#if defined(__GLIBC__)\n"
+    "#include <malloc.h>\n"
+    "#define CH_SIZE_OF(p) ((long long)malloc_usable_size(p))\n"
+    "#else\n"
+    "#define CH_SIZE_OF(p) 0LL\n"
+    "#endif\n"
+    "static int ch_nomem;\n"
+    "static long long ch_ref_live;\n"
+    "static void *ch_held(void *p)\n"
+    "{\n"
+    "    if (p)\n"
+    "        ch_ref_live += CH_SIZE_OF(p);\n"
+    "    return p;\n"
+    "}\n"
+    "static int ch_refuse_memory(void)\n"
+    "{\n"
+    "    if (ch_nomem)\n"
+    "        errno = ENOMEM;\n"
+    "    return ch_nomem;\n"
+    "}\n"
+    "void ch_ref_free(void *p)\n"
+    "{\n"
+    "    if (p)\n"
+    "        ch_ref_live -= CH_SIZE_OF(p);\n"
+    "    free(p);\n"
+    "}\n"
+    "void *ch_ref_malloc(size_t n)\n"
+    "{\n"
+    "    return ch_refuse_memory() ? NULL : ch_held(malloc(n));\n"
+    "}\n"
+    "void *ch_ref_calloc(size_t k, size_t n)\n"
+    "{\n"
+    "    return ch_refuse_memory() ? NULL : ch_held(calloc(k, n));\n"
+    "}\n"
+    "void *ch_ref_realloc(void *p, size_t n)\n"
+    "{\n"
+    "    if (ch_refuse_memory())\n"
+    "        return NULL;\n"
+    "    long long was = p ? CH_SIZE_OF(p) : 0;\n"
+    "    void *q = realloc(p, n);\n"
+    "    if (q || !n)\n"
+    "        ch_ref_live -= was;\n"
+    "    return ch_held(q);\n"
+    "}\n"
+    "void *ch_ref_reallocarray(void *p, size_t k, size_t n)\n"
+    "{\n"
+    "    if (n && k > (size_t)-1 / n) {\n"
+    "        errno = ENOMEM;\n"
+    "        return NULL;\n"
+    "    }\n"
+    "    return ch_ref_realloc(p, k * n);\n"
+    "}\n"
+    "void *ch_ref_aligned_alloc(size_t a, size_t n)\n"
+    "{\n"
+    "    return ch_refuse_memory() ? NULL : ch_held(aligned_alloc(a, n));\n"
+    "}\n"
+    "int ch_ref_posix_memalign(void **p, size_t a, size_t n)\n"
+    "{\n"
+    "    if (ch_refuse_memory())\n"
+    "        return ENOMEM;\n"
+    "    int rc = posix_memalign(p, a, n);\n"
+    "    if (rc == 0)\n"
+    "        ch_held(*p);\n"
+    "    return rc;\n"
+    "}\n"
+    "void *ch_ref_memalign(size_t a, size_t n)\n"
+    "{\n"
+    "    void *p = NULL;\n"
+    "    return ch_ref_posix_memalign(&p, a, n) == 0 ? p : NULL;\n"
+    "}\n"
+    "void *ch_ref_valloc(size_t n)\n"
+    "{\n"
+    "    return ch_ref_memalign((size_t)sysconf(_SC_PAGESIZE), n);\n"
+    "}\n"
+    "char *ch_ref_strndup(const char *s, size_t n)\n"
+    "{\n"
+    "    size_t k = strnlen(s, n);\n"
+    "    char *d = (char *)ch_ref_malloc(k + 1);\n"
+    "    if (d) {\n"
+    "        memcpy(d, s, k);\n"
+    "        d[k] = 0;\n"
+    "    }\n"
+    "    return d;\n"
+    "}\n"
+    "char *ch_ref_strdup(const char *s)\n"
+    "{\n"
+    "    return ch_ref_strndup(s, (size_t)-1);\n"
+    "}\n";
+
+/* The allocation functions alloc_code replaces, by name. */
+static const char *const alloc_renamed[] = {
+    "malloc",   "calloc", "realloc", "reallocarray", "aligned_alloc", "posix_memalign",
+    "memalign", "valloc", "strdup",  "strndup",      "free",          NULL};
+
+/* attacks8 #33: a large automatic array (not a VLA, which the host subset refuses) fits the
+ * main thread's 8 MiB and overflows the stack of a thread, which is often far smaller (512 KiB
+ * on macOS and in many thread pools). small-stack mode bounds the stack of the call so: the
+ * main thread's stack grows on demand up to RLIMIT_STACK, which Linux reads at each growth. */
+#define SMALL_STACK_KIB 512
+static const char small_stack_code[] =
+    "#include <sys/resource.h>\n"
+    "static void ch_small_stack(void)\n"
+    "{\n"
+    "    /* what the program's start has used (its arguments, environment, main's frame) is\n"
+    "     * well under the 64 KiB added */\n"
+    "    struct rlimit rl = {(CH_SMALL_STACK_KIB + 64) * 1024, (CH_SMALL_STACK_KIB + 64) * 1024};\n"
+    "    setrlimit(RLIMIT_STACK, &rl);\n"
+    "}\n";
+
+size_t ch_reference_alias_pairs(const ch_checklist *c, int *with)
+{
+    size_t n = 0;
+    for (size_t q = 0; q < c->n_params; q++) {
+        const ch_ck_param *out = &c->params[q];
+        with[q] = -1;
+        if (out->role == CH_ROLE_SCALAR || out->dir == CH_DIR_IN || strstr(out->type, "restrict"))
+            continue;
+        for (size_t i = 0; i < c->n_params && with[q] < 0; i++) {
+            const ch_ck_param *in = &c->params[i];
+            int taken = 0;
+            for (size_t k = 0; k < q; k++)
+                taken |= with[k] == (int)i;
+            if (in->role != CH_ROLE_SCALAR && in->dir == CH_DIR_IN && in->elem == out->elem &&
+                !strstr(in->type, "restrict") && !taken)
+                with[q] = (int)i;
+        }
+        n += with[q] >= 0;
+    }
+    return n;
+}
+
+/* The pointers passed (`NAME_a`): each buffer's own, but in alias mode an output or in-out
+ * buffer's for the input paired with it (ch_reference_alias_pairs) where the two have one
+ * length, the output then holding the input's values: the call a C caller makes with one array
+ * for both, which a prototype without restrict allows (attacks8 #27). The input's own buffer
+ * keeps its values, and is written back as it was. */
+static void add_alias_pointers(ch_strbuf *o, const ch_checklist *c)
+{
+    for (size_t i = 0; i < c->n_params; i++)
+        if (c->params[i].role != CH_ROLE_SCALAR)
+            ch_strbuf_addf(o, "    %s *%s_a = %s_h;\n", buffer_type(&c->params[i]),
+                           c->params[i].name, c->params[i].name);
+    int *with = ch_xcalloc(c->n_params ? c->n_params : 1, sizeof *with);
+    ch_reference_alias_pairs(c, with);
+    for (size_t q = 0; q < c->n_params; q++) {
+        if (with[q] < 0)
+            continue;
+        const char *out = c->params[q].name, *in = c->params[with[q]].name;
+        ch_strbuf_addf(o,
+                       "    if (ch_alias && %s_h && %s_h && ch_count_%s == ch_count_%s) {\n"
+                       "        memcpy(%s_h, %s_h, ch_count_%s * sizeof(*%s_h));\n"
+                       "        %s_a = %s_h;\n"
+                       "    }\n",
+                       out, in, out, in, out, in, in, in, in, out);
+    }
+    free(with);
 }
 
 /* The carved modes' layout: `ch_at_NAME`, the offset of every buffer in one allocation
@@ -405,7 +559,9 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
         "it in parameter order (reversed); `ref\n * SETDIR ftz` calls it with "
         "subnormals flushed to zero, as a -ffast-math program does;\n * round-up, round-down, "
         "round-zero and trap in that floating-point environment (ch_fp_env); empty\n"
-        " * with NULL for every buffer of no element.%s */\n"
+        " * with NULL for every buffer of no element; alias with an input and an output in one\n"
+        " * buffer; small-stack on a small stack; nomem with every allocation of a test author's\n"
+        " * reference failing.%s */\n"
         "#define _DEFAULT_SOURCE\n"
         "#define _POSIX_C_SOURCE 200809L\n"
         "#include <fenv.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n"
@@ -419,8 +575,12 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
     ch_scaffold_bufio_code(o);
     ch_strbuf_adds(o, "\n");
     ch_strbuf_adds(o, guard_code);
-    if (leaks)
+    ch_strbuf_addf(o, "\n#define CH_SMALL_STACK_KIB %d\n", SMALL_STACK_KIB);
+    ch_strbuf_adds(o, small_stack_code);
+    if (leaks) {
+        ch_strbuf_adds(o, alloc_code);
         ch_strbuf_adds(o, leak_code);
+    }
     ch_strbuf_addf(o, "\nvoid %s(", fn);
     add_c_params(o, c, 0);
     ch_strbuf_adds(o, ");\n");
@@ -442,11 +602,16 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
         "    const int ch_ftz = strcmp(ch_mode, \"ftz\") == 0;\n"
         "    const int ch_env = ch_fp_env(ch_mode, 0);\n"
         "    const int ch_empty = strcmp(ch_mode, \"empty\") == 0;\n"
+        "    const int ch_alias = strcmp(ch_mode, \"alias\") == 0;\n"
+        "    const int ch_low_stack = strcmp(ch_mode, \"small-stack\") == 0;\n"
+        "    const int ch_no_memory = strcmp(ch_mode, \"nomem\") == 0;\n"
         "    if (argc != 2 &&\n"
         "        !(argc == 3 && (ch_timing || ch_low || ch_carve || ch_ftz || ch_env || "
-        "ch_empty%s))) {\n"
+        "ch_empty ||\n"
+        "                        ch_alias || ch_low_stack || ch_no_memory%s))) {\n"
         "        fprintf(stderr, \"usage: %%s SETDIR [time|low|carved|carved-rev|ftz|round-up|\"\n"
-        "                        \"round-down|round-zero|trap|empty%s]\\n\",\n"
+        "                        "
+        "\"round-down|round-zero|trap|empty|alias|small-stack|nomem%s]\\n\",\n"
         "                argv[0]);\n"
         "        return 2;\n"
         "    }\n"
@@ -477,7 +642,7 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
     if (sample) {
         /* sample mode: the user's function fills the inputs, which replace the set's */
         ch_strbuf_adds(o, "    if (strcmp(ch_mode, \"sample\") == 0) {\n");
-        add_buffer_call(o, c, sample, "        ");
+        add_buffer_call(o, c, sample, "        ", "_h");
         for (size_t i = 0; i < c->n_params; i++) {
             const ch_ck_param *p = &c->params[i];
             if (p->role != CH_ROLE_SCALAR && p->dir != CH_DIR_OUT)
@@ -501,7 +666,9 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
                            "        ch_read_only(%s_h, ch_count_%s, sizeof(*%s_h), \"%s\");\n",
                            p->name, p->name, p->name, p->name, p->name);
     }
+    add_alias_pointers(o, c);
     ch_strbuf_adds(o, "    if (ch_ftz)\n        ch_flush_subnormals();\n"
+                      "    if (ch_low_stack)\n        ch_small_stack();\n"
                       "    ch_fp_env(ch_mode, 1);\n");
     /* time mode: the best of a few calls (one when a call takes over 100 ms) */
     if (leaks)
@@ -510,7 +677,11 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
                       "    for (int ch_k = 0; ch_k < (ch_timing ? 5 : 1); ch_k++) {\n"
                       "        struct timespec ch_t0, ch_t1;\n"
                       "        clock_gettime(CLOCK_MONOTONIC, &ch_t0);\n");
-    add_buffer_call(o, c, fn, "        ");
+    if (leaks)
+        ch_strbuf_adds(o, "        ch_nomem = ch_no_memory;\n");
+    add_buffer_call(o, c, fn, "        ", "_a");
+    if (leaks)
+        ch_strbuf_adds(o, "        ch_nomem = 0;\n");
     ch_strbuf_adds(o, "        clock_gettime(CLOCK_MONOTONIC, &ch_t1);\n"
                       "        double ch_ms = (double)(ch_t1.tv_sec - ch_t0.tv_sec) * 1e3 +\n"
                       "                       (double)(ch_t1.tv_nsec - ch_t0.tv_nsec) / 1e6;\n"
@@ -651,6 +822,25 @@ static int compile_user_tu(const ch_oracle *o, const char *bridge_h, const char 
 static int probe(const ch_checklist *c, const char *exe, const char *dir, ch_strbuf *log,
                  ch_error *err);
 
+/* The test author's allocation calls in obj pointed at alloc_code's (only in this program: the
+ * host path linked into the user's is compiled apart). 0 or -1 with err. */
+static int rename_allocations(const char *obj, ch_strbuf *log, ch_error *err)
+{
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push(&argv, "objcopy");
+    for (size_t i = 0; alloc_renamed[i]; i++) {
+        char *pair = ch_xasprintf("%s=ch_ref_%s", alloc_renamed[i], alloc_renamed[i]);
+        ch_strvec_push(&argv, "--redefine-sym");
+        ch_strvec_push(&argv, pair);
+        free(pair);
+    }
+    ch_strvec_push(&argv, obj);
+    int rc = run_step(argv.items, "renaming the reference's allocations", NULL, log, err);
+    ch_strvec_free(&argv);
+    return rc;
+}
+
 /* Builds o's reading of the spec in dir/reading and compares the reference exe with it
  * (ch_reference_agree). A reading that does not build is ch-cc's own fault, not the test
  * author's: the comparison is skipped, with a line in log. */
@@ -752,7 +942,7 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
             rc = ch_error_set(err, "reference: the test author's reference for %s is refused: %s",
                               c->name, why.data);
         ch_strbuf_free(&why);
-        if (rc)
+        if (rc || (rc = rename_allocations(obj, log, err)))
             goto done;
     }
     if (c->sample) {

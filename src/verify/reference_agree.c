@@ -42,45 +42,65 @@ typedef struct agree_case {
     const char *hint;         /* what the reference may not do, for the message, or NULL */
     const char *fails; /* why the reference is refused when it fails where the reading does not;
                           NULL: any failure is one. Where both fail, nothing is compared */
+    int loud_ok;       /* a reference that fails is not refused (it stops the program, which a
+                          user sees); one that returns must agree */
+    int alias;         /* compared only where the reading gives on one buffer what it gives on
+                          two equal ones: where the spec's result depends on the aliasing, an
+                          order of the loops is no error */
+    int at_values;     /* floating inputs drawn at the reference's constants (put_values) */
 } agree_case;
 
+/* The literals the reference compares with (ch_magic_values). */
+typedef struct agree_values {
+    double v[CH_MAGIC_MAX_CONSTS];
+    size_t n;
+} agree_values;
+
 static const agree_case cases[] = {
-    {CH_DATA_RANDOM, NULL, NULL, 0, "random inputs", NULL, NULL},
-    {CH_DATA_UNIFORM, NULL, NULL, 0, "inputs where every buffer holds one value", NULL, NULL},
+    {CH_DATA_RANDOM, NULL, NULL, 0, "random inputs", NULL, NULL, 0, 0, 0},
+    {CH_DATA_UNIFORM, NULL, NULL, 0, "inputs where every buffer holds one value", NULL, NULL, 0, 0,
+     0},
     {CH_DATA_EQUAL, NULL, NULL, 0, "inputs where buffers of one type and length are equal", NULL,
-     NULL},
-    {CH_DATA_WIDE, NULL, NULL, 0, "random inputs from 33 times the checklist's ranges", NULL, NULL},
+     NULL, 0, 0, 0},
+    {CH_DATA_WIDE, NULL, NULL, 0, "random inputs from 33 times the checklist's ranges", NULL, NULL,
+     0, 0, 0},
     /* adjacent, not overlapping: a reference right for separate buffers is right here */
     {CH_DATA_RANDOM, "carved", "carved", 0,
      "random inputs in buffers carved from one allocation, adjacent in parameter order",
-     "a reference's result may not depend on where its buffers lie", NULL},
+     "a reference's result may not depend on where its buffers lie", NULL, 0, 0, 0},
     {CH_DATA_RANDOM, "carved-rev", "carved-rev", 0,
      "random inputs in buffers carved from one allocation, adjacent in reverse parameter order",
-     "a reference's result may not depend on where its buffers lie", NULL},
+     "a reference's result may not depend on where its buffers lie", NULL, 0, 0, 0},
     /* the reading runs in the default environment: a program's flushing changes a result by
      * less than the smallest normal number, and the tolerance is raised to that */
     {CH_DATA_RANDOM, "ftz", NULL, 1,
      "random inputs with subnormals flushed to zero (FTZ/DAZ, as in a program linked with "
      "-ffast-math)",
-     "a reference may not depend on the floating-point environment", NULL},
+     "a reference may not depend on the floating-point environment", NULL, 0, 0, 0},
     /* attacks8 #25: the reading runs in the default mode, and the tolerance (ulps of every
      * operation, as another summation order) already covers what the mode changes */
     {CH_DATA_RANDOM, "round-up", NULL, 0, "random inputs rounded upward (FE_UPWARD)",
-     "a reference may not depend on the rounding mode", NULL},
+     "a reference may not depend on the rounding mode", NULL, 0, 0, 0},
     {CH_DATA_RANDOM, "round-down", NULL, 0, "random inputs rounded downward (FE_DOWNWARD)",
-     "a reference may not depend on the rounding mode", NULL},
+     "a reference may not depend on the rounding mode", NULL, 0, 0, 0},
     {CH_DATA_RANDOM, "round-zero", NULL, 0, "random inputs rounded toward zero (FE_TOWARDZERO)",
-     "a reference may not depend on the rounding mode", NULL},
+     "a reference may not depend on the rounding mode", NULL, 0, 0, 0},
     /* attacks8 #35: a program that traps (a debug build) dies where the spec's own arithmetic
      * raises nothing; where the reading traps too, the spec does and nothing is compared */
     {CH_DATA_RANDOM, "trap", "trap", 0,
      "random inputs with floating-point traps enabled (FE_DIVBYZERO, FE_INVALID, FE_OVERFLOW)",
      "a reference may raise only the exceptions the spec's own formula raises",
-     "it raises a floating-point exception on inputs the reading computes without one"},
+     "it raises a floating-point exception on inputs the reading computes without one", 0, 0, 0},
     /* attacks8 #28: NaN as a missing value, Inf from an overflow upstream; compare matches
      * them in kind */
     {CH_DATA_NONFINITE, NULL, NULL, 0, "random inputs holding NaN and Inf at random positions",
-     "a reference must carry NaN and Inf as the spec's formula does", NULL},
+     "a reference must carry NaN and Inf as the spec's formula does", NULL, 0, 0, 0},
+    /* attacks8 #48: a trigger on a value beyond any multiple of the range the checklist (which
+     * the model writes too) gives; compared only where the reference compares with literals */
+    {CH_DATA_RANDOM, NULL, NULL, 0,
+     "random inputs where floating values sit at the literals the reference compares with, "
+     "their negatives and next to them",
+     "a reference may not single out input values the spec does not", NULL, 0, 0, 1},
 };
 
 /* attacks8 #30: the empty call (every size 0), where C callers pass NULL for a buffer of no
@@ -92,7 +112,31 @@ static const agree_case empty_case = {
     0,
     "an empty call (every size 0, NULL for every buffer of no element)",
     "a reference may not touch a buffer of no element",
-    "it crashes on an empty call"};
+    "it crashes on an empty call",
+    0,
+    0,
+    0};
+
+/* Compared once, at the smallest correctness size: where the caller passes an input and an
+ * output in one array (attacks8 #27), calls on a thread's small stack (#33), and where every
+ * allocation fails (#32). */
+static const agree_case once_cases[] = {
+    {CH_DATA_EQUAL, "alias", "alias", 0,
+     "inputs where an input and an output of one type and length are one array (the prototype "
+     "does not declare them restrict, so a C caller may pass one array for both)",
+     "a reference must give the spec's result when the caller passes one array as an input and "
+     "an output, where the spec's own result does not depend on it",
+     NULL, 0, 1, 0},
+    {CH_DATA_RANDOM, "small-stack", "small-stack", 0,
+     "random inputs on a stack of 512 KiB (a thread's in many programs)",
+     "a reference may not keep large arrays on the stack: a program calls it from threads",
+     "it overflows a 512 KiB stack", 0, 0, 0},
+    {CH_DATA_RANDOM, "nomem", NULL, 0,
+     "random inputs with every allocation of the reference failing (a program short of memory)",
+     "a reference that cannot allocate must stop the program or compute without the memory, "
+     "never return as if it had computed",
+     NULL, 1, 0, 0},
+};
 
 /* Runs `exe set [mode]` in the sandbox (seconds of wall time; CPU time a second more, so that
  * the wall limit is what stops it), pr filled; -1 with err when it could not be started. */
@@ -171,24 +215,74 @@ static char *first_difference(const ch_checklist *c, const ch_dataset *ds, const
  * reading's failures, or NULL), or NULL when nothing is refused (and nothing compared). */
 static char *failed_why(const agree_case *ac, const char *ra, const char *rb)
 {
+    if (ac->loud_ok && !rb)
+        return NULL;
     if (ac->fails)
         return ra && !rb ? ch_xasprintf("%s (%s)", ac->fails, ra) : NULL;
     /* off the range a body may fail where the spec does not hold (an index drawn from a
      * value), and so on NaN or Inf: such inputs compare nothing */
-    if (ac->shape == CH_DATA_WIDE || ac->shape == CH_DATA_NONFINITE)
+    if (ac->shape == CH_DATA_WIDE || ac->shape == CH_DATA_NONFINITE || ac->at_values)
         return NULL;
     return ch_xasprintf("the %s program failed: %s", ra ? "reference" : "reading", ra ? ra : rb);
 }
 
-/* One size and case: both programs on the same inputs. NULL when they agree, else why. */
+/* Whether the reading's outputs in b (an alias run on ds) are what it gives on separate
+ * buffers holding the same values (ds is CH_DATA_EQUAL's). */
+static int reading_ignores_aliasing(const ch_checklist *c, const ch_dataset *ds,
+                                    const char *reading_exe, const char *dir, const char *b)
+{
+    char *apart = ch_path_join(dir, "agree-reading-apart");
+    ch_error e;
+    int same = 0;
+    if (ch_mkdir_p(apart, &e) == 0 && ch_dataset_write(c, ds, apart, &e) == 0) {
+        char *r = run_one(reading_exe, apart, NULL);
+        char *diff = r ? NULL : first_difference(c, ds, b, apart, 0);
+        same = !r && !diff;
+        free(r);
+        free(diff);
+    }
+    ch_remove_tree(apart, &e);
+    free(apart);
+    return same;
+}
+
+/* Half the elements of every floating value buffer of ds (not an index or offsets array) set
+ * at one of av's values: the value, its negative, or one of them a 1024th away (above and below
+ * a threshold), drawn from seed. */
+static void put_values(const ch_checklist *c, ch_dataset *ds, const agree_values *av, uint64_t seed)
+{
+    static const double beside[] = {1, 1 + 1.0 / 1024, 1 - 1.0 / 1024};
+    uint64_t x = seed | 1;
+    for (size_t i = 0; i < c->n_params; i++) {
+        const ch_ck_param *p = &c->params[i];
+        if (p->role == CH_ROLE_SCALAR || p->dir == CH_DIR_OUT || !ds->data[i] || p->index_of ||
+            p->index_hi || p->offsets_hi || (p->elem != CH_T_FLOAT && p->elem != CH_T_DOUBLE))
+            continue;
+        for (size_t k = 0; k < ds->count[i]; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+            if (x & 1)
+                continue;
+            double v = av->v[(x >> 8) % av->n] * beside[(x >> 24) % 3] * ((x >> 32) & 1 ? -1 : 1);
+            if (p->elem == CH_T_FLOAT)
+                ((float *)ds->data[i])[k] = (float)v;
+            else
+                ((double *)ds->data[i])[k] = v;
+        }
+    }
+}
+
+/* One size and case: both programs on the same inputs (av: the reference's literals, for a
+ * case at_values). NULL when they agree, else why. */
 static char *compare_at(const ch_checklist *c, const char *exe, const char *reading_exe,
                         const char *dir, const ch_ck_size *size, uint64_t seed,
-                        const agree_case *ac)
+                        const agree_case *ac, const agree_values *av)
 {
     ch_dataset ds;
     ch_error e;
     if (ch_data_synthesize_shaped(c, size, seed, ac->shape, &ds, &e) != 0)
         return NULL; /* the probe has said what is wrong with the sizes */
+    if (ac->at_values)
+        put_values(c, &ds, av, seed);
     char *a = ch_path_join(dir, "agree-ref"), *b = ch_path_join(dir, "agree-reading");
     char *why = NULL;
     if (ch_mkdir_p(a, &e) != 0 || ch_mkdir_p(b, &e) != 0 || ch_dataset_write(c, &ds, a, &e) != 0 ||
@@ -196,10 +290,12 @@ static char *compare_at(const ch_checklist *c, const char *exe, const char *read
         why = ch_xstrdup(e.msg);
     char *ra = why ? NULL : run_one(exe, a, ac->mode);
     /* the reading is run after a failure where its own failure decides (ac->fails) */
-    char *rb = why || (ra && !ac->fails) ? NULL : run_one(reading_exe, b, ac->reading_mode);
+    char *rb = why || (ra && !ac->fails && !ac->loud_ok)
+                   ? NULL
+                   : run_one(reading_exe, b, ac->reading_mode);
     if (ra || rb)
         why = failed_why(ac, ra, rb);
-    else if (!why)
+    else if (!why && (!ac->alias || reading_ignores_aliasing(c, &ds, reading_exe, dir, b)))
         why = first_difference(c, &ds, a, b, ac->flushed);
     free(ra);
     free(rb);
@@ -238,10 +334,27 @@ static size_t agree_sizes(const ch_checklist *c, const char *reference_c, const 
         at[n++] = smallest_correctness(c);
     ch_magic_consts consts = {0};
     ch_magic_harvest(reference_c, &consts);
+    ch_magic_harvest_shifts(reference_c, &consts);
     *n_extra = ch_magic_sizes(c, &consts, AGREE_MAX_BYTES, extra, CH_MAGIC_MAX_SIZES);
     for (size_t j = 0; j < *n_extra; j++)
         at[n++] = &extra[j];
     return n;
+}
+
+/* The refusal for a disagreement of ac at size (the reason why) in err; -1. */
+static int refuse(const ch_checklist *c, const char *how, const agree_case *ac,
+                  const ch_ck_size *at, const char *why, ch_error *err)
+{
+    char *size = ch_ck_size_text(at);
+    int rc = ch_error_set(err,
+                          "reference: the test author's reference for %s is refused: it "
+                          "disagrees with ch-cc's own reading of the spec (%s) on %s at "
+                          "%s: %s; %s%sif the reading is the wrong one, write the spec so "
+                          "that it says what you mean",
+                          c->name, how ? how : "builtin reader", ac->words, size, why,
+                          ac->hint ? ac->hint : "", ac->hint ? "; " : "");
+    free(size);
+    return rc;
 }
 
 /* The cost check (attacks7 #31). A reference worse than the spec by a power of n is at least n
@@ -353,26 +466,18 @@ static int time_against_reading(const ch_checklist *c, const char *exe, const ch
         free(words);
         free(why);
     }
+    /* the host path runs at such sizes: compared there too, once, when its time is known to be
+     * bounded (attacks8 #49, a reference that stops computing past a size no constant names) */
+    char *differs = read_ms >= 0 && rc == 0
+                        ? compare_at(c, exe, reading_exe, dir, &size, 0x71e1ULL, &cases[0], NULL)
+                        : NULL;
+    if (differs)
+        rc = refuse(c, how, &cases[0], &size, differs, err);
+    free(differs);
     ch_remove_tree(set, &e);
     free(set);
     ch_dataset_free(&ds);
     ch_ck_size_free(&size);
-    return rc;
-}
-
-/* The refusal for a disagreement of ac at size (the reason why) in err; -1. */
-static int refuse(const ch_checklist *c, const char *how, const agree_case *ac,
-                  const ch_ck_size *at, const char *why, ch_error *err)
-{
-    char *size = ch_ck_size_text(at);
-    int rc = ch_error_set(err,
-                          "reference: the test author's reference for %s is refused: it "
-                          "disagrees with ch-cc's own reading of the spec (%s) on %s at "
-                          "%s: %s; %s%sif the reading is the wrong one, write the spec so "
-                          "that it says what you mean",
-                          c->name, how ? how : "builtin reader", ac->words, size, why,
-                          ac->hint ? ac->hint : "", ac->hint ? "; " : "");
-    free(size);
     return rc;
 }
 
@@ -390,10 +495,34 @@ static int empty_call(const ch_checklist *c, const char *exe, const char *readin
     ch_ck_size_copy(&zero, from);
     for (size_t i = 0; i < zero.n; i++)
         zero.values[i] = 0;
-    char *why = compare_at(c, exe, reading_exe, dir, &zero, 0xe3eeULL, &empty_case);
+    char *why = compare_at(c, exe, reading_exe, dir, &zero, 0xe3eeULL, &empty_case, NULL);
     int rc = why ? refuse(c, how, &empty_case, &zero, why, err) : 0;
     free(why);
     ch_ck_size_free(&zero);
+    return rc;
+}
+
+/* once_cases at the smallest correctness size (the first smoke size without one); the alias
+ * case only where the prototype has buffers to pass as one. 0 or -1 with err. */
+static int once(const ch_checklist *c, const char *exe, const char *reading_exe, const char *how,
+                const char *dir, ch_error *err)
+{
+    const ch_ck_size *at = c->n_correctness ? smallest_correctness(c)
+                           : c->n_smoke     ? &c->smoke[0]
+                                            : NULL;
+    int *with = ch_xcalloc(c->n_params ? c->n_params : 1, sizeof *with);
+    int pairs = ch_reference_alias_pairs(c, with) > 0;
+    free(with);
+    int rc = 0;
+    for (size_t s = 0; at && rc == 0 && s < sizeof once_cases / sizeof once_cases[0]; s++) {
+        const agree_case *ac = &once_cases[s];
+        if (ac->alias && !pairs)
+            continue;
+        char *why = compare_at(c, exe, reading_exe, dir, at, 0x0cee0ULL + s, ac, NULL);
+        if (why)
+            rc = refuse(c, how, ac, at, why, err);
+        free(why);
+    }
     return rc;
 }
 
@@ -406,11 +535,15 @@ int ch_reference_agree(const ch_checklist *c, const char *exe, const char *refer
     const ch_ck_size **at = ch_xcalloc(c->n_smoke + 1 + CH_MAGIC_MAX_SIZES, sizeof *at);
     ch_ck_size extra[CH_MAGIC_MAX_SIZES];
     size_t n_extra = 0, n = agree_sizes(c, reference_c, at, extra, &n_extra);
+    agree_values av;
+    av.n = ch_magic_values(reference_c, av.v, CH_MAGIC_MAX_CONSTS);
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++)
         for (size_t s = 0; s < sizeof cases / sizeof cases[0] && rc == 0; s++) {
             const agree_case *ac = &cases[s];
-            char *why = compare_at(c, exe, reading_exe, dir, at[k], 0xa9eeULL + k, ac);
+            if (ac->at_values && !av.n)
+                continue;
+            char *why = compare_at(c, exe, reading_exe, dir, at[k], 0xa9eeULL + k, ac, &av);
             if (!why)
                 continue;
             rc = refuse(c, how, ac, at[k], why, err);
@@ -421,5 +554,7 @@ int ch_reference_agree(const ch_checklist *c, const char *exe, const char *refer
     free(at);
     if (rc == 0)
         rc = empty_call(c, exe, reading_exe, how, dir, err);
+    if (rc == 0)
+        rc = once(c, exe, reading_exe, how, dir, err);
     return rc ? rc : time_against_reading(c, exe, reading_exe, how, dir, err);
 }

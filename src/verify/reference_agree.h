@@ -18,4 +18,10 @@
 int ch_reference_agree(const ch_checklist *c, const char *exe, const char *reference_c,
                        const char *reading_exe, const char *how, const char *dir, ch_error *err);
 
+/* The buffers alias mode (reference.c's gen_main) passes as one: with[q], for each output or
+ * in-out buffer q, the input it is paired with (the first of its element type not paired
+ * before), -1 for none and for every other parameter; none where either is declared restrict,
+ * which promises the caller keeps them apart. Returns how many pairs. */
+size_t ch_reference_alias_pairs(const ch_checklist *c, int *with);
+
 #endif

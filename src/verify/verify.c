@@ -2416,6 +2416,8 @@ static int build_stages(ch_verifier *v, ch_verify_build *b, const char *src, ch_
         return 1;
     }
     ch_strbuf_free(&hwhy);
+    /* the hardening is stage 0's work too: the AST check and the compile start after it */
+    text_seconds = now() - t0;
     sc.unit = unit;
     /* a candidate the AST half refuses needs no compile: a compile bomb stops with the parse */
     int stop[2] = {-1, -1};

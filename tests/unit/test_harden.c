@@ -104,6 +104,22 @@ Test(harden, a_constructor_that_leaves_a_member_unwritten_is_refused)
                       "__global__ void k(float *y)\n{\n    P p;\n    y[0] = p.v + p.i;\n}\n");
     cr_assert(strstr(out, "    P p{};\n"), "%s", out);
     free(out);
+    /* attacks8 #05: a member initialised from itself stays unwritten, however spelled */
+    why = refusal(HEAD "struct C {\n    unsigned c;\n    __device__ C() : c(c) {}\n};\n"
+                       "__global__ void k(unsigned *y)\n{\n    C s;\n    y[0] = s.c;\n}\n");
+    cr_assert(strstr(why, "'c'"), "c(c): %s", why);
+    free(why);
+    why = refusal(HEAD "struct C {\n    unsigned c;\n    float f;\n"
+                       "    __device__ C() : f(1.0f), c(this->c + 1u) {}\n};\n"
+                       "__global__ void k(unsigned *y)\n{\n    C s;\n    y[0] = s.c;\n}\n");
+    cr_assert(strstr(why, "'c'"), "c(this->c + 1): %s", why);
+    free(why);
+    /* another member's value (written before it, in declaration order) is fine */
+    out = hardened(HEAD "struct Q {\n    float a;\n    float b;\n"
+                        "    __device__ Q() : a(2.0f), b(a) {}\n};\n"
+                        "__global__ void k(float *y)\n{\n    Q q;\n    y[0] = q.a + q.b;\n}\n");
+    cr_assert(strstr(out, "    Q q{};\n"), "%s", out);
+    free(out);
 }
 
 Test(harden, parenthesised_declarators_and_ones_it_cannot_read)

@@ -523,6 +523,13 @@ static const subset_case state_flows[] = {
      "    int nb = 0;\n    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, 256, 0);\n"
      "    if (nb < 8)\n        return 0;\n    k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
      "state-flow", "returns without an error on a path", 21},
+    {"a header's inline function hiding a query (attacks8 #39: cub::CurrentDevice)",
+     HEAD "#include <cub/util_device.cuh>\n" KERNEL DEVL
+          "    k<<<1, 1>>>(cub::CurrentDevice() == 0 ? n : 0, y);\n    return 0;\n}\n",
+     "state-flow",
+     "launches 'k' with a value that depends on what it keeps across calls (kept "
+     "state: 'cudaGetDevice')",
+     8},
     {"a helper's result computed from kept state",
      FLOW
      "static size_t seen;\nstatic int blocks(void)\n{\n    return seen > 100 ? 2 : 1;\n}\n" DEVL

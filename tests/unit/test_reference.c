@@ -423,7 +423,7 @@ Test(reference_inputs, a_reference_reading_unwritten_memory_is_refused, .timeout
  * reading of the spec on the structured inputs and is refused, naming them; one that computes
  * the same as the reading, written otherwise, is built, and one wrong everywhere is refused on
  * random inputs. */
-Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .timeout = 180)
+Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .timeout = 600)
 {
     fixture f;
     fixture_open(&f, "#pragma harness \"y[i] = 2 * x[i]\" extent(x: n, y: n)\n"
@@ -451,36 +451,48 @@ Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .tim
     cr_expect_eq(ch_reference_build(&f.c, &same, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
     free(exe);
     exe = NULL;
-    const char *thrice = "void twice_reference(int n, const double *x, double *y)\n"
-                         "{ for (int i = 0; i < n; i++) y[i] = 3 * x[i]; }\n";
-    ch_oracle wrong = {NULL, cc_argv, thrice, 0, reading, "formula", 0};
-    cr_expect_neq(ch_reference_build(&f.c, &wrong, f.dir, &exe, NULL, &err), 0,
-                  "a wrong reference accepted");
-    cr_expect_not_null(strstr(err.msg, "(formula) on random inputs at n="), "%s", err.msg);
-    free(exe);
-    exe = NULL;
-    /* attacks7 #15: right up to a threshold above every checklist size, wrong past it: the
-     * sizes beside the reference's own constants are compared too */
-    const char *capped = "void twice_reference(int n, const double *x, double *y)\n"
-                         "{ int m = n > 65536 ? 65536 : n;\n"
-                         "  for (int i = 0; i < m; i++) y[i] = 2 * x[i]; }\n";
-    ch_oracle cap = {NULL, cc_argv, capped, 0, reading, "formula", 0};
-    cr_expect_neq(ch_reference_build(&f.c, &cap, f.dir, &exe, NULL, &err), 0,
-                  "a reference that stops at 65536 accepted");
-    cr_expect_not_null(strstr(err.msg, "(formula) on random inputs at n=65537"), "%s", err.msg);
-    free(exe);
-    exe = NULL;
-    /* attacks7 #16: right inside the checklist's range, wrong above 4: compared off the range
-     * too (the reading holds for every value) */
-    const char *above = "void twice_reference(int n, const double *x, double *y)\n"
-                        "{ for (int i = 0; i < n; i++) y[i] = x[i] > 4 ? x[i] : 2 * x[i]; }\n";
-    ch_oracle wide = {NULL, cc_argv, above, 0, reading, "formula", 0};
-    cr_expect_neq(ch_reference_build(&f.c, &wide, f.dir, &exe, NULL, &err), 0,
-                  "a reference wrong above 4 accepted");
-    cr_expect_not_null(strstr(err.msg, "(formula) on random inputs from 33 times the "
-                                       "checklist's ranges at n="),
-                       "%s", err.msg);
-    free(exe);
+    static const struct {
+        const char *src, *says;
+    } wrong[] = {
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ for (int i = 0; i < n; i++) y[i] = 3 * x[i]; }\n",
+         "(formula) on random inputs at n="},
+        /* attacks7 #15: right up to a threshold above every checklist size, wrong past it: the
+         * sizes beside the reference's own constants are compared too */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ int m = n > 65536 ? 65536 : n;\n"
+         "  for (int i = 0; i < m; i++) y[i] = 2 * x[i]; }\n",
+         "(formula) on random inputs at n=65537"},
+        /* attacks8 #49: the same without a comparison, by a shift: the sizes beside 2^17 */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ int m = (n >> 17) ? (1 << 17) : n;\n"
+         "  for (int i = 0; i < m; i++) y[i] = 2 * x[i]; }\n",
+         "(formula) on random inputs at n=131073"},
+        /* and past a size no constant compares with: compared at the size it is timed at
+         * (about 4M here, a quarter of the tune size), where the host path runs */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ int m = n / 3000000 ? 3000000 : n;\n"
+         "  for (int i = 0; i < m; i++) y[i] = 2 * x[i]; }\n",
+         "(formula) on random inputs at n="},
+        /* attacks7 #16: right inside the checklist's range, wrong above 4: compared off the
+         * range too (the reading holds for every value) */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ for (int i = 0; i < n; i++) y[i] = x[i] > 4 ? x[i] : 2 * x[i]; }\n",
+         "(formula) on random inputs from 33 times the checklist's ranges at n="},
+        /* attacks8 #48: the same past any multiple of the range: inputs drawn at its literal */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ for (int i = 0; i < n; i++) y[i] = x[i] > 1e6 ? x[i] : 2 * x[i]; }\n",
+         "(formula) on random inputs where floating values sit at the literals the reference "
+         "compares with"},
+    };
+    for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+        ch_oracle o2 = {NULL, cc_argv, wrong[k].src, 0, reading, "formula", 0};
+        cr_expect_neq(ch_reference_build(&f.c, &o2, f.dir, &exe, NULL, &err), 0,
+                      "wrong reference %zu accepted", k);
+        cr_expect_not_null(strstr(err.msg, wrong[k].says), "%zu: %s", k, err.msg);
+        free(exe);
+        exe = NULL;
+    }
     fixture_close(&f);
 }
 
@@ -491,7 +503,7 @@ Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .tim
  * is linear (timed at the tune size); attacks8 #25, #35, #28, #30: one that computes nothing
  * under another rounding mode, one that traps where the formula raises nothing, one that skips
  * NaN, one that crashes on an empty call. The honest one is built: none of these refuses it. */
-Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeout = 300)
+Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeout = 900)
 {
     fixture f;
     fixture_open(&f, "#pragma harness \"y[i] = 2 * x[i]\" extent(x: n, y: n)\n"
@@ -543,6 +555,24 @@ Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeo
          "  for (int i = 0; i < n; i++) y[i] = 2 * x[i]; }\n",
          "(formula) on an empty call (every size 0, NULL for every buffer of no element) at n=0: "
          "it crashes on an empty call"},
+        /* attacks8 #27: two passes, wrong when the caller passes one array as x and y */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ for (int i = 0; i < n; i++) y[i] = 0;\n"
+         "  for (int i = 0; i < n; i++) y[i] += 2 * x[i]; }\n",
+         "(formula) on inputs where an input and an output of one type and length are one array"},
+        /* attacks8 #33: 4 MiB on the stack, fine on the main thread of 8 MiB */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ volatile double big[1 << 19];\n"
+         "  for (int i = 0; i < n; i++) { big[i % 7] = x[i]; y[i] = 2 * big[i % 7]; } }\n",
+         "on a stack of 512 KiB (a thread's in many programs) at n="},
+        /* attacks8 #32: returns silently when its scratch cannot be had */
+        {"#include <stdlib.h>\n"
+         "void twice_reference(int n, const double *x, double *y)\n"
+         "{ double *t = malloc((size_t)(n + 1) * sizeof *t); if (!t) return;\n"
+         "  for (int i = 0; i < n; i++) { t[i] = 2 * x[i]; y[i] = t[i]; }\n"
+         "  free(t); }\n",
+         "(formula) on random inputs with every allocation of the reference failing (a program "
+         "short of memory) at n="},
     };
     for (size_t k = 0; k < sizeof hostile / sizeof hostile[0]; k++) {
         ch_oracle o = {NULL, cc_argv, hostile[k].src, 0, reading, "formula", 0};
@@ -554,6 +584,37 @@ Test(reference_inputs, a_reference_depending_on_where_it_runs_is_refused, .timeo
         free(exe);
     }
     ch_oracle honest = {NULL, cc_argv, reading, 0, reading, "formula", 0};
+    char *exe = NULL;
+    ch_error err;
+    cr_expect_eq(ch_reference_build(&f.c, &honest, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    /* scratch memory whose failure goes unchecked crashes, which the user sees: accepted */
+    const char *scratch = "#include <stdlib.h>\n"
+                          "void twice_reference(int n, const double *x, double *y)\n"
+                          "{ double *t = malloc((size_t)(n + 1) * sizeof *t);\n"
+                          "  for (int i = 0; i < n; i++) { t[i] = 2 * x[i]; y[i] = t[i]; }\n"
+                          "  free(t); }\n";
+    ch_oracle loud = {NULL, cc_argv, scratch, 0, reading, "formula", 0};
+    exe = NULL;
+    cr_expect_eq(ch_reference_build(&f.c, &loud, f.dir, &exe, NULL, &err), 0, "%s", err.msg);
+    free(exe);
+    fixture_close(&f);
+}
+
+/* attacks8 #27's check compares on one array only where the spec's result does not depend on
+ * it: here the reading's forward loop, given one array, reads elements it has written, and an
+ * honest reference looping backwards differs from it there and nowhere else. Built. */
+Test(reference_inputs, an_order_the_spec_leaves_open_under_aliasing_is_accepted, .timeout = 300)
+{
+    fixture f;
+    fixture_open(&f, "#pragma harness \"b[i] = a[i] + a[n - 1 - i]\" extent(a: n, b: n)\n"
+                     "void mirror(int n, const double *a, double *b);\n");
+    char *cc_argv[] = {"cc", NULL};
+    const char *reading = "void mirror_reference(int n, const double *a, double *b)\n"
+                          "{ for (int i = 0; i < n; i++) b[i] = a[i] + a[n - 1 - i]; }\n";
+    const char *backwards = "void mirror_reference(int n, const double *a, double *b)\n"
+                            "{ for (int i = n - 1; i >= 0; i--) b[i] = a[i] + a[n - 1 - i]; }\n";
+    ch_oracle honest = {NULL, cc_argv, backwards, 0, reading, "formula", 0};
     char *exe = NULL;
     ch_error err;
     cr_expect_eq(ch_reference_build(&f.c, &honest, f.dir, &exe, NULL, &err), 0, "%s", err.msg);

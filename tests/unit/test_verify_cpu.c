@@ -604,6 +604,33 @@ Test(magic, harvests_named_constants_wherever_they_are_defined)
         cr_expect_eq(k.thr[i], want[i], "threshold %zu: %lld", i, k.thr[i]);
 }
 
+/* attacks8 #49: a size tested against a power of two by a shift, in a reference */
+Test(magic, harvests_the_powers_of_two_a_reference_shifts_by)
+{
+    ch_magic_consts k = {0};
+    ch_magic_harvest_shifts("int m = (n >> 21) ? (1 << 21) : n; /* n >> 9 */\n"
+                            "int w = (1u << 12) + (x << 3) + (n >> 1) + (n >> 50);\n",
+                            &k);
+    long long want[] = {1LL << 21, 1LL << 12};
+    cr_assert_eq(k.n_thr, 2, "thresholds: %zu", k.n_thr);
+    for (size_t i = 0; i < 2; i++)
+        cr_expect_eq(k.thr[i], want[i], "threshold %zu: %lld", i, k.thr[i]);
+}
+
+/* attacks8 #48: the literals compared with, in either order, floating or not, exponents whole */
+Test(magic, values_are_the_literals_beside_a_comparison)
+{
+    double v[CH_MAGIC_MAX_CONSTS];
+    size_t n = ch_magic_values("if (!(x[i] > 100.0f)) y[i] = 0; /* x < 7 */\n"
+                               "if (2.5e-3 >= d && k == 12 && x[i] < 0 && z != 1) return;\n"
+                               "y[i] = 3.0 * x[i] + 1e30;\n",
+                               v, CH_MAGIC_MAX_CONSTS);
+    double want[] = {100.0, 2.5e-3, 12};
+    cr_assert_eq(n, 3, "values: %zu", n);
+    for (size_t i = 0; i < 3; i++)
+        cr_expect_eq(v[i], want[i], "value %zu: %g", i, v[i]);
+}
+
 static void expect_sizes(const ch_ck_size *got, size_t n, const long long *want, size_t nw)
 {
     cr_assert_eq(n, nw, "%zu sizes, want %zu", n, nw);
