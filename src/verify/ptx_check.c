@@ -12,7 +12,9 @@
  * `trap`, `brkpt` and calls of `__assertfail` (a kernel that traps or fails an assertion leaves
  * a sticky error that breaks every later CUDA call of the user's program); a module-scope
  * `.global` variable's address reaching a store, an atomic, a call or another variable's
- * initializer (state kept across launches; loads from tables are fine). `.const` variables
+ * initializer (state kept across launches; loads from tables are fine); `.local` memory and
+ * registers inline assembly declares and reads before writing (what an earlier kernel left
+ * there: the hardening gives C locals an initialiser, not these). `.const` variables
  * device code cannot write; the object check refuses the host calls that could
  * (cudaMemcpyToSymbol*, cudaGetSymbolAddress). */
 #include <ctype.h>
@@ -127,9 +129,11 @@ typedef struct reader {
     int pending, body, data; /* a function header read; inside its body; in a data block */
     insn *code;              /* the body's instructions, judged at its end */
     size_t n_code;
-    ch_strbuf *msg;  /* the first finding */
-    ch_strbuf later; /* the first address finding: shown when nothing else is found (an assert's
-                      * message strings reach its call: the assert is the finding to show) */
+    names asm_regs;    /* registers a nested block (inline assembly) declares */
+    names asm_written; /* those of them written so far */
+    ch_strbuf *msg;    /* the first finding */
+    ch_strbuf later;   /* the first address finding: shown when nothing else is found (an assert's
+                        * message strings reach its call: the assert is the finding to show) */
 } reader;
 
 static void finding(reader *r, ch_strbuf *to, long line, const char *fmt, const char *a,
@@ -382,9 +386,123 @@ static void judge_addresses(reader *r)
     names_clear(&origin);
 }
 
+/* ---- what inline assembly declares ---------------------------------------------------------- */
+
+/* Local and register memory are not cleared between launches: the hardening gives every C local
+ * an initialiser, but inline assembly declares its own (attacks8 #07, #45). nvcc's own PTX has
+ * one .local array per function, __local_depot<N>, which its locals live in; and its nested
+ * blocks (call sequences) declare registers they write before reading. */
+static void on_local_decl(reader *r, const char *s)
+{
+    const char *depot = strstr(s, "__local_depot");
+    if (!depot)
+        finding(r, r->msg, r->line,
+                "declares %s memory in inline assembly (%s): nothing clears it between "
+                "launches, so it holds what an earlier kernel left; use a C local, which starts "
+                "written",
+                ".local", s);
+}
+
+/* nvcc's own declarations at a body's start: one range of %-names, `.reg .b32 %r<12>;` (an
+ * inline assembly's at the body's level names its registers otherwise). */
+static int nvcc_regs(const char *s)
+{
+    const char *p = s + word_len(s);
+    p += strspn(p, " 	");
+    p += word_len(p); /* the type */
+    p += strspn(p, " 	");
+    if (*p != '%')
+        return 0;
+    p += 1 + word_len(p + 1);
+    return *p == '<' && strspn(p + 1, "0123456789") > 0;
+}
+
+/* `.reg .TYPE a, b<4>;` of inline assembly: its names (a range as its prefix and '<'). */
+static void on_asm_regs(reader *r, const char *s)
+{
+    for (const char *p = s + word_len(s); *p;) {
+        p += strspn(p, " 	,");
+        size_t n = word_len(p + (*p == '%')) + (*p == '%');
+        if (*p == '.' || n == 0) {
+            p += n ? n : 1;
+            continue;
+        }
+        names_add(&r->asm_regs, p, p[n] == '<' ? n + 1 : n);
+        p += n;
+        p += strcspn(p, ",");
+    }
+}
+
+/* The asm_regs entry the word at p (n bytes) names, or -1. */
+static long asm_reg(const reader *r, const char *p, size_t n)
+{
+    for (size_t k = 0; k < r->asm_regs.n; k++) {
+        const char *v = r->asm_regs.v[k];
+        size_t m = strlen(v);
+        if (m && v[m - 1] == '<' ? n >= m && memcmp(v, p, m - 1) == 0 &&
+                                       strspn(p + m - 1, "0123456789") == n - (m - 1)
+                                 : m == n && memcmp(v, p, n) == 0)
+            return (long)k;
+    }
+    return -1;
+}
+
+/* The declared registers s[b, e) names: written when write is set and they stand outside
+ * brackets; else read, a finding when not written before. */
+static void asm_uses(reader *r, const char *s, size_t b, size_t e, int write)
+{
+    int in = 0;
+    for (size_t i = b; i < e;) {
+        if (s[i] == '[' || s[i] == ']') {
+            in = s[i++] == '[';
+            continue;
+        }
+        size_t n = word_len(s + i + (s[i] == '%')) + (s[i] == '%');
+        if (n == 0 || (s[i] != '%' && !name_char(s[i]))) {
+            i++;
+            continue;
+        }
+        if (asm_reg(r, s + i, n) >= 0) {
+            char *w = ch_xstrndup(s + i, n);
+            if (write && !in)
+                names_add(&r->asm_written, w, n);
+            else if (!names_has(&r->asm_written, w, n))
+                finding(r, r->msg, r->line,
+                        "reads the register '%s' its inline assembly declares before writing it "
+                        "(%s): a register holds what earlier code left in it; write it first",
+                        w, s);
+            free(w);
+        }
+        i += n;
+    }
+}
+
+/* An instruction in a nested block (s with its guard): its reads, then its destination. */
+static void on_asm_insn(reader *r, const char *s)
+{
+    /* a store's first operand is where it stores (bracketed, read), a reduction's too; every
+     * other instruction's first operand is what it writes (bar.red, setp p|q, vectors {a, b}) */
+    static const char *const no_dest[] = {"st.", "st ", "red.", NULL};
+    if (!r->asm_regs.n)
+        return;
+    if (*s == '@') { /* the guard is read */
+        size_t g = strcspn(s, " 	");
+        asm_uses(r, s, 1 + (s[1] == '!'), g, 0);
+        s += g + strspn(s + g, " 	");
+    }
+    size_t ops, first;
+    operands(s, &ops, &first);
+    int dest = !opcode_is(s, no_dest);
+    asm_uses(r, s, dest ? first : ops, strlen(s), 0);
+    if (dest)
+        asm_uses(r, s, ops, first, 1);
+}
+
 static void end_body(reader *r)
 {
     judge_addresses(r);
+    names_clear(&r->asm_regs);
+    names_clear(&r->asm_written);
     for (size_t k = 0; k < r->n_code; k++)
         free(r->code[k].text);
     free(r->code);
@@ -418,6 +536,12 @@ static void on_statement(reader *r, char *s)
             }
         return;
     }
+    if (r->body && starts_word(s, ".local"))
+        on_local_decl(r, s);
+    else if (r->body && starts_word(s, ".reg") && (r->depth > 1 || !nvcc_regs(s)))
+        on_asm_regs(r, s);
+    else if (r->body && *s != '.')
+        on_asm_insn(r, s);
     const char *f = strstr(s, ".entry");
     f = f ? f : strstr(s, ".func");
     if (f && r->depth == 0)
@@ -442,6 +566,10 @@ static void on_brace(reader *r, char c, const char *stmt_before)
         }
         r->depth++;
         return;
+    }
+    if (r->depth == 2) { /* a nested block's registers end with it */
+        names_clear(&r->asm_regs);
+        names_clear(&r->asm_written);
     }
     if (r->depth > 0 && --r->depth == 0) {
         if (r->body)
@@ -552,6 +680,8 @@ int ch_ptx_check(const char *ptx, const char *unit, ch_strbuf *msg)
     ch_strbuf_free(&stmt);
     ch_strbuf_free(&r.later);
     names_clear(&r.globals);
+    names_clear(&r.asm_regs);
+    names_clear(&r.asm_written);
     free(t);
     return msg->len ? 1 : 0;
 }

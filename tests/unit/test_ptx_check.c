@@ -156,3 +156,28 @@ Test(ptx_check, comments_do_not_count)
     passed("// mov.u64 %rd1, %globaltimer; trap;\n/* %smid */\n",
            "\tadd.s32 \t%r4, %r3, 1; // %clock64\n");
 }
+
+/* attacks8 #07, #45: inline assembly declares local and register memory of its own, which the
+ * hardening cannot give an initialiser: a .local array other than nvcc's __local_depot is
+ * refused, and a register it declares is read only after it is written (at the body's level
+ * too, a guard counting as a read); what nvcc itself declares and writes first passes. */
+Test(ptx_check, inline_assembly_memory_starts_written)
+{
+    refused("", "\t{\n\t.local .align 4 .b8 stash[128];\n\tld.local.u32 \t%r4, [stash+4];\n\t}\n",
+            "declares .local memory in inline assembly");
+    refused("", "\t{\n\t.reg .b32 t;\n\tmov.b32 \t%r4, t;\n\t}\n",
+            "reads the register 't' its inline assembly declares before writing it");
+    refused("", "\t.reg .b32 left;\n\tadd.s32 \t%r4, %r3, left;\n", "register 'left'");
+    refused("", "\t{\n\t.reg .pred q;\n\t@q mov.b32 \t%r4, 1;\n\t}\n", "register 'q'");
+    refused("", "\t{\n\t.reg .b64 a;\n\tst.global.u32 \t[a], %r3;\n\t}\n", "register 'a'");
+    passed("", "\t.local .align 8 .b8 \t__local_depot0[16];\n"
+               "\t{\n\t.reg .b32 t;\n\tmov.b32 \tt, 5;\n\tadd.s32 \t%r4, t, 1;\n\t}\n"
+               "\t{\n\t.reg .b32 u<2>;\n\tmov.b32 \tu0, %r3;\n\tmov.b32 \tu1, u0;\n\t}\n"
+               "\t{ // callseq 1, 0\n\t.reg .b32 temp_param_reg;\n\t.param .b64 param0;\n"
+               "\tst.param.b64 \t[param0+0], %rd1;\n\t} // callseq 1\n");
+    /* a block's registers end with it: another block's of the same name starts unwritten */
+    refused("",
+            "\t{\n\t.reg .b32 t;\n\tmov.b32 \tt, 5;\n\t}\n\t{\n\t.reg .b32 t;\n"
+            "\tmov.b32 \t%r4, t;\n\t}\n",
+            "register 't'");
+}
