@@ -298,7 +298,7 @@ gpu-carry: build asan
 # libstdc++ (libFuzzer) and, for archive and sign (the cache links its remote store), libcurl;
 # extract also needs the libraries ch-cc links (libclang, isl, seccomp, hiredis).
 FUZZ_TIME ?= 20
-FUZZ_ALL := pragma extent checklist config archive extract sign guard
+FUZZ_ALL := pragma extent checklist config archive extract sign guard magic
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_FLAGS ?= -max_len=4096 -timeout=10 -rss_limit_mb=2048
 FUZZ_BASE := src/base/strbuf.c src/base/error.c
@@ -311,6 +311,10 @@ FUZZ_SRC_archive := tests/fuzz/index_sum.c $(CACHE_SRC) src/base/fsutil.c src/ba
                     src/base/proc.c src/base/types.c $(FUZZ_BASE)
 FUZZ_SRC_sign := $(FUZZ_SRC_archive)
 FUZZ_SRC_guard := src/verify/source_guard.c $(FUZZ_BASE)
+# magic reads tokens alone; the sizes half (checklist and plan code) comes from the archives
+FUZZ_SRC_magic := src/verify/magic_sizes.c $(FUZZ_BASE)
+FUZZ_LINK_magic := $(BUILD)/lib/libharness.a $(BUILD)/lib/libchcache.a
+FUZZ_LIBS_magic := $(LDLIBS_ALL)
 FUZZ_SRC_extract := src/agent/extract.c src/verify/source_guard.c src/base/embed.c \
                     $(GEN_PROMPTS) $(FUZZ_BASE)
 # extract judges a reference with the host subset (libclang): the rest of the library comes from
