@@ -127,6 +127,10 @@ typedef struct ks_ctx {
     int region;         /* > 0: the code walked runs only when kept state says so */
     char *source;       /* the first kept variable read as state, for messages */
     CXCursor last_kept; /* the kept buffer read last: the source when its value turns to state */
+    /* locals the conditions around the code walked say are nonzero (`if (err != cudaSuccess)`):
+     * returning one there is failing with that status; a null cursor once assigned there */
+    CXCursor nonzero[16];
+    int n_nonzero;
 } ks_ctx;
 
 static const char on_path[] = "only on a path that what it keeps across calls decides";
@@ -141,8 +145,16 @@ static const char query_why[] =
     "whether a candidate allocates, frees or fails with an error: the answers differ between "
     "verification and a user's program (a loaded GPU, another card or driver)";
 
+/* the same when what decides is an allocation's status (a resource call's: no variable or query
+ * is then noted as the source, since every launcher allocates and the first would be named) */
+static const char alloc_why[] =
+    "whether an allocation succeeds depends on what else holds the memory (the user's program, "
+    "another process), not on the inputs: its status may decide only that the call fails with "
+    "an error, which sends it to the host path";
+
 static unsigned ev(ks_ctx *c, CXCursor e);
 static void ws(ks_ctx *c, CXCursor s);
+static int allocates(const char *name);
 
 static int same_decl(CXCursor a, CXCursor b)
 {
@@ -226,7 +238,10 @@ static void refuse(ks_ctx *c, CXCursor at, const char *verb, const char *name, c
     int by_query = c->source && strncmp(c->source, "cuda", 4) == 0;
     hs_refuse(c->x, at, "state-flow", "host code %s%s%s%s %s (kept state: '%s'): %s", verb,
               name ? " '" : "", name ? name : "", name ? "'" : "", tail,
-              c->source ? c->source : "?", by_query ? query_why : state_why);
+              c->source ? c->source : "an allocation's status",
+              !c->source ? alloc_why
+              : by_query ? query_why
+                         : state_why);
 }
 
 /* ---- values ---------------------------------------------------------------------------------- */
@@ -325,6 +340,9 @@ static unsigned assign(ks_ctx *c, CXCursor at, CXCursor lhs, unsigned value)
     if (k == PLACE_MEMORY)
         value |= ev(c, lhs) & KS_STATE; /* where it writes: an index that depends on kept state */
     if (k == PLACE_LOCAL) {
+        for (int i = 0; i < c->n_nonzero; i++)
+            if (same_decl(c->nonzero[i], root))
+                c->nonzero[i] = clang_getNullCursor(); /* no longer known nonzero */
         int p = param_index(c, root);
         grow(c, p >= 0 ? &cur_fn(c)->params[p] : &var_slot(c, root)->flags, value | region);
     } else if (k == PLACE_MEMORY && (region || (value & KS_STATE))) {
@@ -554,6 +572,14 @@ static unsigned ev_helper(ks_ctx *c, CXCursor fn, const unsigned *args, int n)
     return callee->result;
 }
 
+/* attacks8 #17: whether an allocation succeeds depends on what else holds the memory (a user's
+ * program, another process), never on the inputs: its status may decide only failure, like
+ * kept state's. What it writes (the pointer) is not state. */
+static int allocates(const char *name)
+{
+    return strncmp(name, "cudaMalloc", 10) == 0 || strcmp(name, "cudaHostAlloc") == 0;
+}
+
 static unsigned ev_library(ks_ctx *c, CXCursor call, CXCursor fn, const char *name,
                            const unsigned *args, int n)
 {
@@ -596,7 +622,7 @@ static unsigned ev_library(ks_ctx *c, CXCursor call, CXCursor fn, const char *na
         if (!clang_Cursor_isNull(written[i]))
             grow(c, &var_slot(c, written[i])->flags, writes);
     free(written);
-    if (query || (resource && c->region > 0))
+    if (query || (resource && c->region > 0) || allocates(name))
         return KS_STATE;
     return pure ? (all & KS_STATE) : 0;
 }
@@ -718,6 +744,55 @@ static unsigned ws_cond(ks_ctx *c, CXCursor cond)
     return ev(c, cond);
 }
 
+/* The local a condition says is nonzero in its then-branch (then set) or its else-branch:
+ * `V`, `V != Z` and `Z != V` (then), `!V` and `V == Z` (else), Z evaluating to 0 (cudaSuccess);
+ * a null cursor when none. */
+static CXCursor nonzero_local(ks_ctx *c, CXCursor cond, int then)
+{
+    CXCursor e = hs_peel(cond, 1);
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_DeclRefExpr)
+        return then ? clang_getCursorReferenced(e) : clang_getNullCursor();
+    kids ks = hs_children(e);
+    CXCursor v = clang_getNullCursor();
+    if (k == CXCursor_UnaryOperator && ks.n == 1 && hs_operator_is(c->x, e, "!") && !then) {
+        CXCursor r = hs_peel(ks.v[0], 1);
+        if (clang_getCursorKind(r) == CXCursor_DeclRefExpr)
+            v = clang_getCursorReferenced(r);
+    } else if (k == CXCursor_BinaryOperator && ks.n == 2 &&
+               (then ? hs_operator_is(c->x, e, "!=") : hs_operator_is(c->x, e, "=="))) {
+        for (int side = 0; side < 2 && clang_Cursor_isNull(v); side++) {
+            CXCursor r = hs_peel(ks.v[side], 1);
+            CXEvalResult z = clang_Cursor_Evaluate(ks.v[1 - side]);
+            int zero = z && clang_EvalResult_getKind(z) == CXEval_Int &&
+                       clang_EvalResult_getAsLongLong(z) == 0;
+            if (z)
+                clang_EvalResult_dispose(z);
+            if (zero && clang_getCursorKind(r) == CXCursor_DeclRefExpr)
+                v = clang_getCursorReferenced(r);
+        }
+    }
+    free(ks.v);
+    /* a local variable: a kept one may change between the test and the return */
+    if (!clang_Cursor_isNull(v) &&
+        (clang_getCursorKind(v) != CXCursor_VarDecl || hs_kept_kind(v) != HS_KEPT_NONE ||
+         clang_Cursor_getStorageClass(v) == CX_SC_Static))
+        v = clang_getNullCursor();
+    return v;
+}
+
+/* ws_under, with the local cond says is nonzero there known so. */
+static void ws_branch(ks_ctx *c, unsigned decides, CXCursor cond, int then, CXCursor body)
+{
+    CXCursor v = nonzero_local(c, cond, then);
+    int pushed = !clang_Cursor_isNull(v) && c->n_nonzero < 16;
+    if (pushed)
+        c->nonzero[c->n_nonzero++] = v;
+    ws_under(c, decides, body);
+    if (pushed)
+        c->n_nonzero--;
+}
+
 static void ws_if(ks_ctx *c, CXCursor s)
 {
     kids ks = hs_children(s);
@@ -728,9 +803,9 @@ static void ws_if(ks_ctx *c, CXCursor s)
         ws(c, ks.v[i++]);
     if (i + 1 < ks.n) {
         unsigned cond = ws_cond(c, ks.v[i]);
-        ws_under(c, cond, ks.v[i + 1]);
+        ws_branch(c, cond, ks.v[i], 1, ks.v[i + 1]);
         if (i + 2 < ks.n)
-            ws_under(c, cond, ks.v[i + 2]);
+            ws_branch(c, cond, ks.v[i], 0, ks.v[i + 2]);
     }
     free(ks.v);
 }
@@ -762,11 +837,18 @@ static void ws_exit(ks_ctx *c, CXCursor s, CXCursor value, int is_return)
                     clang_EvalResult_getAsLongLong(r) != 0;
             if (r)
                 clang_EvalResult_dispose(r);
+            /* the status the condition says is nonzero here: `if (err) return err;` */
+            CXCursor v = hs_peel(value, 1);
+            for (int i = 0; !fails && i < c->n_nonzero; i++)
+                fails = clang_getCursorKind(v) == CXCursor_DeclRefExpr &&
+                        !clang_Cursor_isNull(c->nonzero[i]) &&
+                        same_decl(clang_getCursorReferenced(v), c->nonzero[i]);
         }
         if (!fails)
             refuse(c, s, "returns without an error", NULL,
                    "on a path that what it keeps across calls decides (only a nonzero "
-                   "constant status may end the call there)");
+                   "constant status, or the status the condition found nonzero, may end the "
+                   "call there)");
         return;
     }
     if (!f->whole) {

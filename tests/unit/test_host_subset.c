@@ -530,6 +530,32 @@ static const subset_case state_flows[] = {
      "launches 'k' with a value that depends on what it keeps across calls (kept "
      "state: 'cudaGetDevice')",
      8},
+    /* attacks8 #17: an allocation fails only where something else holds the memory (never in
+     * verification): its status may end the call with an error, nothing else */
+    {"an allocation's failure choosing the work",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    cudaError_t got = cudaMalloc(&w, 4096);\n"
+                      "    int use = n;\n    if (got != cudaSuccess)\n        use = 0;\n"
+                      "    k<<<1, 1>>>(use, y);\n    cudaFree(w);\n    return 0;\n}\n",
+     "state-flow",
+     "launches 'k' with a value that depends on what it keeps across calls (kept "
+     "state: 'an allocation's status')",
+     12},
+    {"an allocation's failure returning success",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    if (cudaMalloc(&w, 4096) != cudaSuccess)\n"
+                      "        return 0;\n    k<<<1, 1>>>(n, y);\n    cudaFree(w);\n"
+                      "    return 0;\n}\n",
+     "state-flow", "returns without an error", 9},
+    {"an allocation's status cleared before it is returned",
+     HEAD KERNEL DEVL
+     "    float *w = NULL;\n    cudaError_t e = cudaMalloc(&w, 4096);\n"
+     "    if (e != cudaSuccess) {\n        e = cudaSuccess;\n        return (int)e;\n"
+     "    }\n    k<<<1, 1>>>(n, w);\n    cudaFree(w);\n    return 0;\n}\n",
+     "state-flow", "returns without an error", 11},
+    {"an allocation's status returned where it failed",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    cudaError_t e = cudaMalloc(&w, 4096);\n"
+                      "    if (e != cudaSuccess)\n        return (int)e;\n    k<<<1, 1>>>(n, w);\n"
+                      "    e = cudaGetLastError();\n    cudaFree(w);\n    return (int)e;\n}\n",
+     NULL, NULL, 0},
     {"a helper's result computed from kept state",
      FLOW
      "static size_t seen;\nstatic int blocks(void)\n{\n    return seen > 100 ? 2 : 1;\n}\n" DEVL
