@@ -450,9 +450,9 @@ static const char *const alloc_renamed[] = {
 
 /* attacks8 #33: a large automatic array (not a VLA, which the host subset refuses) fits the
  * main thread's 8 MiB and overflows the stack of a thread, which is often far smaller (512 KiB
- * on macOS and in many thread pools). small-stack mode bounds the stack of the call so: the
- * main thread's stack grows on demand up to RLIMIT_STACK, which Linux reads at each growth. */
-#define SMALL_STACK_KIB 512
+ * on macOS and in many thread pools: CH_REF_SMALL_STACK_KIB). small-stack mode bounds the stack of
+ * the call so: the main thread's stack grows on demand up to RLIMIT_STACK, which Linux reads at
+ * each growth. */
 static const char small_stack_code[] =
     "#include <sys/resource.h>\n"
     "static void ch_small_stack(void)\n"
@@ -575,7 +575,7 @@ static void gen_main(const ch_checklist *c, const char *fn, const char *sample, 
     ch_scaffold_bufio_code(o);
     ch_strbuf_adds(o, "\n");
     ch_strbuf_adds(o, guard_code);
-    ch_strbuf_addf(o, "\n#define CH_SMALL_STACK_KIB %d\n", SMALL_STACK_KIB);
+    ch_strbuf_addf(o, "\n#define CH_SMALL_STACK_KIB %d\n", CH_REF_SMALL_STACK_KIB);
     ch_strbuf_adds(o, small_stack_code);
     if (leaks) {
         ch_strbuf_adds(o, alloc_code);

@@ -48,6 +48,8 @@ typedef struct agree_case {
                           two equal ones: where the spec's result depends on the aliasing, an
                           order of the loops is no error */
     int at_values;     /* floating inputs drawn at the reference's constants (put_values) */
+    int empty;         /* every size 0 (where the checklist's extents do not allow it, inputs
+                          cannot be made and nothing is compared) */
 } agree_case;
 
 /* The literals the reference compares with (ch_magic_values). */
@@ -57,85 +59,107 @@ typedef struct agree_values {
 } agree_values;
 
 static const agree_case cases[] = {
-    {CH_DATA_RANDOM, NULL, NULL, 0, "random inputs", NULL, NULL, 0, 0, 0},
-    {CH_DATA_UNIFORM, NULL, NULL, 0, "inputs where every buffer holds one value", NULL, NULL, 0, 0,
-     0},
-    {CH_DATA_EQUAL, NULL, NULL, 0, "inputs where buffers of one type and length are equal", NULL,
-     NULL, 0, 0, 0},
-    {CH_DATA_WIDE, NULL, NULL, 0, "random inputs from 33 times the checklist's ranges", NULL, NULL,
-     0, 0, 0},
+    {.shape = CH_DATA_RANDOM, .words = "random inputs"},
+    {.shape = CH_DATA_UNIFORM, .words = "inputs where every buffer holds one value"},
+    {.shape = CH_DATA_EQUAL, .words = "inputs where buffers of one type and length are equal"},
+    {.shape = CH_DATA_WIDE, .words = "random inputs from 33 times the checklist's ranges"},
     /* adjacent, not overlapping: a reference right for separate buffers is right here */
-    {CH_DATA_RANDOM, "carved", "carved", 0,
-     "random inputs in buffers carved from one allocation, adjacent in parameter order",
-     "a reference's result may not depend on where its buffers lie", NULL, 0, 0, 0},
-    {CH_DATA_RANDOM, "carved-rev", "carved-rev", 0,
-     "random inputs in buffers carved from one allocation, adjacent in reverse parameter order",
-     "a reference's result may not depend on where its buffers lie", NULL, 0, 0, 0},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "carved",
+     .reading_mode = "carved",
+     .words = "random inputs in buffers carved from one allocation, adjacent in parameter order",
+     .hint = "a reference's result may not depend on where its buffers lie"},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "carved-rev",
+     .reading_mode = "carved-rev",
+     .words = "random inputs in buffers carved from one allocation, adjacent in reverse "
+              "parameter order",
+     .hint = "a reference's result may not depend on where its buffers lie"},
     /* the reading runs in the default environment: a program's flushing changes a result by
      * less than the smallest normal number, and the tolerance is raised to that */
-    {CH_DATA_RANDOM, "ftz", NULL, 1,
-     "random inputs with subnormals flushed to zero (FTZ/DAZ, as in a program linked with "
-     "-ffast-math)",
-     "a reference may not depend on the floating-point environment", NULL, 0, 0, 0},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "ftz",
+     .flushed = 1,
+     .words = "random inputs with subnormals flushed to zero (FTZ/DAZ, as in a program linked "
+              "with -ffast-math)",
+     .hint = "a reference may not depend on the floating-point environment"},
     /* attacks8 #25: the reading runs in the default mode, and the tolerance (ulps of every
      * operation, as another summation order) already covers what the mode changes */
-    {CH_DATA_RANDOM, "round-up", NULL, 0, "random inputs rounded upward (FE_UPWARD)",
-     "a reference may not depend on the rounding mode", NULL, 0, 0, 0},
-    {CH_DATA_RANDOM, "round-down", NULL, 0, "random inputs rounded downward (FE_DOWNWARD)",
-     "a reference may not depend on the rounding mode", NULL, 0, 0, 0},
-    {CH_DATA_RANDOM, "round-zero", NULL, 0, "random inputs rounded toward zero (FE_TOWARDZERO)",
-     "a reference may not depend on the rounding mode", NULL, 0, 0, 0},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "round-up",
+     .words = "random inputs rounded upward (FE_UPWARD)",
+     .hint = "a reference may not depend on the rounding mode"},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "round-down",
+     .words = "random inputs rounded downward (FE_DOWNWARD)",
+     .hint = "a reference may not depend on the rounding mode"},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "round-zero",
+     .words = "random inputs rounded toward zero (FE_TOWARDZERO)",
+     .hint = "a reference may not depend on the rounding mode"},
     /* attacks8 #35: a program that traps (a debug build) dies where the spec's own arithmetic
      * raises nothing; where the reading traps too, the spec does and nothing is compared */
-    {CH_DATA_RANDOM, "trap", "trap", 0,
-     "random inputs with floating-point traps enabled (FE_DIVBYZERO, FE_INVALID, FE_OVERFLOW)",
-     "a reference may raise only the exceptions the spec's own formula raises",
-     "it raises a floating-point exception on inputs the reading computes without one", 0, 0, 0},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "trap",
+     .reading_mode = "trap",
+     .words = "random inputs with floating-point traps enabled (FE_DIVBYZERO, FE_INVALID, "
+              "FE_OVERFLOW)",
+     .hint = "a reference may raise only the exceptions the spec's own formula raises",
+     .fails = "it raises a floating-point exception on inputs the reading computes without one"},
     /* attacks8 #28: NaN as a missing value, Inf from an overflow upstream; compare matches
      * them in kind */
-    {CH_DATA_NONFINITE, NULL, NULL, 0, "random inputs holding NaN and Inf at random positions",
-     "a reference must carry NaN and Inf as the spec's formula does", NULL, 0, 0, 0},
+    {.shape = CH_DATA_NONFINITE,
+     .words = "random inputs holding NaN and Inf at random positions",
+     .hint = "a reference must carry NaN and Inf as the spec's formula does"},
     /* attacks8 #48: a trigger on a value beyond any multiple of the range the checklist (which
      * the model writes too) gives; compared only where the reference compares with literals */
-    {CH_DATA_RANDOM, NULL, NULL, 0,
-     "random inputs where floating values sit at the literals the reference compares with, "
-     "their negatives and next to them",
-     "a reference may not single out input values the spec does not", NULL, 0, 0, 1},
+    {.shape = CH_DATA_RANDOM,
+     .at_values = 1,
+     .words = "random inputs where floating values sit at the literals the reference compares "
+              "with, their negatives and next to them",
+     .hint = "a reference may not single out input values the spec does not"},
 };
 
-/* attacks8 #30: the empty call (every size 0), where C callers pass NULL for a buffer of no
- * element; a reference touching one crashes the user's program. Compared once, at that size. */
-static const agree_case empty_case = {
-    CH_DATA_RANDOM,
-    "empty",
-    "empty",
-    0,
-    "an empty call (every size 0, NULL for every buffer of no element)",
-    "a reference may not touch a buffer of no element",
-    "it crashes on an empty call",
-    0,
-    0,
-    0};
+#define STR_(x)   #x
+#define STR(x)    STR_(x)
+#define STACK_KIB STR(CH_REF_SMALL_STACK_KIB)
 
-/* Compared once, at the smallest correctness size: where the caller passes an input and an
- * output in one array (attacks8 #27), calls on a thread's small stack (#33), and where every
- * allocation fails (#32). */
+/* Compared once, at the smallest correctness size (the sizes, all 0, for the empty call):
+ * - attacks8 #30: the empty call, where C callers pass NULL for a buffer of no element; a
+ *   reference touching one crashes the user's program;
+ * - #27: the caller passes an input and an output in one array;
+ * - #33: a call on a thread's small stack;
+ * - #32: every allocation fails. */
 static const agree_case once_cases[] = {
-    {CH_DATA_EQUAL, "alias", "alias", 0,
-     "inputs where an input and an output of one type and length are one array (the prototype "
-     "does not declare them restrict, so a C caller may pass one array for both)",
-     "a reference must give the spec's result when the caller passes one array as an input and "
-     "an output, where the spec's own result does not depend on it",
-     NULL, 0, 1, 0},
-    {CH_DATA_RANDOM, "small-stack", "small-stack", 0,
-     "random inputs on a stack of 512 KiB (a thread's in many programs)",
-     "a reference may not keep large arrays on the stack: a program calls it from threads",
-     "it overflows a 512 KiB stack", 0, 0, 0},
-    {CH_DATA_RANDOM, "nomem", NULL, 0,
-     "random inputs with every allocation of the reference failing (a program short of memory)",
-     "a reference that cannot allocate may not return as if it had computed: compute without "
-     "the memory where the spec needs none",
-     NULL, 1, 0, 0},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "empty",
+     .reading_mode = "empty",
+     .empty = 1,
+     .words = "an empty call (every size 0, NULL for every buffer of no element)",
+     .hint = "a reference may not touch a buffer of no element",
+     .fails = "it crashes on an empty call"},
+    {.shape = CH_DATA_EQUAL,
+     .mode = "alias",
+     .reading_mode = "alias",
+     .alias = 1,
+     .words = "inputs where an input and an output of one type and length are one array (the "
+              "prototype does not declare them restrict, so a C caller may pass one array for "
+              "both)",
+     .hint = "a reference must give the spec's result when the caller passes one array as an "
+             "input and an output, where the spec's own result does not depend on it"},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "small-stack",
+     .reading_mode = "small-stack",
+     .words = "random inputs on a stack of " STACK_KIB " KiB (a thread's in many programs)",
+     .hint = "a reference may not keep large arrays on the stack: a program calls it from threads",
+     .fails = "it overflows a " STACK_KIB " KiB stack"},
+    {.shape = CH_DATA_RANDOM,
+     .mode = "nomem",
+     .loud_ok = 1,
+     .words = "random inputs with every allocation of the reference failing (a program short of "
+              "memory)",
+     .hint = "a reference that cannot allocate may not return as if it had computed: compute "
+             "without the memory where the spec needs none"},
 };
 
 /* Runs `exe set [mode]` in the sandbox (seconds of wall time; CPU time a second more, so that
@@ -481,27 +505,6 @@ static int time_against_reading(const ch_checklist *c, const char *exe, const ch
     return rc;
 }
 
-/* empty_case at every size 0 (the smallest value a size may take; where the checklist's
- * extents do not allow it, inputs cannot be made and nothing is compared). 0 or -1 with err. */
-static int empty_call(const ch_checklist *c, const char *exe, const char *reading_exe,
-                      const char *how, const char *dir, ch_error *err)
-{
-    const ch_ck_size *from = c->n_smoke         ? &c->smoke[0]
-                             : c->n_correctness ? &c->correctness[0]
-                                                : NULL;
-    if (!from)
-        return 0;
-    ch_ck_size zero;
-    ch_ck_size_copy(&zero, from);
-    for (size_t i = 0; i < zero.n; i++)
-        zero.values[i] = 0;
-    char *why = compare_at(c, exe, reading_exe, dir, &zero, 0xe3eeULL, &empty_case, NULL);
-    int rc = why ? refuse(c, how, &empty_case, &zero, why, err) : 0;
-    free(why);
-    ch_ck_size_free(&zero);
-    return rc;
-}
-
 /* once_cases at the smallest correctness size (the first smoke size without one); the alias
  * case only where the prototype has buffers to pass as one. 0 or -1 with err. */
 static int once(const ch_checklist *c, const char *exe, const char *reading_exe, const char *how,
@@ -518,10 +521,15 @@ static int once(const ch_checklist *c, const char *exe, const char *reading_exe,
         const agree_case *ac = &once_cases[s];
         if (ac->alias && !pairs)
             continue;
-        char *why = compare_at(c, exe, reading_exe, dir, at, 0x0cee0ULL + s, ac, NULL);
+        ch_ck_size size;
+        ch_ck_size_copy(&size, at);
+        for (size_t i = 0; ac->empty && i < size.n; i++)
+            size.values[i] = 0;
+        char *why = compare_at(c, exe, reading_exe, dir, &size, 0x0cee0ULL + s, ac, NULL);
         if (why)
-            rc = refuse(c, how, ac, at, why, err);
+            rc = refuse(c, how, ac, &size, why, err);
         free(why);
+        ch_ck_size_free(&size);
     }
     return rc;
 }
@@ -552,8 +560,6 @@ int ch_reference_agree(const ch_checklist *c, const char *exe, const char *refer
     for (size_t j = 0; j < n_extra; j++)
         ch_ck_size_free(&extra[j]);
     free(at);
-    if (rc == 0)
-        rc = empty_call(c, exe, reading_exe, how, dir, err);
     if (rc == 0)
         rc = once(c, exe, reading_exe, how, dir, err);
     return rc ? rc : time_against_reading(c, exe, reading_exe, how, dir, err);

@@ -18,6 +18,10 @@
 int ch_reference_agree(const ch_checklist *c, const char *exe, const char *reference_c,
                        const char *reading_exe, const char *how, const char *dir, ch_error *err);
 
+/* The stack small-stack mode (reference.c's gen_main) gives the call, in KiB: a thread's in many
+ * programs and pools (macOS's default, for one). */
+#define CH_REF_SMALL_STACK_KIB 512
+
 /* The buffers alias mode (reference.c's gen_main) passes as one: with[q], for each output or
  * in-out buffer q, the input it is paired with (the first of its element type not paired
  * before), -1 for none and for every other parameter; none where either is declared restrict,

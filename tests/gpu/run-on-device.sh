@@ -12,12 +12,15 @@ mkdir -p "$out"
 # libclang's C API is stable: the machine's libclang-16 serves under the libclang-14 soname.
 # libclang finds its builtin headers (stddef.h ...) at <its dir>/clang/<version>, so that
 # directory is linked beside the soname too.
+# Links are made once: several runs of this script may share the carry at the same time, and
+# replacing a link would leave a moment without it for another run's ch-cc.
+link() { [ -e "$2" ] || ln -sfn "$1" "$2"; }
 lib16=$(ls /usr/lib/llvm-16/lib/libclang-16.so.1 /usr/lib/x86_64-linux-gnu/libclang-16.so.1 2>/dev/null | head -1)
-[ -n "$lib16" ] && ln -sf "$lib16" "$c/lib/libclang-14.so.13" && ln -sf "$lib16" "$c/lib/libclang.so"
-[ -d /usr/lib/llvm-16/lib/clang ] && ln -sfn /usr/lib/llvm-16/lib/clang "$c/lib/clang"
-ln -sf /usr/lib/x86_64-linux-gnu/libxxhash.so.0 "$c/lib/libxxhash.so"
+[ -n "$lib16" ] && link "$lib16" "$c/lib/libclang-14.so.13" && link "$lib16" "$c/lib/libclang.so"
+[ -d /usr/lib/llvm-16/lib/clang ] && link /usr/lib/llvm-16/lib/clang "$c/lib/clang"
+link /usr/lib/x86_64-linux-gnu/libxxhash.so.0 "$c/lib/libxxhash.so"
 # the MemorySanitizer check of model-written references runs 'clang'; the machine has clang-16
-command -v clang >/dev/null || { command -v clang-16 >/dev/null && ln -sf "$(command -v clang-16)" "$c/bin/clang"; }
+command -v clang >/dev/null || { command -v clang-16 >/dev/null && link "$(command -v clang-16)" "$c/bin/clang"; }
 export LD_LIBRARY_PATH="$c/lib:${LD_LIBRARY_PATH:-}" LIBRARY_PATH="$c/lib:${LIBRARY_PATH:-}"
 export C_INCLUDE_PATH="$c/include" CPATH="$c/include" PATH="$PATH:/usr/local/cuda/bin:$c/bin"
 export CH_CC_SRC="$top" CH_CC_TEST_BUILD="$top/build" CH_CC_BIN="$top/build/bin/ch-cc"
