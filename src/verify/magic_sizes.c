@@ -5,6 +5,7 @@
  * to it, in the candidate's correctness stage. The constants are read from tokens, a first
  * filter that never refuses: a constant it misses is one the rule judged on the parsed code. */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,28 +211,195 @@ void ch_magic_harvest_shifts(const char *src, ch_magic_consts *k)
     free(nm);
 }
 
+/* ---- the values compared with ---- */
+
+/* The tokens of a text in order, so that a comparison's operands are read on both sides. A
+ * reference is a few hundred tokens; the bound keeps a huge text from taking memory. */
+#define MAX_TOKENS (1u << 18)
+typedef struct tok_list {
+    tok *t;
+    size_t n, cap;
+} tok_list;
+
+static void tokenize(const char *src, const named *nm, tok_list *l)
+{
+    tok w[1];
+    for (const char *p = src; l->n < MAX_TOKENS && (p = shift_tok(p, w, 1, nm));) {
+        if (l->n == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 256;
+            l->t = ch_xrealloc(l->t, l->cap * sizeof *l->t);
+        }
+        l->t[l->n++] = w[0];
+    }
+}
+
+/* A literal, integer or floating, or a name with a constant integer value. */
+static int literal_value(const tok *t, double *v)
+{
+    if (t->number) {
+        *v = (double)t->value;
+        return 1;
+    }
+    if (!isdigit((unsigned char)t->text[0]))
+        return 0;
+    *v = strtod(t->text, NULL); /* 50.0f, 1e-3, 0x1p4 */
+    return 1;
+}
+
+/* A constant operand (`50.0f * 2`, `(LIMIT + 1) / 2`, `-1e3`): literals, + - * / and
+ * parentheses over tokens [i, end), evaluated as C does; ok turns 0 at anything else. The
+ * nesting is bounded, as the text is the model's. */
+#define MAX_NESTING 16
+typedef struct const_expr {
+    const tok *t;
+    size_t i, end;
+    int ok, depth;
+} const_expr;
+
+static double ce_sum(const_expr *e);
+
+static int ce_at(const const_expr *e, const char *op)
+{
+    return e->ok && e->i < e->end && is(&e->t[e->i], op);
+}
+
+static double ce_atom(const_expr *e)
+{
+    double v = 0;
+    if (!e->ok || e->i >= e->end || e->depth >= MAX_NESTING) {
+        e->ok = 0;
+        return 0;
+    }
+    e->depth++;
+    const tok *t = &e->t[e->i];
+    if (is(t, "(")) {
+        e->i++;
+        v = ce_sum(e);
+        if (ce_at(e, ")"))
+            e->i++;
+        else
+            e->ok = 0;
+    } else if (is(t, "-") || is(t, "+")) {
+        e->i++;
+        v = is(t, "-") ? -ce_atom(e) : ce_atom(e);
+    } else if (literal_value(t, &v)) {
+        e->i++;
+    } else {
+        e->ok = 0;
+    }
+    e->depth--;
+    return v;
+}
+
+static double ce_product(const_expr *e)
+{
+    double v = ce_atom(e);
+    while (ce_at(e, "*") || ce_at(e, "/")) {
+        int times = is(&e->t[e->i++], "*");
+        double r = ce_atom(e);
+        v = times ? v * r : v / r;
+    }
+    return v;
+}
+
+static double ce_sum(const_expr *e)
+{
+    double v = ce_product(e);
+    while (ce_at(e, "+") || ce_at(e, "-")) {
+        int plus = is(&e->t[e->i++], "+");
+        double r = ce_product(e);
+        v = plus ? v + r : v - r;
+    }
+    return v;
+}
+
+/* The value of tokens [from, to) when they are one constant operand and nothing more. */
+static int fold(const tok_list *l, size_t from, size_t to, double *v)
+{
+    const_expr e = {l->t, from, to, 1, 0};
+    if (from >= to)
+        return 0;
+    *v = ce_sum(&e);
+    return e.ok && e.i == to;
+}
+
+/* Where the constant operand right of the comparison at c ends: the first token that cannot
+ * continue one (a parenthesis closes only what the operand opened). */
+static size_t right_end(const tok_list *l, size_t c)
+{
+    size_t j = c + 1;
+    int open = 0;
+    for (; j < l->n; j++) {
+        double v;
+        const tok *t = &l->t[j];
+        if (is(t, "("))
+            open++;
+        else if (is(t, ")") && open-- == 0)
+            break;
+        else if (!literal_value(t, &v) && !is(t, "+") && !is(t, "-") && !is(t, "*") &&
+                 !is(t, "/") && !is(t, ")"))
+            break;
+    }
+    return j;
+}
+
+/* Where the constant operand left of the comparison at c starts. */
+static size_t left_start(const tok_list *l, size_t c)
+{
+    size_t j = c;
+    int closed = 0;
+    for (; j > 0; j--) {
+        double v;
+        const tok *t = &l->t[j - 1];
+        if (is(t, ")"))
+            closed++;
+        else if (is(t, "(") && closed-- == 0)
+            break;
+        else if (!literal_value(t, &v) && !is(t, "+") && !is(t, "-") && !is(t, "*") &&
+                 !is(t, "/") && !is(t, "("))
+            break;
+    }
+    return j;
+}
+
+static void add_value(double *out, size_t *n, size_t max, double v)
+{
+    int seen = v == 0 || v == 1 || !isfinite(v);
+    for (size_t i = 0; i < *n && !seen; i++)
+        seen = out[i] == v;
+    if (!seen && *n < max)
+        out[(*n)++] = v;
+}
+
 /* attacks7 #16 and attacks8 #48: a reference that leaves out the elements above a value no
- * range of the checklist reaches (`if (!(x[i] > 100.0f))`). The literals beside a comparison,
- * integer or floating, are the values its inputs are then drawn at (reference_agree.c). */
+ * range of the checklist reaches (`if (!(x[i] > 100.0f))`). The values beside a comparison,
+ * integer or floating, spelled (`100.0f`, a name `#define`d to one) or computed from literals
+ * (`50.0f * 2`, which reads as 100), are the values its inputs are then drawn at
+ * (reference_agree.c). Where the operand is more than constants (`x < 5 - y`), its literal
+ * next to the comparison is taken, as a guess that costs only a run. */
 size_t ch_magic_values(const char *src, double *out, size_t max)
 {
+    named *nm = ch_xcalloc(1, sizeof *nm);
+    harvest_names(src, nm);
+    tok_list l = {NULL, 0, 0};
+    tokenize(src, nm, &l);
     size_t n = 0;
-    tok w[3]; /* w[2] the newest */
-    memset(w, 0, sizeof w);
-    for (const char *p = src; (p = shift_tok(p, w, 3, NULL));) {
-        /* `X op N` (w[1] op, w[2] N) and `N op X` (w[0] N, w[1] op) */
-        const tok *lit = compares(&w[1]) && !is(&w[1], "case") ? &w[2]
-                         : compares(&w[2])                     ? &w[1]
-                                                               : NULL;
-        if (!lit || !isdigit((unsigned char)lit->text[0]))
+    for (size_t c = 0; c < l.n; c++) {
+        if (!compares(&l.t[c]) || is(&l.t[c], "case"))
             continue;
-        double v = strtod(lit->text, NULL);
-        int seen = v == 0 || v == 1;
-        for (size_t i = 0; i < n && !seen; i++)
-            seen = out[i] == v;
-        if (!seen && n < max)
-            out[n++] = v;
+        double v;
+        size_t end = right_end(&l, c), from = left_start(&l, c);
+        if (fold(&l, c + 1, end, &v))
+            add_value(out, &n, max, v);
+        else if (c + 1 < l.n && literal_value(&l.t[c + 1], &v))
+            add_value(out, &n, max, v);
+        if (fold(&l, from, c, &v))
+            add_value(out, &n, max, v);
+        else if (c > 0 && literal_value(&l.t[c - 1], &v))
+            add_value(out, &n, max, v);
     }
+    free(l.t);
+    free(nm);
     return n;
 }
 

@@ -484,6 +484,11 @@ Test(reference_inputs, a_reference_disagreeing_with_the_reading_is_refused, .tim
          "{ for (int i = 0; i < n; i++) y[i] = x[i] > 1e6 ? x[i] : 2 * x[i]; }\n",
          "(formula) on random inputs where floating values sit at the literals the reference "
          "compares with"},
+        /* and computed rather than spelled: the value compared with, not its first literal */
+        {"void twice_reference(int n, const double *x, double *y)\n"
+         "{ for (int i = 0; i < n; i++) y[i] = x[i] > 5e5 * 2 ? x[i] : 2 * x[i]; }\n",
+         "(formula) on random inputs where floating values sit at the literals the reference "
+         "compares with"},
     };
     for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
         ch_oracle o2 = {NULL, cc_argv, wrong[k].src, 0, reading, "formula", 0};

@@ -631,6 +631,22 @@ Test(magic, values_are_the_literals_beside_a_comparison)
         cr_expect_eq(v[i], want[i], "value %zu: %g", i, v[i]);
 }
 
+/* A threshold the reference computes from literals or names rather than spells: the value it
+ * compares with, not its first literal (a reference skipping x > 50.0f * 2 draws x at 100) */
+Test(magic, values_are_computed_from_the_constants_beside_a_comparison)
+{
+    double v[CH_MAGIC_MAX_CONSTS];
+    size_t n = ch_magic_values("#define LIMIT 40\n"
+                               "if (!(x[i] > 50.0f * 2)) y[i] = 0;\n"
+                               "if ((LIMIT + 2) / 2 <= x[i] || x[i] < -(3e2 - 50)) return;\n"
+                               "if (x[i] < 5 - z) y[i] = 1;\n",
+                               v, CH_MAGIC_MAX_CONSTS);
+    double want[] = {100.0, 21.0, -250.0, 5.0};
+    cr_assert_eq(n, 4, "values: %zu", n);
+    for (size_t i = 0; i < 4; i++)
+        cr_expect_eq(v[i], want[i], "value %zu: %g", i, v[i]);
+}
+
 static void expect_sizes(const ch_ck_size *got, size_t n, const long long *want, size_t nw)
 {
     cr_assert_eq(n, nw, "%zu sizes, want %zu", n, nw);
