@@ -131,6 +131,10 @@ typedef struct ks_ctx {
      * returning one there is failing with that status; a null cursor once assigned there */
     CXCursor nonzero[16];
     int n_nonzero;
+    /* > 0: a dry walk (skip_path_fails), which counts what it would refuse in `refusals` and
+     * changes no fact */
+    int dry;
+    int refusals;
 } ks_ctx;
 
 static const char on_path[] = "only on a path that what it keeps across calls decides";
@@ -163,7 +167,7 @@ static int same_decl(CXCursor a, CXCursor b)
 
 static void grow(ks_ctx *c, unsigned *at, unsigned flags)
 {
-    if ((*at | flags) != *at) {
+    if (!c->dry && (*at | flags) != *at) {
         *at |= flags;
         c->changed = 1;
     }
@@ -217,7 +221,7 @@ static int param_index(ks_ctx *c, CXCursor decl)
 
 static void note_source_name(ks_ctx *c, const char *name)
 {
-    if (!c->source)
+    if (!c->source && !c->dry)
         c->source = ch_xstrdup(name);
 }
 
@@ -231,7 +235,8 @@ static void note_source(ks_ctx *c, CXCursor decl)
 /* Refuses with "host code VERB ['NAME'] TAIL": what depends on kept state, and what it may do. */
 static void refuse(ks_ctx *c, CXCursor at, const char *verb, const char *name, const char *tail)
 {
-    if (!c->report)
+    c->refusals += c->dry > 0;
+    if (!c->report || c->dry)
         return;
     /* every query's name starts with "cuda" (state_queries and the prefixes above); no kept
      * variable of a candidate's may (the host subset reserves the prefix) */
@@ -563,6 +568,10 @@ static unsigned ev_helper(ks_ctx *c, CXCursor fn, const unsigned *args, int n)
 {
     size_t k = fn_slot(c, clang_getCursorDefinition(fn), 0);
     ks_fn *callee = &c->fns[k];
+    /* a dry walk does not follow a helper into its body: it may do anything there */
+    c->refusals += c->dry > 0;
+    if (c->dry)
+        return callee->result;
     for (int i = 0; i < n && (unsigned)i < callee->n_params; i++)
         grow(c, &callee->params[i], args[i]);
     if (c->region > 0 && !callee->whole) {
@@ -793,7 +802,62 @@ static void ws_branch(ks_ctx *c, unsigned decides, CXCursor cond, int then, CXCu
         c->n_nonzero--;
 }
 
-static void ws_if(ks_ctx *c, CXCursor s)
+/* Whether s ends the function: a return, or a block whose last statement does. */
+static int ends_in_return(CXCursor s)
+{
+    enum CXCursorKind k = clang_getCursorKind(s);
+    if (k == CXCursor_ReturnStmt)
+        return 1;
+    if (k != CXCursor_CompoundStmt)
+        return 0;
+    kids ks = hs_children(s);
+    int ends = ks.n && ends_in_return(ks.v[ks.n - 1]);
+    free(ks.v);
+    return ends;
+}
+
+/* Walks path[0..n) dry, as a state-dependent region where v is known nonzero: whether it only
+ * manages resources and ends the call with a failing status, refusing nothing. */
+static int skip_path_fails(ks_ctx *c, CXCursor v, const CXCursor *path, size_t n)
+{
+    if (n == 0 || !ends_in_return(path[n - 1]) || c->n_nonzero >= 16)
+        return 0;
+    CXCursor saved[16];
+    memcpy(saved, c->nonzero, sizeof saved); /* the walk may forget some (an assignment) */
+    int saved_n = c->n_nonzero, saved_refusals = c->refusals;
+    CXCursor saved_kept = c->last_kept;
+    c->nonzero[c->n_nonzero++] = v;
+    c->dry++;
+    c->region++;
+    for (size_t i = 0; i < n; i++)
+        ws(c, path[i]);
+    c->region--;
+    c->dry--;
+    int clean = c->refusals == saved_refusals;
+    c->refusals = saved_refusals;
+    memcpy(c->nonzero, saved, sizeof saved);
+    c->n_nonzero = saved_n;
+    c->last_kept = saved_kept;
+    return clean;
+}
+
+/* A status guarding the work: `if (err == cudaSuccess) { launch ... } cudaFree(t); return err;`
+ * (or `if (!err) { ... } else { return err; }`). Where the status is nonzero the call skips the
+ * work and ends with it, a failure that sends it to the host path, as the early return
+ * `if (err != cudaSuccess) return err;` does; so the guarded branch runs where the status says
+ * only "no failure", and is no region that state decides. The path that skips it, the else
+ * branch or the rest of the block (rest[0..n_rest)) to its return, must fail so: walked dry. */
+static int success_guard(ks_ctx *c, CXCursor cond, const CXCursor *else_body, const CXCursor *rest,
+                         size_t n_rest)
+{
+    CXCursor v = nonzero_local(c, cond, 0);
+    if (clang_Cursor_isNull(v))
+        return 0;
+    return else_body ? skip_path_fails(c, v, else_body, 1) : skip_path_fails(c, v, rest, n_rest);
+}
+
+/* An if statement; rest[0..n_rest) the statements after it in its block. */
+static void ws_if(ks_ctx *c, CXCursor s, const CXCursor *rest, size_t n_rest)
 {
     kids ks = hs_children(s);
     size_t i = 0;
@@ -803,9 +867,12 @@ static void ws_if(ks_ctx *c, CXCursor s)
         ws(c, ks.v[i++]);
     if (i + 1 < ks.n) {
         unsigned cond = ws_cond(c, ks.v[i]);
-        ws_branch(c, cond, ks.v[i], 1, ks.v[i + 1]);
-        if (i + 2 < ks.n)
-            ws_branch(c, cond, ks.v[i], 0, ks.v[i + 2]);
+        const CXCursor *else_body = i + 2 < ks.n ? &ks.v[i + 2] : NULL;
+        int guard = (cond & KS_STATE) && clang_getCursorKind(ks.v[i]) != CXCursor_VarDecl &&
+                    success_guard(c, ks.v[i], else_body, rest, n_rest);
+        ws_branch(c, guard ? 0 : cond, ks.v[i], 1, ks.v[i + 1]);
+        if (else_body)
+            ws_branch(c, cond, ks.v[i], 0, *else_body);
     }
     free(ks.v);
 }
@@ -851,7 +918,7 @@ static void ws_exit(ks_ctx *c, CXCursor s, CXCursor value, int is_return)
                    "call there)");
         return;
     }
-    if (!f->whole) {
+    if (!f->whole && !c->dry) {
         f->whole = 1;
         c->changed = 1;
     }
@@ -872,8 +939,20 @@ static void ws(ks_ctx *c, CXCursor s)
         return;
     }
     case CXCursor_IfStmt:
-        ws_if(c, s);
+        ws_if(c, s, NULL, 0);
         return;
+    case CXCursor_CompoundStmt: {
+        /* an if sees the statements after it: the path that skips its branch goes on there */
+        kids ks = hs_children(s);
+        for (size_t i = 0; i < ks.n; i++) {
+            if (clang_getCursorKind(ks.v[i]) == CXCursor_IfStmt)
+                ws_if(c, ks.v[i], ks.v + i + 1, ks.n - i - 1);
+            else
+                ws(c, ks.v[i]);
+        }
+        free(ks.v);
+        return;
+    }
     case CXCursor_ForStmt:
         ws_for(c, s);
         return;

@@ -556,6 +556,35 @@ static const subset_case state_flows[] = {
                       "    if (e != cudaSuccess)\n        return (int)e;\n    k<<<1, 1>>>(n, w);\n"
                       "    e = cudaGetLastError();\n    cudaFree(w);\n    return (int)e;\n}\n",
      NULL, NULL, 0},
+    /* the status guarding the work: where it is nonzero the call skips the work and ends
+     * with it, as the early return does */
+    {"an allocation's status guarding the work, returned after the cleanup",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    cudaError_t e = cudaMalloc(&w, 4096);\n"
+                      "    if (e == cudaSuccess) {\n        k<<<1, 1>>>(n, w);\n"
+                      "        e = cudaGetLastError();\n        cudaFree(w);\n    }\n"
+                      "    return (int)e;\n}\n",
+     NULL, NULL, 0},
+    {"an allocation's status guarding the work, returned from the else branch",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    cudaError_t e = cudaMalloc(&w, 4096);\n"
+                      "    if (!e) {\n        k<<<1, 1>>>(n, w);\n        cudaFree(w);\n"
+                      "    } else {\n        return (int)e;\n    }\n    return 0;\n}\n",
+     NULL, NULL, 0},
+    {"an allocation's status guarding the work, success returned where it failed",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    cudaError_t e = cudaMalloc(&w, 4096);\n"
+                      "    if (e == cudaSuccess) {\n        k<<<1, 1>>>(n, w);\n"
+                      "        cudaFree(w);\n    }\n    return 0;\n}\n",
+     "state-flow", "launches 'k' only on a path", 10},
+    {"an allocation's status guarding the work, cleared where it failed",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    cudaError_t e = cudaMalloc(&w, 4096);\n"
+                      "    if (e == cudaSuccess) {\n        k<<<1, 1>>>(n, w);\n"
+                      "        cudaFree(w);\n    }\n    e = cudaSuccess;\n    return (int)e;\n}\n",
+     "state-flow", "launches 'k' only on a path", 10},
+    {"an allocation's status guarding the work, other work where it failed",
+     HEAD KERNEL DEVL "    float *w = NULL;\n    cudaError_t e = cudaMalloc(&w, 4096);\n"
+                      "    if (e == cudaSuccess) {\n        k<<<1, 1>>>(n, w);\n"
+                      "        cudaFree(w);\n    } else {\n        k<<<1, 1>>>(0, y);\n"
+                      "        return (int)e;\n    }\n    return 0;\n}\n",
+     "state-flow", "launches 'k' only on a path", 10},
     {"a helper's result computed from kept state",
      FLOW
      "static size_t seen;\nstatic int blocks(void)\n{\n    return seen > 100 ? 2 : 1;\n}\n" DEVL
