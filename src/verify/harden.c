@@ -14,27 +14,45 @@
  * candidate's own with such a constructor must write every member, in its initialiser list or by
  * a default member initialiser; classes of the toolkit's headers are trusted to. */
 #include <assert.h>
+#include <ctype.h>
 #include <clang-c/Index.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch/embed.h"
 #include "ch/fsutil.h"
 #include "ch/harden.h"
 #include "ch/scan.h"
 
 typedef struct insertion {
-    size_t at; /* byte offset in the source where "{}" goes */
+    size_t at;        /* byte offset in the source where text goes */
+    const char *text; /* "{}", ALLOC_PREFIX or the allocation prelude */
+    int first;        /* goes before the others at the same offset (the prelude) */
 } insertion;
+
+/* An allocation the candidate names is renamed to the prelude's wrapper of it: the prefix goes
+ * right before the name (zeroed_alloc.cu). */
+#define ALLOC_PREFIX "ch_z_"
+static const char *const allocators[] = {
+    "cudaMalloc",      "cudaMallocManaged", "cudaMallocPitch", "cudaMalloc3D",
+    "cudaMallocAsync", "cudaMallocHost",    "cudaHostAlloc",   NULL};
+
+extern const struct ch_embedded_file ch_template_files[];
 
 typedef struct harden_ctx {
     CXTranslationUnit tu;
+    CXFile main; /* the candidate's text (clang_getLocation maps a place in a macro's argument
+                  * to the macro's use, so places are compared by file) */
     const char *src;
     size_t len;
     insertion *ins;
     size_t n_ins, cap_ins;
     ch_strbuf *why;
     int refused;
-    int scrub; /* declares __shared__ memory or has inline assembly (src/emit/scrub.c) */
+    int scrub;  /* declares __shared__ memory or has inline assembly (src/emit/scrub.c) */
+    int zeroes; /* an allocation was renamed: the prelude goes in */
+    /* the prelude's bytes in src when src was hardened before: its own calls stay as they are */
+    size_t prelude_at, prelude_end;
 } harden_ctx;
 
 /* Appended to the hardened text of a candidate whose code, as the compiler sees it (macros
@@ -130,13 +148,18 @@ static void refuse(harden_ctx *x, unsigned line, unsigned col, const char *fmt, 
     ch_strbuf_addf(x->why, fmt, name);
 }
 
-static void add_insertion(harden_ctx *x, size_t at)
+static void add_text(harden_ctx *x, size_t at, const char *text, int first)
 {
     if (x->n_ins == x->cap_ins) {
         x->cap_ins = x->cap_ins ? 2 * x->cap_ins : 16;
         x->ins = ch_xrealloc(x->ins, x->cap_ins * sizeof *x->ins);
     }
-    x->ins[x->n_ins++] = (insertion){at};
+    x->ins[x->n_ins++] = (insertion){at, text, first};
+}
+
+static void add_insertion(harden_ctx *x, size_t at)
+{
+    add_text(x, at, "{}", 0);
 }
 
 static int has_attr(CXCursor c, enum CXCursorKind kind);
@@ -409,6 +432,59 @@ static void alloca_call(harden_ctx *x, CXCursor c)
     free(name);
 }
 
+static int is_allocator(const char *name)
+{
+    for (size_t i = 0; allocators[i]; i++)
+        if (strcmp(allocators[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A reference to a CUDA allocation function (a call, or its name taken) in the candidate's own
+ * code: the wrapper's prefix goes before the name where it is spelled, in the candidate's text
+ * (a macro of the candidate's, or a macro's argument, is renamed where it is written). A name a
+ * header's macro or token pasting spells has no place to rename: refused. */
+static void allocator_ref(harden_ctx *x, CXCursor c)
+{
+    char *name = str_of(clang_getCursorSpelling(c));
+    CXCursor d = clang_getCursorKind(c) == CXCursor_OverloadedDeclRef
+                     ? clang_getOverloadedDecl(c, 0)
+                     : clang_getCursorReferenced(c);
+    size_t at, len = strlen(name);
+    unsigned line = 0, col = 0;
+    int in_macro;
+    /* the toolkit's declaration, not a function of the candidate's own of that name */
+    int toolkit =
+        !clang_Cursor_isNull(d) && !clang_Location_isFromMainFile(clang_getCursorLocation(d));
+    if (!is_allocator(name) || !toolkit || !place_of(c, &at, &line, &col, &in_macro)) {
+        free(name);
+        return;
+    }
+    /* a macro's argument is renamed where the candidate wrote it (the file location: the
+     * argument's place for a token of one, the macro's use for a token of a macro's body, whose
+     * text there is not the name, so refused below) */
+    CXFile ff;
+    unsigned fo = 0;
+    clang_getFileLocation(clang_getCursorLocation(c), &ff, NULL, NULL, &fo);
+    if (in_macro || fo != at)
+        at = ff && x->main && clang_File_isEqual(ff, x->main) ? fo : x->len + 1;
+    if (at >= x->prelude_at && at < x->prelude_end) {
+        free(name);
+        return; /* the prelude's own call, in a text hardened before */
+    }
+    if (at + len > x->len || strncmp(x->src + at, name, len) != 0)
+        refuse(x, line, col,
+               "the allocation '%s' is spelled by a macro or by token pasting, so the memory "
+               "it gives cannot be made to start zeroed (an allocator hands back blocks with "
+               "what an earlier call left in them): call it by its name where the call is (a "
+               "macro's argument is fine)",
+               name);
+    else
+        add_text(x, at, ALLOC_PREFIX, 0);
+    x->zeroes = 1;
+    free(name);
+}
+
 /* c is the candidate's own code (its expansion is in the file parsed), macros included */
 static int in_candidate(CXCursor c)
 {
@@ -434,6 +510,10 @@ static enum CXChildVisitResult walk(CXCursor c, CXCursor parent, CXClientData da
     case CXCursor_CallExpr:
         alloca_call(x, c);
         break;
+    case CXCursor_DeclRefExpr:
+    case CXCursor_OverloadedDeclRef:
+        allocator_ref(x, c);
+        break;
     case CXCursor_UnionDecl:
     case CXCursor_StructDecl:
     case CXCursor_ClassDecl:
@@ -448,8 +528,67 @@ static enum CXChildVisitResult walk(CXCursor c, CXCursor parent, CXClientData da
 
 static int by_offset(const void *a, const void *b)
 {
-    size_t p = ((const insertion *)a)->at, q = ((const insertion *)b)->at;
-    return p < q ? -1 : p > q;
+    const insertion *p = a, *q = b;
+    if (p->at != q->at)
+        return p->at < q->at ? -1 : 1;
+    return q->first - p->first;
+}
+
+/* Where the prelude goes: before the first token of code that is not a preprocessor directive,
+ * at namespace scope (nothing precedes it but directives and comments), so that it stays on
+ * that token's line and every line keeps its number. The end of the text when there is none. */
+static size_t first_code(const char *src, size_t len)
+{
+    size_t p = 0;
+    for (;;) {
+        p = skip_blank(src, len, p);
+        if (p >= len || src[p] != '#')
+            return p;
+        while (p < len && src[p] != '\n') /* the directive, with its continued lines */
+            p += src[p] == '\\' && p + 1 < len && src[p + 1] == '\n' ? 2 : 1;
+    }
+}
+
+/* The prelude of zeroed_alloc.cu on one line (its comments are block comments, it has no
+ * directive), so that inserting it moves no line; owned by the caller. */
+static char *prelude_text(void)
+{
+    const char *t = ch_embedded_text(ch_template_files, "zeroed_alloc.cu");
+    assert(t && !strstr(t, "//") && !strchr(t, '#'));
+    char *one = ch_xasprintf("%s ", t);
+    for (char *q = one; *q; q++)
+        if (*q == '\n')
+            *q = ' ';
+    return one;
+}
+
+/* A name of an allocator in the text, as a word, outside comments, literals and the prelude:
+ * one the parse did not see (a text it could not read in full), which would not be zeroed. Its
+ * offset, or len when none. */
+static size_t unrenamed_allocator(const char *t, size_t len, size_t pre_at, size_t pre_end)
+{
+    for (size_t p = 0; p < len;) {
+        const char *q = ch_c_skip_noncode(t + p);
+        if (q != t + p) {
+            p = (size_t)(q - t);
+            continue;
+        }
+        if (!(isalpha((unsigned char)t[p]) || t[p] == '_')) {
+            p++;
+            continue;
+        }
+        size_t e = p;
+        while (e < len && (isalnum((unsigned char)t[e]) || t[e] == '_'))
+            e++;
+        char word[32];
+        size_t n = e - p < sizeof word - 1 ? e - p : sizeof word - 1;
+        memcpy(word, t + p, n);
+        word[n] = '\0';
+        if ((p < pre_at || p >= pre_end) && e - p < sizeof word - 1 && is_allocator(word))
+            return p;
+        p = e;
+    }
+    return len;
 }
 
 static char *apply(const harden_ctx *x)
@@ -460,11 +599,12 @@ static char *apply(const harden_ctx *x)
     ch_strbuf_init(&out);
     size_t copied = 0;
     for (size_t i = 0; i < x->n_ins; i++) {
-        if (i && x->ins[i].at == x->ins[i - 1].at)
-            continue; /* a template's declaration visited twice */
+        if (i && x->ins[i].at == x->ins[i - 1].at && x->ins[i].text == x->ins[i - 1].text)
+            continue; /* a template's declaration visited twice, a macro of the candidate's
+                       * used twice */
         assert(x->ins[i].at >= copied && x->ins[i].at <= x->len);
         ch_strbuf_add(&out, x->src + copied, x->ins[i].at - copied);
-        ch_strbuf_adds(&out, "{}");
+        ch_strbuf_adds(&out, x->ins[i].text);
         copied = x->ins[i].at;
     }
     ch_strbuf_add(&out, x->src + copied, x->len - copied);
@@ -490,6 +630,33 @@ static void parse_args(ch_strvec *args, char **tmpdir)
     free(cccl);
 }
 
+/* The check after the renaming: no allocator's name is left outside the prelude (fail closed
+ * where the parse missed a call). 1 with *out freed and why set when one is. */
+static int refuse_unrenamed(char **out, const char *prelude, ch_strbuf *why)
+{
+    if (!*out)
+        return 0;
+    size_t len = strlen(*out);
+    const char *in = strstr(*out, prelude);
+    size_t pre_at = in ? (size_t)(in - *out) : len + 1;
+    size_t pre_end = in ? pre_at + strlen(prelude) : len + 1;
+    size_t at = unrenamed_allocator(*out, len, pre_at, pre_end);
+    if (at == len)
+        return 0;
+    unsigned line = 1;
+    for (size_t i = 0; i < at; i++)
+        line += (*out)[i] == '\n';
+    ch_strbuf_reset(why);
+    ch_strbuf_addf(why,
+                   "line %u: an allocation the parse of the candidate could not follow: the memory "
+                   "it gives cannot be made to start zeroed (an allocator hands back blocks with "
+                   "what an earlier call left in them)",
+                   line);
+    free(*out);
+    *out = NULL;
+    return 1;
+}
+
 int ch_harden_locals(const char *src, char **out, ch_strbuf *why)
 {
     *out = NULL;
@@ -512,10 +679,19 @@ int ch_harden_locals(const char *src, char **out, ch_strbuf *why)
         result = -1;
     } else {
         harden_ctx x = {.tu = tu, .src = src, .len = strlen(src), .why = why};
+        x.main = clang_getFile(tu, path);
+        char *prelude = prelude_text();
+        const char *had = strstr(src, prelude);
+        x.prelude_at = had ? (size_t)(had - src) : x.len + 1;
+        x.prelude_end = had ? x.prelude_at + strlen(prelude) : x.len + 1;
         clang_visitChildren(clang_getTranslationUnitCursor(tu), walk, &x);
+        if (x.zeroes && !had && !x.refused)
+            add_text(&x, first_code(src, x.len), prelude, 1);
         result = x.refused;
         if (!x.refused)
             *out = apply(&x);
+        result = result || refuse_unrenamed(out, prelude, why);
+        free(prelude);
         free(x.ins);
     }
     if (tu)

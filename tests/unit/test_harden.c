@@ -177,7 +177,70 @@ Test(harden, unions_member_bounds_and_alloca)
     free(why);
 }
 
-/* the hardened counter kernel still compiles (where nvcc is) */
+/* attacks8 #18: an allocator hands back a block with what an earlier call left in it; every
+ * allocation the candidate names is renamed to a wrapper that zeroes the block (the prelude,
+ * one line before the first code), wherever the name is written: a call, a macro's argument,
+ * a macro of the candidate's, a qualified name, a call in a template */
+static const char allocating[] =
+    HEAD "#define CHECK(x) do { if ((x) != cudaSuccess) return 1; } while (0)\n"
+         "#define GRAB(p) (p)\n"
+         "template <class T> static int grab(T **p, size_t n) { return (int)cudaMalloc(p, n); }\n"
+         "__global__ void k(unsigned *s, float *y) { y[0] = (float)s[0]; }\n"
+         "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+         "    unsigned *s = 0;\n    float *t = 0;\n"
+         "    CHECK(cudaMalloc(&s, 256));\n"
+         "    if (cudaMallocAsync(GRAB((void **)&t), 64, 0) || ::cudaMallocManaged(&t, 4))\n"
+         "        return 1;\n"
+         "    if (grab(&t, 16))\n        return 1;\n"
+         "    k<<<1, 1>>>(s, y);\n    cudaFree(s);\n    return 0;\n}\n";
+
+Test(harden, every_allocation_the_candidate_names_starts_zeroed)
+{
+    char *out = hardened(allocating);
+    cr_assert(strstr(out, "CHECK(ch_z_cudaMalloc(&s, 256));"), "%s", out);
+    cr_assert(strstr(out, "if (ch_z_cudaMallocAsync(GRAB((void **)&t), 64, 0) ||"), "%s", out);
+    cr_assert(strstr(out, "::ch_z_cudaMallocManaged(&t, 4)"), "%s", out);
+    cr_assert(strstr(out, "return (int)ch_z_cudaMalloc(p, n);"), "%s", out);
+    cr_assert(strstr(out, "cudaFree(s)") && !strstr(out, "ch_z_cudaFree"), "%s", out);
+    /* the prelude once, on the first line of code: every line keeps its number */
+    const char *pre = strstr(out, "ch_z_device");
+    cr_assert(pre && strstr(pre + 1, "ch_z_device"), "%s", out);
+    cr_assert(strstr(out, "template <class T> static int grab") > pre);
+    size_t lines_in = 0, lines_out = 0;
+    for (const char *p = allocating; *p; p++)
+        lines_in += *p == '\n';
+    for (const char *p = out; *p; p++)
+        lines_out += *p == '\n';
+    cr_assert_eq(lines_out, lines_in);
+    cr_assert(strstr(out, "\n    k<<<1, 1>>>(s, y);\n"));
+    /* hardened again (a text hardened before): nothing changes */
+    char *again = hardened(out);
+    cr_assert_str_eq(again, out);
+    free(again);
+    free(out);
+    /* a candidate that allocates nothing gets no prelude */
+    out = hardened(counter_kernel);
+    cr_assert(!strstr(out, "ch_z_"), "%s", out);
+    free(out);
+}
+
+Test(harden, an_allocation_token_pasting_or_a_macro_body_hides_is_refused)
+{
+    char *body = refusal(HEAD "#define GRAB(p) cudaMallocAsync(p, 64, 0)\n"
+                              "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+                              "    float *t = 0;\n    return (int)GRAB(&t);\n}\n");
+    cr_assert(strstr(body, "line 6:") && strstr(body, "cudaMallocAsync"), "%s", body);
+    free(body);
+    char *why = refusal(HEAD "#define ALLOC(kind) cuda##kind\n"
+                             "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+                             "    float *t = 0;\n    ALLOC(Malloc)(&t, 64);\n    return 0;\n}\n");
+    cr_assert(strstr(why, "line 6:") && strstr(why, "cudaMalloc") &&
+                  strstr(why, "cannot be made to start zeroed"),
+              "%s", why);
+    free(why);
+}
+
+/* the hardened counter kernel and allocating launcher still compile (where nvcc is) */
 Test(harden, the_hardened_text_compiles)
 {
     const char *cuda = getenv("CUDA_HOME");
@@ -186,7 +249,10 @@ Test(harden, the_hardened_text_compiles)
         free(nvcc);
         cr_skip_test("no nvcc");
     }
-    char *out = hardened(counter_kernel);
+    char *k = hardened(counter_kernel), *a = hardened(allocating);
+    char *out = ch_xasprintf("%s\n%s", k, strstr(a, "#define CHECK"));
+    free(k);
+    free(a);
     char dir[] = "/tmp/ch-harden-XXXXXX";
     cr_assert(mkdtemp(dir));
     char *cu = ch_xasprintf("%s/k.cu", dir);
