@@ -711,12 +711,11 @@ static void fsync_path(const char *path)
     }
 }
 
-/* An update of a valid entry: moves the files put into the entry directory one by one (rename
- * within the cache's file system), then replaces the index by rename, so the files not put are
- * never copied. Lock still held, which keeps locked readers out until the index is in place; a
- * crash between the two renames leaves either an extra file the old index does not name
- * (harmless) or a replaced file the old index does not match (a damaged entry: removed and
- * rebuilt, as any damage). */
+/* An update of a valid entry that only adds files: moves them into the entry directory one by
+ * one (rename within the cache's file system), then replaces the index by rename, so the files
+ * not put are never copied. Lock still held, which keeps locked readers out until the index is
+ * in place; a crash between the two renames leaves an extra file the old index does not name,
+ * which is harmless. (An update that replaces a file is published whole: txn_fill_whole.) */
 static int txn_publish_in_place(ch_cache_txn *t, ch_error *err)
 {
     ch_cache *c = t->c;
@@ -814,12 +813,62 @@ static ch_storage_change txn_change(const ch_cache_txn *t)
     return what;
 }
 
+/* Whether the in-place update t would replace a file the entry has: its rename and the index's
+ * are two steps, and a writer killed between them would leave the entry damaged. */
+static int replaces_a_file(const ch_cache_txn *t)
+{
+    char *epath = ch_cache_entry_path(t->c, t->key);
+    int replaces = 0;
+    for (size_t i = 0; i < t->written.len && !replaces; i++) {
+        char *dst = ch_path_join(epath, t->written.items[i]);
+        struct stat st;
+        replaces = lstat(dst, &st) == 0;
+        free(dst);
+    }
+    free(epath);
+    return replaces;
+}
+
+/* Turns the in-place update t into a whole new entry in its temp directory: the entry's files
+ * not put are linked in beside the ones put (written from the copies read under the lock where
+ * a link cannot be made), so the commit replaces the entry by one rename. */
+static int txn_fill_whole(ch_cache_txn *t, ch_error *err)
+{
+    char *epath = ch_cache_entry_path(t->c, t->key);
+    int rc = 0;
+    for (size_t i = 0; i < t->n && rc == 0; i++) {
+        int put = 0;
+        for (size_t w = 0; w < t->written.len && !put; w++)
+            put = strcmp(t->written.items[w], t->files[i].name) == 0;
+        if (put)
+            continue;
+        char *src = ch_path_join(epath, t->files[i].name);
+        char *dst = ch_path_join(t->tmp, t->files[i].name);
+        char *dir = ch_path_dir(dst);
+        rc = ch_mkdir_p(dir, err);
+        if (rc == 0 && link(src, dst) != 0)
+            rc = ch_write_file_atomic(dst, t->files[i].data, t->files[i].len,
+                                      !t->c->storage.local.no_fsync, err);
+        free(dir);
+        free(dst);
+        free(src);
+    }
+    free(epath);
+    t->in_place = 0;
+    return rc;
+}
+
 int ch_cache_commit(ch_cache_txn *t, ch_error *err)
 {
     ch_cache *c = t->c;
     if (t->in_place && t->written.len == 0 && !t->meta_changed) {
         txn_free(t); /* nothing new: neither the entry nor the remote copies change */
         return 0;
+    }
+    /* in place only where that adds files: a replaced file goes in with the whole entry */
+    if (t->in_place && replaces_a_file(t) && txn_fill_whole(t, err) != 0) {
+        txn_free(t);
+        return -1;
     }
     if ((t->in_place ? txn_publish_in_place(t, err) : txn_publish(t, err)) != 0) {
         txn_free(t);
