@@ -31,10 +31,11 @@
 #include "ch/strbuf.h"
 
 /* The candidate's source src (CUDA C++) with `{}` after every local variable declared without
- * an initialiser and every allocation renamed to its zeroing wrapper. Returns 0 and *out (owned by the caller) when done; 1 when the source declares
- * a local the rule cannot make start written (declared by a macro, a declarator it cannot read,
- * a type of the candidate's whose default constructor leaves a member unwritten), with a
- * message in why ("line L:C: ..."); -1 when it cannot be parsed, with why set. */
+ * an initialiser and every allocation renamed to its zeroing wrapper. Returns 0 and *out (owned by
+ * the caller) when done; 1 when the source declares a local the rule cannot make start written
+ * (declared by a macro, a declarator it cannot read, a type of the candidate's whose default
+ * constructor leaves a member unwritten), with a message in why ("line L:C: ..."); -1 when it
+ * cannot be parsed, with why set. */
 int ch_harden_locals(const char *src, char **out, ch_strbuf *why);
 
 #endif
