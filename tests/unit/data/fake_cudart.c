@@ -186,6 +186,65 @@ cudaError_t cudaFree(void *p)
     return cudaSuccess;
 }
 
+/* the other allocators a candidate may name (the hardening's wrappers and the scaffold's
+ * counting wrappers call them): the same host memory */
+cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t stream)
+{
+    (void)stream;
+    return cudaMalloc(p, size);
+}
+
+cudaError_t cudaFreeAsync(void *p, cudaStream_t stream)
+{
+    (void)stream;
+    return p ? cudaFree(p) : cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return cudaMalloc(p, size);
+}
+
+cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
+{
+    *pitch = width;
+    return cudaMalloc(p, width * height);
+}
+
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent extent)
+{
+    pp->pitch = extent.width;
+    pp->xsize = extent.width;
+    pp->ysize = extent.height;
+    return cudaMalloc(&pp->ptr, extent.width * extent.height * extent.depth);
+}
+
+cudaError_t cudaMallocHost(void **p, size_t size)
+{
+    *p = malloc(size ? size : 1);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return cudaMallocHost(p, size);
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    (void)stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t count, cudaStream_t stream)
+{
+    (void)stream;
+    memset(p, value, count);
+    return cudaSuccess;
+}
+
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
     *total_bytes = FAKE_DEVICE_BYTES;
