@@ -517,6 +517,75 @@ static void emit_time_device_launcher(ch_strbuf *o, const ch_checklist *c)
     ch_strbuf_adds(o, "    }\n");
 }
 
+/* The device memory this program holds, for time mode's leak check. The program is linked with
+ * the allocation functions wrapped (-Xlinker --wrap= each of ch_scaffold_wrapped): every call of
+ * them from the candidate's object, the scaffold and the runtime goes through these, which count
+ * the bytes each live block holds. cudaMemGetInfo counts the whole device, so another process
+ * (a parallel build on another cache, a user's job) allocating during the timed calls looked
+ * like a leak of the candidate's and refused honest kernels (found on the H100, session 15).
+ * ch_free_bytes is a large constant less the bytes held, so the check reads as before. */
+const char *const ch_scaffold_wrapped[] = {
+    "cudaMalloc",      "cudaMallocManaged", "cudaMallocPitch", "cudaMalloc3D",
+    "cudaMallocAsync", "cudaFree",          "cudaFreeAsync",   NULL};
+
+static void emit_held_code(ch_strbuf *o)
+{
+    ch_strbuf_adds(
+        o,
+        "/* Device memory held through the allocation functions, which the link wraps. */\n"
+        "#include <mutex>\n#include <unordered_map>\n"
+        "static std::mutex ch_held_lock;\n"
+        "static std::unordered_map<void *, long long> *ch_held_blocks;\n"
+        "static long long ch_held_bytes;\n"
+        "static void ch_held_add(cudaError_t e, void *p, long long n)\n{\n"
+        "    if (e != cudaSuccess || !p)\n        return;\n"
+        "    std::lock_guard<std::mutex> g(ch_held_lock);\n"
+        "    if (!ch_held_blocks)\n"
+        "        ch_held_blocks = new std::unordered_map<void *, long long>();\n"
+        "    (*ch_held_blocks)[p] = n;\n    ch_held_bytes += n;\n}\n"
+        "static void ch_held_drop(cudaError_t e, void *p)\n{\n"
+        "    std::lock_guard<std::mutex> g(ch_held_lock);\n"
+        "    if (e != cudaSuccess || !p || !ch_held_blocks)\n        return;\n"
+        "    auto it = ch_held_blocks->find(p);\n"
+        "    if (it != ch_held_blocks->end()) {\n"
+        "        ch_held_bytes -= it->second;\n        ch_held_blocks->erase(it);\n    }\n}\n"
+        "extern \"C\" {\n"
+        "cudaError_t __real_cudaMalloc(void **, size_t);\n"
+        "cudaError_t __wrap_cudaMalloc(void **p, size_t n)\n{\n"
+        "    cudaError_t e = __real_cudaMalloc(p, n);\n"
+        "    ch_held_add(e, p ? *p : 0, (long long)n);\n    return e;\n}\n"
+        "cudaError_t __real_cudaMallocManaged(void **, size_t, unsigned);\n"
+        "cudaError_t __wrap_cudaMallocManaged(void **p, size_t n, unsigned f)\n{\n"
+        "    cudaError_t e = __real_cudaMallocManaged(p, n, f);\n"
+        "    ch_held_add(e, p ? *p : 0, (long long)n);\n    return e;\n}\n"
+        "cudaError_t __real_cudaMallocPitch(void **, size_t *, size_t, size_t);\n"
+        "cudaError_t __wrap_cudaMallocPitch(void **p, size_t *pitch, size_t w, size_t h)\n{\n"
+        "    cudaError_t e = __real_cudaMallocPitch(p, pitch, w, h);\n"
+        "    ch_held_add(e, p ? *p : 0, pitch ? (long long)(*pitch * h) : 0);\n    return e;\n}\n"
+        "cudaError_t __real_cudaMalloc3D(cudaPitchedPtr *, cudaExtent);\n"
+        "cudaError_t __wrap_cudaMalloc3D(cudaPitchedPtr *pp, cudaExtent x)\n{\n"
+        "    cudaError_t e = __real_cudaMalloc3D(pp, x);\n"
+        "    ch_held_add(e, pp ? pp->ptr : 0,\n"
+        "                pp ? (long long)(pp->pitch * x.height * x.depth) : 0);\n"
+        "    return e;\n}\n"
+        "cudaError_t __real_cudaMallocAsync(void **, size_t, cudaStream_t);\n"
+        "cudaError_t __wrap_cudaMallocAsync(void **p, size_t n, cudaStream_t s)\n{\n"
+        "    cudaError_t e = __real_cudaMallocAsync(p, n, s);\n"
+        "    ch_held_add(e, p ? *p : 0, (long long)n);\n    return e;\n}\n"
+        "cudaError_t __real_cudaFree(void *);\n"
+        "cudaError_t __wrap_cudaFree(void *p)\n{\n"
+        "    cudaError_t e = __real_cudaFree(p);\n    ch_held_drop(e, p);\n    return e;\n}\n"
+        "cudaError_t __real_cudaFreeAsync(void *, cudaStream_t);\n"
+        "cudaError_t __wrap_cudaFreeAsync(void *p, cudaStream_t s)\n{\n"
+        "    cudaError_t e = __real_cudaFreeAsync(p, s);\n    ch_held_drop(e, p);\n"
+        "    return e;\n}\n"
+        "}\n\n"
+        "/* A large constant less the device memory held: what the leak check compares. */\n"
+        "static long long ch_free_bytes(void)\n{\n"
+        "    std::lock_guard<std::mutex> g(ch_held_lock);\n"
+        "    return (1LL << 60) - ch_held_bytes;\n}\n\n");
+}
+
 /* Time mode's leak check, after the timed calls (attacks6/28: a launcher that never frees its
  * scratch passes every test, and a program calling it in a loop runs the device out of memory).
  * The free device memory after the timed calls against the warmup's: a drop of
@@ -947,12 +1016,7 @@ int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_s
                       "static double ch_now_ms(void)\n{\n    struct timespec ts;\n"
                       "    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
                       "    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;\n}\n\n");
-    ch_strbuf_adds(o, "/* The device's free memory in bytes, or -1 (time mode's leak check). */\n"
-                      "static long long ch_free_bytes(void)\n{\n"
-                      "    size_t ch_free = 0, ch_total = 0;\n"
-                      "    if (cudaMemGetInfo(&ch_free, &ch_total) != cudaSuccess)\n"
-                      "        return -1;\n"
-                      "    return (long long)ch_free;\n}\n\n");
+    emit_held_code(o);
     ch_strbuf_adds(o, "/* The gate of time mode and of grun: says " CH_SCAFFOLD_READY
                       " and waits for the verifier's\n * byte on stdin; 0, or 2 when stdin "
                       "ended without one. */\n"

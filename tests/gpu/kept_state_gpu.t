@@ -4,7 +4,10 @@
 # a slot of a local array left in local memory) passes verification, which calls it a few
 # times, and would stop computing after 64 launches in a user's program. The unit scrubs shared
 # memory before every call (src/emit/scrub.c) and the hardening gives every local an
-# initialiser (src/verify/harden.c), so 20000 calls of the linked program stay right.
+# initialiser (src/verify/harden.c), so 20000 calls of the linked program stay right. The same
+# for a count kept in a block the allocator hands back (attacks8 #18, the stream-ordered pool;
+# the catalog's saxpy_stale_block.cu, cudaMalloc): the hardening zeroes every allocation the
+# candidate names, so the count starts at 0 on every call.
 . "$(dirname "$0")/../lib/tap.sh"
 require_gpu
 export CH_CC_BUDGET=1
@@ -44,11 +47,15 @@ int main(void)
     return 0;
 }
 C
-for a in 01_shared_memory_carryover_counter 21_uninitialised_local_memory; do
+for cu in "$CH_CC_SRC/tests/data/attacks7/01_shared_memory_carryover_counter.cu" \
+    "$CH_CC_SRC/tests/data/attacks7/21_uninitialised_local_memory.cu" \
+    "$CH_CC_SRC/tests/data/attacks8/18_mallocasync_pool_leftover.cu" \
+    "$CH_CC_SRC/tests/gpu/candidates/saxpy_stale_block.cu"; do
+    a=$(basename "$cu" .cu)
     export CH_CC_CACHE_DIR="$TEST_DIR/.cache-$a"
     mkdir -p "$TEST_DIR/$a" && cd "$TEST_DIR/$a" || exit 1
     cp "$CH_CC_SRC/examples/saxpy/saxpy.c" "$CH_CC_SRC/examples/saxpy/saxpy.h" "$TEST_DIR/many.c" .
-    start_llm "$a" "$CH_CC_SRC/tests/data/attacks7/$a.cu"
+    start_llm "$a" "$cu"
     "$CH_CC_BIN" -O2 -c saxpy.c -o saxpy.o 2> build.err
     ok $? "$a: the build succeeds"
     stop_llm

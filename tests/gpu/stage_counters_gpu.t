@@ -3,7 +3,7 @@
 # stages 0-1 are moved on CPU by tests/integration/harness_stats.t). A scripted model (the fake
 # server) answers every kernel request with one broken candidate, so the build's evolution runs
 # it on the GPU and it stops at the stage that catches it:
-#   a kernel that crashes (__trap)       stage 2, smoke        stage_smoke_failed
+#   a kernel that crashes (wild store)   stage 2, smoke        stage_smoke_failed
 #   a kernel whose formula is wrong      stage 2, smoke        stage_smoke_failed
 #   an unwritten tail past small sizes   stage 3, correctness  stage_correct_failed
 #   an out-of-bounds access (i <= n)     stage 4, sanitizer    stage_sanitize_failed
@@ -30,14 +30,16 @@ void saxpy(int n, float a, const float *x, float *y)
         y[i] = a * x[i] + y[i];
 }
 EOF
-sed 's/if (i < n)/if (i == 0)\n        __trap();\n    if (i < n)/' "$cand/saxpy_ok.cu" > crash.cu
-grep -q '__trap();' crash.cu
-ok $? "a crashing candidate is made from the correct one (__trap in the kernel)"
+# (a store far outside every buffer: `trap` itself is refused by the device-code check at
+# stage 1, which catches it before any run)
+sed 's/if (i < n)/if (i == 0)\n        y[(long long)1 << 40] = 0.0f;\n    if (i < n)/' "$cand/saxpy_ok.cu" > crash.cu
+grep -q '1 << 40' crash.cu
+ok $? "a crashing candidate is made from the correct one (a wild store in the kernel)"
 # one that fails only at large sizes: the kernel traps once n passes 2^23, above every smoke,
 # correctness and sanitizer size of saxpy_dev.c and below its tune size (2^24), so only the
 # performance stage, the one that runs the tune size, sees it
-sed '0,/^{$/s//{\n    if (n > (1 << 23))\n        __trap();/' "$cand/saxpy_dev_ok.cu" > bigfault.cu
-grep -q '__trap();' bigfault.cu
+sed '0,/^{$/s//{\n    if (n > (1 << 23))\n        y[(long long)1 << 40] = 0.0f;/' "$cand/saxpy_dev_ok.cu" > bigfault.cu
+grep -q '1 << 40' bigfault.cu
 ok $? "a candidate failing at the tune size alone is made from the correct one"
 
 STAGES="stage_static_failed stage_compile_failed stage_smoke_failed stage_correct_failed stage_sanitize_failed stage_perf_failed"

@@ -38,7 +38,10 @@ static const struct {
     {"gather_tail.cu", GATHER, 3, 3, "tail from index"},
     {"saxpy_offbyone.cu", SAXPY, 2, 2, "y[0] expected"},
     {"saxpy_oob.cu", SAXPY, 4, 4, "memcheck reports errors"},
-    {"saxpy_stale_block.cu", SAXPY, 4, 4, "initcheck reports errors"},
+    /* a count kept in a block the allocator hands back: the hardening zeroes every allocation
+     * the candidate names, so its count starts at 0 every call and it computes right (20000
+     * calls: tests/gpu/kept_state_gpu.t); initcheck was the layer before that */
+    {"saxpy_stale_block.cu", SAXPY, -1, -1, ""},
     {"jacobi_race.cu", JACOBI, 4, 3, "racecheck reports errors|differ"},
     {"saxpy_wrong.cu", SAXPY, 2, 2, "elements differ"},
     {"saxpy_modin.cu", SAXPY, 2, 2, "input buffer x was modified"},

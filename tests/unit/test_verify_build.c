@@ -42,8 +42,17 @@ static int build_scaffold(const ch_checklist *c, const char *cand, ch_strbuf *lo
     cr_assert_eq(ch_write_file_atomic(sp, s.data, s.len, 0, &err), 0);
     char *archf = ch_xasprintf("-arch=%s", arch());
     char *out = ch_path_join(dir, "prog");
-    char *argv[] = {(char *)nvcc(), archf, "-o", out, sp, NULL};
-    int rc = ch_proc_capture(argv, log, &err);
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    const char *const head[] = {nvcc(), archf, "-o", out, sp};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        ch_strvec_push(&argv, head[i]);
+    for (size_t i = 0; ch_scaffold_wrapped[i]; i++) {
+        ch_strvec_push(&argv, "-Xlinker");
+        ch_strvec_push_owned(&argv, ch_xasprintf("--wrap=%s", ch_scaffold_wrapped[i]));
+    }
+    int rc = ch_proc_capture(argv.items, log, &err);
+    ch_strvec_free(&argv);
     if (rc == 0)
         cr_assert(ch_file_exists(out));
     ch_remove_tree(dir, &err);
