@@ -78,10 +78,10 @@ void ch_scaffold_signatures(const ch_checklist *c, ch_strbuf *out);
  * (n == 1) is over bound_ms > 0. */
 void ch_scaffold_stable_code(ch_strbuf *out);
 
-/* The allocation functions a scaffold's program must be linked with wrapped (for each NAME,
- * `-Xlinker --wrap=NAME`): its __wrap_NAME count the device memory the program holds, for the
- * time mode's leak check. NULL-terminated. */
-extern const char *const ch_scaffold_wrapped[];
+/* Appends to an nvcc link command what a scaffold's program must be linked with: its allocation
+ * functions wrapped (`-Xlinker --wrap=NAME`), whose __wrap_NAME count the device memory the
+ * program holds, for the time mode's leak check. */
+void ch_scaffold_link_args(ch_strvec *argv);
 
 /* Appends the buffer-file reader/writer as C code valid in C11 and C++ (shared by the scaffold
  * and the reference program). */

@@ -92,7 +92,7 @@ void ch_scaffold_stable_code(ch_strbuf *out)
         "#define CH_TIME_BUDGET_MS  3000.0\n"
         "#define CH_CALL_STABLE_TOL 0.05\n"
         "#define CH_CALL_BUDGET_MS  400.0\n"
-        "/* time mode's leak check: a drop of free device memory this large, twice */\n"
+        "/* time mode's leak check: a growth of the device memory held this large, twice */\n"
         "#define CH_LEAK_MIN_BYTES  (8LL << 20)\n"
         "\n"
         "static inline int ch_stable_within(const double *ms, int n, int min_n, int max_n, double "
@@ -518,15 +518,23 @@ static void emit_time_device_launcher(ch_strbuf *o, const ch_checklist *c)
 }
 
 /* The device memory this program holds, for time mode's leak check. The program is linked with
- * the allocation functions wrapped (-Xlinker --wrap= each of ch_scaffold_wrapped): every call of
+ * the allocation functions wrapped (ch_scaffold_link_args): every call of
  * them from the candidate's object, the scaffold and the runtime goes through these, which count
  * the bytes each live block holds. cudaMemGetInfo counts the whole device, so another process
  * (a parallel build on another cache, a user's job) allocating during the timed calls looked
  * like a leak of the candidate's and refused honest kernels (found on the H100, session 15).
  * ch_free_bytes is a large constant less the bytes held, so the check reads as before. */
-const char *const ch_scaffold_wrapped[] = {
+static const char *const wrapped[] = {
     "cudaMalloc",      "cudaMallocManaged", "cudaMallocPitch", "cudaMalloc3D",
     "cudaMallocAsync", "cudaFree",          "cudaFreeAsync",   NULL};
+
+void ch_scaffold_link_args(ch_strvec *argv)
+{
+    for (size_t i = 0; wrapped[i]; i++) {
+        ch_strvec_push(argv, "-Xlinker");
+        ch_strvec_push_owned(argv, ch_xasprintf("--wrap=%s", wrapped[i]));
+    }
+}
 
 static void emit_held_code(ch_strbuf *o)
 {
@@ -588,10 +596,10 @@ static void emit_held_code(ch_strbuf *o)
 
 /* Time mode's leak check, after the timed calls (attacks6/28: a launcher that never frees its
  * scratch passes every test, and a program calling it in a loop runs the device out of memory).
- * The free device memory after the timed calls against the warmup's: a drop of
- * CH_LEAK_MIN_BYTES or more is checked again over as many calls, since one drop alone may be
- * another process's allocation; the second drop confirms it ("ch-leak:" line). cudaMalloc's
- * granularity hides a few bytes a call: this catches the leaks that end programs. */
+ * The device memory the program holds after the timed calls against the warmup's (ch_free_bytes,
+ * emit_held_code): a growth of CH_LEAK_MIN_BYTES or more is checked again over as many calls,
+ * and the second growth confirms it ("ch-leak:" line): a block a call keeps for the next one
+ * grows once. Small leaks a call are let through: this catches the leaks that end programs. */
 static void emit_time_leak_check(ch_strbuf *o, const ch_checklist *c, const char *whole)
 {
     ch_strbuf_adds(o, "    CH_CHECK(cudaDeviceSynchronize());\n"

@@ -323,6 +323,14 @@ static int fold(const tok_list *l, size_t from, size_t to, double *v)
     return e.ok && e.i == to;
 }
 
+/* A token a constant operand may hold: a literal, an operator of const_expr, a parenthesis. */
+static int in_constant(const tok *t)
+{
+    double v;
+    return literal_value(t, &v) || is(t, "+") || is(t, "-") || is(t, "*") || is(t, "/") ||
+           is(t, "(") || is(t, ")");
+}
+
 /* Where the constant operand right of the comparison at c ends: the first token that cannot
  * continue one (a parenthesis closes only what the operand opened). */
 static size_t right_end(const tok_list *l, size_t c)
@@ -330,14 +338,10 @@ static size_t right_end(const tok_list *l, size_t c)
     size_t j = c + 1;
     int open = 0;
     for (; j < l->n; j++) {
-        double v;
         const tok *t = &l->t[j];
         if (is(t, "("))
             open++;
-        else if (is(t, ")") && open-- == 0)
-            break;
-        else if (!literal_value(t, &v) && !is(t, "+") && !is(t, "-") && !is(t, "*") &&
-                 !is(t, "/") && !is(t, ")"))
+        else if ((is(t, ")") && open-- == 0) || !in_constant(t))
             break;
     }
     return j;
@@ -349,14 +353,10 @@ static size_t left_start(const tok_list *l, size_t c)
     size_t j = c;
     int closed = 0;
     for (; j > 0; j--) {
-        double v;
         const tok *t = &l->t[j - 1];
         if (is(t, ")"))
             closed++;
-        else if (is(t, "(") && closed-- == 0)
-            break;
-        else if (!literal_value(t, &v) && !is(t, "+") && !is(t, "-") && !is(t, "*") &&
-                 !is(t, "/") && !is(t, "("))
+        else if ((is(t, "(") && closed-- == 0) || !in_constant(t))
             break;
     }
     return j;

@@ -1304,10 +1304,7 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
             ch_strvec_push(&a2, base[i]);
         /* the scaffold counts the device memory the program holds through these (its leak
          * check) */
-        for (size_t i = 0; ch_scaffold_wrapped[i]; i++) {
-            ch_strvec_push(&a2, "-Xlinker");
-            ch_strvec_push_owned(&a2, ch_xasprintf("--wrap=%s", ch_scaffold_wrapped[i]));
-        }
+        ch_scaffold_link_args(&a2);
         if (v->runtime_lib) {
             /* the trusted runtime, for the whole call's timing (the scaffold declares it weak:
              * without it the candidate's launcher is timed) */

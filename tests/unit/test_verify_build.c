@@ -47,10 +47,7 @@ static int build_scaffold(const ch_checklist *c, const char *cand, ch_strbuf *lo
     const char *const head[] = {nvcc(), archf, "-o", out, sp};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         ch_strvec_push(&argv, head[i]);
-    for (size_t i = 0; ch_scaffold_wrapped[i]; i++) {
-        ch_strvec_push(&argv, "-Xlinker");
-        ch_strvec_push_owned(&argv, ch_xasprintf("--wrap=%s", ch_scaffold_wrapped[i]));
-    }
+    ch_scaffold_link_args(&argv);
     int rc = ch_proc_capture(argv.items, log, &err);
     ch_strvec_free(&argv);
     if (rc == 0)

@@ -44,10 +44,8 @@ static int run_nvcc(const char *dir, char **args, ch_strbuf *log)
         ch_strvec_push(&argv, *a);
     /* a link: the scaffold's program is linked with its allocation functions wrapped, as
      * verification links it */
-    for (size_t i = 0; strcmp(args[0], "-c") != 0 && ch_scaffold_wrapped[i]; i++) {
-        ch_strvec_push(&argv, "-Xlinker");
-        ch_strvec_push_owned(&argv, ch_xasprintf("--wrap=%s", ch_scaffold_wrapped[i]));
-    }
+    if (strcmp(args[0], "-c") != 0)
+        ch_scaffold_link_args(&argv);
     ch_proc_opts po;
     memset(&po, 0, sizeof po);
     po.cwd = dir;
