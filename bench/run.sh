@@ -4,7 +4,7 @@
 set -u
 here=$(dirname "$0")
 status=0
-for b in ${CH_CC_BENCHES:-driver warm scan cache verify kernels speed cold dispatch}; do
+for b in ${CH_CC_BENCHES:-driver warm scan cache verify kernels copies speed cold dispatch}; do
     [ -f "$here/$b.sh" ] || continue
     echo "== $b"
     # dispatch: the dispatcher against the host path on a directory of annotated files

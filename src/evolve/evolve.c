@@ -683,6 +683,9 @@ static cJSON *candidate_json(const ch_candidate *c)
     add_ms(o, "fraction", c->report.fraction);
     add_ms(o, "host_ms", c->report.host_ms);
     add_ms(o, "small_ms", c->report.small_ms);
+    /* a process's first call (issue 14): the device's set-up and the buffers' first use */
+    add_ms(o, "device_setup_ms", c->report.setup_ms);
+    add_ms(o, "first_use_ms", c->report.first_use_ms);
     /* what launcher_ms timed: the trusted runtime (as the dispatcher calls) or the launcher */
     if (c->report.call_runtime >= 0)
         cJSON_AddStringToObject(o, "call_path", c->report.call_runtime ? "runtime" : "launcher");

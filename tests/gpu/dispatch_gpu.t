@@ -5,7 +5,9 @@
 # runtime makes it faster than the host), at a tiny size the host path when the host measured
 # faster there; CH_CC_TRACE says each call's size, thresholds and choice. A process's first call
 # weighs the device's set-up too (issue 14): with CH_CC_DEVICE_INIT=load the warm threshold
-# decides, without it the cold one.
+# decides, without it the cold one; a call that finds the entry's buffers to allocate weighs
+# their first use; every traced choice must follow the thresholds it prints, and a program that
+# goes on calling reaches the GPU path (the rent rule).
 . "$(dirname "$0")/../lib/tap.sh"
 require_gpu
 export CH_CC_BUDGET=${CH_CC_TEST_BUDGET:-3}
@@ -23,15 +25,16 @@ void saxpy(int n, float a, const float *x, float *y)
 
 int main(int argc, char **argv)
 {
-    int n = argc > 1 ? atoi(argv[1]) : 1 << 26;
+    int n = argc > 1 ? atoi(argv[1]) : 1 << 26, calls = argc > 2 ? atoi(argv[2]) : 1;
     float *x = malloc(sizeof *x * (size_t)n), *y = malloc(sizeof *y * (size_t)n);
     for (int i = 0; i < n; i++) {
         x[i] = (float)(i % 1000);
         y[i] = 1.0f;
     }
-    saxpy(n, 2.0f, x, y);
+    for (int k = 0; k < calls; k++)
+        saxpy(n, 2.0f, x, y);
     for (int i = 0; i < n; i++)
-        if (y[i] != 2.0f * (float)(i % 1000) + 1.0f) {
+        if (y[i] != (float)calls * 2.0f * (float)(i % 1000) + 1.0f) {
             printf("wrong at %d\n", i);
             return 1;
         }
@@ -64,11 +67,41 @@ ok $? "verification measured the device's set-up ($setup ms)"
 python3 -c "import sys; sys.exit(0 if float('$cold') >= 0 else 1)"
 ok $? "the report has the cold threshold ($cold)"
 
-# with the device set up before main, the warm threshold decides: the GPU path at 2^26
+# every traced choice follows the thresholds it prints: the GPU path exactly where the size
+# reaches the threshold of the state the call found, or where the rent rule bought the set-up
+cat > choices.py <<'EOF'
+import re, sys
+pat = re.compile(r"ch-cc: saxpy: size ([0-9.e+]+), GPU from ([0-9.e+]+) warm / ([0-9.e+]+) "
+                 r"cold \((device set up|buffers to allocate|device not set up)\): (gpu|host)(.*)")
+n = bad = 0
+for line in open(sys.argv[1]):
+    m = pat.match(line.strip())
+    if not m:
+        continue
+    n += 1
+    size, warm, cold = (float(m.group(i)) for i in (1, 2, 3))
+    limit = warm if m.group(4) == "device set up" else cold
+    want = "gpu" if size >= limit or "spent the set-up" in m.group(6) else "host"
+    if m.group(5) != want:
+        bad += 1
+        print("choice against its thresholds:", line.strip())
+print("%d traced, %d inconsistent" % (n, bad))
+sys.exit(0 if n and not bad else 1)
+EOF
+
+# with the device set up before main, one call: the choice its state's threshold gives
 CH_CC_DEVICE_INIT=load CH_CC_TRACE=1 ./saxpy $((1 << 26)) > big.out 2> big.err
 is "$(cat big.out)" "right" "2^26 elements: correct"
-like "$(cat big.err)" "ch-cc: saxpy: size [0-9.e+]+, GPU from [0-9.e+]+ warm / [0-9.e+]+ cold \(device set up\): gpu" \
-    "2^26 elements, device set up before main: the GPU path (trace: $(head -c 300 big.err))"
+python3 choices.py big.err > big.chk
+ok $? "device set up before main: the choice follows the thresholds ($(cat big.chk); $(head -c 300 big.err))"
+
+# a program that goes on calling reaches the GPU path and stays there (warm buffers)
+CH_CC_DEVICE_INIT=load CH_CC_TRACE=1 ./saxpy $((1 << 26)) 40 > many.out 2> many.err
+is "$(cat many.out)" "right" "2^26 elements, 40 calls: correct"
+python3 choices.py many.err > many.chk
+ok $? "40 calls: every choice follows the thresholds ($(cat many.chk))"
+like "$(grep 'ch-cc: saxpy:' many.err | tail -1)" "\(device set up\): gpu" \
+    "40 calls: the last one takes the GPU path warm (first: $(grep -m1 'ch-cc: saxpy:' many.err))"
 
 # a fresh process's one call: the GPU path only where the set-up is paid back (size measure 2n)
 CH_CC_TRACE=1 ./saxpy $((1 << 26)) > cold.out 2> cold.err
