@@ -1170,6 +1170,24 @@ static int scaffold_object(ch_verifier *v, ch_error *err)
     return rc < 0 ? -1 : v->scaffold_state == 1;
 }
 
+/* The scaffold did not compile: it does not depend on the candidate, so no candidate of this
+ * entry can be judged, and trying the next one would only spend the budget. The cause is the
+ * toolchain or the target (an architecture this nvcc does not build for: a project's arch
+ * setting, a build's -arch), so the entry ends with that said once. Returns -1 with err. */
+static int scaffold_unbuildable(const ch_verifier *v, ch_error *err)
+{
+    char *d = relevant_lines(v->scaffold_log ? v->scaffold_log : "", 3, NULL);
+    char *first = ch_xstrndup(d, strcspn(d, "\n"));
+    ch_error_set(err,
+                 "the verification scaffold does not compile for %s, so no candidate can be "
+                 "judged (%s); check the arch setting (CH_CC_ARCH, .ch-cc.conf) and the -arch "
+                 "options",
+                 v->arch, *first ? first : "nvcc failed");
+    free(first);
+    free(d);
+    return -1;
+}
+
 /* Puts the scaffold object into the candidate's directory, so that linker messages name it
  * there (never the private reference directory; the signatures header is there already). A
  * copy, never a link: the sandboxed link runs as the owner of that directory's files, and must
@@ -1273,8 +1291,16 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
                   "candidate.o", "candidate.cu", NULL};
     int rc = run_nvcc(v, work, a1, cancel_fd, &log, &status, err);
     cJSON_AddStringToObject(st, "kernel_check", "nvcc -c -Xptxas -v");
-    if (rc == 0 && status != 0)
-        failed = compile_fail(rep, st, "kernel compile", log.data);
+    if (rc == 0 && status != 0) {
+        /* a scaffold that does not compile either is no fault of the candidate's */
+        int built = scaffold_object(v, err);
+        if (built < 0)
+            rc = -1;
+        else if (!built)
+            rc = scaffold_unbuildable(v, err);
+        else
+            failed = compile_fail(rep, st, "kernel compile", log.data);
+    }
     if (rc == 0 && !failed) {
         ch_strbuf why;
         ch_strbuf_init(&why);
@@ -1293,7 +1319,7 @@ static int stage_compile(ch_verifier *v, const char *work, const char *src, cons
         if (built < 0 || (built && stage_scaffold_files(v, work, err) != 0))
             rc = -1;
         else if (!built)
-            failed = compile_fail(rep, st, "scaffold compile", v->scaffold_log);
+            rc = scaffold_unbuildable(v, err);
     }
     if (rc == 0 && !failed) {
         int cublas = strstr(src, "cublas") != NULL;

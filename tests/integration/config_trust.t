@@ -103,5 +103,48 @@ like "$(grep '^on_fail ' q/c.out)" "= error .*repo/.ch-cc.conf" "a project may m
 conf_q '' 'on_fail = fallback\nquiet = 0\n'
 is "$(grep -c warning q/c.err)" 0 "settings equal to what is in effect are taken silently"
 
+# a project's arch this nvcc cannot build for (attacks8 #34): the scaffold does not compile, so
+# the entry ends at once with that said, no candidate is blamed or recorded, and the same build
+# without the setting goes on to judge candidates
+mkdir -p arch/repo
+cat > arch/repo/saxpy.c <<'EOF'
+#pragma harness
+void saxpy(int n, float a, const float *x, float *y)
+{
+    for (int i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];
+}
+int main(void)
+{
+    float x[4] = {1, 2, 3, 4}, y[4] = {0};
+    saxpy(4, 2.0f, x, y);
+    return y[3] != 8.0f;
+}
+EOF
+printf 'arch = sm_21\n' > arch/repo/.ch-cc.conf
+arch_build() { # arch_build: the saxpy program built in arch/repo with the builtin agent
+    (cd arch/repo && env -u CH_CC_ARCH HOME="$TEST_DIR/arch" XDG_CONFIG_HOME= CH_CC_PROVIDER=builtin \
+        CH_CC_BUDGET=3 CH_CC_CACHE_DIR="$TEST_DIR/arch/cache" "$CH_CC_BIN" -O2 saxpy.c -o saxpy \
+        2> ../build.err)
+}
+arch_stat() { # arch_stat NAME: a counter of arch/cache
+    CH_CC_CACHE_DIR="$TEST_DIR/arch/cache" "$CH_CC_BIN" --harness-stats=json |
+        python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"
+}
+arch_build
+ok $? "a project arch nvcc cannot build for: the build succeeds"
+arch/repo/saxpy
+ok $? "and the program computes (host path)"
+like "$(cat arch/build.err)" "saxpy: host path linked: the verification scaffold does not compile for sm_21, so no candidate can be judged \(nvcc fatal *: Unsupported gpu architecture 'sm_21'\); check the arch setting" \
+    "one warning says the target cannot be built, naming it and nvcc's words"
+is "$(arch_stat stage_compile_failed)" 0 "no candidate is blamed for the scaffold"
+is "$(arch_stat generations)" 0 "nothing is recorded in the cache"
+rm arch/repo/.ch-cc.conf
+arch_build
+ok $? "without the setting the build succeeds"
+unlike "$(cat arch/build.err)" "scaffold does not compile" "and the scaffold compiles for the default target"
+python3 -c "import sys; sys.exit(0 if int('$(arch_stat kernel_compiles)') > 0 else 1)"
+ok $? "candidates are compiled and judged ($(arch_stat kernel_compiles) kernel compiles)"
+
 for s in attacker user; do kill "$(cat $s.pid)" 2>/dev/null; wait "$(cat $s.pid)" 2>/dev/null; done
 done_testing
