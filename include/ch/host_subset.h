@@ -77,4 +77,11 @@ typedef struct ch_subset_finding {
 int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry, int device_entry,
                          const char *file, ch_strbuf *msg, ch_subset_finding *f);
 
+/* The text a libclang parse of a candidate or reference reads in place of src: the arguments
+ * of `#pragma unroll`, `#pragma GCC unroll` and `#pragma unroll_and_jam` (and their _Pragma
+ * forms) blanked, lines and columns kept. libclang 14 does not walk a loop whose hint's
+ * argument a macro spells, so a check on the text as written would not see that loop's body
+ * (src/verify/unroll_cost.c). Caller frees. */
+char *ch_subset_parse_text(const char *src);
+
 #endif

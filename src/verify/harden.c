@@ -22,6 +22,7 @@
 #include "ch/embed.h"
 #include "ch/fsutil.h"
 #include "ch/harden.h"
+#include "ch/host_subset.h"
 #include "ch/scan.h"
 
 typedef struct insertion {
@@ -460,14 +461,15 @@ static void allocator_ref(harden_ctx *x, CXCursor c)
         free(name);
         return;
     }
-    /* a macro's argument is renamed where the candidate wrote it (the file location: the
-     * argument's place for a token of one, the macro's use for a token of a macro's body, whose
-     * text there is not the name, so refused below) */
+    /* the name is renamed where the candidate wrote it: the file location, which is the name's
+     * own place outside macros, the argument's place for a token of a macro's argument, and
+     * the macro's use for a token of a macro's body (whose text there is not the name, so
+     * refused below) */
+    (void)in_macro;
     CXFile ff;
     unsigned fo = 0;
     clang_getFileLocation(clang_getCursorLocation(c), &ff, NULL, NULL, &fo);
-    if (in_macro || fo != at)
-        at = ff && x->main && clang_File_isEqual(ff, x->main) ? fo : x->len + 1;
+    at = ff && x->main && clang_File_isEqual(ff, x->main) ? fo : x->len + 1;
     if (at >= x->prelude_at && at < x->prelude_end) {
         free(name);
         return; /* the prelude's own call, in a text hardened before */
@@ -630,16 +632,24 @@ static void parse_args(ch_strvec *args, char **tmpdir)
     free(cccl);
 }
 
+/* The prelude's bytes [*at, *end) in text (len bytes), both len + 1 when it has none. Returns
+ * whether it has it. */
+static int prelude_span(const char *text, size_t len, const char *prelude, size_t *at, size_t *end)
+{
+    const char *in = strstr(text, prelude);
+    *at = in ? (size_t)(in - text) : len + 1;
+    *end = in ? *at + strlen(prelude) : len + 1;
+    return in != NULL;
+}
+
 /* The check after the renaming: no allocator's name is left outside the prelude (fail closed
  * where the parse missed a call). 1 with *out freed and why set when one is. */
 static int refuse_unrenamed(char **out, const char *prelude, ch_strbuf *why)
 {
     if (!*out)
         return 0;
-    size_t len = strlen(*out);
-    const char *in = strstr(*out, prelude);
-    size_t pre_at = in ? (size_t)(in - *out) : len + 1;
-    size_t pre_end = in ? pre_at + strlen(prelude) : len + 1;
+    size_t len = strlen(*out), pre_at, pre_end;
+    prelude_span(*out, len, prelude, &pre_at, &pre_end);
     size_t at = unrenamed_allocator(*out, len, pre_at, pre_end);
     if (at == len)
         return 0;
@@ -665,7 +675,10 @@ int ch_harden_locals(const char *src, char **out, ch_strbuf *why)
     char *tmpdir = NULL;
     parse_args(&args, &tmpdir);
     const char *path = "ch-cc-candidate.cu";
-    struct CXUnsavedFile unsaved = {path, src, (unsigned long)strlen(src)};
+    /* the same text as the static check parses (loop hints' arguments blanked: every loop
+     * walked); the offsets found in it are the candidate's own */
+    char *parsed = ch_subset_parse_text(src);
+    struct CXUnsavedFile unsaved = {path, parsed, (unsigned long)strlen(parsed)};
     CXIndex idx = clang_createIndex(0, 0);
     CXTranslationUnit tu = NULL;
     enum CXErrorCode rc =
@@ -681,9 +694,7 @@ int ch_harden_locals(const char *src, char **out, ch_strbuf *why)
         harden_ctx x = {.tu = tu, .src = src, .len = strlen(src), .why = why};
         x.main = clang_getFile(tu, path);
         char *prelude = prelude_text();
-        const char *had = strstr(src, prelude);
-        x.prelude_at = had ? (size_t)(had - src) : x.len + 1;
-        x.prelude_end = had ? x.prelude_at + strlen(prelude) : x.len + 1;
+        int had = prelude_span(src, x.len, prelude, &x.prelude_at, &x.prelude_end);
         clang_visitChildren(clang_getTranslationUnitCursor(tu), walk, &x);
         if (x.zeroes && !had && !x.refused)
             add_text(&x, first_code(src, x.len), prelude, 1);
@@ -697,6 +708,7 @@ int ch_harden_locals(const char *src, char **out, ch_strbuf *why)
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(idx);
+    free(parsed);
     ch_strvec_free(&args);
     if (tmpdir) {
         ch_remove_tree(tmpdir, NULL);

@@ -913,7 +913,9 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
             ch_strvec_push(&args, c_args[i]);
     }
     const char *path = kind == CH_SUBSET_CANDIDATE ? "ch-cc-candidate.cu" : "ch-cc-reference.c";
-    struct CXUnsavedFile unsaved = {path, src, (unsigned long)strlen(src)};
+    /* the loop hints' arguments blanked, so that libclang walks their loops */
+    char *parsed = ch_subset_parse_text(src);
+    struct CXUnsavedFile unsaved = {path, parsed, (unsigned long)strlen(parsed)};
     CXIndex idx = clang_createIndex(0, 0);
     CXTranslationUnit tu = NULL;
     enum CXErrorCode rc =
@@ -928,6 +930,7 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     x.device_launcher = entry ? ch_xasprintf("%s_device_launcher", entry) : NULL;
     x.launcher = clang_getNullCursor();
     x.cuda_include = cuda_inc;
+    x.source = src;
     if (rc != CXError_Success || !tu) {
         x.refused = 1;
         x.rule = "parse";
@@ -950,6 +953,8 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     /* last: every other rule's reason says more about the same code */
     if (!x.refused && tu)
         hs_judge_magic(&x);
+    if (!x.refused && tu)
+        hs_judge_unroll(&x);
     ch_strbuf_reset(msg);
     if (x.refused) {
         f->rule = x.rule;
@@ -968,6 +973,7 @@ int ch_host_subset_check(const char *src, ch_subset_kind kind, const char *entry
     if (tu)
         clang_disposeTranslationUnit(tu);
     clang_disposeIndex(idx);
+    free(parsed); /* the unsaved file's text: the translation unit may read it until here */
     if (tmpdir) {
         ch_error e2;
         ch_remove_tree(tmpdir, &e2);

@@ -1,6 +1,7 @@
 /* Internals shared by the host subset check's files (private to src/verify): the walk's state,
  * the libclang helpers every rule uses, and the entry points of the rules in their own files
- * (host_store.c, host_pointer.c, host_provenance.c), which the walk in host_subset.c calls. */
+ * (host_store.c, host_pointer.c, host_provenance.c, unroll_cost.c ...), which the walk in
+ * host_subset.c calls. */
 #ifndef CH_HOST_SUBSET_INTERNAL_H
 #define CH_HOST_SUBSET_INTERNAL_H
 
@@ -21,6 +22,7 @@ typedef struct subset_ctx {
     CXCursor loops[32];    /* the for statements around the cursor walked, innermost last */
     size_t n_loops;
     const char *cuda_include; /* the CUDA toolkit's include directory */
+    const char *source;       /* the text judged, as written (the parse's has blanks) */
     int refused;
     const char *rule;
     char *what;
@@ -125,5 +127,10 @@ void hs_judge_state_flow(subset_ctx *x);
 /* Refuses a comparison that singles out one value (a trigger no test size reaches), in every
  * function of the main file, device code included (after the walk). */
 void hs_judge_magic(subset_ctx *x);
+
+/* ---- the compile-cost rule (unroll_cost.c, candidates only) ---- */
+/* Refuses #pragma unroll loops that would make nvcc copy loop bodies more than a bounded number
+ * of times in one function (after the walk). */
+void hs_judge_unroll(subset_ctx *x);
 
 #endif

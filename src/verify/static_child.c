@@ -25,25 +25,11 @@
 extern char **environ;
 
 /* The rules a verdict may name, so that a finding's rule stays a static string. */
-static const char *const rules[] = {"parse",
-                                    "indirect-call",
-                                    "function-pointer",
-                                    "lambda",
-                                    "virtual",
-                                    "cast",
-                                    "union",
-                                    "builtin",
-                                    "asm",
-                                    "goto",
-                                    "call",
-                                    "device-deref",
-                                    "host-store",
-                                    "pointer-value",
-                                    "provenance",
-                                    "static-state",
-                                    "state-flow",
-                                    "magic-constant",
-                                    NULL};
+static const char *const rules[] = {
+    "parse",        "indirect-call", "function-pointer", "lambda",        "virtual",
+    "cast",         "union",         "builtin",          "asm",           "goto",
+    "call",         "device-deref",  "host-store",       "pointer-value", "provenance",
+    "static-state", "state-flow",    "magic-constant",   "compile-cost",  NULL};
 
 typedef struct parse_limits {
     long memory_mb;

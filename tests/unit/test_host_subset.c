@@ -847,6 +847,88 @@ Test(host_subset, magic_constants_in_candidates)
           "f");
 }
 
+/* Device code whose #pragma unroll loops make nvcc copy a body (attacks8 #21); HEAD is lines
+ * 1-3, the kernel's loop at line 8 (9 after one line of pre). */
+#define UKERNEL(pre, pragma, loop)                                                                 \
+    HEAD pre "__global__ void u(int n, const float *x, float *y)\n{\n    float acc = 0;\n" pragma  \
+             "\n" loop "\n        acc += x[(i * 7) & 1023];\n    y[0] = acc;\n}\n" OPEN            \
+             "    u<<<1, 1>>>(n, y, y);\n}\n"
+
+static const subset_case unroll_candidates[] = {
+    {"the attack: a full unroll of 2^22 iterations on a dead path",
+     UKERNEL("", "#pragma unroll", "    for (int i = 0; i < (1 << 22); i++)"), "compile-cost",
+     "copy this loop's body about 4194304 times", 8},
+    {"a count of 2^22 on a loop of unknown length",
+     UKERNEL("", "#pragma unroll 4194304", "    for (int i = 0; i < n; i++)"), "compile-cost",
+     "about 4194304 times", 8},
+    {"a count from the file's macro",
+     UKERNEL("#define BIG (1 << 20) * 4\n", "#pragma unroll BIG",
+             "    for (int i = 0; i < n; i++)"),
+     "compile-cost", "about 4194304 times", 9},
+    {"a bound from a constexpr variable",
+     UKERNEL("constexpr int kBig = 1 << 22;\n", "#pragma unroll",
+             "    for (int i = 0; i < kBig; i++)"),
+     "compile-cost", "about 4194304 times", 9},
+    {"a macro's _Pragma with a count from another macro",
+     UKERNEL("#define BIG (1 << 20) * 4\n#define U _Pragma(\"unroll BIG\")\n", "U",
+             "    for (int i = 0; i < n; i++)"),
+     "compile-cost", "about 4194304 times", 10},
+    {"the _Pragma operator",
+     UKERNEL("", "_Pragma(\"unroll\")", "    for (int i = 0; i < 3000000; i += 1)"), "compile-cost",
+     "about 3000000 times", 8},
+    {"nested unrolled loops multiply",
+     UKERNEL("", "#pragma unroll",
+             "    for (int j = 0; j < 1024; j++)\n#pragma unroll\n"
+             "    for (int i = 0; i < 1024; i++)"),
+     "compile-cost", "about 1048576 times (1024 iterations of nested unrolled loops)", 8},
+    {"a register tile under an unrolled k loop",
+     UKERNEL("#define TM 8\n", "#pragma unroll",
+             "    for (int k = 0; k < 32; k++)\n#pragma unroll\n"
+             "    for (int m = 0; m < TM; m++)\n#pragma unroll\n"
+             "    for (int i = 0; i < 8; i++)"),
+     NULL, NULL, 0},
+    {"a shuffle reduction halving its offset",
+     UKERNEL("", "#pragma unroll", "    for (int i = 16; i > 0; i /= 2)"), NULL, NULL, 0},
+    {"a small count on a long loop",
+     UKERNEL("", "#pragma unroll 4", "    for (int i = 0; i < (1 << 22); i++)"), NULL, NULL, 0},
+    {"a long loop without the pragma", UKERNEL("", "", "    for (int i = 0; i < (1 << 22); i++)"),
+     NULL, NULL, 0},
+    /* libclang 14 does not walk the loop under a count spelled by a macro: the static check
+     * parses the text with the counts blanked, so every rule sees that loop's body */
+    {"a trigger inside a loop unrolled by a macro's count",
+     HEAD
+     "#define K (1 << 1) * 2\n__global__ void u(int n, float *y)\n{\n#pragma unroll K\n"
+     "    for (int i = 0; i < n; i++)\n        if (i == 123457)\n            y[i] = 0;\n}\n" OPEN
+     "    u<<<1, 1>>>(n, y);\n}\n",
+     "magic-constant", "compares 'i' with 123457", 9},
+    {"a trigger inside a loop under GCC unroll with a macro's count",
+     HEAD
+     "#define K (1 << 1) * 2\n__global__ void u(int n, float *y)\n{\n#pragma GCC unroll K\n"
+     "    for (int i = 0; i < n; i++)\n        if (i == 123457)\n            y[i] = 0;\n}\n" OPEN
+     "    u<<<1, 1>>>(n, y);\n}\n",
+     "magic-constant", "compares 'i' with 123457", 9},
+    {"a trigger inside a loop under unroll_and_jam with a macro's count",
+     HEAD
+     "#define K (1 << 1) * 2\n__global__ void u(int n, float *y)\n{\n"
+     "    _Pragma(\"unroll_and_jam K\")\n"
+     "    for (int i = 0; i < n; i++)\n        if (i == 123457)\n            y[i] = 0;\n}\n" OPEN
+     "    u<<<1, 1>>>(n, y);\n}\n",
+     "magic-constant", "compares 'i' with 123457", 9},
+    {"a template's count",
+     HEAD "template <int B> __global__ void t(int n, float *y)\n{\n#pragma unroll B\n"
+          "    for (int i = 0; i < n; i++)\n        y[i] = 0;\n}\n" KERNEL OPEN
+          "    t<8><<<1, 1>>>(n, y);\n" CLOSE,
+     NULL, NULL, 0},
+};
+
+Test(host_subset, unrolled_copies_are_bounded)
+{
+    if (!have_cuda())
+        cr_skip("the CUDA headers are not installed");
+    judge(unroll_candidates, sizeof unroll_candidates / sizeof *unroll_candidates,
+          CH_SUBSET_CANDIDATE, "f");
+}
+
 Test(host_subset, a_file_name_makes_a_compiler_style_message)
 {
     ch_strbuf msg;
