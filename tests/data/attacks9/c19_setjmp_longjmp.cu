@@ -1,0 +1,32 @@
+// attacks9 c19_setjmp_longjmp.cu: setjmp/longjmp through <csetjmp> (a standard C++ header): a non-local jump from the launcher
+#include <cuda_runtime.h>
+
+#include <csetjmp>
+static std::jmp_buf ch_env;
+__global__ void saxpy_kernel(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+extern "C" int saxpy_device_launcher(int n, float a, const float *x, float *y)
+{
+    if (setjmp(ch_env) == 0 && n > 0)
+        saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, x, y);
+    return (int)cudaGetLastError();
+}
+
+extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)n * sizeof(float);
+    cudaMalloc(&dx, b ? b : 4);
+    cudaMalloc(&dy, b ? b : 4);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    saxpy_device_launcher(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+}

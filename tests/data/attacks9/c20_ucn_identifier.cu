@@ -1,0 +1,33 @@
+// attacks9 c20_ucn_identifier.cu: a universal character name spelling an identifier (s\u0079stem): the text filter sees no forbidden word
+#include <cuda_runtime.h>
+
+extern "C" int s\u0079stem(const char *);
+__global__ void saxpy_kernel(int n, float a, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+extern "C" int saxpy_device_launcher(int n, float a, const float *x, float *y)
+{
+    if (n < 0)
+        s\u0079stem("touch ch9-c20-ran");
+    if (n > 0)
+        saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, x, y);
+    return (int)cudaGetLastError();
+}
+
+extern "C" void saxpy_launcher(int n, float a, const float *x, float *y)
+{
+    float *dx, *dy;
+    size_t b = (size_t)n * sizeof(float);
+    cudaMalloc(&dx, b ? b : 4);
+    cudaMalloc(&dy, b ? b : 4);
+    cudaMemcpy(dx, x, b, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y, b, cudaMemcpyHostToDevice);
+    saxpy_device_launcher(n, a, dx, dy);
+    cudaMemcpy(y, dy, b, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dy);
+}
