@@ -5,8 +5,10 @@
  * a thread that waits for them (every other thread blocks them) kills the children (a child in
  * its own process group does not get the terminal's signal), removes what is registered, and
  * dies of the same signal, so make still sees an interrupted compiler. A run killed with SIGKILL
- * cannot clean up: its directories carry its pid (ch-cc-PREFIX-PID-XXXXXX) and the next run removes
- * those whose process is gone. */
+ * cannot clean up: its directories carry its pid (ch-cc-PREFIX-PID-XXXXXX) and a marker file
+ * written when they were made (ch_cleanup_mark_made), and the next run removes those whose
+ * process is gone. Nothing else in TMPDIR is ever removed: a user's own ch-cc-bench-2026-run1
+ * has no marker. */
 #ifndef CH_CLEANUP_H
 #define CH_CLEANUP_H
 
@@ -46,8 +48,14 @@ void ch_cleanup_child_ended(pid_t pid);
 void ch_cleanup_foreign_begin(void);
 void ch_cleanup_foreign_end(void);
 
-/* Removes the temp directories in dir (named ch-cc-*-PID-*, owned by this user) whose process
- * no longer exists and that were not kept on purpose (--harness-keep). Returns how many. */
+/* Writes the marker that proves ch-cc made dir (a fresh directory of ch_make_temp_dir's): the
+ * sweep removes no directory without it. 0, or -1 with errno set. */
+int ch_cleanup_mark_made(const char *dir);
+
+/* Removes the temp directories in dir whose process no longer exists and that were not kept on
+ * purpose (--harness-keep): only directories named exactly as ch_make_temp_dir names them
+ * (ch-cc-KIND-PID-XXXXXX, KIND one of ch-cc's own), owned by this user and holding the marker
+ * ch_cleanup_mark_made wrote for them. Returns how many. */
 int ch_cleanup_sweep(const char *dir);
 
 #endif

@@ -43,7 +43,8 @@ int ch_remove_tree(const char *path, ch_error *err);
  * or a literal). */
 const char *ch_temp_dir(void);
 
-/* Creates a fresh private directory under ch_temp_dir() named "ch-cc-PREFIX-XXXXXX";
+/* Creates a fresh private directory under ch_temp_dir() named "ch-cc-PREFIX-PID-XXXXXX", with the
+ * marker that lets a later run's sweep remove it (ch_cleanup_mark_made);
  * returns a malloc'd path or NULL with err set. */
 char *ch_make_temp_dir(const char *prefix, ch_error *err);
 

@@ -44,6 +44,8 @@
 #define MAX_PATH_LEN 1024
 #define MAX_CHILDREN 256
 #define KEPT_MARK    ".ch-cc-kept"
+/* written by ch_cleanup_mark_made into each directory ch-cc makes: what the sweep requires */
+#define MADE_MARK ".ch-cc-made"
 
 /* A slot is free when path[0] is NUL; is_dir says how to remove it. */
 static struct {
@@ -288,20 +290,70 @@ static void at_exit(void)
     }
 }
 
-/* The pid in "ch-cc-PREFIX-PID-XXXXXX" (a directory or a temp file), or 0. */
+/* The kinds of directory ch-cc makes in TMPDIR (the prefixes its ch_make_temp_dir callers
+ * pass): the sweep takes no other name, so a user's own ch-cc-NAME-NUMBER-WORD is never a
+ * leftover (attacks9 #34). A kind missing here only leaves its directories to a SIGKILLed run. */
+static const char *const own_kinds[] = {"cand",   "expand", "link",    "obj", "ref",
+                                        "sample", "scan",   "specref", "tmp"};
+/* the kernel's largest pid (PID_MAX_LIMIT on 64-bit) */
+#define PID_LIMIT 4194304L
+
+/* The pid in a name of ch_make_temp_dir's exact shape, "ch-cc-KIND-PID-XXXXXX" with KIND one of
+ * own_kinds and XXXXXX mkdtemp's six letters and digits, or 0. */
 static pid_t pid_of_name(const char *name)
 {
     if (strncmp(name, "ch-cc-", 6) != 0)
         return 0;
-    const char *last = strrchr(name, '-');
-    if (!last || last == name + 5)
+    const char *kind = name + 6, *dash = strchr(kind, '-');
+    int known = 0;
+    for (size_t i = 0; dash && i < sizeof own_kinds / sizeof own_kinds[0]; i++)
+        known |= strlen(own_kinds[i]) == (size_t)(dash - kind) &&
+                 strncmp(own_kinds[i], kind, (size_t)(dash - kind)) == 0;
+    if (!known || dash[1] < '1' || dash[1] > '9')
         return 0;
-    const char *p = last - 1;
-    while (p > name + 6 && *p >= '0' && *p <= '9')
-        p--;
-    if (*p != '-' || p == last - 1)
+    char *end;
+    long pid = strtol(dash + 1, &end, 10);
+    if (pid > PID_LIMIT || *end != '-' || strlen(end + 1) != 6)
         return 0;
-    return (pid_t)strtol(p + 1, NULL, 10);
+    for (const char *c = end + 1; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            return 0;
+    return (pid_t)pid;
+}
+
+int ch_cleanup_mark_made(const char *dir)
+{
+    char *mark = ch_path_join(dir, MADE_MARK);
+    char *text = ch_xasprintf("%s\n", ch_path_base(dir));
+    int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    ssize_t len = (ssize_t)strlen(text);
+    int rc = fd >= 0 && write(fd, text, (size_t)len) == len ? 0 : -1;
+    int saved = errno;
+    if (fd >= 0 && close(fd) != 0 && rc == 0)
+        rc = -1, saved = errno;
+    free(text);
+    free(mark);
+    errno = saved;
+    return rc;
+}
+
+/* Whether the directory name under at holds the marker ch_cleanup_mark_made wrote for it: a
+ * regular file (no link; a FIFO a candidate made there must not hang the sweep) whose text is
+ * the directory's own name. */
+static int made_by_ch_cc(int at, const char *name)
+{
+    int dfd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = dfd < 0 ? -1 : openat(dfd, MADE_MARK, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    char buf[MAX_PATH_LEN];
+    ssize_t n =
+        fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (dfd >= 0)
+        close(dfd);
+    size_t len = strlen(name);
+    return n == (ssize_t)len + 1 && memcmp(buf, name, len) == 0 && buf[len] == '\n';
 }
 
 /* Whether this process may sweep what st describes: its own, or, as root, what the sandbox gave
@@ -328,7 +380,8 @@ int ch_cleanup_sweep(const char *dir)
             continue;
         char *path = ch_path_join(dir, de->d_name);
         char *mark = ch_path_join(path, KEPT_MARK);
-        if (!S_ISDIR(st.st_mode) || !ch_file_exists(mark)) {
+        /* only a directory that proves ch-cc made it: never a file or a user's directory */
+        if (S_ISDIR(st.st_mode) && made_by_ch_cc(dirfd(d), de->d_name) && !ch_file_exists(mark)) {
             remove_at(dirfd(d), de->d_name, 0);
             removed++;
         }

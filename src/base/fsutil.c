@@ -229,6 +229,15 @@ char *ch_make_temp_dir(const char *prefix, ch_error *err)
         return NULL;
     }
     ch_cleanup_register_dir(tmpl);
+    /* without its marker no later run would ever remove it */
+    if (ch_cleanup_mark_made(tmpl) != 0) {
+        ch_error_set(err, "cannot write in the temporary directory '%s': %s", tmpl,
+                     strerror(errno));
+        ch_error ignored;
+        ch_remove_tree(tmpl, &ignored);
+        free(tmpl);
+        return NULL;
+    }
     return tmpl;
 }
 

@@ -69,10 +69,16 @@ for _ in 1 2 3; do
 done
 is "$(left)" "" "and has removed what the killed run left"
 dead=$(sh -c 'echo $$')
-mkdir "tmp/ch-cc-cand-$dead-kept1" "tmp/ch-cc-cand-$dead-gone1" "tmp/ch-cc-cand-$$-live1"
-touch "tmp/ch-cc-cand-$dead-kept1/.ch-cc-kept"
+# made NAME: a directory as ch_make_temp_dir makes it (the marker holds its own name)
+made() { mkdir "tmp/$1" && echo "$1" > "tmp/$1/.ch-cc-made"; }
+made "ch-cc-cand-$dead-kept01"
+made "ch-cc-cand-$dead-gone01"
+made "ch-cc-cand-$$-live01"
+mkdir "tmp/ch-cc-cand-$dead-nomark"
+touch "tmp/ch-cc-cand-$dead-kept01/.ch-cc-kept"
 "$CH_CC_BIN" -O2 -c saxpy.c -o s3.o 2>/dev/null
-[ -d "tmp/ch-cc-cand-$$-live1" ]; ok $? "a directory of a live process is left alone"
-[ -d "tmp/ch-cc-cand-$dead-kept1" ]; ok $? "a directory kept on purpose (--harness-keep) is left alone"
-[ ! -e "tmp/ch-cc-cand-$dead-gone1" ]; ok $? "a dead process's directory is removed"
+[ -d "tmp/ch-cc-cand-$$-live01" ]; ok $? "a directory of a live process is left alone"
+[ -d "tmp/ch-cc-cand-$dead-kept01" ]; ok $? "a directory kept on purpose (--harness-keep) is left alone"
+[ ! -e "tmp/ch-cc-cand-$dead-gone01" ]; ok $? "a dead process's directory is removed"
+[ -d "tmp/ch-cc-cand-$dead-nomark" ]; ok $? "one without the marker ch-cc writes is left alone"
 done_testing

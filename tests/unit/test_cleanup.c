@@ -19,20 +19,26 @@
 #include "ch/proc.h"
 #include "ch/strbuf.h"
 
+/* Forks with a pipe from the child to the parent in fds: fds[1] the child's end, fds[0] the
+ * parent's (each has closed the other's). Returns what fork returned. */
+static pid_t fork_piped(int fds[2])
+{
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    close(fds[pid == 0 ? 0 : 1]);
+    return pid;
+}
+
 /* Forks a child with TMPDIR = base that installs the handlers (SIGINT and SIGTERM not ignored,
  * as in a build started from a terminal) and makes (and so registers) a temp directory: the
  * child gets 0 and the directory in *dir, the parent the child's pid. fds becomes a pipe from
  * the child to the parent (each has closed the other's end). */
 static pid_t fork_installed(const char *base, int fds[2], char **dir)
 {
-    cr_assert_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
-    if (pid > 0) {
-        close(fds[1]);
+    pid_t pid = fork_piped(fds);
+    if (pid > 0)
         return pid;
-    }
-    close(fds[0]);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     setenv("TMPDIR", base, 1);
@@ -205,11 +211,8 @@ static char *const show_mask[] = {"sh", "-c", "grep SigBlk /proc/self/status | c
 static void masks_around_install(char *out, size_t size)
 {
     int fds[2];
-    cr_assert_eq(pipe(fds), 0);
-    pid_t pid = fork();
-    cr_assert_neq(pid, -1);
+    pid_t pid = fork_piped(fds);
     if (pid == 0) {
-        close(fds[0]);
         signal(SIGINT, SIG_DFL);
         char before[64];
         blocked_mask(before);
@@ -235,7 +238,6 @@ static void masks_around_install(char *out, size_t size)
         waitpid(exec_child, &st, 0);
         _exit(0);
     }
-    close(fds[1]);
     size_t n = 0;
     ssize_t got;
     while (n < size - 1 && (got = read(fds[0], out + n, size - 1 - n)) > 0)
@@ -299,5 +301,101 @@ Test(cleanup, an_unusable_tmpdir_is_passed_over_as_gcc_does)
     cr_assert_eq(ch_remove_tree(base, &err), 0);
     free(missing);
     free(file);
+    free(base);
+}
+
+/* A directory that a run which then died (SIGKILL: no cleanup, no kept mark) made in base with
+ * ch_make_temp_dir(kind): its path (caller frees). The child's pid is gone once this returns. */
+static char *dead_run_dir(const char *base, const char *kind)
+{
+    int fds[2];
+    pid_t pid = fork_piped(fds);
+    if (pid == 0) {
+        setenv("TMPDIR", base, 1);
+        ch_error err;
+        char *dir = ch_make_temp_dir(kind, &err);
+        if (!dir)
+            _exit(90);
+        send_dir(fds[1], dir);
+        _exit(0);
+    }
+    char *got = receive_dir(fds[0]);
+    int status;
+    cr_assert(waitpid(pid, &status, 0) == pid);
+    cr_assert_not_null(got, "the child made no directory (status %d)", status);
+    return got;
+}
+
+static void make_entry(const char *base, const char *name, const char *file, const char *text)
+{
+    char *path = ch_path_join(base, name);
+    ch_error err;
+    if (file) {
+        cr_assert_eq(ch_mkdir_p(path, &err), 0, "%s", err.msg);
+        char *f = ch_path_join(path, file);
+        cr_assert_eq(ch_write_file_atomic(f, text, strlen(text), 0, &err), 0, "%s", err.msg);
+        free(f);
+    } else {
+        cr_assert_eq(ch_write_file_atomic(path, text, strlen(text), 0, &err), 0, "%s", err.msg);
+    }
+    free(path);
+}
+
+static int entry_exists(const char *base, const char *name)
+{
+    char *path = ch_path_join(base, name);
+    int there = ch_file_exists(path);
+    free(path);
+    return there;
+}
+
+/* attacks9 #34: the sweep removed a user's $TMPDIR/ch-cc-bench-20261207-run1/ and
+ * ch-cc-notes-4000000-draft (read as pids of dead processes). It removes only a directory of
+ * ch_make_temp_dir's exact name shape and kind that holds the marker written for it. */
+Test(cleanup, the_sweep_removes_only_what_ch_cc_made)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *base = ch_xasprintf("%s/sweep-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    cr_assert_not_null(mkdtemp(base));
+    char *leftover = dead_run_dir(base, "cand");
+    char *kept = dead_run_dir(base, "obj");
+    char *kept_mark = ch_path_join(kept, ".ch-cc-kept");
+    ch_error err;
+    cr_assert_eq(ch_write_file_atomic(kept_mark, "", 0, 0, &err), 0, "%s", err.msg);
+    /* a pid that is gone: the child above */
+    const char *name = ch_path_base(leftover);
+    long dead = strtol(name + strlen("ch-cc-cand-"), NULL, 10);
+    cr_assert_gt(dead, 0, "%s", name);
+    char *no_mark = ch_xasprintf("ch-cc-cand-%ld-AbC123", dead);
+    char *wrong_mark = ch_xasprintf("ch-cc-ref-%ld-Zz9Zz9", dead);
+    char *user_kind = ch_xasprintf("ch-cc-bench-%ld-AbC123", dead);
+    char *short_suffix = ch_xasprintf("ch-cc-cand-%ld-gone1", dead);
+    make_entry(base, "ch-cc-bench-20261207-run1", "results.csv", "precious\n");
+    make_entry(base, "ch-cc-notes-4000000-draft", NULL, "notes\n");
+    make_entry(base, no_mark, "data", "x\n");
+    make_entry(base, wrong_mark, ".ch-cc-made", "ch-cc-ref-1-aaaaaa\n");
+    make_entry(base, short_suffix, ".ch-cc-made", "ch-cc-cand-1-aaaaaa\n");
+    char *user_mark = ch_xasprintf("%s\n", user_kind);
+    make_entry(base, user_kind, ".ch-cc-made", user_mark);
+
+    cr_expect_eq(ch_cleanup_sweep(base), 1, "one directory is a dead run's leftover");
+    cr_expect_not(ch_is_dir(leftover), "the dead run's %s is swept", leftover);
+    cr_expect(ch_is_dir(kept), "a directory kept on purpose stays");
+    cr_expect(entry_exists(base, "ch-cc-bench-20261207-run1/results.csv"), "the user's directory");
+    cr_expect(entry_exists(base, "ch-cc-notes-4000000-draft"), "the user's file");
+    cr_expect(entry_exists(base, no_mark), "a directory without the marker: %s", no_mark);
+    cr_expect(entry_exists(base, wrong_mark), "a marker written for another directory");
+    cr_expect(entry_exists(base, short_suffix), "a suffix mkdtemp does not make");
+    cr_expect(entry_exists(base, user_kind), "a kind ch-cc does not make");
+
+    cr_assert_eq(ch_remove_tree(base, &err), 0);
+    free(user_mark);
+    free(short_suffix);
+    free(user_kind);
+    free(wrong_mark);
+    free(no_mark);
+    free(kept_mark);
+    free(kept);
+    free(leftover);
     free(base);
 }
