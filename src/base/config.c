@@ -280,6 +280,13 @@ static const char *project_refusal(const ch_config *cfg, const char *conf, int i
         return is_true(value) == is_true(now)
                    ? NULL
                    : "a project .ch-cc.conf may not change what ch-cc tells the user";
+    /* kept directories are never swept: a repository's keep = 1 filled TMPDIR with every
+     * build's verification directories, about 12.5 MB an entry, for good (attacks9 #33) */
+    if (strcmp(key, "keep") == 0)
+        return !is_true(value) || is_true(now)
+                   ? NULL
+                   : "a project .ch-cc.conf may not keep verification directories (they stay "
+                     "in TMPDIR for good)";
     if (strcmp(key, "max_size") == 0)
         return "the cache is the user's, shared by every project (0 would empty it)";
     if (strcmp(key, "log") == 0 || strcmp(key, "report_dir") == 0)

@@ -89,8 +89,8 @@ mkdir -p q/home/.config/ch-cc q/repo
 conf_q() { # conf_q USER_LINES REPO_LINES: --harness-config there, into q/c.out and q/c.err
     printf "$1" > q/home/.config/ch-cc/config
     printf "$2" > q/repo/.ch-cc.conf
-    (cd q/repo && env -u CH_CC_ON_FAIL -u CH_CC_QUIET HOME="$TEST_DIR/q/home" XDG_CONFIG_HOME= \
-        "$CH_CC_BIN" --harness-config > ../c.out 2> ../c.err)
+    (cd q/repo && env -u CH_CC_ON_FAIL -u CH_CC_QUIET -u CH_CC_KEEP HOME="$TEST_DIR/q/home" \
+        XDG_CONFIG_HOME= "$CH_CC_BIN" --harness-config > ../c.out 2> ../c.err)
 }
 conf_q 'on_fail = error\n' 'on_fail = fallback\nquiet = 1\n'
 like "$(grep '^on_fail ' q/c.out)" "= error .*home/.config/ch-cc/config" "a project's on_fail = fallback leaves the user's error"
@@ -102,6 +102,22 @@ like "$(grep '^quiet ' q/c.out)" "= 1 .*home/.config/ch-cc/config" "nor is a pro
 like "$(grep '^on_fail ' q/c.out)" "= error .*repo/.ch-cc.conf" "a project may make on_fail stricter"
 conf_q '' 'on_fail = fallback\nquiet = 0\n'
 is "$(grep -c warning q/c.err)" 0 "settings equal to what is in effect are taken silently"
+
+# keep: a kept verification directory is never swept, so a repository's keep = 1 left about
+# 12.5 MB an entry in TMPDIR for good (attacks9 #33); the user's own ways still keep them
+conf_q '' 'keep = 1\n'
+like "$(grep '^keep ' q/c.out)" "= 0 " "a project's keep = 1 is not taken"
+like "$(cat q/c.err)" "repo/.ch-cc.conf: ignoring setting 'keep': a project .ch-cc.conf may not keep" \
+    "and says so, naming the file"
+conf_q 'keep = 1\n' ''
+like "$(grep '^keep ' q/c.out)" "= 1 .*home/.config/ch-cc/config" "the user's config sets keep"
+conf_q '' 'keep = 0\n'
+(cd q/repo && CH_CC_KEEP=1 HOME="$TEST_DIR/q/home" XDG_CONFIG_HOME= "$CH_CC_BIN" --harness-config \
+    > ../c.out 2> /dev/null)
+like "$(grep '^keep ' q/c.out)" "= 1 .*environment" "the environment sets keep"
+(cd q/repo && env -u CH_CC_KEEP HOME="$TEST_DIR/q/home" XDG_CONFIG_HOME= "$CH_CC_BIN" \
+    --harness-config --harness-keep=1 > ../c.out 2> /dev/null)
+like "$(grep '^keep ' q/c.out)" "= 1 .*command line" "the command line sets keep"
 
 # a project's arch this nvcc cannot build for (attacks8 #34): the scaffold does not compile, so
 # the entry ends at once with that said, no candidate is blamed or recorded, and the same build
