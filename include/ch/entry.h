@@ -48,7 +48,8 @@ typedef struct ch_clauses {
     double tol;
     int device;
     int has_budget;
-    int budget;
+    int budget;                       /* as written; evolve_opts caps it at the budget in effect */
+    unsigned budget_line, budget_col; /* of budget()'s number */
 } ch_clauses;
 
 typedef struct ch_param {

@@ -242,10 +242,29 @@ static int evolve_opts(ch_session *s, const ch_entry *e, ch_evolve_opts *o, ch_e
         return -1;
     if (jobs <= 0)
         jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    /* a budget() clause is the entry's own limit; the command line's wins over it */
-    if (e->clauses.has_budget && s->budget_source < CH_CFG_CMDLINE)
-        budget = e->clauses.budget;
-    o->budget = (int)(budget > 0 ? budget : 1);
+    /* a budget() clause is the entry's own limit, and the source's: a cloned repository's
+     * budget(100000) sent thousands of model requests on the user's key (attacks9 #31). It
+     * may lower the budget in effect (default, config, environment), never raise it; the
+     * command line's wins over it */
+    if (budget <= 0)
+        budget = 1;
+    if (e->clauses.has_budget && s->budget_source < CH_CFG_CMDLINE) {
+        if (e->clauses.budget > budget) {
+            pthread_mutex_lock(&s->lock);
+            ch_strvec_push_owned(
+                &s->warnings,
+                ch_xasprintf("%s:%u:%u: budget(%d) is above the budget in effect, %ld rounds "
+                             "(a source may only lower it): capped at %ld; raise it in your own "
+                             "~/.config/ch-cc/config, the environment (CH_CC_BUDGET) or with "
+                             "--harness-budget",
+                             e->file, e->clauses.budget_line, e->clauses.budget_col,
+                             e->clauses.budget, budget, budget));
+            pthread_mutex_unlock(&s->lock);
+        } else {
+            budget = e->clauses.budget;
+        }
+    }
+    o->budget = (int)budget;
     o->time_limit = time_limit;
     o->jobs = (int)(jobs > 0 ? jobs : 1);
     /* two designs at once: enough to compare, and pending builds stay cheap without a GPU */

@@ -436,6 +436,8 @@ static int parse_number(reader *r, ch_pragma *p, const char *clause, ch_strbuf *
         bad = *end != '\0' || v <= 0 || v > 1000000 || p->clauses.has_budget;
         p->clauses.has_budget = 1;
         p->clauses.budget = (int)v;
+        p->clauses.budget_line = line;
+        p->clauses.budget_col = col;
     }
     if (bad) {
         free(text);

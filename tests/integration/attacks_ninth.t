@@ -252,8 +252,10 @@ wait "$llm_pid" 2> /dev/null
 llm_pid=""
 n=$(wc -l < "$TEST_DIR/s01/r.jsonl")
 diag "s01: $n model requests for one entry (the user's budget: 3)"
-todo "$([ "$n" -le 3 ]; echo $?)" \
-    "s01: a repository's budget(100000) clause does not raise the user's budget (3 requests at most)"
+[ "$n" -le 3 ]
+ok $? "s01: a repository's budget(100000) clause does not raise the user's budget (3 requests at most)"
+is "$(grep -c "scale\.c:6:24: budget(100000) is above the budget in effect, 3 rounds .*capped at 3" s01.err)" 1 \
+    "s01: with one warning naming the clause"
 
 # ---- a repository's .ch-cc.conf ---------------------------------------------------------------
 mkdir -p "$TEST_DIR/repo" "$TEST_DIR/keep-tmp"
