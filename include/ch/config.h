@@ -53,8 +53,10 @@ typedef struct ch_config {
 
 /* Loads defaults, conf files and environment. Command-line values are applied afterwards with
  * ch_config_set(..., CH_CFG_CMDLINE). cwd: where the upward search for .ch-cc.conf starts
- * (NULL: the process's working directory). */
+ * (NULL: the process's working directory). On an error (a file that does not parse) nothing is
+ * left to free. */
 int ch_config_load(ch_config *cfg, const char *cwd, ch_error *err);
+/* Frees what the config holds; calling it again, or after a failed load, does nothing. */
 void ch_config_free(ch_config *cfg);
 /* Sets key (with '-' or '_') from a given source; -1 with err for an unknown key. */
 int ch_config_set(ch_config *cfg, const char *key, const char *value, ch_cfg_source src,

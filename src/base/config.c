@@ -433,21 +433,17 @@ int ch_config_load(ch_config *cfg, const char *cwd, ch_error *err)
         user = ch_xasprintf("%s/ch-cc/config", xdg_config);
     else if (home && *home)
         user = ch_xasprintf("%s/.config/ch-cc/config", home);
-    if (user && ch_file_exists(user) && load_file(cfg, user, CH_CFG_USER_FILE, err) != 0) {
-        free(user);
-        return -1;
-    }
+    int rc = user && ch_file_exists(user) ? load_file(cfg, user, CH_CFG_USER_FILE, err) : 0;
     free(user);
-    char *project = find_project_conf(cwd);
-    if (project && !project_file_readable(cfg, project)) {
-        free(project);
-        project = NULL;
-    }
-    if (project && load_file(cfg, project, CH_CFG_PROJECT_FILE, err) != 0) {
-        free(project);
+    char *project = rc == 0 ? find_project_conf(cwd) : NULL;
+    if (project && project_file_readable(cfg, project))
+        rc = load_file(cfg, project, CH_CFG_PROJECT_FILE, err);
+    free(project);
+    /* a file that does not parse: nothing is left for the caller to free */
+    if (rc != 0) {
+        ch_config_free(cfg);
         return -1;
     }
-    free(project);
     for (size_t i = 0; i < cfg->n; i++) {
         const char *v = getenv(ch_settings[i].env);
         if (v)
@@ -466,6 +462,9 @@ void ch_config_free(ch_config *cfg)
     free(cfg->src);
     free(cfg->src_file);
     ch_strvec_free(&cfg->warnings);
+    cfg->values = NULL;
+    cfg->src = NULL;
+    cfg->src_file = NULL;
     cfg->n = 0;
 }
 
