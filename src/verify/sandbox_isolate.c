@@ -308,6 +308,13 @@ static unsigned expose_again(const iso_plan *p, const int *fds)
         struct stat before, now;
         if (fds[i] < 0 || fstat(fds[i], &before) != 0)
             continue;
+        /* removed since it was opened (an orphan of a killed build, whose directory the next
+         * build swept): made again here, where hiding failed, it would lack the marker that
+         * lets a sweep remove it (ch_cleanup_mark_made) and stay for good */
+        if (before.st_nlink == 0) {
+            failed |= CH_ISO_HIDE;
+            continue;
+        }
         int covered = stat(p->expose[i], &now) != 0 || now.st_dev != before.st_dev ||
                       now.st_ino != before.st_ino;
         if (!covered && !p->expose_writable[i])
