@@ -37,8 +37,8 @@
 
 typedef struct pragma_site {
     unsigned line;
-    int has_count;   /* a count follows `unroll` */
-    double count;    /* its value, or -1 when it could not be read */
+    int has_count; /* a count follows `unroll` */
+    double count;  /* its value, or -1 when it could not be read */
 } pragma_site;
 
 typedef struct unroll_ctx {
@@ -202,8 +202,8 @@ static double eval_text(const unroll_ctx *u, const char *p, const char *end)
         const char *q = p + 1;
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
             (*p >= '0' && *p <= '9'))
-            while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-                               *q == '_' || (*q >= '0' && *q <= '9')))
+            while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_' ||
+                               (*q >= '0' && *q <= '9')))
                 q++;
         else if ((*p == '<' || *p == '>') && q < end && *q == *p)
             q++;
@@ -327,7 +327,9 @@ static int unroll_args(const char *p, const char **args, const char **end, int *
         return 0;
     *args = q;
     while (*q && *q != '\n')
-        q += q[0] == '\\' && q[1] == '\n' ? 2 : q[0] == '\\' && q[1] == '\r' && q[2] == '\n' ? 3 : 1;
+        q += q[0] == '\\' && q[1] == '\n'                   ? 2
+             : q[0] == '\\' && q[1] == '\r' && q[2] == '\n' ? 3
+                                                            : 1;
     *end = q;
     return 1;
 }
@@ -606,4 +608,3 @@ void hs_judge_unroll(subset_ctx *x)
     if (u.toks)
         clang_disposeTokens(x->tu, u.toks, u.n_toks);
 }
-
