@@ -29,7 +29,7 @@ int ch_admin_plan(ch_driver *d)
     if (rc != 0)
         ch_driver_report(&err);
     else if (out.data)
-        fputs(out.data, stdout);
+        ch_driver_print(stdout, "%s", out.data);
     ch_strbuf_free(&out);
     return rc == 0 ? 0 : 1;
 }

@@ -14,7 +14,7 @@
 static void print_proposed(void *ctx, const char *path, const char *design)
 {
     (void)ctx;
-    printf("%s\t%s\n", path, design);
+    ch_driver_print(stdout, "%s\t%s\n", path, design);
 }
 
 int ch_admin_propose(ch_driver *d, const char *dir)

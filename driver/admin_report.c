@@ -41,8 +41,8 @@ int ch_admin_explain(ch_driver *d, const char *what)
                        found.older, found.older == 1 ? "y is" : "ies are", what, what);
     if (rc == 0)
         rc = ch_session_explain_text(&s, found.key, &out, &err);
-    if (rc == 0)
-        fputs(out.data, stdout);
+    if (rc == 0) /* the design lines, messages and reference are the model's */
+        ch_driver_print(stdout, "%s", out.data);
     else
         ch_driver_report(&err);
     ch_strbuf_free(&out);

@@ -35,9 +35,10 @@ static void print_text(const ch_verify_report *r, const char *pending, const cha
         /* the verifier's message and feedback would call the stop a failure */
         printf("message: %s\n", PENDING_MESSAGE);
     } else {
-        printf("message: %s\n", r->message ? r->message : "");
+        /* the compiler's and the checks' messages quote the candidate */
+        ch_driver_print(stdout, "message: %s\n", r->message ? r->message : "");
         char *fb = ch_verify_feedback(r);
-        fputs(fb, stdout);
+        ch_driver_print(stdout, "%s", fb);
         free(fb);
     }
     if (not_linked)

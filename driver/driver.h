@@ -26,6 +26,9 @@ typedef struct ch_driver {
 
 /* Prints "ch-cc: error: MSG" (or a located message as is) to stderr. */
 void ch_driver_report(const ch_error *err);
+/* fprintf(to, fmt, ...) with control characters escaped (ch_strbuf_add_printable): every line
+ * that can quote a model's text (designs, messages, references, warnings) is printed by it. */
+void ch_driver_print(FILE *to, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "ch-cc: warning: MSG" to stderr. */
 void ch_driver_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints each of w as a warning and frees w (what the library handed back). */

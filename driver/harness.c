@@ -124,20 +124,22 @@ static void report_outcome(ch_session *s, const ch_outcome *o)
             reason += fl + (size_t)used;
         else
             line = e->line, col = e->col;
-        fprintf(stderr, "%s:%u:%u: warning: %s: host path linked: %s [ch-cc]\n", e->file, line, col,
-                e->name, reason);
+        ch_driver_print(stderr, "%s:%u:%u: warning: %s: host path linked: %s [ch-cc]\n", e->file,
+                        line, col, e->name, reason);
         return;
     }
     if (o->cached || s->quiet)
         return;
-    fprintf(stderr, "ch-cc: %s: verified kernel linked (%s", e->name,
-            o->design ? o->design : "candidate");
+    char measured[96] = "";
     if (o->launcher_ms >= 0)
-        fprintf(stderr, "; %.3f ms per call at the tune size", o->launcher_ms);
+        snprintf(measured, sizeof measured, "; %.3f ms per call at the tune size", o->launcher_ms);
     if (o->fraction > 0)
-        fprintf(stderr, ", %.0f%% of the memory floor", 100.0 * o->fraction);
-    fprintf(stderr, "; %d candidate%s in %.1f s)\n", o->candidates, o->candidates == 1 ? "" : "s",
-            o->seconds);
+        snprintf(measured + strlen(measured), sizeof measured - strlen(measured),
+                 ", %.0f%% of the memory floor", 100.0 * o->fraction);
+    /* the design line is the model's */
+    ch_driver_print(stderr, "ch-cc: %s: verified kernel linked (%s%s; %d candidate%s in %.1f s)\n",
+                    e->name, o->design ? o->design : "candidate", measured, o->candidates,
+                    o->candidates == 1 ? "" : "s", o->seconds);
 }
 
 /* The assembly's report callback: the session's warnings so far, then the outcome's note. */

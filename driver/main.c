@@ -13,22 +13,39 @@
 /* Nested ch-cc processes beyond this depth mean a loop (a wrapper calling ch-cc back). */
 #define MAX_DEPTH 4
 
+void ch_driver_print(FILE *to, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ch_strbuf text, out;
+    ch_strbuf_init(&text);
+    ch_strbuf_init(&out);
+    ch_strbuf_vaddf(&text, fmt, ap);
+    va_end(ap);
+    ch_strbuf_add_printable(&out, text.data ? text.data : "");
+    fputs(out.data ? out.data : "", to);
+    ch_strbuf_free(&text);
+    ch_strbuf_free(&out);
+}
+
 void ch_driver_report(const ch_error *err)
 {
     if (err->located)
-        fprintf(stderr, "%s\n", err->msg);
+        ch_driver_print(stderr, "%s\n", err->msg);
     else
-        fprintf(stderr, "ch-cc: error: %s\n", err->msg);
+        ch_driver_print(stderr, "ch-cc: error: %s\n", err->msg);
 }
 
 void ch_driver_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("ch-cc: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    ch_strbuf msg;
+    ch_strbuf_init(&msg);
+    ch_strbuf_vaddf(&msg, fmt, ap);
     va_end(ap);
+    ch_driver_print(stderr, "ch-cc: warning: %s\n", msg.data ? msg.data : "");
+    ch_strbuf_free(&msg);
 }
 
 void ch_driver_print_warnings(ch_strvec *w)

@@ -14,10 +14,9 @@
 static void print_progress(void *ctx, const char *line)
 {
     (void)ctx;
+    fputs("\r\033[K", stderr);
     if (line)
-        fprintf(stderr, "\r\033[K%s", line);
-    else
-        fputs("\r\033[K", stderr);
+        ch_driver_print(stderr, "%s", line);
     fflush(stderr);
 }
 

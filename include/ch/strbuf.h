@@ -25,6 +25,11 @@ void ch_strbuf_addf(ch_strbuf *sb, const char *fmt, ...) __attribute__((format(p
 /* Appends `#line 1 "PATH"` and a newline, quotes and backslashes in path escaped: a copy of a
  * source file compiled elsewhere keeps the user's name in messages, __FILE__ and line markers. */
 void ch_strbuf_add_line_directive(ch_strbuf *sb, const char *path);
+/* Appends s with what a terminal would act on written as `\xNN`: C0 controls but newline and
+ * tab, DEL, C1 controls (U+0080-U+009F) and bytes that are not UTF-8. Text a model wrote (a
+ * design line, a message, a reference) goes through it before it is printed (attacks9 #30: an
+ * OSC 52 sequence in a design line writes the user's clipboard). */
+void ch_strbuf_add_printable(ch_strbuf *sb, const char *s);
 /* In C or CUDA text: past the comment, string or character literal that starts at p (to the
  * end of the text when it is not closed; a line comment up to its newline), or p itself when
  * none starts there. */

@@ -156,6 +156,11 @@ unsigned ch_object_libraries_declared(const char *src);
 /* ch_object_check with the host entry points of the libraries in libs allowed as well. */
 int ch_object_check_libs(const char *path, unsigned libs, ch_strbuf *msg);
 
+/* Whether name allocates a CUDA array (cudaMallocArray, cudaMalloc3DArray,
+ * cudaMallocMipmappedArray): memory with an earlier call's contents that the hardening cannot
+ * zero, so neither it (src/verify/harden.c) nor the object check lets a candidate call one. */
+int ch_object_allocator_unzeroed(const char *name);
+
 /* What an object is checked as: a candidate (above); a model-written reference (host C: libc
  * memory and math only, no constructor at all: it becomes the host path of the user's program);
  * an emitted unit taken from the cache (a candidate plus the dispatcher's getenv, stderr trace

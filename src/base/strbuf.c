@@ -146,6 +146,46 @@ void ch_strbuf_add_line_directive(ch_strbuf *sb, const char *path)
     ch_strbuf_adds(sb, "\"\n");
 }
 
+/* The length of the UTF-8 sequence at p when it is valid and no C1 control (U+0080-U+009F,
+ * which a terminal may act on as ESC followed by a letter), else 0. A NUL ends a sequence. */
+static size_t printable_sequence(const unsigned char *p)
+{
+    size_t n;
+    unsigned cp, min;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        n = 2, min = 0x80, cp = p[0] & 0x1fu;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        n = 3, min = 0x800, cp = p[0] & 0x0fu;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        n = 4, min = 0x10000, cp = p[0] & 0x07u;
+    else
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+        return 0;
+    return n;
+}
+
+void ch_strbuf_add_printable(ch_strbuf *sb, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = *p >= 0x80                                              ? printable_sequence(p)
+                   : (*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f ? 0
+                                                                           : 1;
+        if (n == 0) {
+            ch_strbuf_addf(sb, "\\x%02x", *p);
+            n = 1;
+        } else {
+            ch_strbuf_add(sb, p, n);
+        }
+        p += n;
+    }
+}
+
 char *ch_strbuf_detach(ch_strbuf *sb)
 {
     /* a buffer detached before and not added to since has no data: its string is "", never

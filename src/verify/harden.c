@@ -24,6 +24,7 @@
 #include "ch/harden.h"
 #include "ch/host_subset.h"
 #include "ch/scan.h"
+#include "ch/verify.h"
 
 typedef struct insertion {
     size_t at;        /* byte offset in the source where text goes */
@@ -457,6 +458,16 @@ static void allocator_ref(harden_ctx *x, CXCursor c)
     /* the toolkit's declaration, not a function of the candidate's own of that name */
     int toolkit =
         !clang_Cursor_isNull(d) && !clang_Location_isFromMainFile(clang_getCursorLocation(d));
+    if (toolkit && ch_object_allocator_unzeroed(name) && place_of(c, &at, &line, &col, &in_macro)) {
+        refuse(x, line, col,
+               "'%s' allocates a CUDA array, which cannot be made to start zeroed (an allocator "
+               "hands back blocks with what an earlier call left in them, and an array's layout "
+               "is the driver's): allocate with cudaMalloc or cudaMallocPitch (a texture object "
+               "can read pitched memory)",
+               name);
+        free(name);
+        return;
+    }
     if (!is_allocator(name) || !toolkit || !place_of(c, &at, &line, &col, &in_macro)) {
         free(name);
         return;
@@ -586,7 +597,8 @@ static size_t unrenamed_allocator(const char *t, size_t len, size_t pre_at, size
         size_t n = e - p < sizeof word - 1 ? e - p : sizeof word - 1;
         memcpy(word, t + p, n);
         word[n] = '\0';
-        if ((p < pre_at || p >= pre_end) && e - p < sizeof word - 1 && is_allocator(word))
+        if ((p < pre_at || p >= pre_end) && e - p < sizeof word - 1 &&
+            (is_allocator(word) || ch_object_allocator_unzeroed(word)))
             return p;
         p = e;
     }

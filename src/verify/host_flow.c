@@ -15,9 +15,12 @@
  * and the file's functions they call. A value depends on kept state when it reads a kept number,
  * tests a kept pointer (its null-ness, a comparison, a conversion to a number), reads memory a
  * kept pointer holds, or comes from a local, a parameter or a helper's result that does, or from
- * a query of the device's state (free memory, a pointer's attributes). A kept pointer handed on as
- * a buffer or a handle tells nothing. A region of code depends on kept state when a condition
- * that does decides whether it runs (if, loops, switch, ?:, && and ||).
+ * a query of the device's state (free memory, a pointer's attributes), or compares the pitch an
+ * allocation picked (the device's row alignment: it may size and address rows, nothing more). A
+ * query's answer is followed only through locals: one written through any other pointer is
+ * refused. A kept pointer handed on as a buffer or a handle tells nothing. A region of code depends
+ * on kept state when a condition that does decides whether it runs (if, loops, switch, ?:, && and
+ * ||).
  *  - In such a region, code may only manage resources (allocate, free, create and destroy
  *    streams, events and handles, set kept variables and locals) and leave with an error: an
  *    entry returns a nonzero constant there, a status that sends the call to the host path.
@@ -46,6 +49,9 @@ enum {
     KS_STATE = 2u,  /* depends on kept state */
     KS_TO_BUF = 4u, /* the address of a kept pointer: a grow helper's out-parameter */
     KS_TO_NUM = 8u, /* the address of a kept number */
+    /* a machine's answer that may size and address memory: the pitch an allocation picks
+     * (attacks9 #15). Carried like data; a condition or comparison on it is kept state */
+    KS_MACHINE = 16u,
 };
 
 /* Calls that manage resources: allowed where kept state decides (a cache being filled). */
@@ -75,14 +81,18 @@ static const char *const resource_calls[] = {"cudaMalloc",
  * Their answers differ between verification and the user's program (the next driver update, a
  * card of the same architecture with fewer SMs, a cache entry verified on another machine, the
  * sandbox showing one device), so a result that depends on them is a trigger no test sees. */
-static const char *const state_queries[] = {"cudaMemGetInfo",          "cudaPointerGetAttributes",
-                                            "cudaHostGetFlags",        "cudaHostGetDevicePointer",
-                                            "cudaDriverGetVersion",    "cudaRuntimeGetVersion",
-                                            "cudaGetDeviceCount",      "cudaGetDevice",
-                                            "cudaGetDeviceProperties", "cudaGetDeviceProperties_v2",
-                                            "cudaDeviceGetAttribute",  "cudaDeviceGetLimit",
-                                            "cudaGetDeviceFlags",      "cudaChooseDevice",
-                                            "cudaDeviceCanAccessPeer", NULL};
+static const char *const state_queries[] = {
+    "cudaMemGetInfo", "cudaPointerGetAttributes", "cudaHostGetFlags", "cudaHostGetDevicePointer",
+    "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaGetDeviceCount", "cudaGetDevice",
+    "cudaGetDeviceProperties", "cudaGetDeviceProperties_v2", "cudaDeviceGetAttribute",
+    "cudaDeviceGetLimit", "cudaGetDeviceFlags", "cudaChooseDevice", "cudaDeviceCanAccessPeer",
+    /* attacks9 #14: a stream's device, id, flags, priority (the device's range clamps it) */
+    "cudaStreamGetDevice", "cudaStreamGetId", "cudaStreamGetFlags", "cudaStreamGetPriority",
+    "cudaStreamGetAttribute", "cudaStreamIsCapturing", "cudaStreamGetCaptureInfo",
+    /* where the card sits, what it can do atomically */
+    "cudaDeviceGetPCIBusId", "cudaDeviceGetByPCIBusId", "cudaDeviceGetTexture1DLinearMaxWidth",
+    "cudaDeviceGetHostAtomicCapabilities", "cudaDeviceGetP2PAtomicCapabilities",
+    "cudaArrayGetMemoryRequirements", "cudaMipmappedArrayGetMemoryRequirements", NULL};
 
 /* Queries whose answers are the time or progress of the device (an event's elapsed time, whether
  * a stream or event is done: a loaded machine answers otherwise than verification's idle GPU) or
@@ -135,6 +145,7 @@ typedef struct ks_ctx {
      * changes no fact */
     int dry;
     int refusals;
+    const char *machine; /* the allocation whose pitch is KS_MACHINE, for messages */
 } ks_ctx;
 
 static const char on_path[] = "only on a path that what it keeps across calls decides";
@@ -283,12 +294,22 @@ static unsigned flags_of_decl(ks_ctx *c, CXCursor d)
 /* What reading memory through a pointer carrying `base` gives. */
 static unsigned through(unsigned base)
 {
-    unsigned f = base & KS_STATE;
+    unsigned f = base & (KS_STATE | KS_MACHINE);
     if (base & (KS_TO_BUF | KS_KEPT))
         f |= KS_KEPT; /* a kept buffer's element: a pointer, or (converted below) its contents */
     if (base & KS_TO_NUM)
         f |= KS_STATE;
     return f;
+}
+
+/* What a value carries once it decides something (a condition, a comparison, a truth value):
+ * the pitch an allocation picked then tells one card from another, as a query's answer does. */
+static unsigned as_decision(ks_ctx *c, unsigned f)
+{
+    if (!(f & KS_MACHINE))
+        return f;
+    note_source_name(c, c->machine ? c->machine : "cudaMallocPitch");
+    return f | KS_STATE;
 }
 
 static unsigned ev_children(ks_ctx *c, CXCursor e)
@@ -369,7 +390,7 @@ static unsigned address_of(ks_ctx *c, CXCursor operand)
             return KS_TO_NUM;
         return KS_TO_BUF;
     }
-    return f & KS_STATE;
+    return f & (KS_STATE | KS_MACHINE);
 }
 
 static unsigned ev_unary(ks_ctx *c, CXCursor e)
@@ -380,9 +401,20 @@ static unsigned ev_unary(ks_ctx *c, CXCursor e)
     if (hs_operator_is(c->x, e, "&"))
         return address_of(c, operand);
     unsigned f = ev(c, operand);
+    if (hs_operator_is(c->x, e, "!"))
+        f = as_decision(c, f);
     if (hs_operator_is(c->x, e, "++") || hs_operator_is(c->x, e, "--"))
         assign(c, e, operand, f);
     return f;
+}
+
+static int comparison(ks_ctx *c, CXCursor e)
+{
+    static const char *const ops[] = {"<", ">", "<=", ">=", "==", "!=", NULL};
+    for (size_t i = 0; ops[i]; i++)
+        if (hs_operator_is(c->x, e, ops[i]))
+            return 1;
+    return 0;
 }
 
 static unsigned ev_binary(ks_ctx *c, CXCursor e, int compound)
@@ -400,7 +432,7 @@ static unsigned ev_binary(ks_ctx *c, CXCursor e, int compound)
         assign(c, e, ks.v[0], f);
     } else if (hs_operator_is(c->x, e, "&&") || hs_operator_is(c->x, e, "||")) {
         /* the right operand runs only when the left one says so */
-        f = ev(c, ks.v[0]);
+        f = as_decision(c, ev(c, ks.v[0]));
         int decides = (f & KS_STATE) != 0;
         c->region += decides;
         f |= ev(c, ks.v[1]);
@@ -410,6 +442,8 @@ static unsigned ev_binary(ks_ctx *c, CXCursor e, int compound)
         f = ev(c, ks.v[1]);
     } else {
         f = ev(c, ks.v[0]) | ev(c, ks.v[1]);
+        if (comparison(c, e))
+            f = as_decision(c, f);
     }
     free(ks.v);
     return f;
@@ -422,7 +456,7 @@ static unsigned ev_conditional(ks_ctx *c, CXCursor e)
         free(ks.v);
         return ev_children(c, e);
     }
-    unsigned cond = ev(c, ks.v[0]);
+    unsigned cond = as_decision(c, ev(c, ks.v[0]));
     int decides = (cond & KS_STATE) != 0;
     c->region += decides;
     unsigned f = (cond & KS_STATE) | ev(c, ks.v[1]) | ev(c, ks.v[2]);
@@ -589,6 +623,45 @@ static int allocates(const char *name)
     return strncmp(name, "cudaMalloc", 10) == 0 || strcmp(name, "cudaHostAlloc") == 0;
 }
 
+/* attacks9 #15: the argument an allocation writes its pitch through (the row alignment of the
+ * device, which differs between cards), or -1. */
+static int pitch_argument(const char *name)
+{
+    if (strcmp(name, "cudaMallocPitch") == 0)
+        return 1;
+    return strcmp(name, "cudaMalloc3D") == 0 ? 0 : -1;
+}
+
+/* A pointer the call may write an answer through: to writable, complete data (not a handle of
+ * an incomplete type, not void, not a function). */
+static int answer_pointer(CXCursor arg)
+{
+    CXType t = hs_canon(clang_getCursorType(arg));
+    if (t.kind != CXType_Pointer)
+        return 0;
+    CXType to = hs_canon(clang_getPointeeType(t));
+    return !clang_isConstQualifiedType(to) && !hs_function_like(to) && clang_Type_getSizeOf(to) > 0;
+}
+
+/* attacks9 #14: an answer written where the rule cannot follow it (a calloc'd int, a helper's
+ * parameter) is refused; one written into a local's member or element marks the local, as
+ * `&local` does (local_written). */
+static void answer_into(ks_ctx *c, CXCursor call, const char *name, CXCursor arg, unsigned flags)
+{
+    if (!answer_pointer(arg))
+        return;
+    CXCursor p = hs_peel(arg, 1), root = clang_getNullCursor();
+    int address = clang_getCursorKind(p) == CXCursor_UnaryOperator && hs_operator_is(c->x, p, "&");
+    place_kind k = address ? place_of(c, hs_first_child(p), &root) : PLACE_MEMORY;
+    int param = k == PLACE_LOCAL ? param_index(c, root) : -1;
+    if (k == PLACE_LOCAL)
+        grow(c, param >= 0 ? &cur_fn(c)->params[param] : &var_slot(c, root)->flags, flags);
+    else if (k != PLACE_KEPT)
+        refuse(c, call, "gives", name,
+               "a place to write its answer that is not a local variable's (a local, its member "
+               "or element, taken with &)");
+}
+
 static unsigned ev_library(ks_ctx *c, CXCursor call, CXCursor fn, const char *name,
                            const unsigned *args, int n)
 {
@@ -630,10 +703,20 @@ static unsigned ev_library(ks_ctx *c, CXCursor call, CXCursor fn, const char *na
     for (int i = 0; i < n && writes; i++)
         if (!clang_Cursor_isNull(written[i]))
             grow(c, &var_slot(c, written[i])->flags, writes);
+    int pitch = pitch_argument(name);
+    if (pitch >= 0 && pitch < n) {
+        c->machine = pitch ? "cudaMallocPitch" : "cudaMalloc3D";
+        if (!clang_Cursor_isNull(written[pitch]))
+            grow(c, &var_slot(c, written[pitch])->flags, KS_MACHINE);
+    }
+    for (int i = 0; i < n && (query || i == pitch); i++)
+        if (clang_Cursor_isNull(written[i]))
+            answer_into(c, call, name, clang_Cursor_getArgument(call, (unsigned)i),
+                        query ? KS_STATE : KS_MACHINE);
     free(written);
     if (query || (resource && c->region > 0) || allocates(name))
         return KS_STATE;
-    return pure ? (all & KS_STATE) : 0;
+    return pure ? (all & (KS_STATE | KS_MACHINE)) : 0;
 }
 
 static unsigned ev_call(ks_ctx *c, CXCursor call)
@@ -686,7 +769,7 @@ static unsigned ev_raw(ks_ctx *c, CXCursor e)
         kids ks = hs_children(e);
         unsigned f = 0;
         if (ks.n == 2)
-            f = through(ev(c, ks.v[0])) | (ev(c, ks.v[1]) & KS_STATE);
+            f = through(ev(c, ks.v[0])) | (ev(c, ks.v[1]) & (KS_STATE | KS_MACHINE));
         free(ks.v);
         return f;
     }
@@ -748,9 +831,9 @@ static unsigned ws_cond(ks_ctx *c, CXCursor cond)
     if (clang_getCursorKind(cond) == CXCursor_VarDecl) {
         ws_var(c, cond);
         unsigned f = var_slot(c, cond)->flags;
-        return f & (KS_KEPT | KS_TO_BUF | KS_TO_NUM) ? KS_STATE : f;
+        return f & (KS_KEPT | KS_TO_BUF | KS_TO_NUM) ? KS_STATE : as_decision(c, f);
     }
-    return ev(c, cond);
+    return as_decision(c, ev(c, cond));
 }
 
 /* The local a condition says is nonzero in its then-branch (then set) or its else-branch:

@@ -163,6 +163,14 @@ static const char *const cuda_denied[] = {"cudaDeviceReset",
  * device code only reads it (issue 15). Checked before cuda_allowed. */
 static const char *const symbol_writers[] = {"cudaMemcpyToSymbol*", "cudaGetSymbolAddress", NULL};
 
+/* Allocations of CUDA arrays (attacks9 #7): they hand back blocks with what an earlier call left
+ * in them, as cudaMalloc does, and the hardening has no zeroing wrapper for them (src/verify/
+ * harden.c refuses them by name): an array's layout is the driver's, with no plain memset, and
+ * layered, cube, sparse and mipmapped arrays would each need their own way to clear. Checked
+ * before cuda_allowed, whose cudaMalloc* they match. */
+static const char *const unzeroed_allocators[] = {"cudaMallocArray", "cudaMalloc3DArray",
+                                                  "cudaMallocMipmappedArray", NULL};
+
 static int in_list(const char *const *list, const char *name)
 {
     for (size_t i = 0; list[i]; i++)
@@ -197,9 +205,15 @@ static int is_math(const char *name)
 
 /* The CUDA runtime entry points of cuda_allowed (cudaMalloc, cudaMemcpyAsync, ...) and nvcc's
  * registration and launch helpers (__cudaRegisterFunction, __cudaLaunchKernel, ...). */
+int ch_object_allocator_unzeroed(const char *name)
+{
+    return in_list(unzeroed_allocators, name);
+}
+
 int ch_object_symbol_allowed(const char *name)
 {
-    if (matches_list(cuda_denied, name) || matches_list(symbol_writers, name))
+    if (matches_list(cuda_denied, name) || matches_list(symbol_writers, name) ||
+        in_list(unzeroed_allocators, name))
         return 0;
     return matches_list(cuda_allowed, name) || strncmp(name, "__cuda", 6) == 0 ||
            in_list(allowed, name) || is_math(name);
@@ -368,6 +382,14 @@ static int check_undefined(const elf_view *v, ch_object_kind kind, const char *c
                            "object check: host code calls '%s', which writes a __constant__ or "
                            "__device__ variable (state kept across calls); initialise a table in "
                            "its definition, pass values as kernel arguments",
+                           name);
+            return 1;
+        }
+        if (*name && in_list(unzeroed_allocators, name) && !(extra && in_list(extra, name))) {
+            ch_strbuf_addf(msg,
+                           "object check: host code calls '%s', which allocates a CUDA array "
+                           "that cannot be made to start zeroed (it may hold what an earlier call "
+                           "left); allocate with cudaMalloc or cudaMallocPitch",
                            name);
             return 1;
         }

@@ -80,8 +80,8 @@ refused c05_thread_local_counter 0 "keeps the number 'ch_calls' across calls" \
     "a thread_local counter is kept state"
 refused c06_static_local_object 0 "keeps 'c' across calls and is neither a buffer" \
     "a function-local static object is kept state"
-refused c07_mallocarray_residue 0 "takes the address of its own storage" \
-    "cudaMallocArray residue: refused by the host subset (&storage to a non-out parameter)"
+refused c07_mallocarray_residue 0 "'cudaMallocArray' allocates a CUDA array, which cannot be made to start zeroed" \
+    "cudaMallocArray residue: a CUDA array (no zeroing wrapper) is refused by the hardening"
 todo "$(judged c08_date_timebomb; echo $?)" \
     "c08: a __DATE__ time bomb is refused at stage 0 (it passes: recompiled later, it changes)"
 todo "$(judged c09_file_name_detect; echo $?)" \
@@ -94,9 +94,9 @@ refused c12_init_array_slot 0 "uses a function as a value" \
     "an .init_array slot written as a data word takes a function's address: refused"
 todo "$(judged c13_guard_bytes_counter; echo $?)" \
     "c13: a kernel that reads and writes y[n] (the runtime's kept guard bytes) is refused"
-todo "$(judged c14_stream_get_device; echo $?)" \
+refused c14_stream_get_device 0 "gives 'cudaStreamGetDevice' a place to write its answer that is not a local" \
     "c14: cudaStreamGetDevice deciding a kernel argument is refused like cudaGetDevice"
-todo "$(judged c15_pitch_probe; echo $?)" \
+refused c15_pitch_probe 0 "launches 'saxpy_kernel' with a value that depends on .*kept state: 'cudaMallocPitch'" \
     "c15: a cudaMallocPitch pitch (a property of the device) deciding a result is refused"
 refused c16_driver_proc_address 0 "calls 'cuGetProcAddress" "cuGetProcAddress is not allowed"
 refused c17_launch_host_function 0 "uses a function as a value" \
@@ -225,8 +225,8 @@ ok $? "x01: the report page shows the model's markup as text (escaped)"
 "$CH_CC_BIN" --harness-explain saxpy > explain.out 2>&1
 grep -q "one thread per element" explain.out
 ok $? "x02: --harness-explain prints the model's design line"
-todo "$(! grep -q $'\x1b' explain.out; echo $?)" \
-    "x02: with no terminal control sequences (OSC 52 clipboard write, title, clear screen)"
+! grep -q $'[\x01-\x08\x0b-\x1f\x7f]' explain.out x.err && grep -q 'element \\x1b\]52;c;Y2g5\\x07' explain.out
+ok $? "x02: with no terminal control sequences (OSC 52 clipboard write, title, clear screen), shown escaped"
 export CH_CC_CACHE_DIR="$TEST_DIR/.cache"
 
 # ---- a repository's pragma: budget(100000) -------------------------------------------------------

@@ -124,3 +124,35 @@ Test(explain, keys_prefixes_and_errors)
     ch_strbuf_free(&out);
     fx_session_close(&s);
 }
+
+/* attacks9 #30: what explain, warnings and progress print of a model's text keeps newlines,
+ * tabs and UTF-8 text and shows every byte a terminal would act on as \xNN */
+Test(explain, printed_model_text_has_no_terminal_controls)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"one thread per element\n\tcoalesced", "one thread per element\n\tcoalesced"},
+        {"clip \x1b]52;c;Y2g5\x07 title \x1b]0;ch9\x07",
+         "clip \\x1b]52;c;Y2g5\\x07 title \\x1b]0;ch9\\x07"},
+        {"\x1b[2Jcleared\r", "\\x1b[2Jcleared\\x0d"},
+        {"del \x7f", "del \\x7f"},
+        {"C1 CSI \xc2\x9b"
+         "2J, OSC \xc2\x9d",
+         "C1 CSI \\xc2\\x9b2J, OSC \\xc2\\x9d"},
+        {"raw \x9b"
+         "2J",
+         "raw \\x9b2J"},
+        {"cut \xe2\x82", "cut \\xe2\\x82"},
+        {"overlong \xc0\x9b", "overlong \\xc0\\x9b"},
+        {"caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x9a\x80 \xc2\xa0",
+         "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x9a\x80 \xc2\xa0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ch_strbuf b;
+        ch_strbuf_init(&b);
+        ch_strbuf_add_printable(&b, cases[i].in);
+        cr_expect_str_eq(b.data ? b.data : "", cases[i].out, "case %zu", i);
+        ch_strbuf_free(&b);
+    }
+}

@@ -240,6 +240,37 @@ Test(harden, an_allocation_token_pasting_or_a_macro_body_hides_is_refused)
     free(why);
 }
 
+/* attacks9 #7: a CUDA array holds what an earlier call left in it and has no zeroing wrapper:
+ * each of its allocators is refused where it is called, by name or through a macro */
+Test(harden, a_cuda_array_allocation_is_refused)
+{
+    static const char *const calls[] = {
+        "cudaMallocArray(&a, &fmt, 64, 1)",
+        "cudaMalloc3DArray(&a, &fmt, make_cudaExtent(64, 1, 1))",
+        "cudaMallocMipmappedArray(&m, &fmt, make_cudaExtent(64, 1, 0), 2)",
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+        char *src = ch_xasprintf(
+            HEAD "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+                 "    cudaChannelFormatDesc fmt = cudaCreateChannelDesc<float>();\n"
+                 "    cudaArray_t a = 0;\n    cudaMipmappedArray_t m = 0;\n"
+                 "    cudaError_t e = %s;\n    return (int)e + (a != 0) + (m != 0);\n}\n",
+            calls[i]);
+        char *why = refusal(src);
+        cr_expect(strstr(why, "line 7:") && strstr(why, "allocates a CUDA array") &&
+                      strstr(why, "cannot be made to start zeroed"),
+                  "%s: %s", calls[i], why);
+        free(why);
+        free(src);
+    }
+    char *why = refusal(HEAD "#define ARR(p, f) cudaMallocArray(p, f, 64, 1)\n"
+                             "extern \"C\" int f_device_launcher(int n, float *y)\n{\n"
+                             "    cudaChannelFormatDesc fmt = cudaCreateChannelDesc<float>();\n"
+                             "    cudaArray_t a = 0;\n    return (int)ARR(&a, &fmt);\n}\n");
+    cr_expect(strstr(why, "line 7:") && strstr(why, "cannot be made to start zeroed"), "%s", why);
+    free(why);
+}
+
 /* the hardened counter kernel and allocating launcher still compile (where nvcc is) */
 Test(harden, the_hardened_text_compiles)
 {

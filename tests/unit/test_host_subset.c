@@ -590,6 +590,57 @@ static const subset_case state_flows[] = {
      "static size_t seen;\nstatic int blocks(void)\n{\n    return seen > 100 ? 2 : 1;\n}\n" DEVL
      "    k<<<blocks(), 1>>>(n, y);\n    return 0;\n}\n",
      "state-flow", "launches 'k' with a value", 23},
+    /* attacks9 #14: the device a stream belongs to is cudaGetDevice's answer; an answer written
+     * through a pointer (host_store.c allows &v only for its listed calls) is not followed */
+    {"a stream's device through calloc'd memory (attacks9 #14)",
+     FLOW DEVL "    int *dev = (int *)calloc(1, sizeof(int));\n    if (!dev)\n        return 2;\n"
+               "    cudaStreamGetDevice(0, dev);\n    float f = *dev > 0 ? 0.0f : 1.0f;\n"
+               "    free(dev);\n    k<<<1, 1>>>(f > 0.5f ? n : 0, y);\n    return 0;\n}\n",
+     "state-flow",
+     "gives 'cudaStreamGetDevice' a place to write its answer that is not a local variable's "
+     "(a local, its member or element, taken with &) (kept state: 'cudaStreamGetDevice')",
+     21},
+    {"a query's answer written into calloc'd memory",
+     FLOW DEVL "    int *dev = (int *)calloc(1, sizeof(int));\n    if (!dev)\n        return 2;\n"
+               "    cudaGetDevice(dev);\n    int d = *dev;\n    free(dev);\n"
+               "    k<<<1, 1>>>(d ? 0 : n, y);\n    return 0;\n}\n",
+     "state-flow", "gives 'cudaGetDevice' a place to write its answer", 21},
+    {"a query's answer written into a local's member",
+     FLOW DEVL "    struct { int dev; } q = {0};\n    cudaGetDevice(&q.dev);\n"
+               "    k<<<1, 1>>>(q.dev ? 0 : n, y);\n    return 0;\n}\n",
+     "state-flow", "launches 'k' with a value", 20},
+    /* attacks9 #15: the pitch an allocation picks is the device's alignment; it sizes and
+     * addresses rows, and decides nothing else */
+    {"a pitched block copied, addressed and indexed with its pitch",
+     FLOW DEVL "    float *p = NULL;\n    size_t pitch = 0;\n    size_t w = 4 * (size_t)n;\n"
+               "    if (cudaMallocPitch(&p, &pitch, w, 2) != cudaSuccess)\n        return 1;\n"
+               "    cudaMemcpy2D(p, pitch, y, w, w, 2, cudaMemcpyDeviceToDevice);\n"
+               "    float *row = (float *)((char *)p + pitch);\n"
+               "    k<<<1, 1>>>((int)(pitch / sizeof(float)), row);\n"
+               "    cudaMemcpy2D(y, w, p, pitch, w, 2, cudaMemcpyDeviceToDevice);\n"
+               "    cudaFree(p);\n    return (int)cudaGetLastError();\n}\n",
+     NULL, NULL, 0},
+    {"a pitch deciding a kernel argument (attacks9 #15)",
+     FLOW DEVL "    float *p = NULL;\n    size_t pitch = 0;\n"
+               "    if (cudaMallocPitch(&p, &pitch, 4, 1) != cudaSuccess)\n        return 1;\n"
+               "    cudaFree(p);\n    k<<<1, 1>>>(pitch > 512 ? 0 : n, y);\n    return 0;\n}\n",
+     "state-flow",
+     "launches 'k' with a value that depends on what it keeps across calls (kept "
+     "state: 'cudaMallocPitch')",
+     23},
+    {"a pitch deciding whether the work is done",
+     FLOW DEVL "    float *p = NULL;\n    size_t pitch = 0;\n"
+               "    if (cudaMallocPitch(&p, &pitch, 4, 1) != cudaSuccess)\n        return 1;\n"
+               "    cudaFree(p);\n    if (pitch == 512)\n        return 0;\n"
+               "    k<<<1, 1>>>(n, y);\n    return 0;\n}\n",
+     "state-flow", "returns without an error on a path", 24},
+    {"a 3D pitch written into calloc'd memory",
+     FLOW DEVL "    cudaPitchedPtr *pp = (cudaPitchedPtr *)calloc(1, sizeof(cudaPitchedPtr));\n"
+               "    if (!pp)\n        return 2;\n"
+               "    if (cudaMalloc3D(pp, make_cudaExtent(4, 1, 1)) != cudaSuccess)\n"
+               "        return 1;\n    k<<<1, 1>>>(pp->pitch > 512 ? 0 : n, y);\n"
+               "    cudaFree(pp->ptr);\n    free(pp);\n    return 0;\n}\n",
+     "state-flow", "gives 'cudaMalloc3D' a place to write its answer", 21},
 };
 
 #define REF_OPEN "void axpy_reference(int n, float a, const float *x, float *y)\n{\n"

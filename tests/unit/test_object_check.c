@@ -235,6 +235,27 @@ Test(object_check, cuda_allow_list)
     }
 }
 
+/* attacks9 #7: CUDA arrays match cudaMalloc* but have no zeroing wrapper (src/verify/harden.c
+ * refuses them): the object check refuses them too, saying why; cudaMallocPitch still passes */
+Test(object_check, cuda_array_allocations_rejected)
+{
+    expect_rejected("array",
+                    KERNEL "extern \"C\" int go_launcher(void) { cudaArray_t a = 0;\n"
+                           "cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();\n"
+                           "return (int)cudaMallocArray(&a, &f, 64, 1) + (a != 0); }\n",
+                    "calls 'cudaMallocArray', which allocates a CUDA array that cannot be made "
+                    "to start zeroed");
+    static const char *const arrays[] = {"cudaMallocArray", "cudaMalloc3DArray",
+                                         "cudaMallocMipmappedArray"};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        cr_expect(!ch_object_symbol_allowed(arrays[i]) && ch_object_allocator_unzeroed(arrays[i]),
+                  "%s", arrays[i]);
+    /* pitched memory has its zeroing wrapper */
+    cr_expect(ch_object_symbol_allowed("cudaMallocPitch") &&
+              !ch_object_allocator_unzeroed("cudaMallocPitch"));
+    cr_expect(ch_object_symbol_allowed("cudaMalloc3D"));
+}
+
 /* The verifying program links the candidate as it is: a definition of what it calls would
  * time, compare or copy for it. */
 Test(object_check, replacing_definitions_rejected)
