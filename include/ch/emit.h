@@ -224,6 +224,13 @@ int ch_emit_compile(char *const *compiler_argv, const char *src_path, const char
  * entries whose kernels got the same names) still link together. obj is rewritten in place. */
 int ch_emit_privatize(const char *obj, const char *keep, ch_error *err);
 
+/* Gives the entry points a unit defines under the names the candidate and the reference were
+ * verified with (NAME_launcher, NAME_device_launcher, NAME_reference) their private names in
+ * obj (NAME__ch_launcher ...), in place: a user's program may have functions of those names.
+ * The rename is made in the object, not by macros in front of the verified text, whose #if
+ * could see them. */
+int ch_emit_private_names(const char *obj, const ch_entry *e, ch_error *err);
+
 /* `ld -r` of objs into out, then the given symbols made local, with C or C++ linkage (they
  * link the user's object to the kernel units and need not be visible outside the merged
  * object). out is written via

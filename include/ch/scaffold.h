@@ -65,10 +65,16 @@
 int ch_scaffold_generate(const ch_checklist *c, const char *candidate_path, ch_strbuf *out,
                          ch_error *err);
 
-/* The header forced in front of a separately compiled candidate (nvcc -include): extern "C"
- * prototypes of NAME_launcher and, for host-pointer entries, NAME_device_launcher, so a
- * definition with another signature fails to compile. */
+/* The header forced in front of a separately compiled candidate (nvcc -include): the
+ * candidate's headers (ch_scaffold_candidate_includes), then extern "C" prototypes of
+ * NAME_launcher and, for host-pointer entries, NAME_device_launcher, so a definition with
+ * another signature fails to compile. */
 void ch_scaffold_signatures(const ch_checklist *c, ch_strbuf *out);
+
+/* The system headers in front of a candidate, where it is verified and in the unit that links
+ * it (ch_emit_entry_cu): one list, so that the candidate's preprocessor sees the same macros
+ * in both compiles. */
+void ch_scaffold_candidate_includes(ch_strbuf *out);
 
 /* The time mode's stopping rule as C code valid in C and C++: `static int ch_stable(const
  * double *ms, int n, int min_n, int max_n, double spent_ms)` returns 0 (go on), 1 (the last

@@ -20,8 +20,8 @@ typedef enum { CH_GUARD_CANDIDATE, CH_GUARD_REFERENCE } ch_guard_kind;
 
 /* Which check refused a source, and the line it found. */
 typedef struct ch_guard_finding {
-    const char *check; /* "include", "macro", "macro-size", "asm", "conditional", "clock" or
-                          "device-effect" */
+    const char *check; /* "include", "macro", "macro-size", "asm", "conditional", "clock",
+                          "build-time" or "device-effect" */
     unsigned line, col;
 } ch_guard_finding;
 

@@ -35,6 +35,10 @@
 #ifndef CH_VERIFY_H
 #define CH_VERIFY_H
 
+/* The name a test author's reference is compiled under when verified (its __FILE__), and
+ * where it is pasted to be linked (#line), so both compiles read the same. */
+#define CH_REFERENCE_FILE "ref_impl.c"
+
 #include <stddef.h>
 #include <stdint.h>
 

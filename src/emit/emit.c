@@ -10,6 +10,8 @@
 
 #include "ch/agent.h"
 #include "ch/emit.h"
+#include "ch/scaffold.h"
+#include "ch/verify.h"
 #include "emit_internal.h"
 
 char *ch_emit_host_name(const char *name)
@@ -54,16 +56,29 @@ static void emit_header(const ch_emit_kernel *k, int rt, ch_strbuf *out)
         ch_strbuf_addf(out, "/* cache key %s */\n", k->cache_key);
 }
 
+/* After pasted text read under another name (#line): the unit's own lines again, so that a
+ * diagnostic in the code generated below names its line in NAME.cu. */
+static void resume_unit_lines(const ch_entry *e, ch_strbuf *out)
+{
+    unsigned line = 2; /* the line after the directive */
+    for (size_t i = 0; i < out->len; i++)
+        line += out->data[i] == '\n';
+    ch_strbuf_addf(out, "#line %u \"%s.cu\"\n", line, e->name);
+}
+
 static void emit_host_path(const ch_emit_kernel *k, int c_linkage, const char *params,
                            ch_strbuf *out)
 {
     const ch_entry *e = k->entry;
     const char *linkage = c_linkage ? "extern \"C\" " : "";
     if (k->host_src) {
-        ch_strbuf_adds(out, "\n/* ---- host path: the verified C reference ---- */\n");
+        /* read as verification read it: CH_REFERENCE_FILE from its line 1 */
+        ch_strbuf_adds(out, "\n/* ---- host path: the verified C reference ---- */\n"
+                            "#line 1 \"" CH_REFERENCE_FILE "\"\n");
         ch_strbuf_adds(out, k->host_src);
         if (k->host_src[0] && k->host_src[strlen(k->host_src) - 1] != '\n')
             ch_strbuf_addc(out, '\n');
+        resume_unit_lines(e, out);
         return;
     }
     char *host = ch_emit_host_bridge_name(e);
@@ -351,10 +366,8 @@ static void emit_host_only(const ch_emit_kernel *k, const unit_names *u, int c_l
     if (k->cache_key)
         ch_strbuf_addf(out, "/* cache key %s */\n", k->cache_key);
     ch_strbuf_adds(out, "#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n");
-    ch_strbuf_addf(out,
-                   "\n/* private to this object (made local when it is merged with the user's) "
-                   "*/\n#define %s_reference %s__ch_reference\n",
-                   n, n);
+    /* the reference's name is made private in the object (ch_emit_private_names): a macro
+     * here would be one its #if could see */
     emit_host_path(k, c_linkage, u->params.data, out);
     ch_strbuf_addf(out,
                    "\n/* ---- dispatch: the host path ---- */\n"
@@ -391,21 +404,20 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     /* host pointers: the trusted runtime moves the data for the device launcher */
     int rt = !e->clauses.device;
     emit_header(k, rt, out);
-    ch_strbuf_adds(out, "#include <cuda_runtime.h>\n#include <pthread.h>\n#include <stdio.h>\n"
-                        "#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n\n");
-    /* the user's program may have functions called NAME_launcher or NAME_reference: ours get
-     * names of their own, which the merge then makes local to the object */
-    ch_strbuf_addf(out,
-                   "/* private to this object (made local when it is merged with the user's) */\n"
-                   "#define %s_launcher %s__ch_launcher\n#define %s_reference %s__ch_reference\n"
-                   "#define %s_device_launcher %s__ch_device_launcher\n",
-                   e->name, e->name, e->name, e->name, e->name, e->name);
-    if (rt)
-        ch_emit_runtime_interface(out);
-    ch_strbuf_adds(out, "\n/* ---- verified candidate ---- */\n");
+    /* The candidate is compiled here as verification compiled it: after the same headers
+     * (ch_scaffold_candidate_includes, which the verifier forces in front of candidate.cu)
+     * and nothing else, as candidate.cu from its line 1. No macro of this unit (the runtime's
+     * interface, private names) precedes it, so no #if of the candidate can tell the two
+     * compiles apart, and __FILE__ and __LINE__ read the same. The entry points get private
+     * names in the object instead (ch_emit_private_names), which the merge makes local. */
+    ch_scaffold_candidate_includes(out);
+    ch_strbuf_adds(out, "\n/* ---- verified candidate ---- */\n#line 1 \"candidate.cu\"\n");
     ch_strbuf_adds(out, k->kernel_src);
     if (k->kernel_src[0] && k->kernel_src[strlen(k->kernel_src) - 1] != '\n')
         ch_strbuf_addc(out, '\n');
+    resume_unit_lines(e, out);
+    if (rt)
+        ch_emit_runtime_interface(out);
     emit_host_path(k, c_linkage, params.data, out);
     int scrub = ch_emit_needs_scrub(k->kernel_src);
     if (scrub)

@@ -251,6 +251,21 @@ int ch_emit_privatize(const char *obj, const char *keep, ch_error *err)
     return rc;
 }
 
+int ch_emit_private_names(const char *obj, const ch_entry *e, ch_error *err)
+{
+    static const char *const roles[] = {"launcher", "device_launcher", "reference", NULL};
+    ch_strvec argv;
+    ch_strvec_init(&argv);
+    ch_strvec_push(&argv, "objcopy");
+    for (size_t i = 0; roles[i]; i++)
+        ch_strvec_push_owned(&argv, ch_xasprintf("--redefine-sym=%s_%s=%s__ch_%s", e->name,
+                                                 roles[i], e->name, roles[i]));
+    ch_strvec_push(&argv, obj);
+    int rc = run_tool(argv.items, NULL, err);
+    ch_strvec_free(&argv);
+    return rc;
+}
+
 int ch_emit_merge(const char *const *objs, size_t n, char *const *localize, const char *out,
                   ch_error *err)
 {

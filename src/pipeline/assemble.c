@@ -168,9 +168,16 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
     ch_strbuf_init(&src);
     ch_strbuf_init(&args);
     ch_entry_call_args(e, &args);
-    /* the same private name as in a kernel unit, made local by the merge */
-    ch_strbuf_addf(&src, "#define %s_reference %s__ch_reference\n", e->name, e->name);
+    /* read as verification read it (its file name and lines); its name is made private in
+     * the object (ch_emit_private_names), as in a kernel unit, and local by the merge */
+    ch_strbuf_adds(&src, "#line 1 \"" CH_REFERENCE_FILE "\"\n");
     ch_strbuf_adds(&src, o->host_src);
+    if (src.len && src.data[src.len - 1] != '\n')
+        ch_strbuf_addc(&src, '\n');
+    unsigned line = 2;
+    for (size_t i = 0; i < src.len; i++)
+        line += src.data[i] == '\n';
+    ch_strbuf_addf(&src, "#line %u \"%s_host.c\"\n", line, e->name);
     char *host = ch_emit_host_bridge_name(e);
     char *sig = ch_emit_signature_as(e, host);
     ch_strbuf_addf(&src,
@@ -194,6 +201,8 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
     char *argv[] = {s->ref_cc.items[0], "-O2", NULL};
     if (rc == 0 && ch_emit_compile(argv, c, obj_path, NULL, err) != 0)
         rc = ch_error_prefix(err, "%s: the reference does not compile", e->name);
+    if (rc == 0)
+        rc = ch_emit_private_names(obj_path, e, err);
     /* the reference becomes the user's function: judged as compiled, like a candidate */
     if (rc == 0 && ch_object_check_as(obj_path, CH_OBJECT_REFERENCE, NULL, 0, &why) != 0)
         rc = ch_error_set(err, "%s: the test author's reference is refused: %s", e->name, why.data);

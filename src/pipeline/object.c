@@ -60,6 +60,9 @@ static int object_key(ch_session *s, const char *entry_key, const ch_strvec *fla
     ch_strvec_push(&all, "host-pointers=runtime");
     /* the candidate's locals start written (ch/harden.h): objects made before are not reused */
     ch_strvec_push(&all, "locals=zeroed");
+    /* the candidate compiled as verified (headers, #line, no macros in front): objects whose
+     * unit defined private names before it are not reused */
+    ch_strvec_push(&all, "candidate=as-verified");
     /* the unit pastes the runtime's interface: another interface, another object */
     char rt[17];
     ch_emit_runtime_ident(rt);
@@ -156,6 +159,8 @@ int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const c
             ch_session_count(s, &s->counts.kernel_compiles);
             rc = ch_emit_compile(argv.items, cu, obj_path, &log, err);
         }
+        if (rc == 0)
+            rc = ch_emit_private_names(obj_path, o->entry, err);
         ch_strbuf why;
         ch_strbuf_init(&why);
         if (rc == 0 && !unit_object_passes(o, obj_path, &why))

@@ -52,8 +52,15 @@ char *ch_scaffold_device_proto(const ch_checklist *c)
     return proto_named(c, "int", "device_launcher");
 }
 
+void ch_scaffold_candidate_includes(ch_strbuf *out)
+{
+    ch_strbuf_adds(out, "#include <cuda_runtime.h>\n#include <pthread.h>\n#include <stdio.h>\n"
+                        "#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n");
+}
+
 void ch_scaffold_signatures(const ch_checklist *c, ch_strbuf *out)
 {
+    ch_scaffold_candidate_includes(out);
     char *proto = ch_scaffold_launcher_proto(c);
     ch_strbuf_addf(out,
                    "/* Forced in front of the candidate by the verifier (nvcc -include): the "

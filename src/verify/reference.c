@@ -886,7 +886,7 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
     char *main_c = ch_path_join(bdir, "ref_main.c");
     char *obj = ch_path_join(bdir, "oracle.o");
     char *user_obj = ch_path_join(bdir, "user.o");
-    char *impl_c = ch_path_join(bdir, "ref_impl.c");
+    char *impl_c = ch_path_join(bdir, CH_REFERENCE_FILE);
     char *unit_c = ch_path_join(bdir, o->cuda ? "ref_unit.cu" : "ref_unit.c");
     char *out = ch_path_join(bdir, "ref");
     char *bridge_h = ch_path_join(bdir, "ref_bridge.h");
@@ -915,7 +915,9 @@ int ch_reference_build(const ch_checklist *c, const ch_oracle *o, const char *di
         ch_strvec_push(&argv, "-g");
         ch_strvec_push(&argv, "-std=gnu11");
         ch_strvec_push(&argv, "-c");
-        ch_strvec_push(&argv, impl_c);
+        /* by its plain name in its own directory (the compile's working directory): its
+         * __FILE__ is the one it reads where it is linked (#line in the emitted units) */
+        ch_strvec_push(&argv, CH_REFERENCE_FILE);
         ch_strvec_push(&argv, "-o");
         ch_strvec_push(&argv, obj);
         ch_strbuf seen;

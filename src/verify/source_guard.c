@@ -508,7 +508,13 @@ static int differs(const char *code, const char *b, ch_guard_kind kind, followed
         char word[64];
         const char *e = read_word(p, word, sizeof word);
         const char *body = reserved_name(word) ? NULL : own_define(code, word);
-        if ((reserved_name(word) && !in_list(agreed, word)) || in_list(dialect_names, word)) {
+        /* a reference is compiled alone when verified and, where a kernel is linked, after
+         * the candidate in the kernel's unit: a name neither it nor the language defines may
+         * be the candidate's macro there */
+        int foreign = kind == CH_GUARD_REFERENCE && !reserved_name(word) && !body &&
+                      strcmp(word, "defined") != 0;
+        if ((reserved_name(word) && !in_list(agreed, word)) || in_list(dialect_names, word) ||
+            foreign) {
             snprintf(out, size, "%s", word);
             return 1;
         }
@@ -776,6 +782,23 @@ static int judge_code(const char *text, const char *code, const char *bare, ch_g
         if (has_word(p, e ? e : p + strlen(p), "dependency"))
             return refuse(msg, f, "include", text, p,
                           "_Pragma(\"GCC dependency ...\") is not allowed (it reads another file)");
+    }
+    /* what the compiler predefines from when and where it runs: the text is compiled again
+     * where it is linked (another day, another file name), so a result that depends on these
+     * is not the result verified; __FILE__ and __LINE__ are kept equal there (#line) */
+    static const char *const build_macros[] = {"__DATE__",      "__TIME__",      "__TIMESTAMP__",
+                                               "__BASE_FILE__", "__FILE_NAME__", NULL};
+    for (size_t i = 0; build_macros[i]; i++) {
+        const char *p = next_word(bare, bare, build_macros[i]);
+        if (p) {
+            char *what = ch_xasprintf("%s is not allowed: it is the compiler's date, time or main "
+                                      "file, which differ where the verified text is compiled "
+                                      "again to be linked",
+                                      build_macros[i]);
+            int rc = refuse(msg, f, "build-time", bare, p, what);
+            free(what);
+            return rc;
+        }
     }
     static const char *const asm_words[] = {"asm", "__asm", "__asm__", NULL};
     for (size_t i = 0; asm_words[i]; i++)

@@ -77,6 +77,8 @@ static inline char *compile_unit(const ch_emit_kernel *k, const char *nvcc, cons
     cr_assert_eq(ch_write_file_atomic(cu, unit.data, unit.len, 0, &err), 0);
     char *argv[] = {(char *)nvcc, "-arch=sm_90", "-Xcompiler=-Wall,-Wextra,-Werror", NULL};
     cr_assert_eq(ch_emit_compile(argv, cu, uo, &log, &err), 0, "%s\n%s", err.msg, log.data);
+    /* as the pipeline does: the entry points get their private names in the object */
+    cr_assert_eq(ch_emit_private_names(uo, k->entry, &err), 0, "%s", err.msg);
     expect_unit_passes(k->entry, uo);
     free(cu);
     ch_strbuf_free(&unit);

@@ -278,7 +278,18 @@ Test(emit, dispatcher_uses_the_threshold_and_private_names)
     cr_assert(strstr(out.data, "int large = ch_saxpy_force || ch_size >= 4096.0;"), "%s", out.data);
     /* CH_CC_TRACE says each call's size, the threshold and the choice */
     cr_assert(strstr(out.data, "size %.0f, GPU from 4096 (measured curve): %s"), "%s", out.data);
-    cr_assert(strstr(out.data, "#define saxpy_launcher saxpy__ch_launcher"), "%s", out.data);
+    /* the candidate is read as verification read it: after the candidate's headers and no
+     * macro of the unit, as candidate.cu from its line 1; the private names come later, in
+     * the object (ch_emit_private_names) */
+    const char *cand = strstr(out.data, "#line 1 \"candidate.cu\"\n");
+    cr_assert(cand, "%s", out.data);
+    cr_assert(strncmp(cand + strlen("#line 1 \"candidate.cu\"\n"), saxpy_device_kernel,
+                      strlen(saxpy_device_kernel)) == 0,
+              "%s", out.data);
+    cr_assert_null(strstr(out.data, "#define saxpy_launcher"), "%s", out.data);
+    for (const char *d = strstr(out.data, "#define"); d; d = strstr(d + 1, "#define"))
+        cr_assert(d > cand, "a macro before the candidate: %s", out.data);
+    cr_assert(strstr(cand, "#line "), "the unit's own lines again after the candidate");
     cr_assert(strstr(out.data, "extern \"C\" void saxpy__host("), "%s", out.data);
     ch_strbuf_reset(&out);
     k.gpu_min_size = LLONG_MAX;
@@ -461,7 +472,6 @@ Test(emit, dispatcher_moves_data_through_the_runtime)
     ch_error err;
     cr_assert_eq(ch_emit_entry_cu(&k, 1, &out, &err), 0, "%s", err.msg);
     const char *want[] = {
-        "#define saxpy_device_launcher saxpy__ch_device_launcher\n",
         "#define CH_RT_DECL __attribute__((weak))\n",
         "CH_RT_DECL int ch_rt_call_v1(",
         "static ch_rt_site ch_saxpy_rt_site = CH_RT_SITE_INIT(\"saxpy\");",

@@ -61,6 +61,16 @@ static const guard_case candidates[] = {
      "#endif\n",
      NULL, 0},
     {"compiler macro outside a conditional is text", "const char *v = \"__clang__\";\n", NULL, 0},
+    /* what the compiler predefines from when and where it runs (attacks9 c08): the text is
+     * compiled again where it is linked */
+    {"__DATE__ in a kernel", "\n__global__ void k(float *y) { y[0] = __DATE__[10] == '6'; }\n",
+     "__DATE__ is not allowed", 2},
+    {"__TIME__", "const char *t = __TIME__;\n", "__TIME__ is not allowed", 1},
+    {"__TIMESTAMP__", "int k = sizeof __TIMESTAMP__;\n", "__TIMESTAMP__ is not allowed", 1},
+    {"__BASE_FILE__", "const char *b = __BASE_FILE__;\n", "__BASE_FILE__ is not allowed", 1},
+    {"__FILE__ and __LINE__ read the same where it is linked (#line)",
+     "#define CHECK(x) if (x) printf(\"%s:%d\", __FILE__, __LINE__)\n", NULL, 0},
+    {"a name in a string", "const char *d = \"__DATE__\";\n", NULL, 0},
     /* clocks: a result that depends on when it runs */
     {"clock64", "__global__ void k(long long *o) { o[0] = clock64(); }\n",
      "reads a clock (clock64)", 1},
@@ -238,6 +248,13 @@ Test(source_guard, references)
         {"__STDC_VERSION__ follows the user's -std", "#if __STDC_VERSION__ >= 201112L\n#endif\n",
          "'__STDC_VERSION__'", 1},
         {"own macros pass", "#define N 4\n#if N > 2\nvoid f(void) {}\n#endif\n", NULL, 0},
+        /* a reference is compiled after the candidate where a kernel is linked: a name it
+         * does not define may be the candidate's macro there (attacks9 r01) */
+        {"a name it does not define", "void f(void) {}\n#ifdef f_reference\n#endif\n",
+         "#ifdef on 'f_reference' is not allowed", 2},
+        {"defined() of its own include guard", "#if !defined(REF_H)\n#define REF_H\n#endif\n", NULL,
+         0},
+        {"__DATE__", "int y = __DATE__[0];\n", "__DATE__ is not allowed", 1},
     };
     ch_strbuf msg;
     ch_strbuf_init(&msg);
