@@ -55,6 +55,10 @@ char *ch_emit_host_name(const char *name);
  * function (which the unit cannot replace) NAME__ch_dispatch, called by the static wrapper the
  * host copy puts in NAME's place (malloc'd). */
 char *ch_emit_dispatch_name(const ch_entry *e);
+/* The C unit of k's test author's reference (k->host_src), for the host C compiler: the
+ * reference read as CH_REFERENCE_FILE from its line 1, as verification compiled it (as C,
+ * alone). A kernel's unit declares NAME_reference and its object is merged with this one's. */
+void ch_emit_reference_unit(const ch_emit_kernel *k, ch_strbuf *out);
 /* The canonical signature (as the user's file declares it) with the function's name replaced
  * by name, without `;` (malloc'd). */
 char *ch_emit_signature_as(const ch_entry *e, const char *name);

@@ -56,6 +56,15 @@ static void emit_header(const ch_emit_kernel *k, int rt, ch_strbuf *out)
         ch_strbuf_addf(out, "/* cache key %s */\n", k->cache_key);
 }
 
+void ch_emit_reference_unit(const ch_emit_kernel *k, ch_strbuf *out)
+{
+    assert(k->host_src);
+    ch_strbuf_adds(out, "#line 1 \"" CH_REFERENCE_FILE "\"\n");
+    ch_strbuf_adds(out, k->host_src);
+    if (k->host_src[0] && k->host_src[strlen(k->host_src) - 1] != '\n')
+        ch_strbuf_addc(out, '\n');
+}
+
 /* After pasted text read under another name (#line): the unit's own lines again, so that a
  * diagnostic in the code generated below names its line in NAME.cu. */
 static void resume_unit_lines(const ch_entry *e, ch_strbuf *out)
@@ -72,13 +81,16 @@ static void emit_host_path(const ch_emit_kernel *k, int c_linkage, const char *p
     const ch_entry *e = k->entry;
     const char *linkage = c_linkage ? "extern \"C\" " : "";
     if (k->host_src) {
-        /* read as verification read it: CH_REFERENCE_FILE from its line 1 */
-        ch_strbuf_adds(out, "\n/* ---- host path: the verified C reference ---- */\n"
-                            "#line 1 \"" CH_REFERENCE_FILE "\"\n");
-        ch_strbuf_adds(out, k->host_src);
-        if (k->host_src[0] && k->host_src[strlen(k->host_src) - 1] != '\n')
-            ch_strbuf_addc(out, '\n');
-        resume_unit_lines(e, out);
+        /* compiled alone, as C, as verification compiled it (ch_emit_reference_unit), and
+         * merged into this unit's object */
+        char *ref = ch_xasprintf("%s_reference", e->name);
+        char *sig = ch_emit_signature_as(e, ref);
+        ch_strbuf_addf(out,
+                       "\n/* ---- host path: the verified C reference, compiled as C in an "
+                       "object of its own ---- */\nextern \"C\" %s;\n",
+                       sig);
+        free(sig);
+        free(ref);
         return;
     }
     char *host = ch_emit_host_bridge_name(e);

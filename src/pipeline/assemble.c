@@ -170,10 +170,8 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
     ch_entry_call_args(e, &args);
     /* read as verification read it (its file name and lines); its name is made private in
      * the object (ch_emit_private_names), as in a kernel unit, and local by the merge */
-    ch_strbuf_adds(&src, "#line 1 \"" CH_REFERENCE_FILE "\"\n");
-    ch_strbuf_adds(&src, o->host_src);
-    if (src.len && src.data[src.len - 1] != '\n')
-        ch_strbuf_addc(&src, '\n');
+    ch_emit_kernel k = {.entry = e, .host_src = o->host_src};
+    ch_emit_reference_unit(&k, &src);
     unsigned line = 2;
     for (size_t i = 0; i < src.len; i++)
         line += src.data[i] == '\n';
@@ -198,7 +196,7 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
     ch_strbuf_reset(&why);
     if (rc == 0)
         rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
-    char *argv[] = {s->ref_cc.items[0], "-O2", NULL};
+    char *argv[] = {s->ref_cc.items[0], "-O2", "-std=gnu11", NULL};
     if (rc == 0 && ch_emit_compile(argv, c, obj_path, NULL, err) != 0)
         rc = ch_error_prefix(err, "%s: the reference does not compile", e->name);
     if (rc == 0)

@@ -86,6 +86,30 @@ static int unit_object_passes(const ch_outcome *o, const char *obj_path, ch_strb
     return ok;
 }
 
+/* A test author's reference is the host path of a kernel's unit: compiled alone, as C, with
+ * the host C compiler, as verification compiled it (never as C++ inside the .cu, where
+ * sizeof('a') and other rules differ), and merged into the unit's object at obj_path. */
+static int merge_reference(ch_session *s, const ch_emit_kernel *k, const char *tmp,
+                           const char *obj_path, ch_error *err)
+{
+    ch_strbuf src;
+    ch_strbuf_init(&src);
+    ch_emit_reference_unit(k, &src);
+    char *c = ch_xasprintf("%s/%s_reference.c", tmp, k->entry->name);
+    char *ro = ch_xasprintf("%s/%s_reference.o", tmp, k->entry->name);
+    char *argv[] = {s->ref_cc.items[0], "-O2", "-std=gnu11", NULL};
+    int rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
+    if (rc == 0 && ch_emit_compile(argv, c, ro, NULL, err) != 0)
+        rc = ch_error_prefix(err, "%s: the reference does not compile", k->entry->name);
+    const char *objs[] = {obj_path, ro};
+    if (rc == 0)
+        rc = ch_emit_merge(objs, 2, NULL, obj_path, err);
+    free(c);
+    free(ro);
+    ch_strbuf_free(&src);
+    return rc;
+}
+
 int ch_session_object_key(ch_session *s, const ch_outcome *o, int c_linkage, char key[33],
                           ch_error *err)
 {
@@ -159,6 +183,8 @@ int ch_session_object(ch_session *s, const ch_outcome *o, int c_linkage, const c
             ch_session_count(s, &s->counts.kernel_compiles);
             rc = ch_emit_compile(argv.items, cu, obj_path, &log, err);
         }
+        if (rc == 0 && k.host_src)
+            rc = merge_reference(s, &k, tmp, obj_path, err);
         if (rc == 0)
             rc = ch_emit_private_names(obj_path, o->entry, err);
         ch_strbuf why;

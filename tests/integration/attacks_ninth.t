@@ -198,6 +198,21 @@ ref_build r03_ref_optimisation_probe
 ok $? "r03: the build with the reference succeeds"
 is "$(./prog-r03_ref_optimisation_probe)" "3 5 7 9 11" \
     "r03: __builtin_constant_p cannot tell: the host path is compiled at -O2 as verified"
+# r05: where a kernel is linked, the test author's reference is compiled alone as C, as it was
+# verified (a kernel's unit used to paste it into the .cu, read as C++: sizeof('a') is 1 there)
+sed 's/saxpy/axpy/g' "$A/base.cu" > k-axpy.cu
+r05() { CH_CC_CACHE_DIR="$TEST_DIR/r05" "$CH_CC_BIN" "$@"; }
+key=$(r05 --harness-list -O2 axpy.c | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['key'])")
+r05 --harness-checklist axpy.c |
+    python3 -c "import json,sys; print(json.dumps(json.load(sys.stdin)[0]))" > r05.json
+ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" CH_CC_CACHE_DIR="$TEST_DIR/r05" \
+    "$SEED" "$key" kernel.cu=k-axpy.cu reference.c="$A/r05_ref_char_constant.c" \
+    checklist.json=r05.json meta:status=verified meta:name=axpy meta:kind=spec-decl \
+    meta:agent=openai "meta:design=by hand" &&
+    r05 -O2 -c axpy.c -o axpy-r05.o 2> r05.err && r05 -O2 main.c axpy-r05.o -o prog-r05 2>> r05.err
+ok $? "r05: a seeded verified kernel with its test author's reference links"
+is "$(CH_CC_FORCE_HOST=1 ./prog-r05)" "3 5 7 9 11" \
+    "r05: the host path beside a kernel computes what was verified (compiled as C)"
 cd "$TEST_DIR/app" || exit 1
 
 # ---- a model's design line and candidate text in the report page and --harness-explain -------

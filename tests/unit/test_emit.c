@@ -411,6 +411,17 @@ Test(emit, no_device_launcher_means_the_host_path)
     ch_strbuf_reset(&out);
     cr_assert_eq(ch_emit_entry_cu(&kd, 1, &out, &err), 0, "%s", err.msg);
     cr_assert(strstr(out.data, "        twice_launcher(n, x, y);\n"), "%s", out.data);
+    /* the test author's reference is compiled alone, as C, as verified (attacks9: nvcc would
+     * read it as C++, where sizeof('a') is 1), and read as ref_impl.c from its line 1 */
+    cr_assert(
+        strstr(out.data, "extern \"C\" void twice_reference(int n, const float *x, float *y);"),
+        "%s", out.data);
+    cr_assert_null(strstr(out.data, "twice_reference(int n, const float *x, float *y) {}"), "%s",
+                   out.data);
+    ch_strbuf_reset(&out);
+    ch_emit_reference_unit(&kd, &out);
+    cr_assert_str_eq(out.data, "#line 1 \"ref_impl.c\"\n"
+                               "void twice_reference(int n, const float *x, float *y) {}\n");
     ch_strbuf_free(&out);
     ch_entry_list_free(&sd);
     ch_entry_list_free(&l);
