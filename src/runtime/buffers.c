@@ -4,6 +4,7 @@
  * set per site is enough. When the device has no memory left, the site lets go of its own
  * buffers and of the buffers of sites nobody is calling, then tries once more at the exact
  * size; after that the call takes the host path. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,17 @@ int ch_rt_buffers_fit(const ch_rt_site_state *st, const ch_rt_buffer *bufs, size
         if (!st->dev[i] || st->cap[i] < bufs[i].bytes + GUARD_BYTES)
             return 0;
     return 1;
+}
+
+int ch_rt_buffers_scrub(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        assert(st->dev[i] && st->cap[i] >= bufs[i].bytes + GUARD_BYTES); /* after ensure */
+        size_t from = bufs[i].dir == CH_RT_OUT ? 0 : bufs[i].bytes;
+        rc = rt->ops.zero(rt->ops.ctx, (unsigned char *)st->dev[i] + from, st->cap[i] - from);
+    }
+    return rc;
 }
 
 /* Allocates what the buffers lack: grown capacities, or exactly what they need. */

@@ -155,6 +155,8 @@ int ch_rt_call_whole(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, 
     if (rc == 0)
         rc = ch_rt_buffers_ensure(rt, st, bufs, n);
     if (rc == 0)
+        rc = ch_rt_buffers_scrub(rt, st, bufs, n);
+    if (rc == 0)
         rc = ch_rt_copy_in(rt, st, bufs, n, stats);
     t[1] = ch_rt_now_ms();
     if (rc == 0)

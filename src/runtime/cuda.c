@@ -113,6 +113,13 @@ static int stream_wait(void *ctx, void *stream, void *event)
                                     (cudaEvent_t)event, 0);
 }
 
+static int zero(void *ctx, void *dst, size_t bytes)
+{
+    (void)ctx;
+    cudaError_t e = cudaMemsetAsync(dst, 0, bytes, cudaStreamLegacy);
+    return (int)(e != cudaSuccess ? e : cudaStreamSynchronize(cudaStreamLegacy));
+}
+
 static int last_error(void *ctx, int take)
 {
     (void)ctx;
@@ -152,6 +159,7 @@ static const ch_rt_ops cuda_ops = {
     .wait_event = wait_event,
     .wait_stream = wait_stream,
     .stream_wait = stream_wait,
+    .zero = zero,
     .last_error = last_error,
     .recover = recover,
     .error_name = error_name,

@@ -401,6 +401,8 @@ static int try_pipeline(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *buf
         if (rc == 0)
             rc = ch_rt_buffers_ensure(rt, st, bufs, nb);
         if (rc == 0)
+            rc = ch_rt_buffers_scrub(rt, st, bufs, nb);
+        if (rc == 0)
             rc = pipeline(&c, stats);
     }
     free(p);

@@ -61,6 +61,9 @@ typedef struct ch_rt_ops {
     /* later work queued in stream (NULL: the legacy stream) waits, on the device, for what
      * stood before event when it was recorded; the host does not wait */
     int (*stream_wait)(void *ctx, void *stream, void *event);
+    /* bytes of device memory at dst set to zero, done when it returns (the copies and a
+     * map's launches run in streams of their own, which no stream's order would cover) */
+    int (*zero)(void *ctx, void *dst, size_t bytes);
     /* the calling thread's pending launch error: peeked (take == 0) or taken and cleared */
     int (*last_error)(void *ctx, int take);
     /* after a failure: clears the thread's error, returns 0 when the device still works (the
@@ -282,6 +285,11 @@ void ch_rt_buffers_free(ch_rt *rt, ch_rt_site_state *st);
 /* Whether st's buffers hold n buffers of the given sizes without an allocation (st's lock
  * held). */
 int ch_rt_buffers_fit(const ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n);
+/* Before a launch: zeroes what the call did not copy in of st's buffers, the bytes past each
+ * buffer's data (guard bytes and grown capacity) and the whole of each out buffer, so that
+ * nothing a launch finds there was left by an earlier call (attacks9 #13: a counter kept at
+ * y[n]). 0 or a device error. */
+int ch_rt_buffers_scrub(ch_rt *rt, ch_rt_site_state *st, const ch_rt_buffer *bufs, size_t n);
 
 /* staging.c */
 /* A free staging set (allocated when fewer than tune.sets exist, else waits for one); NULL when

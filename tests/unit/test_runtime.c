@@ -322,7 +322,7 @@ static struct {
     int fail_all_allocs;
     int sticky, broken; /* the failure is sticky: everything fails from then on */
     int pending_error;
-    size_t h2d_bytes, d2h_bytes, direct_copies;
+    size_t h2d_bytes, d2h_bytes, direct_copies, zeroed_bytes;
     int pinned_allocs, dev_allocs, live;
     int probes;
 } fk = {.lock = PTHREAD_MUTEX_INITIALIZER, .fail_op = -1};
@@ -576,6 +576,19 @@ static int fake_stream_wait(void *ctx, void *stream, void *event)
     return rc;
 }
 
+/* The fake's device memory is host memory: zeroed at once (the op is synchronous). */
+static int fake_zero(void *ctx, void *dst, size_t n)
+{
+    (void)ctx;
+    pthread_mutex_lock(&fk.lock);
+    int rc = fk.broken ? FAKE_ERR : 0;
+    if (rc == 0)
+        memset(dst, 0, n);
+    fk.zeroed_bytes += rc == 0 ? n : 0;
+    pthread_mutex_unlock(&fk.lock);
+    return rc;
+}
+
 static int fake_last_error(void *ctx, int take)
 {
     (void)ctx;
@@ -615,6 +628,7 @@ static const ch_rt_ops fake_ops = {
     .wait_event = fake_wait_event,
     .wait_stream = fake_wait_stream,
     .stream_wait = fake_stream_wait,
+    .zero = fake_zero,
     .last_error = fake_last_error,
     .recover = fake_recover,
     .error_name = fake_error_name,
@@ -730,6 +744,49 @@ Test(runtime_call, device_buffers_have_room_past_their_data)
         cr_assert_eq(dev, 3, "one device buffer a parameter");
         host_free(&h);
     }
+    ch_rt_destroy(&fake_rt);
+}
+
+/* A launcher that keeps a count where no buffer's data is (attacks9 #13): past y's data, in the
+ * guard bytes and grown capacity, and in the out buffer z before writing it. Each launch
+ * records what it found there and leaves a mark. */
+typedef struct stale_ctx {
+    size_t n;
+    unsigned char seen_tail, seen_out;
+} stale_ctx;
+
+static int stale_launch(void *const *dev, const void *ctx)
+{
+    stale_ctx *c = (stale_ctx *)ctx;
+    unsigned char *y = dev[1], *z = dev[2];
+    c->seen_tail = (unsigned char)(y[c->n] | y[c->n + 200]);
+    c->seen_out = z[0];
+    y[c->n] = y[c->n + 200] = 0x77;
+    for (size_t i = 0; i < c->n; i++)
+        z[i] = 0x5A;
+    return 0;
+}
+
+/* every launch finds zeroes where the call did not copy in: past each buffer's data and in an
+ * out buffer, whatever an earlier call of the site left there */
+Test(runtime_call, a_launch_finds_nothing_an_earlier_call_left)
+{
+    fake_rt_init();
+    ch_rt_site site = CH_RT_SITE_INIT("stale");
+    size_t sizes[] = {4096, 4096, 1000, 3u << 20, 4096};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        host_data h;
+        host_make(&h, sizes[k], 0, (unsigned)k);
+        ch_rt_buffer bufs[] = {
+            {h.x, h.n, CH_RT_IN}, {h.y, h.n, CH_RT_INOUT}, {h.z, h.n, CH_RT_OUT}};
+        stale_ctx c = {h.n, 0xFF, 0xFF};
+        cr_assert_eq(ch_rt_call(&fake_rt, &site, bufs, 3, stale_launch, &c), 0);
+        cr_assert_eq(c.seen_tail, 0, "call %zu found %#x past y's data", k, c.seen_tail);
+        cr_assert_eq(c.seen_out, 0, "call %zu found %#x in the out buffer", k, c.seen_out);
+        cr_assert_eq(h.z[h.n - 1], 0x5A, "the out buffer's results come back");
+        host_free(&h);
+    }
+    cr_assert_gt(fk.zeroed_bytes, 0);
     ch_rt_destroy(&fake_rt);
 }
 
