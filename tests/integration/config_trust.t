@@ -158,7 +158,8 @@ is "$(arch_stat generations)" 0 "nothing is recorded in the cache"
 rm arch/repo/.ch-cc.conf
 arch_build
 ok $? "without the setting the build succeeds"
-unlike "$(cat arch/build.err)" "scaffold does not compile" "and the scaffold compiles for the default target"
+! grep -q "scaffold does not compile" arch/build.err
+ok $? "and the scaffold compiles for the default target"
 python3 -c "import sys; sys.exit(0 if int('$(arch_stat kernel_compiles)') > 0 else 1)"
 ok $? "candidates are compiled and judged ($(arch_stat kernel_compiles) kernel compiles)"
 
