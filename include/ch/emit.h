@@ -59,6 +59,13 @@ char *ch_emit_dispatch_name(const ch_entry *e);
  * reference read as CH_REFERENCE_FILE from its line 1, as verification compiled it (as C,
  * alone). A kernel's unit declares NAME_reference and its object is merged with this one's. */
 void ch_emit_reference_unit(const ch_emit_kernel *k, ch_strbuf *out);
+/* After text pasted under another name (#line): `#line N "file"` with N the line after it, so
+ * that what follows in out is named by its own line in file. */
+void ch_emit_resume_lines(ch_strbuf *out, const char *file);
+/* Compiles a reference's C unit at src_path with the host C compiler cc as the verifier
+ * compiled it (-O2 -std=gnu11); 0, or -1 with err saying the reference of e does not compile. */
+int ch_emit_compile_reference(const char *cc, const ch_entry *e, const char *src_path,
+                              const char *obj_path, ch_error *err);
 /* The canonical signature (as the user's file declares it) with the function's name replaced
  * by name, without `;` (malloc'd). */
 char *ch_emit_signature_as(const ch_entry *e, const char *name);

@@ -65,14 +65,22 @@ void ch_emit_reference_unit(const ch_emit_kernel *k, ch_strbuf *out)
         ch_strbuf_addc(out, '\n');
 }
 
-/* After pasted text read under another name (#line): the unit's own lines again, so that a
- * diagnostic in the code generated below names its line in NAME.cu. */
-static void resume_unit_lines(const ch_entry *e, ch_strbuf *out)
+void ch_emit_resume_lines(ch_strbuf *out, const char *file)
 {
     unsigned line = 2; /* the line after the directive */
     for (size_t i = 0; i < out->len; i++)
         line += out->data[i] == '\n';
-    ch_strbuf_addf(out, "#line %u \"%s.cu\"\n", line, e->name);
+    ch_strbuf_addf(out, "#line %u \"%s\"\n", line, file);
+}
+
+int ch_emit_compile_reference(const char *cc, const ch_entry *e, const char *src_path,
+                              const char *obj_path, ch_error *err)
+{
+    /* as the verifier compiles it (src/verify/reference.c): C, -O2, -std=gnu11 */
+    char *argv[] = {(char *)cc, "-O2", "-std=gnu11", NULL};
+    if (ch_emit_compile(argv, src_path, obj_path, NULL, err) != 0)
+        return ch_error_prefix(err, "%s: the reference does not compile", e->name);
+    return 0;
 }
 
 static void emit_host_path(const ch_emit_kernel *k, int c_linkage, const char *params,
@@ -427,7 +435,9 @@ int ch_emit_entry_cu(const ch_emit_kernel *k, int c_linkage, ch_strbuf *out, ch_
     ch_strbuf_adds(out, k->kernel_src);
     if (k->kernel_src[0] && k->kernel_src[strlen(k->kernel_src) - 1] != '\n')
         ch_strbuf_addc(out, '\n');
-    resume_unit_lines(e, out);
+    char *unit_file = ch_xasprintf("%s.cu", e->name);
+    ch_emit_resume_lines(out, unit_file);
+    free(unit_file);
     if (rt)
         ch_emit_runtime_interface(out);
     emit_host_path(k, c_linkage, params.data, out);

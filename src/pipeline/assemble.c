@@ -172,10 +172,9 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
      * the object (ch_emit_private_names), as in a kernel unit, and local by the merge */
     ch_emit_kernel k = {.entry = e, .host_src = o->host_src};
     ch_emit_reference_unit(&k, &src);
-    unsigned line = 2;
-    for (size_t i = 0; i < src.len; i++)
-        line += src.data[i] == '\n';
-    ch_strbuf_addf(&src, "#line %u \"%s_host.c\"\n", line, e->name);
+    char *unit_file = ch_xasprintf("%s_host.c", e->name);
+    ch_emit_resume_lines(&src, unit_file);
+    free(unit_file);
     char *host = ch_emit_host_bridge_name(e);
     char *sig = ch_emit_signature_as(e, host);
     ch_strbuf_addf(&src,
@@ -196,9 +195,8 @@ static int reference_object(ch_session *s, const ch_outcome *o, const char *tmp,
     ch_strbuf_reset(&why);
     if (rc == 0)
         rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
-    char *argv[] = {s->ref_cc.items[0], "-O2", "-std=gnu11", NULL};
-    if (rc == 0 && ch_emit_compile(argv, c, obj_path, NULL, err) != 0)
-        rc = ch_error_prefix(err, "%s: the reference does not compile", e->name);
+    if (rc == 0)
+        rc = ch_emit_compile_reference(s->ref_cc.items[0], e, c, obj_path, err);
     if (rc == 0)
         rc = ch_emit_private_names(obj_path, e, err);
     /* the reference becomes the user's function: judged as compiled, like a candidate */

@@ -97,10 +97,9 @@ static int merge_reference(ch_session *s, const ch_emit_kernel *k, const char *t
     ch_emit_reference_unit(k, &src);
     char *c = ch_xasprintf("%s/%s_reference.c", tmp, k->entry->name);
     char *ro = ch_xasprintf("%s/%s_reference.o", tmp, k->entry->name);
-    char *argv[] = {s->ref_cc.items[0], "-O2", "-std=gnu11", NULL};
     int rc = ch_write_file_atomic(c, src.data, src.len, 0, err);
-    if (rc == 0 && ch_emit_compile(argv, c, ro, NULL, err) != 0)
-        rc = ch_error_prefix(err, "%s: the reference does not compile", k->entry->name);
+    if (rc == 0)
+        rc = ch_emit_compile_reference(s->ref_cc.items[0], k->entry, c, ro, err);
     const char *objs[] = {obj_path, ro};
     if (rc == 0)
         rc = ch_emit_merge(objs, 2, NULL, obj_path, err);
